@@ -1,0 +1,174 @@
+/**
+ * The one error class of the protocol core, its codes, and redaction of the API key.
+ *
+ * @module
+ */
+
+/** Every code a {@link VaultError} can carry. */
+export const VAULT_ERROR_CODES = [
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'duplicate_label',
+  'invalid_request',
+  'api_disabled',
+  'too_large',
+  'rate_limited',
+  'invalid_response',
+  'network',
+  'timeout',
+  'aborted',
+  'server',
+] as const;
+
+/** What went wrong, as a string a program can switch on. */
+export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
+
+/** Options of the {@link VaultError} constructor. */
+export interface VaultErrorOptions {
+  /** The HTTP status, when a response arrived. */
+  status?: number | undefined;
+  /** The server's own message (`err`), redacted. */
+  serverMessage?: string | undefined;
+  /** The server's own code (`code`), when it sent one. */
+  serverCode?: string | undefined;
+  /** The operation that failed, e.g. `readItems`. */
+  endpoint?: string | undefined;
+  /** The request URL with the API key and any secret path segments replaced. */
+  url?: string | undefined;
+  /** A short, redacted excerpt of a body that could not be understood. */
+  excerpt?: string | undefined;
+  /** Validation issues, for `invalid_response`. */
+  issues?: readonly unknown[] | undefined;
+  /** The underlying error, already stripped of secrets. */
+  cause?: unknown;
+}
+
+/** The text that stands in for a secret everywhere the core reports something. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * An error from the vault or from talking to it. Never holds the API key: every string it keeps
+ * has been passed through {@link Redactor} before it got here.
+ */
+export class VaultError extends Error {
+  override name = 'VaultError';
+  /** What went wrong. */
+  readonly code: VaultErrorCode;
+  /** The HTTP status, or `undefined` when no response arrived. */
+  readonly status: number | undefined;
+  /** The server's own message (`err`), redacted. */
+  readonly serverMessage: string | undefined;
+  /** The server's own code, when it sent one. */
+  readonly serverCode: string | undefined;
+  /** The operation that failed. */
+  readonly endpoint: string | undefined;
+  /** The request URL, redacted. */
+  readonly url: string | undefined;
+  /** A short, redacted excerpt of a body that could not be understood. */
+  readonly excerpt: string | undefined;
+  /** Validation issues, for `invalid_response`. */
+  readonly issues: readonly unknown[] | undefined;
+
+  /**
+   * Creates an error.
+   *
+   * @param code What went wrong.
+   * @param message One line: what was expected, what was received, where.
+   * @param options The details.
+   */
+  constructor(code: VaultErrorCode, message: string, options: VaultErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+    this.serverMessage = options.serverMessage;
+    this.serverCode = options.serverCode;
+    this.endpoint = options.endpoint;
+    this.url = options.url;
+    this.excerpt = options.excerpt;
+    this.issues = options.issues;
+  }
+
+  /**
+   * A plain object for logs and JSON, without the stack or the cause.
+   *
+   * @returns The error's fields.
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      serverMessage: this.serverMessage,
+      serverCode: this.serverCode,
+      endpoint: this.endpoint,
+      url: this.url,
+      excerpt: this.excerpt,
+    };
+  }
+}
+
+/**
+ * Tells whether a value is a {@link VaultError}, optionally with one of the given codes.
+ *
+ * @param error The value to test.
+ * @param codes The codes to accept; any code when empty.
+ * @returns Whether it is such an error.
+ */
+export function isVaultError(error: unknown, ...codes: VaultErrorCode[]): error is VaultError {
+  return error instanceof VaultError && (codes.length === 0 || codes.includes(error.code));
+}
+
+/** Removes secrets from text. */
+export interface Redactor {
+  /**
+   * Replaces every secret in a text by {@link REDACTED}.
+   *
+   * @param text The text.
+   * @returns The text without secrets.
+   */
+  (text: string): string;
+}
+
+/**
+ * Creates a redactor for the given secrets: each is replaced verbatim and percent-encoded, and any
+ * `apikey=` query value is replaced whatever it holds.
+ *
+ * @param secrets The secrets to remove; empty strings are ignored.
+ * @returns The redactor.
+ */
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const variants = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    variants.add(secret);
+    variants.add(encodeURIComponent(secret));
+  }
+  const sorted = [...variants].sort((a, b) => b.length - a.length);
+  return (text: string) => {
+    let out = text.replace(/([?&]api_?key=)[^&#\s"']*/gi, `$1${REDACTED}`);
+    for (const secret of sorted) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    return out;
+  };
+}
+
+/**
+ * Turns anything thrown into a {@link VaultError}, redacting what it keeps.
+ *
+ * @param error The thrown value.
+ * @param redact The redactor of the client that caught it.
+ * @returns A VaultError; the same one when it already was.
+ */
+export function toVaultError(error: unknown, redact: Redactor = createRedactor([])): VaultError {
+  if (error instanceof VaultError) return error;
+  const name = error instanceof Error ? error.name : 'Error';
+  const message = redact(error instanceof Error ? error.message : String(error));
+  const cause = new Error(message);
+  cause.name = name;
+  if (name === 'TimeoutError')
+    return new VaultError('timeout', 'The vault did not answer in time.', { cause });
+  return new VaultError('network', `Could not reach the vault: ${message}`, { cause });
+}

@@ -1,0 +1,123 @@
+/**
+ * The Vaultline protocol core: the path codec, the endpoint table, response schemas, a client over
+ * ofetch, typed errors and access checks for the TeamPass-style credential-vault API.
+ *
+ * @example
+ * ```ts
+ * import { createVaultClient } from '@vaultline/protocol';
+ *
+ * const vault = createVaultClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
+ * const { id } = await vault.addItem({ item: { label: 'db', password: 's3cret', folderId: 1 } });
+ * const [item] = await vault.readItems({ ids: [id] });
+ * ```
+ * @module
+ */
+
+export {
+  type AccessChecker,
+  type AccessCheckerOptions,
+  createAccessChecker,
+  DELETE_RIGHTS,
+  EDIT_RIGHTS,
+  type ItemRef,
+  rightsOf,
+  type UserAccess,
+} from './access.ts';
+export {
+  decodeFolderValues,
+  decodeId,
+  decodeIdList,
+  decodeItemValues,
+  decodeRawSegment,
+  decodeValue,
+  decodeValueList,
+  encodeFolderValues,
+  encodeId,
+  encodeIdList,
+  encodeItemValues,
+  encodeRawSegment,
+  encodeValue,
+  encodeValueList,
+  type FolderEncoding,
+  ITEM_VALUE_NAMES,
+  type ItemValues,
+  type ItemWrite,
+  isValidId,
+  itemToValues,
+  MAX_ID,
+} from './codec.ts';
+export {
+  type CallOptions,
+  createVaultClient,
+  type RequestEvent,
+  type VaultClient,
+  type VaultClientOptions,
+  type VaultMethods,
+} from './create-client.ts';
+export {
+  type DownloadedFile,
+  ENDPOINT_NAMES,
+  type EndpointDefinition,
+  type EndpointInput,
+  type EndpointName,
+  type EndpointOutput,
+  type Endpoints,
+  endpoints,
+  type FileUpload,
+  fillPath,
+  type NoResults,
+  type ResponseKind,
+} from './endpoints.ts';
+export {
+  createRedactor,
+  isVaultError,
+  REDACTED,
+  type Redactor,
+  toVaultError,
+  VAULT_ERROR_CODES,
+  VaultError,
+  type VaultErrorCode,
+  type VaultErrorOptions,
+} from './errors.ts';
+export { classifyError } from './response.ts';
+export {
+  ACCESS_TYPES,
+  type AccessType,
+  AddFileResultSchema,
+  AddFolderResultSchema,
+  AddItemResultSchema,
+  collection,
+  ErrorBodySchema,
+  type FileInfo,
+  FileListSchema,
+  FileRecordSchema,
+  type Folder,
+  FolderListSchema,
+  FolderRecordSchema,
+  type FoundItem,
+  FoundItemListSchema,
+  FoundItemRecordSchema,
+  type Item,
+  ItemListSchema,
+  ItemRecordSchema,
+  OkResultSchema,
+  RawItemRecordSchema,
+  StatusResultSchema,
+  splitPath,
+} from './schemas.ts';
+export {
+  type AnySegment,
+  COMPLEXITY_LEVELS,
+  type ComplexityLevel,
+  type DecodedFolderCreate,
+  type EncodeContext,
+  type FolderCreate,
+  type FolderUpdate,
+  folderCreateSegment,
+  folderUpdateSegment,
+  idListSegment,
+  idSegment,
+  itemSegment,
+  rawSegment,
+  type Segment,
+} from './segments.ts';

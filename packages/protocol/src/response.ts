@@ -1,0 +1,204 @@
+/**
+ * Turns what a server answered into a value or a {@link VaultError}: `{"err":…}` bodies whatever the
+ * HTTP status, `No results` as an empty collection, non-JSON bodies as typed errors with an excerpt.
+ *
+ * @module
+ */
+
+import * as v from 'valibot';
+import type { EndpointDefinition } from './endpoints.ts';
+import { type Redactor, VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from './errors.ts';
+import { ErrorBodySchema } from './schemas.ts';
+
+/** Where a response came from, for error messages. */
+export interface ResponseOrigin {
+  /** The operation's name in the table. */
+  endpoint: string;
+  /** The row. */
+  definition: EndpointDefinition;
+  /** The request URL, already redacted. */
+  url: string;
+  /** The redactor of the client. */
+  redact: Redactor;
+}
+
+/** What real servers say, and what it means. Checked in order; first match wins. */
+const MESSAGE_CODES: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [
+  [/api access not allowed/i, 'api_disabled'],
+  [/ip address not allowed/i, 'forbidden'],
+  [/api_?key .*(doesn't|does not) exist|something happen/i, 'unauthorized'],
+  [/label already exists/i, 'duplicate_label'],
+  [/no data exists|does not exist|no results|not found/i, 'not_found'],
+  [/too (long|large)/i, 'too_large'],
+  [/rate limit|too many/i, 'rate_limited'],
+  [
+    /method not authorized|url format|definition not|missing|is empty|not allowed|complexity level|no folder specified/i,
+    'invalid_request',
+  ],
+];
+
+/** TeamPass's own codes. */
+const SERVER_CODES: Readonly<Record<string, VaultErrorCode>> = {
+  API_KEY_NOT_FOUND: 'unauthorized',
+  NO_DATA_EXIST: 'not_found',
+  METHOD_NOT_AUTHORIZED: 'invalid_request',
+};
+
+const STATUS_CODES: Readonly<Record<number, VaultErrorCode>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'invalid_request',
+  409: 'duplicate_label',
+  413: 'too_large',
+  414: 'too_large',
+  429: 'rate_limited',
+};
+
+/**
+ * Decides the code of an error answer.
+ *
+ * @param status The HTTP status.
+ * @param message The server's message.
+ * @param serverCode The server's code, when sent.
+ * @returns The code.
+ */
+export function classifyError(
+  status: number,
+  message: string,
+  serverCode: string | undefined,
+): VaultErrorCode {
+  if (serverCode !== undefined) {
+    if ((VAULT_ERROR_CODES as readonly string[]).includes(serverCode)) return serverCode as VaultErrorCode;
+    const known = SERVER_CODES[serverCode];
+    if (known) return known;
+  }
+  for (const [pattern, code] of MESSAGE_CODES) if (pattern.test(message)) return code;
+  return STATUS_CODES[status] ?? (status >= 500 ? 'server' : 'invalid_request');
+}
+
+/**
+ * Makes a short, single-line, redacted excerpt of a body.
+ *
+ * @param text The body.
+ * @param redact The redactor.
+ * @returns At most 160 characters.
+ */
+export function excerptOf(text: string, redact: Redactor): string {
+  const flat = redact(text).replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}
+
+function describeBody(text: string): string {
+  const trimmed = text.trimStart();
+  if (trimmed === '') return 'an empty body';
+  if (/^<(!doctype|html|br|b>|\?xml)/i.test(trimmed)) return 'an HTML page';
+  if (/sql|mysql|syntax|query/i.test(trimmed.slice(0, 300))) return 'a database error';
+  return 'text that is not JSON';
+}
+
+/**
+ * Interprets a JSON-kind response body.
+ *
+ * @param status The HTTP status.
+ * @param body The body as text.
+ * @param origin Where it came from.
+ * @returns The parsed, validated value.
+ * @throws {VaultError} For error answers and bodies that cannot be understood.
+ */
+export function interpretJson(status: number, body: string, origin: ResponseOrigin): unknown {
+  const { definition, redact } = origin;
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    // The spec's delete answers are the bare text OK.
+    if (body.trim() === 'OK' && status < 400) data = 'OK';
+    else throw unreadable(status, body, origin);
+  }
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    const record = data as Record<string, unknown>;
+    if ('err' in record) {
+      const parsed = v.safeParse(ErrorBodySchema, record);
+      const message = redact(parsed.success ? parsed.output.err : String(record.err));
+      const serverCode = parsed.success ? parsed.output.code : undefined;
+      if (
+        /^no results$/i.test(message.trim()) &&
+        definition.noResults === 'empty' &&
+        serverCode === undefined
+      ) {
+        return [];
+      }
+      throw errorAnswer(status, message, serverCode, origin);
+    }
+    // The file endpoints of the TeamPass fork answer errors as {"status":"error","message":"…"}.
+    if (record.status === 'error') {
+      throw errorAnswer(status, redact(String(record.message ?? 'error')), undefined, origin);
+    }
+  }
+  if (status >= 400) {
+    throw new VaultError(
+      STATUS_CODES[status] ?? 'server',
+      `${definition.operation} failed with HTTP ${status}.`,
+      {
+        status,
+        endpoint: origin.endpoint,
+        url: origin.url,
+        excerpt: excerptOf(body, redact),
+      },
+    );
+  }
+  if (!definition.schema) return data;
+  const result = v.safeParse(definition.schema, data);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const where = issue?.path?.map((item) => String(item.key)).join('.') ?? '';
+  throw new VaultError(
+    'invalid_response',
+    `${definition.operation} answered a body of an unexpected shape${where ? ` at ${where}` : ''}: ${issue?.message ?? 'invalid'}.`,
+    {
+      status,
+      endpoint: origin.endpoint,
+      url: origin.url,
+      issues: result.issues,
+      excerpt: excerptOf(body, redact),
+    },
+  );
+}
+
+/**
+ * Builds the error of an `{"err":…}` answer.
+ *
+ * @param status The HTTP status.
+ * @param message The server's message, redacted.
+ * @param serverCode The server's code.
+ * @param origin Where it came from.
+ * @returns The error.
+ */
+export function errorAnswer(
+  status: number,
+  message: string,
+  serverCode: string | undefined,
+  origin: ResponseOrigin,
+): VaultError {
+  const code = classifyError(status, message, serverCode);
+  return new VaultError(code, `${origin.definition.operation} failed: ${message} (HTTP ${status}).`, {
+    status,
+    serverMessage: message,
+    serverCode,
+    endpoint: origin.endpoint,
+    url: origin.url,
+  });
+}
+
+function unreadable(status: number, body: string, origin: ResponseOrigin): VaultError {
+  const what = describeBody(body);
+  const excerpt = excerptOf(body, origin.redact);
+  const code: VaultErrorCode = status >= 400 ? (STATUS_CODES[status] ?? 'server') : 'invalid_response';
+  return new VaultError(
+    code,
+    `${origin.definition.operation} expected JSON, received ${what} (HTTP ${status})${excerpt ? `: ${excerpt}` : ''}.`,
+    { status, endpoint: origin.endpoint, url: origin.url, excerpt },
+  );
+}

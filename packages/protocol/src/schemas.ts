@@ -1,0 +1,213 @@
+/**
+ * Valibot schemas of every response body, and the typed domain values they produce. Tolerant of
+ * real TeamPass servers: numbers where strings are due, `null`, missing optional fields, arrays or
+ * objects keyed by id.
+ *
+ * @module
+ */
+
+import * as v from 'valibot';
+
+/** A JSON value that stands for text: TeamPass sends strings, but numbers and `null` occur. */
+const text = v.pipe(
+  v.union([v.string(), v.number(), v.null()]),
+  v.transform((value): string => (value === null ? '' : String(value))),
+);
+
+/** Text that may be absent. */
+const optionalText = v.optional(text, '');
+
+/** An id: a string (or number) of decimal digits, as a number. */
+const id = v.pipe(
+  v.union([v.string(), v.number()]),
+  v.transform(String),
+  v.regex(/^\s*\+?[0-9]+(\.0+)?\s*$/, 'Expected a numeric id'),
+  v.transform((value) => Number.parseInt(value.replace('+', ''), 10)),
+);
+
+/** An integer that may come as text; absent or blank means 0. */
+const integer = v.pipe(
+  v.optional(v.union([v.string(), v.number(), v.null()]), '0'),
+  v.transform((value): number => {
+    const n = Number.parseInt(String(value ?? '0'), 10);
+    return Number.isFinite(n) ? n : 0;
+  }),
+);
+
+/** The access rights a folder can grant, most permissive first. */
+export const ACCESS_TYPES = ['W', 'ND', 'NE', 'NDNE', 'R'] as const;
+
+/**
+ * A folder right: `W` write, `ND` write but no delete, `NE` no edit, `NDNE` neither, `R` read.
+ * `none` stands for a value the core does not know, and grants nothing.
+ */
+export type AccessType = (typeof ACCESS_TYPES)[number] | 'none';
+
+const accessType = v.pipe(
+  optionalText,
+  v.transform(
+    (value): AccessType =>
+      (ACCESS_TYPES as readonly string[]).includes(value) ? (value as AccessType) : 'none',
+  ),
+);
+
+/**
+ * Splits a folder path as the API sends it (`Top > Sub > Leaf`).
+ *
+ * @param path The path text.
+ * @returns The folder names, root first; empty for an empty path.
+ */
+export function splitPath(path: string): string[] {
+  return path === '' ? [] : path.split(' > ').map((part) => part.trim());
+}
+
+/** Fields shared by item records of read and find. */
+const itemEntries = {
+  id,
+  label: text,
+  description: optionalText,
+  login: optionalText,
+  email: optionalText,
+  url: optionalText,
+  pw: optionalText,
+  folder_id: v.optional(id, 0),
+  path: optionalText,
+};
+
+/** The raw item record the API sends (all values strings). */
+export const RawItemRecordSchema = v.looseObject(itemEntries);
+
+function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>) {
+  return {
+    id: raw.id,
+    label: raw.label,
+    description: raw.description,
+    login: raw.login,
+    email: raw.email,
+    url: raw.url,
+    password: raw.pw,
+    folderId: raw.folder_id,
+    path: splitPath(raw.path),
+  };
+}
+
+/**
+ * An item record of read/folder, read/items and read/userpw, turned into an {@link Item}.
+ *
+ * @see ../../../shared/spec/credential-vault-api.md §2.1
+ */
+export const ItemRecordSchema = v.pipe(
+  RawItemRecordSchema,
+  v.transform((raw) => ({ ...toItem(raw), raw })),
+);
+
+/** An item as the client hands it out: typed fields, and the record as received in `raw`. */
+export type Item = v.InferOutput<typeof ItemRecordSchema>;
+
+/** A find/item record: an item record with a `status`. */
+export const FoundItemRecordSchema = v.pipe(
+  v.looseObject({ ...itemEntries, status: optionalText }),
+  v.transform((raw) => ({ ...toItem(raw), status: raw.status, raw })),
+);
+
+/** An item found by find/item. */
+export type FoundItem = v.InferOutput<typeof FoundItemRecordSchema>;
+
+/** A read/userfolders record, turned into a {@link Folder}. */
+export const FolderRecordSchema = v.pipe(
+  v.looseObject({
+    id,
+    title: text,
+    level: integer,
+    access_type: accessType,
+    parent_id: v.optional(v.union([id, v.null()])),
+    personal: v.optional(text),
+  }),
+  v.transform((raw) => ({
+    id: raw.id,
+    title: raw.title,
+    level: raw.level,
+    accessType: raw.access_type,
+    parentId: raw.parent_id ?? undefined,
+    personal: raw.personal === '1',
+    raw,
+  })),
+);
+
+/** A folder the user may access, with the right they have on it. */
+export type Folder = v.InferOutput<typeof FolderRecordSchema>;
+
+/** A read/listfiles record, turned into a {@link FileInfo}. */
+export const FileRecordSchema = v.pipe(
+  v.looseObject({ id, name: text, type: optionalText, extension: optionalText, size: integer }),
+  v.transform((raw) => ({
+    id: raw.id,
+    name: raw.name,
+    type: raw.type,
+    extension: raw.extension,
+    size: raw.size,
+    raw,
+  })),
+);
+
+/** An attachment's metadata. */
+export type FileInfo = v.InferOutput<typeof FileRecordSchema>;
+
+/**
+ * A collection in either shape real servers use: a JSON array, or an object keyed by id (PHP also
+ * sends `[]` for an empty one). Always parsed into an array, ordered as received.
+ *
+ * @param record The schema of one record.
+ * @returns The collection schema.
+ */
+export function collection<TRecord extends v.GenericSchema>(record: TRecord) {
+  return v.pipe(
+    v.union([v.array(record), v.record(v.string(), record)]),
+    v.transform((value): v.InferOutput<TRecord>[] => (Array.isArray(value) ? value : Object.values(value))),
+  );
+}
+
+/** The body of read/folder, read/items and read/userpw. */
+export const ItemListSchema = collection(ItemRecordSchema);
+/** The body of find/item. */
+export const FoundItemListSchema = collection(FoundItemRecordSchema);
+/** The body of read/userfolders. */
+export const FolderListSchema = collection(FolderRecordSchema);
+/** The body of read/listfiles. */
+export const FileListSchema = collection(FileRecordSchema);
+
+/** The body of add/item: `{"status":"item added","new_item_id":"54"}`. */
+export const AddItemResultSchema = v.pipe(
+  v.looseObject({ status: text, new_item_id: id }),
+  v.transform((raw) => ({ status: raw.status, id: raw.new_item_id })),
+);
+
+/** The body of add/folder: `{"status":"folder created","new_folder_id":"54"}`. */
+export const AddFolderResultSchema = v.pipe(
+  v.looseObject({ status: text, new_folder_id: id }),
+  v.transform((raw) => ({ status: raw.status, id: raw.new_folder_id })),
+);
+
+/** The body of update/item and update/folder: `{"status":"item updated"}`, or the text `OK`. */
+export const StatusResultSchema = v.pipe(
+  v.union([v.looseObject({ status: text }), v.literal('OK')]),
+  v.transform((raw) => ({ status: typeof raw === 'string' ? raw : raw.status })),
+);
+
+/** The body of delete/item and delete/folder: the text `OK` (the spec) or `{"status":"OK"}` (TeamPass). */
+export const OkResultSchema = v.pipe(
+  v.union([v.literal('OK'), v.looseObject({ status: v.literal('OK') })]),
+  v.transform(() => ({ status: 'OK' as const })),
+);
+
+/** The body of add/file: `{"status":"success"}`, with `new_file_id` on Vaultline servers. */
+export const AddFileResultSchema = v.pipe(
+  v.looseObject({ status: text, new_file_id: v.optional(id) }),
+  v.transform((raw) => ({ status: raw.status, id: raw.new_file_id })),
+);
+
+/** An error body: `{"err":"…"}`, sometimes with a `code`. */
+export const ErrorBodySchema = v.looseObject({
+  err: text,
+  code: v.optional(text),
+});

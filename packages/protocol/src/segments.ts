@@ -1,0 +1,216 @@
+/**
+ * Path parameters of the endpoint table: how each typed value becomes one path segment and back.
+ * The client encodes with them; the server decodes with the same objects.
+ *
+ * @module
+ */
+
+import {
+  decodeFolderValues,
+  decodeId,
+  decodeIdList,
+  decodeItemValues,
+  decodeRawSegment,
+  encodeFolderValues,
+  encodeId,
+  encodeIdList,
+  encodeItemValues,
+  encodeRawSegment,
+  type FolderEncoding,
+  type ItemValues,
+  type ItemWrite,
+} from './codec.ts';
+import { VaultError } from './errors.ts';
+
+/** Settings the encoders may need. */
+export interface EncodeContext {
+  /** How folder values travel. */
+  folderEncoding: FolderEncoding;
+}
+
+/** One typed path parameter. */
+export interface Segment<TInput, TDecoded> {
+  /** What the segment holds, for messages and docs. */
+  readonly description: string;
+  /** Whether the segment carries secrets (write values): it is redacted from logs and errors. */
+  readonly secret: boolean;
+  /** Whether the segment is a `;`-separated id list that may be split over several calls. */
+  readonly list: boolean;
+  /**
+   * Encodes a value for the path.
+   *
+   * @param value The typed value.
+   * @param context The client's settings.
+   * @returns The path segment.
+   */
+  encode(value: TInput, context: EncodeContext): string;
+  /**
+   * Decodes a path segment (server side).
+   *
+   * @param segment The raw path segment, not percent-decoded.
+   * @returns The decoded value.
+   */
+  decode(segment: string): TDecoded;
+}
+
+/** Any segment. */
+// biome-ignore lint/suspicious/noExplicitAny: the table stores segments of every type.
+export type AnySegment = Segment<any, any>;
+
+/** The allowed folder complexity levels (minimum password strength of its items). */
+export const COMPLEXITY_LEVELS = [0, 25, 50, 60, 70, 80, 90] as const;
+
+/** A folder complexity level: 0 Very weak … 90 Very heavy. */
+export type ComplexityLevel = (typeof COMPLEXITY_LEVELS)[number];
+
+/** A folder as add/folder writes it. */
+export interface FolderCreate {
+  /** The title; for a personal folder, the owner's user id. */
+  title: string;
+  /** Minimum password strength of the folder's items. Default 0. */
+  complexityLevel?: ComplexityLevel | undefined;
+  /** The parent folder; 0 or absent for the root level. */
+  parentId?: number | undefined;
+  /** Renewal period in months; 0 or absent for never. */
+  renewalPeriod?: number | undefined;
+  /** Whether it is a personal folder. */
+  personal?: boolean | undefined;
+}
+
+/** A folder as update/folder writes it: all three values are replaced. */
+export interface FolderUpdate {
+  /** The title. */
+  title: string;
+  /** Minimum password strength of the folder's items. */
+  complexityLevel: ComplexityLevel;
+  /** Renewal period in months; 0 for never. */
+  renewalPeriod: number;
+}
+
+/** A decoded add/folder segment. */
+export interface DecodedFolderCreate {
+  title: string;
+  complexityLevel: number;
+  parentId: number;
+  renewalPeriod: number;
+  personal: boolean;
+}
+
+function wholeNumber(value: string, what: string): number {
+  if (!/^[0-9]{1,9}$/.test(value.trim())) {
+    throw new VaultError(
+      'invalid_request',
+      `Expected ${what} to be a whole number, received ${JSON.stringify(value.slice(0, 20))}.`,
+    );
+  }
+  return Number.parseInt(value, 10);
+}
+
+function flag(value: string, what: string): boolean {
+  if (value === '1') return true;
+  if (value === '0' || value === '') return false;
+  throw new VaultError(
+    'invalid_request',
+    `Expected ${what} to be 0 or 1, received ${JSON.stringify(value.slice(0, 20))}.`,
+  );
+}
+
+/** One plain id. */
+export const idSegment: Segment<number, number> = {
+  description: 'a positive integer id',
+  secret: false,
+  list: false,
+  encode: (id) => encodeId(id),
+  decode: decodeId,
+};
+
+/** A `;`-separated list of plain ids. */
+export const idListSegment: Segment<readonly number[], number[]> = {
+  description: "positive integer ids separated by ';'",
+  secret: false,
+  list: true,
+  encode: (ids) => encodeIdList(ids),
+  decode: decodeIdList,
+};
+
+/** The nine base64url item values. */
+export const itemSegment: Segment<ItemWrite, ItemValues> = {
+  description:
+    "nine base64url values separated by ';': label, password, description, folder_id, login, email, url, tags, any_one_can_modify",
+  secret: true,
+  list: false,
+  encode: (item) => encodeItemValues(item),
+  decode: decodeItemValues,
+};
+
+/** The five add/folder values. */
+export const folderCreateSegment: Segment<FolderCreate, DecodedFolderCreate> = {
+  description:
+    'title, complexity_level, parent_id, renewal_period, personal: one base64url blob of the values joined by ";" (or each value encoded)',
+  secret: false,
+  list: false,
+  encode: (folder, context) =>
+    encodeFolderValues(
+      [
+        folder.title,
+        String(folder.complexityLevel ?? 0),
+        String(folder.parentId ?? 0),
+        String(folder.renewalPeriod ?? 0),
+        folder.personal ? '1' : '0',
+      ],
+      context.folderEncoding,
+    ),
+  decode: (segment) => {
+    const [title, complexity, parent, renewal, personal] = decodeFolderValues(segment, 5) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    return {
+      title,
+      complexityLevel: wholeNumber(complexity, 'complexity_level'),
+      parentId: wholeNumber(parent, 'parent_id'),
+      renewalPeriod: wholeNumber(renewal, 'renewal_period'),
+      personal: flag(personal, 'personal'),
+    };
+  },
+};
+
+/** The three update/folder values. */
+export const folderUpdateSegment: Segment<FolderUpdate, FolderUpdate & { complexityLevel: number }> = {
+  description:
+    'title, complexity_level, renewal_period: one base64url blob of the values joined by ";" (or each value encoded)',
+  secret: false,
+  list: false,
+  encode: (folder, context) =>
+    encodeFolderValues(
+      [folder.title, String(folder.complexityLevel), String(folder.renewalPeriod)],
+      context.folderEncoding,
+    ),
+  decode: (segment) => {
+    const [title, complexity, renewal] = decodeFolderValues(segment, 3) as [string, string, string];
+    return {
+      title,
+      complexityLevel: wholeNumber(complexity, 'complexity_level') as ComplexityLevel,
+      renewalPeriod: wholeNumber(renewal, 'renewal_period'),
+    };
+  },
+};
+
+/**
+ * A raw text segment (not base64): a login or a search string.
+ *
+ * @param what What it holds.
+ * @returns The segment.
+ */
+export function rawSegment(what: string): Segment<string, string> {
+  return {
+    description: `the ${what}, raw (not base64)`,
+    secret: false,
+    list: false,
+    encode: (value) => encodeRawSegment(value, what),
+    decode: (segment) => decodeRawSegment(segment, what),
+  };
+}

@@ -1,1 +1,70 @@
-export {};
+#!/usr/bin/env node
+/**
+ * `vaultline-conformance`: runs the conformance suite against a server and prints one line per
+ * operation. Exits 1 when any operation fails.
+ *
+ * @module
+ */
+
+import { parseArgs } from 'node:util';
+import { runConformance } from './conformance.ts';
+
+const USAGE = `usage: vaultline-conformance --base-url <url> --login <vault login> [--api-key <key>] [--no-files]
+
+  --base-url  the server's base URL (env VAULTLINE_BASE_URL)
+  --api-key   an API key that may create folders and items (env VAULTLINE_API_KEY; prefer the
+              environment variable: arguments are visible to other users in the process list)
+  --login     a vault login whose read/userpw and read/userfolders are read (env VAULTLINE_LOGIN)
+  --no-files  skip add/file, read/listfiles and read/files (TeamPass has none of them)`;
+
+async function main(): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        login: { type: 'string' },
+        'no-files': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const baseUrl = (values['base-url'] as string | undefined) ?? process.env.VAULTLINE_BASE_URL;
+  const apiKey = (values['api-key'] as string | undefined) ?? process.env.VAULTLINE_API_KEY;
+  const login = (values.login as string | undefined) ?? process.env.VAULTLINE_LOGIN;
+  const missing = [
+    baseUrl ? undefined : '--base-url (or VAULTLINE_BASE_URL)',
+    apiKey ? undefined : '--api-key (or VAULTLINE_API_KEY)',
+    login ? undefined : '--login (or VAULTLINE_LOGIN)',
+  ].filter(Boolean);
+  if (missing.length > 0) {
+    console.error(`missing ${missing.join(', ')}\n\n${USAGE}`);
+    return 2;
+  }
+  console.log(`conformance of ${baseUrl}`);
+  const report = await runConformance({
+    baseUrl: baseUrl!,
+    apiKey: apiKey!,
+    login: login!,
+    files: !values['no-files'],
+    onResult: (result) => {
+      const mark = result.ok === true ? 'PASS' : result.ok === false ? 'FAIL' : 'SKIP';
+      console.log(`${mark}  ${result.operation.padEnd(17)} ${result.detail}`);
+    },
+  });
+  const passed = report.results.filter((result) => result.ok === true).length;
+  const failed = report.results.filter((result) => result.ok === false).length;
+  console.log(`${passed} passed, ${failed} failed`);
+  return report.ok ? 0 : 1;
+}
+
+process.exitCode = await main();

@@ -87,7 +87,7 @@ case "$cmd" in
     say "building the vault server"
     pnpm exec turbo run build --filter=@vaultline/vault-server... --output-logs=errors-only
     shift
-    exec node apps/vault-server/dist/cli.mjs quickstart "$@"
+    exec node apps/vault-server/dist/cli.js quickstart "$@"
     ;;
   test)
     ensure_node; ensure_pnpm; ensure_deps; ensure_test_tools

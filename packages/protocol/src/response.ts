@@ -152,7 +152,7 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
   if (!definition.schema) return data;
   const result = v.safeParse(definition.schema, data);
   if (result.success) return result.output;
-  const issue = result.issues[0];
+  const issue = mostSpecific(result.issues);
   const where = issue?.path?.map((item) => String(item.key)).join('.') ?? '';
   throw new VaultError(
     'invalid_response',
@@ -165,6 +165,16 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
       excerpt: excerptOf(body, redact),
     },
   );
+}
+
+/** The issue that got furthest: a union (array or keyed object) only reports "wrong type" itself. */
+function mostSpecific(issues: readonly v.BaseIssue<unknown>[]): v.BaseIssue<unknown> | undefined {
+  let best: v.BaseIssue<unknown> | undefined;
+  for (const issue of issues) {
+    const candidate = issue.issues ? (mostSpecific(issue.issues) ?? issue) : issue;
+    if (!best || (candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
+  }
+  return best;
 }
 
 /**

@@ -1,0 +1,110 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  createRedactor,
+  isVaultError,
+  REDACTED,
+  toVaultError,
+  VAULT_ERROR_CODES,
+  VaultError,
+} from './errors.ts';
+
+const KEY = 'k3y;with=odd/chars+&more';
+
+describe('createRedactor', () => {
+  const redact = createRedactor([KEY, '']);
+
+  it('replaces the key verbatim and percent-encoded', () => {
+    expect(redact(`a ${KEY} b`)).toBe(`a ${REDACTED} b`);
+    expect(redact(`a ${encodeURIComponent(KEY)} b`)).toBe(`a ${REDACTED} b`);
+    expect(redact(`${KEY}${KEY}`)).toBe(`${REDACTED}${REDACTED}`);
+  });
+
+  it('replaces any apikey= query value, whatever it holds', () => {
+    expect(redact('http://h/api/index.php/read/items/1?apikey=other-key&x=1')).toBe(
+      `http://h/api/index.php/read/items/1?apikey=${REDACTED}&x=1`,
+    );
+    expect(redact('GET /x?api_key=zzz HTTP/1.1')).toBe(`GET /x?api_key=${REDACTED} HTTP/1.1`);
+    expect(redact('/x?a=1&APIKEY=zzz')).toBe(`/x?a=1&APIKEY=${REDACTED}`);
+  });
+
+  it('leaves text without secrets alone and ignores empty secrets', () => {
+    expect(redact('nothing here')).toBe('nothing here');
+    expect(createRedactor([''])('abc')).toBe('abc');
+  });
+});
+
+describe('VaultError', () => {
+  it('carries a code, a status and details, and serialises without stack or cause', () => {
+    const cause = new Error('inner');
+    const error = new VaultError('not_found', 'read/items failed.', {
+      status: 200,
+      serverMessage: 'No results',
+      serverCode: 'NO_DATA_EXIST',
+      endpoint: 'readItems',
+      url: 'http://h/x',
+      excerpt: 'e',
+      issues: [1],
+      cause,
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('VaultError');
+    expect(error.cause).toBe(cause);
+    expect(error.issues).toEqual([1]);
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      name: 'VaultError',
+      code: 'not_found',
+      message: 'read/items failed.',
+      status: 200,
+      serverMessage: 'No results',
+      serverCode: 'NO_DATA_EXIST',
+      endpoint: 'readItems',
+      url: 'http://h/x',
+      excerpt: 'e',
+    });
+  });
+
+  it('has no cause when none is given', () => {
+    expect('cause' in new VaultError('server', 'x')).toBe(false);
+  });
+
+  it('isVaultError matches any code, or only the given ones', () => {
+    const error = new VaultError('timeout', 'x');
+    expect(isVaultError(error)).toBe(true);
+    expect(isVaultError(error, 'timeout', 'network')).toBe(true);
+    expect(isVaultError(error, 'network')).toBe(false);
+    expect(isVaultError(new Error('x'))).toBe(false);
+    expect(isVaultError('timeout')).toBe(false);
+  });
+
+  it('lists thirteen distinct codes', () => {
+    expect(new Set(VAULT_ERROR_CODES).size).toBe(13);
+  });
+});
+
+describe('toVaultError', () => {
+  const redact = createRedactor([KEY]);
+
+  it('returns a VaultError unchanged', () => {
+    const error = new VaultError('server', 'x');
+    expect(toVaultError(error, redact)).toBe(error);
+  });
+
+  it('turns a TimeoutError into timeout and anything else into network, redacted', () => {
+    const timeout = new Error(`timed out at ?apikey=${KEY}`);
+    timeout.name = 'TimeoutError';
+    expect(toVaultError(timeout, redact).code).toBe('timeout');
+    const network = toVaultError(new TypeError(`fetch failed for ${KEY}`), redact);
+    expect(network.code).toBe('network');
+    expect(network.message).toBe(`Could not reach the vault: fetch failed for ${REDACTED}`);
+    expect((network.cause as Error).name).toBe('TypeError');
+    for (const error of [toVaultError(timeout, redact), network, toVaultError(`thrown ${KEY}`, redact)]) {
+      expect(inspect(error, { depth: 10 })).not.toContain(KEY);
+      expect(String(error.cause)).not.toContain(KEY);
+    }
+  });
+
+  it('works without a redactor', () => {
+    expect(toVaultError('boom').message).toBe('Could not reach the vault: boom');
+  });
+});

@@ -1,0 +1,62 @@
+import type { Middleware } from '@slack/bolt';
+import * as v from 'valibot';
+import { note, resultPage } from '../blocks.ts';
+import { queryProblem } from '../command-text.ts';
+import { AUDIT_EVENTS } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { escapeMrkdwn } from '../escape.ts';
+import { runAsUser } from '../run-as-user.ts';
+import { type ButtonClick, callerOf } from './button-args.ts';
+
+const PageStateSchema = v.object({
+  kind: v.picklist(['find', 'get']),
+  q: v.string(),
+  p: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
+});
+
+/**
+ * "Previous" / "Next": runs the same search again, with the rights of now, and replaces the page.
+ *
+ * @param deps The bot's parts.
+ * @returns The handler.
+ */
+export function pageAction(deps: Deps): Middleware<ButtonClick> {
+  return async (args) => {
+    await args.ack();
+    const caller = callerOf(args);
+    let state: v.InferOutput<typeof PageStateSchema> | undefined;
+    try {
+      const parsed = v.safeParse(PageStateSchema, JSON.parse(args.action.value ?? ''));
+      state = parsed.success && !queryProblem(parsed.output.q, '') ? parsed.output : undefined;
+    } catch {
+      state = undefined;
+    }
+    if (!state) {
+      await args.respond(note('That button is out of date; please search again.'));
+      return;
+    }
+    const page = state;
+    await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
+      const items =
+        page.kind === 'find' ? await deps.search.find(login, page.q) : await deps.search.get(login, page.q);
+      await deps.audit.record(
+        {
+          event: AUDIT_EVENTS.find,
+          slackUser: caller.slackUser,
+          slackTeam: caller.slackTeam,
+          login,
+          channel: caller.channel,
+          query: page.q,
+          results: items.length,
+          outcome: `page ${page.p + 1}`,
+        },
+        caller.client,
+      );
+      await args.respond(
+        items.length === 0
+          ? note(`No item you can read matches “${escapeMrkdwn(page.q, 200)}” any more.`, true)
+          : resultPage(items, page, deps.config.pageSize, true),
+      );
+    });
+  };
+}

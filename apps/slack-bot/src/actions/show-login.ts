@@ -1,0 +1,42 @@
+import type { Middleware } from '@slack/bolt';
+import { loginShown, note } from '../blocks.ts';
+import { AUDIT_EVENTS } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { runAsUser } from '../run-as-user.ts';
+import { toListed } from '../search.ts';
+import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
+
+/**
+ * "Show login": the item's login in a plain-text block to copy, after checking the clicker may
+ * read the item.
+ *
+ * @param deps The bot's parts.
+ * @returns The handler.
+ */
+export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
+  return async (args) => {
+    await args.ack();
+    const caller = callerOf(args);
+    const id = itemIdOf(args);
+    await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async (login) => {
+      const item =
+        id !== undefined && (await deps.access.canRead(login, id))
+          ? (await deps.search.get(login, String(id)))[0]
+          : undefined;
+      await deps.audit.record(
+        {
+          event: AUDIT_EVENTS.showLogin,
+          slackUser: caller.slackUser,
+          slackTeam: caller.slackTeam,
+          login,
+          channel: caller.channel,
+          itemId: id,
+          label: item?.label,
+          outcome: item ? 'shown' : 'no_access',
+        },
+        caller.client,
+      );
+      await caller.respond(item ? loginShown(toListed(item)) : note('You cannot read this item (any more).'));
+    });
+  };
+}

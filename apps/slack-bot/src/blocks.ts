@@ -1,0 +1,239 @@
+import type { types } from '@slack/bolt';
+import { ACTIONS, SLACK_MAX_BLOCKS, SLACK_MAX_BUTTON_URL } from './constants.ts';
+import { escapeMrkdwn, safeHttpUrl } from './escape.ts';
+import type { ListedItem } from './search.ts';
+
+type Block = types.KnownBlock;
+
+/** A message for `respond()`: always ephemeral, never unfurled. */
+export interface EphemeralMessage {
+  response_type: 'ephemeral';
+  replace_original: boolean;
+  text: string;
+  blocks?: Block[];
+  unfurl_links: false;
+  unfurl_media: false;
+}
+
+/** What a page button carries: enough to run the same search again. */
+export interface PageState {
+  kind: 'find' | 'get';
+  q: string;
+  p: number;
+}
+
+/**
+ * A mrkdwn text object that Slack shows as written: no auto-linked URLs, channels or mentions.
+ *
+ * @param text Already escaped mrkdwn.
+ * @returns The text object.
+ */
+export function mrkdwn(text: string): types.MrkdwnElement {
+  return { type: 'mrkdwn', text, verbatim: true };
+}
+
+/**
+ * A plain ephemeral message.
+ *
+ * @param text Already escaped mrkdwn.
+ * @param replace Whether it replaces the message a button was on.
+ * @returns The message.
+ */
+export function note(text: string, replace = false): EphemeralMessage {
+  return {
+    response_type: 'ephemeral',
+    replace_original: replace,
+    text,
+    blocks: [{ type: 'section', text: mrkdwn(text) }],
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+function pathOf(item: ListedItem): string {
+  return item.path.length > 0
+    ? item.path.map((part) => escapeMrkdwn(part, 80)).join(' › ')
+    : '(no folder path)';
+}
+
+/**
+ * The two blocks of one listed item: what it is, and its buttons.
+ *
+ * @param item The item.
+ * @returns A section and an actions block.
+ */
+export function itemBlocks(item: ListedItem): Block[] {
+  const login = item.login ? escapeMrkdwn(item.login, 200) : '(none)';
+  const id = String(item.id);
+  const buttons: types.Button[] = [
+    {
+      type: 'button',
+      action_id: ACTIONS.showLogin,
+      text: { type: 'plain_text', text: 'Show login' },
+      value: id,
+    },
+    {
+      type: 'button',
+      action_id: ACTIONS.reveal,
+      text: { type: 'plain_text', text: 'Reveal password' },
+      value: id,
+    },
+  ];
+  const url = safeHttpUrl(item.url, SLACK_MAX_BUTTON_URL);
+  if (url)
+    buttons.push({
+      type: 'button',
+      action_id: ACTIONS.openUrl,
+      text: { type: 'plain_text', text: 'Open URL' },
+      url,
+      value: id,
+    });
+  return [
+    {
+      type: 'section',
+      text: mrkdwn(`*${escapeMrkdwn(item.label)}*  ·  #${id}\n${pathOf(item)}\nLogin: ${login}`),
+    },
+    { type: 'actions', block_id: `item_${id}`, elements: buttons },
+  ];
+}
+
+/**
+ * One page of results, with previous/next buttons when there are more than fit.
+ *
+ * @param items All readable results, in order.
+ * @param state The search and the page (0-based) to show.
+ * @param pageSize Items per page.
+ * @param replace Whether it replaces the previous page.
+ * @returns The message.
+ */
+export function resultPage(
+  items: ListedItem[],
+  state: PageState,
+  pageSize: number,
+  replace: boolean,
+): EphemeralMessage {
+  const pages = Math.max(1, Math.ceil(items.length / pageSize));
+  const page = Math.min(Math.max(0, state.p), pages - 1);
+  const shown = items.slice(page * pageSize, (page + 1) * pageSize);
+  const query = escapeMrkdwn(state.q, 200);
+  const what =
+    state.kind === 'get'
+      ? `Several items you can read are labelled “${query}”; pick one`
+      : `Items you can read matching “${query}”`;
+  const summary = `${what}: ${items.length} (page ${page + 1} of ${pages}).`;
+  const blocks: Block[] = [{ type: 'section', text: mrkdwn(summary) }];
+  for (const item of shown) blocks.push(...itemBlocks(item));
+  if (pages > 1) {
+    const nav: types.Button[] = [];
+    const value = (p: number) => JSON.stringify({ kind: state.kind, q: state.q, p } satisfies PageState);
+    if (page > 0)
+      nav.push({
+        type: 'button',
+        action_id: `${ACTIONS.page}_prev`,
+        text: { type: 'plain_text', text: '◀ Previous' },
+        value: value(page - 1),
+      });
+    if (page < pages - 1)
+      nav.push({
+        type: 'button',
+        action_id: `${ACTIONS.page}_next`,
+        text: { type: 'plain_text', text: 'Next ▶' },
+        value: value(page + 1),
+      });
+    blocks.push({ type: 'actions', block_id: 'pages', elements: nav });
+  }
+  if (blocks.length > SLACK_MAX_BLOCKS)
+    throw new RangeError(`A result page has ${blocks.length} blocks; Slack allows ${SLACK_MAX_BLOCKS}.`);
+  return {
+    response_type: 'ephemeral',
+    replace_original: replace,
+    text: summary,
+    blocks,
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/**
+ * One item, for `/vault get`.
+ *
+ * @param item The item.
+ * @returns The message.
+ */
+export function singleItem(item: ListedItem): EphemeralMessage {
+  const text = `Item “${escapeMrkdwn(item.label)}”`;
+  return {
+    response_type: 'ephemeral',
+    replace_original: false,
+    text,
+    blocks: itemBlocks(item),
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/**
+ * The reveal: the only message that ever holds a password, in plain text so nothing in it is
+ * parsed, shown to the person who clicked only.
+ *
+ * @param item The item.
+ * @param password The password.
+ * @param seconds When it will be hidden again.
+ * @returns The message, replacing the one the button was on.
+ */
+export function revealed(item: ListedItem, password: string, seconds: number): EphemeralMessage {
+  const title = `Password of “${escapeMrkdwn(item.label)}” (#${item.id}), shown to you only`;
+  return {
+    response_type: 'ephemeral',
+    replace_original: true,
+    // The notification text never carries the password.
+    text: title,
+    blocks: [
+      { type: 'section', text: mrkdwn(`*${title}*\n${pathOf(item)}`) },
+      { type: 'section', text: { type: 'plain_text', text: password, emoji: false } },
+      { type: 'context', elements: [mrkdwn(`This will be hidden in ${seconds} seconds.`)] },
+    ],
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/**
+ * What replaces a reveal after the delay.
+ *
+ * @param item The item.
+ * @returns The message.
+ */
+export function redacted(item: ListedItem): EphemeralMessage {
+  const text = `The password of “${escapeMrkdwn(item.label)}” (#${item.id}) was shown and is hidden again. Run \`/vault get ${item.id}\` to see it once more.`;
+  return note(text, true);
+}
+
+/**
+ * A login, in plain text to copy.
+ *
+ * @param item The item.
+ * @returns The message (a new one; the list stays).
+ */
+export function loginShown(item: ListedItem): EphemeralMessage {
+  const title = `Login of “${escapeMrkdwn(item.label)}” (#${item.id})`;
+  return {
+    response_type: 'ephemeral',
+    replace_original: false,
+    text: title,
+    blocks: [
+      { type: 'section', text: mrkdwn(`*${title}*`) },
+      { type: 'section', text: { type: 'plain_text', text: item.login || '(none)', emoji: false } },
+    ],
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/** The help text. */
+export const HELP_TEXT = [
+  '*/vault find <text>*: lists the items you may read whose label contains the text.',
+  '*/vault get <id or exact label>*: shows one item; a label shared by several items lists them.',
+  'Buttons: *Show login*, *Reveal password* (shown to you only, hidden again after a while), *Open URL*.',
+  'You only ever see what your vault user may read. Every search and reveal is audited.',
+].join('\n');

@@ -1,0 +1,53 @@
+import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { note, resultPage } from '../blocks.ts';
+import { parseCommandText, queryProblem } from '../command-text.ts';
+import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { escapeMrkdwn } from '../escape.ts';
+import { runAsUser } from '../run-as-user.ts';
+
+/**
+ * `/vault find <text>`: acks at once, then answers (to the caller only) with the items their vault
+ * user may read whose label contains the text, a page at a time.
+ *
+ * @param deps The bot's parts.
+ * @returns The handler.
+ */
+export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
+  return async ({ command, ack, respond, client }) => {
+    const { arg } = parseCommandText(command.text);
+    const problem = queryProblem(arg, `${COMMAND} find <text>`);
+    if (problem) {
+      await ack(note(escapeMrkdwn(problem)));
+      return;
+    }
+    await ack(note(`Searching the vault for “${escapeMrkdwn(arg, 200)}”…`));
+    const caller = {
+      slackUser: command.user_id,
+      slackTeam: command.team_id,
+      channel: command.channel_id,
+      client,
+      respond,
+    };
+    await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
+      const items = await deps.search.find(login, arg);
+      await deps.audit.record(
+        {
+          event: AUDIT_EVENTS.find,
+          slackUser: caller.slackUser,
+          slackTeam: caller.slackTeam,
+          login,
+          channel: caller.channel,
+          query: arg,
+          results: items.length,
+        },
+        client,
+      );
+      if (items.length === 0) {
+        await respond(note(`No item you can read matches “${escapeMrkdwn(arg, 200)}”.`));
+        return;
+      }
+      await respond(resultPage(items, { kind: 'find', q: arg, p: 0 }, deps.config.pageSize, false));
+    });
+  };
+}

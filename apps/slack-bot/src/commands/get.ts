@@ -1,0 +1,60 @@
+import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { note, resultPage, singleItem } from '../blocks.ts';
+import { parseCommandText, queryProblem } from '../command-text.ts';
+import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { escapeMrkdwn } from '../escape.ts';
+import { runAsUser } from '../run-as-user.ts';
+
+/**
+ * `/vault get <id or exact label>`: one item the caller may read; a label several readable items
+ * share lists them with their paths.
+ *
+ * @param deps The bot's parts.
+ * @returns The handler.
+ */
+export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
+  return async ({ command, ack, respond, client }) => {
+    const { arg } = parseCommandText(command.text);
+    const problem = queryProblem(arg, `${COMMAND} get <id or exact label>`);
+    if (problem) {
+      await ack(note(escapeMrkdwn(problem)));
+      return;
+    }
+    await ack(note(`Looking up “${escapeMrkdwn(arg, 200)}”…`));
+    const caller = {
+      slackUser: command.user_id,
+      slackTeam: command.team_id,
+      channel: command.channel_id,
+      client,
+      respond,
+    };
+    await runAsUser(deps, caller, AUDIT_EVENTS.get, async (login) => {
+      const items = await deps.search.get(login, arg);
+      const [first] = items;
+      await deps.audit.record(
+        {
+          event: AUDIT_EVENTS.get,
+          slackUser: caller.slackUser,
+          slackTeam: caller.slackTeam,
+          login,
+          channel: caller.channel,
+          query: arg,
+          results: items.length,
+          itemId: items.length === 1 ? first?.id : undefined,
+          label: items.length === 1 ? first?.label : undefined,
+        },
+        client,
+      );
+      if (first === undefined) {
+        await respond(note(`No item you can read has the id or label “${escapeMrkdwn(arg, 200)}”.`));
+        return;
+      }
+      await respond(
+        items.length === 1
+          ? singleItem(first)
+          : resultPage(items, { kind: 'get', q: arg, p: 0 }, deps.config.pageSize, false),
+      );
+    });
+  };
+}

@@ -1,0 +1,13 @@
+import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { HELP_TEXT, note } from '../blocks.ts';
+
+/**
+ * `/vault help`: answered in the ack itself; nothing to look up.
+ *
+ * @returns The handler.
+ */
+export function helpCommand(): Middleware<SlackCommandMiddlewareArgs> {
+  return async ({ ack }) => {
+    await ack(note(HELP_TEXT));
+  };
+}

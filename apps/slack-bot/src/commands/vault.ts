@@ -1,0 +1,33 @@
+import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { HELP_TEXT, note } from '../blocks.ts';
+import { parseCommandText } from '../command-text.ts';
+import { SUBCOMMANDS } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { escapeMrkdwn } from '../escape.ts';
+import { findCommand } from './find.ts';
+import { getCommand } from './get.ts';
+import { helpCommand } from './help.ts';
+
+/**
+ * `/vault <subcommand> …`: hands the command to its subcommand; unknown ones get the help.
+ *
+ * @param deps The bot's parts.
+ * @returns The handler.
+ */
+export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
+  const handlers: Record<string, Middleware<SlackCommandMiddlewareArgs>> = {
+    [SUBCOMMANDS.find]: findCommand(deps),
+    [SUBCOMMANDS.get]: getCommand(deps),
+    [SUBCOMMANDS.help]: helpCommand(),
+  };
+  return async (args) => {
+    const { sub } = parseCommandText(args.command.text);
+    const handler = Object.hasOwn(handlers, sub) ? handlers[sub] : undefined;
+    if (handler) {
+      await handler(args);
+      return;
+    }
+    const intro = sub === '' ? '' : `Unknown subcommand “${escapeMrkdwn(sub, 40)}”.\n`;
+    await args.ack(note(intro + HELP_TEXT));
+  };
+}

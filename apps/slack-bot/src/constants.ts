@@ -1,0 +1,87 @@
+/** The one slash command the bot answers. */
+export const COMMAND = '/vault';
+
+/** Subcommands of {@link COMMAND}. */
+export const SUBCOMMANDS = { find: 'find', get: 'get', help: 'help' } as const;
+
+/** Block action ids. */
+export const ACTIONS = {
+  reveal: 'vault_reveal',
+  showLogin: 'vault_show_login',
+  openUrl: 'vault_open_url',
+  page: 'vault_page',
+} as const;
+
+/** The events the audit log records. */
+export const AUDIT_EVENTS = {
+  find: 'find',
+  get: 'get',
+  reveal: 'reveal',
+  revealDenied: 'reveal_denied',
+  revealLimited: 'reveal_rate_limited',
+  showLogin: 'show_login',
+} as const;
+
+/** Where Slack posts events and commands in HTTP mode. */
+export const EVENTS_PATH = '/slack/events';
+/** A liveness probe in HTTP mode. */
+export const HEALTH_PATH = '/healthz';
+
+/** Configuration keys (environment variables). */
+export const ENV = {
+  mode: 'SLACK_MODE',
+  botToken: 'SLACK_BOT_TOKEN',
+  signingSecret: 'SLACK_SIGNING_SECRET',
+  appToken: 'SLACK_APP_TOKEN',
+  slackApiUrl: 'SLACK_API_URL',
+  port: 'PORT',
+  host: 'HOST',
+  vaultUrl: 'VAULT_URL',
+  vaultApiKey: 'VAULT_API_KEY',
+  vaultTimeoutMs: 'VAULT_TIMEOUT_MS',
+  identityMode: 'IDENTITY_MODE',
+  identityMapFile: 'IDENTITY_MAP_FILE',
+  userDirectoryFile: 'VAULT_USER_DIRECTORY_FILE',
+  revealSeconds: 'REVEAL_SECONDS',
+  revealLimit: 'REVEAL_RATE_LIMIT',
+  revealWindowSeconds: 'REVEAL_RATE_WINDOW_SECONDS',
+  accessCacheSeconds: 'ACCESS_CACHE_SECONDS',
+  pageSize: 'PAGE_SIZE',
+  auditFile: 'AUDIT_FILE',
+  auditChannel: 'AUDIT_CHANNEL',
+  logLevel: 'LOG_LEVEL',
+} as const;
+
+/** Defaults of the settings that have one. */
+export const DEFAULTS = {
+  mode: 'http',
+  port: 3000,
+  host: '0.0.0.0',
+  vaultTimeoutMs: 10_000,
+  identityMode: 'map',
+  revealSeconds: 60,
+  revealLimit: 5,
+  revealWindowSeconds: 60,
+  accessCacheSeconds: 30,
+  pageSize: 20,
+  logLevel: 'info',
+} as const;
+
+/** Slack's limit of blocks in one message: https://api.slack.com/reference/block-kit/blocks */
+export const SLACK_MAX_BLOCKS = 50;
+/** Slack's limit of a section's text: https://api.slack.com/reference/block-kit/blocks#section */
+export const SLACK_MAX_SECTION_TEXT = 3000;
+/** Slack's limit of a button's url and value. */
+export const SLACK_MAX_BUTTON_URL = 3000;
+/** Each listed item takes a section and an actions block; the rest is header and navigation. */
+export const MAX_PAGE_SIZE = 23;
+/** Longest query accepted; longer ones are refused with a message, not cut. */
+export const MAX_QUERY_LENGTH = 200;
+/** Longest label or path shown before it is shortened. */
+export const MAX_SHOWN_TEXT = 300;
+/** Characters TeamPass's find/item accepts; other queries are matched by the bot over the user's items. */
+export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
+/** How long a Slack user's profile email is trusted, in ms. */
+export const PROFILE_CACHE_MS = 10 * 60_000;
+/** The most profile emails kept. */
+export const PROFILE_CACHE_SIZE = 10_000;

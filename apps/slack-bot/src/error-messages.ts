@@ -1,0 +1,33 @@
+import { isVaultError, type VaultErrorCode } from '@vaultline/protocol';
+
+/** What a person is told for each vault error: short, no detail that could hold a secret. */
+export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
+  unauthorized: 'The vault refused the bot’s API key (wrong or revoked key). Please tell a vault admin.',
+  forbidden:
+    'The vault refused the bot’s request (API access switched off or address not allowed). Please tell a vault admin.',
+  api_disabled: 'The vault’s API is switched off. Please tell a vault admin.',
+  not_found: 'No item you can read matches.',
+  duplicate_label: 'An item with that label already exists.',
+  invalid_request: 'The vault could not understand that request. Check what you typed.',
+  too_large: 'That request is too large for the vault.',
+  rate_limited: 'The vault is busy right now. Please try again in a minute.',
+  invalid_response: 'The vault sent an answer the bot could not read. Please tell a vault admin.',
+  network: 'The vault cannot be reached right now. Please try again later.',
+  timeout: 'The vault did not answer in time. Please try again later.',
+  aborted: 'The request to the vault was cancelled.',
+  server: 'The vault had an internal error. Please try again later.',
+};
+
+/** The message for anything that is not a vault error. */
+export const UNEXPECTED_ERROR_MESSAGE =
+  'Something went wrong in the bot. The error was logged; please try again.';
+
+/**
+ * Turns a thrown value into a message for a person.
+ *
+ * @param error What was thrown.
+ * @returns One short sentence, never a stack trace or a key.
+ */
+export function friendlyMessage(error: unknown): string {
+  return isVaultError(error) ? VAULT_ERROR_MESSAGES[error.code] : UNEXPECTED_ERROR_MESSAGE;
+}

@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import type { webApi } from '@slack/bolt';
+import * as v from 'valibot';
+import { PROFILE_CACHE_MS, PROFILE_CACHE_SIZE } from './constants.ts';
+import type { Config } from './env.ts';
+
+/** Who a Slack user is in the vault, or why they are nobody. */
+export type Identity =
+  | { ok: true; login: string }
+  | { ok: false; reason: 'unmapped' | 'no_email' | 'ambiguous_email' | 'lookup_failed' };
+
+/** Finds the vault login of a Slack user. Never guesses: no mapping means no identity. */
+export interface IdentityResolver {
+  /**
+   * Resolves a Slack user.
+   *
+   * @param slackUserId The Slack user id (U… or W…).
+   * @param client A Web API client, for the profile email lookup.
+   * @returns The login, or why there is none.
+   */
+  resolve(slackUserId: string, client: webApi.WebClient): Promise<Identity>;
+}
+
+/** An identity file error, naming the file and line. */
+export class IdentityFileError extends Error {
+  override name = 'IdentityFileError';
+  readonly code = 'invalid_identity_file';
+}
+
+const SlackUserId = v.pipe(v.string(), v.regex(/^[UW][A-Z0-9]{2,30}$/, 'a Slack user id like U0123ABCD'));
+const Login = v.pipe(
+  v.string(),
+  v.nonEmpty('a vault login'),
+  v.maxLength(200, 'a login of at most 200 characters'),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are refused.
+  v.regex(/^[^/\\?#\u0000-\u001f\u007f]+$/, 'a login without / \\ ? # or control characters'),
+);
+const Email = v.pipe(v.string(), v.email('an email address'));
+
+function parseRows<A, B>(
+  file: string,
+  content: string,
+  first: v.GenericSchema<string, A>,
+  second: v.GenericSchema<string, B>,
+  header: RegExp,
+): [A, B][] {
+  const rows: [A, B][] = [];
+  const lines = content.split(/\r?\n/);
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || (index === 0 && header.test(line))) continue;
+    const cells = line.split(',').map((cell) => cell.trim());
+    const a = v.safeParse(first, cells[0] ?? '');
+    const b = v.safeParse(second, cells[1] ?? '');
+    if (cells.length !== 2 || !a.success || !b.success) {
+      const expected = !a.success
+        ? a.issues[0].message
+        : !b.success
+          ? b.issues[0].message
+          : 'two comma-separated values';
+      throw new IdentityFileError(
+        `${file}:${index + 1}: expected ${expected}, received ${JSON.stringify(line.slice(0, 80))}.`,
+      );
+    }
+    rows.push([a.output, b.output]);
+  }
+  return rows;
+}
+
+/**
+ * Reads a mapping file: one `slack_user_id,vault_login` a line, `#` comments allowed.
+ *
+ * @param file The path.
+ * @returns Slack user id → login.
+ */
+export async function readIdentityMap(file: string): Promise<Map<string, string>> {
+  const rows = parseRows(file, await readFile(file, 'utf8'), SlackUserId, Login, /^slack/i);
+  return new Map(rows);
+}
+
+/**
+ * Reads a user directory file: one `vault_login,email` a line, `#` comments allowed. Emails that
+ * more than one login carries are kept as ambiguous and never matched.
+ *
+ * @param file The path.
+ * @returns Lower-cased email → login, or null when ambiguous.
+ */
+export async function readUserDirectory(file: string): Promise<Map<string, string | null>> {
+  const rows = parseRows(file, await readFile(file, 'utf8'), Login, Email, /^login/i);
+  const byEmail = new Map<string, string | null>();
+  for (const [login, email] of rows) {
+    const key = email.toLowerCase();
+    byEmail.set(key, byEmail.has(key) && byEmail.get(key) !== login ? null : login);
+  }
+  return byEmail;
+}
+
+/**
+ * Creates the resolver the configuration asks for.
+ *
+ * @param identity The identity settings.
+ * @param now The clock, for the profile cache.
+ * @returns The resolver.
+ */
+export async function createIdentityResolver(
+  identity: Config['identity'],
+  now: () => number = Date.now,
+): Promise<IdentityResolver> {
+  if (identity.mode === 'map') {
+    const map = await readIdentityMap(identity.mapFile);
+    return {
+      resolve: async (slackUserId) => {
+        const login = map.get(slackUserId);
+        return login === undefined ? { ok: false, reason: 'unmapped' } : { ok: true, login };
+      },
+    };
+  }
+  const directory = await readUserDirectory(identity.directoryFile);
+  const profiles = new Map<string, { email: string | undefined; at: number }>();
+  return {
+    async resolve(slackUserId, client) {
+      let cached = profiles.get(slackUserId);
+      if (!cached || now() - cached.at > PROFILE_CACHE_MS) {
+        let email: string | undefined;
+        try {
+          const answer = await client.users.info({ user: slackUserId });
+          const user = answer.user;
+          // A deactivated account, a bot, or an address Slack has not confirmed is no identity.
+          const usable = user && !user.deleted && !user.is_bot && user.is_email_confirmed !== false;
+          email = usable ? user.profile?.email?.toLowerCase() : undefined;
+        } catch {
+          return { ok: false, reason: 'lookup_failed' };
+        }
+        if (profiles.size >= PROFILE_CACHE_SIZE) profiles.clear();
+        cached = { email, at: now() };
+        profiles.set(slackUserId, cached);
+      }
+      if (!cached.email) return { ok: false, reason: 'no_email' };
+      const login = directory.get(cached.email);
+      if (login === null) return { ok: false, reason: 'ambiguous_email' };
+      return login === undefined ? { ok: false, reason: 'unmapped' } : { ok: true, login };
+    },
+  };
+}
+
+/** What a person without an identity is told. */
+export const IDENTITY_MESSAGES: Readonly<Record<Exclude<Identity, { ok: true }>['reason'], string>> = {
+  unmapped:
+    'Your Slack account is not linked to a vault user, so the bot shows you nothing. Ask a vault admin to link it.',
+  no_email:
+    'Your Slack profile has no confirmed email, so the bot cannot find your vault user. Ask a vault admin to link your account.',
+  ambiguous_email:
+    'Your email belongs to more than one vault user, so the bot shows you nothing. Ask a vault admin to fix the directory.',
+  lookup_failed: 'The bot could not read your Slack profile to find your vault user. Please try again later.',
+};

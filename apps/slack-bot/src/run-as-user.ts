@@ -1,0 +1,75 @@
+import type { RespondFn, webApi } from '@slack/bolt';
+import { isVaultError } from '@vaultline/protocol';
+import type { AuditRecord } from './audit.ts';
+import { note } from './blocks.ts';
+import type { Deps } from './deps.ts';
+import { friendlyMessage } from './error-messages.ts';
+import { IDENTITY_MESSAGES } from './identity.ts';
+
+/** Who asked, and where. */
+export interface Caller {
+  slackUser: string;
+  slackTeam: string | undefined;
+  channel: string | undefined;
+  client: webApi.WebClient;
+  respond: RespondFn;
+}
+
+/**
+ * Runs a piece of work as the caller's vault user: resolves the identity (a person with none is
+ * told so and gets nothing), and turns any failure into a short message for them and a redacted
+ * log line.
+ *
+ * @param deps The bot's parts.
+ * @param caller Who asked.
+ * @param event The audit event recorded when the caller has no identity.
+ * @param work The work, given the vault login.
+ */
+export async function runAsUser(
+  deps: Deps,
+  caller: Caller,
+  event: AuditRecord['event'],
+  work: (login: string) => Promise<void>,
+): Promise<void> {
+  let login: string | undefined;
+  try {
+    const identity = await deps.identity.resolve(caller.slackUser, caller.client);
+    if (!identity.ok) {
+      await deps.audit.record(
+        {
+          event,
+          slackUser: caller.slackUser,
+          slackTeam: caller.slackTeam,
+          login: undefined,
+          channel: caller.channel,
+          outcome: identity.reason,
+        },
+        caller.client,
+      );
+      await caller.respond(note(IDENTITY_MESSAGES[identity.reason]));
+      return;
+    }
+    login = identity.login;
+    await work(login);
+  } catch (error) {
+    deps.logger.warn(
+      {
+        event,
+        slackUser: caller.slackUser,
+        login,
+        code: isVaultError(error) ? error.code : 'unexpected',
+        status: isVaultError(error) ? error.status : undefined,
+        err: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      },
+      'request failed',
+    );
+    try {
+      await caller.respond(note(friendlyMessage(error)));
+    } catch (respondError) {
+      deps.logger.warn(
+        { err: respondError instanceof Error ? respondError.message : String(respondError) },
+        'could not tell the user',
+      );
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import { type AccessChecker, type Item, rightsOf, type VaultClient } from '@vaultline/protocol';
+import { SERVER_SEARCH_SAFE } from './constants.ts';
+
+/** What the bot keeps of an item to list it: never the password. */
+export interface ListedItem {
+  id: number;
+  label: string;
+  login: string;
+  url: string;
+  path: string[];
+  folderId: number;
+}
+
+/** Finds the items a vault user may read. */
+export interface ItemSearch {
+  /**
+   * Finds readable items whose label contains the text (case-insensitive), sorted by label.
+   *
+   * @param login The vault login.
+   * @param text The text.
+   * @returns The items.
+   */
+  find(login: string, text: string): Promise<ListedItem[]>;
+  /**
+   * Finds the readable item with this id, or the readable items with exactly this label.
+   *
+   * @param login The vault login.
+   * @param idOrLabel An id or a label.
+   * @returns The matching items (several when a label is ambiguous).
+   */
+  get(login: string, idOrLabel: string): Promise<ListedItem[]>;
+  /**
+   * Reads one item after checking, without cache, that the user may still read it.
+   *
+   * @param login The vault login.
+   * @param id The item id.
+   * @returns The item with its password, or undefined when the user may not read it.
+   */
+  readFresh(login: string, id: number): Promise<Item | undefined>;
+}
+
+/**
+ * Strips an item down to what may be listed.
+ *
+ * @param item An item from the vault.
+ * @returns The listed item.
+ */
+export function toListed(
+  item: Pick<Item, 'id' | 'label' | 'login' | 'url' | 'path' | 'folderId'>,
+): ListedItem {
+  return {
+    id: item.id,
+    label: item.label,
+    login: item.login,
+    url: item.url,
+    path: item.path,
+    folderId: item.folderId,
+  };
+}
+
+const fold = (value: string) => value.normalize('NFKC').toLocaleLowerCase('en').trim();
+
+/**
+ * Creates the search over a client and an access checker.
+ *
+ * @param vault The client (on the bot's key, which reads everything).
+ * @param access The access checker: the only thing that decides what a person sees.
+ * @returns The search.
+ */
+export function createItemSearch(vault: VaultClient, access: AccessChecker): ItemSearch {
+  async function candidates(login: string, text: string): Promise<Item[]> {
+    const rights = await access.load(login);
+    const folderIds = [...rights.folders.values()]
+      .filter((f) => rightsOf(f.accessType).read)
+      .map((f) => f.id);
+    if (SERVER_SEARCH_SAFE.test(text)) {
+      if (folderIds.length === 0) return [];
+      return vault.findItems({ folderIds, query: text });
+    }
+    // TeamPass's find/item only takes [A-Za-z0-9_:'-]; other text is matched here over the
+    // user's own items, which the vault lists with the same rights.
+    const wanted = fold(text);
+    const items = await vault.readUserItems({ login });
+    return items.filter((item) => fold(item.label).includes(wanted));
+  }
+
+  async function readable(login: string, items: Item[]): Promise<ListedItem[]> {
+    const allowed = await access.filterReadable(login, items);
+    return allowed.map(toListed).sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
+  }
+
+  return {
+    async find(login, text) {
+      const wanted = fold(text);
+      const found = await candidates(login, text);
+      // The server's matching rule is not specified: keep only label substrings, whatever it sent.
+      return readable(
+        login,
+        found.filter((item) => fold(item.label).includes(wanted)),
+      );
+    },
+    async get(login, idOrLabel) {
+      const value = idOrLabel.trim();
+      if (/^\d{1,15}$/.test(value)) {
+        const id = Number(value);
+        if (!(await access.canRead(login, id))) return [];
+        const items = await vault.readItems({ ids: [id] });
+        return readable(
+          login,
+          items.filter((item) => item.id === id),
+        );
+      }
+      const wanted = fold(value);
+      const found = await candidates(login, value);
+      return readable(
+        login,
+        found.filter((item) => fold(item.label) === wanted),
+      );
+    },
+    async readFresh(login, id) {
+      access.invalidate(login);
+      if (!(await access.canRead(login, id))) return undefined;
+      const [item] = await vault.readItems({ ids: [id] });
+      return item?.id === id ? item : undefined;
+    },
+  };
+}

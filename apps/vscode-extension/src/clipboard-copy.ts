@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
+
+/**
+ * Copies values with auto-clear: after the configured delay the clipboard is emptied, but only if
+ * it still holds what was copied. Only a SHA-256 digest of the value is kept for that check.
+ */
+export class ClipboardCopier implements vscode.Disposable {
+  private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private resolveClear: ((cleared: boolean) => void) | undefined;
+
+  /**
+   * Copies a value and schedules its removal.
+   *
+   * @returns `cleared`: settles when the clear has run, true when it emptied the clipboard.
+   */
+  async copy(
+    value: string,
+    what: string,
+    seconds = this.delaySeconds(),
+  ): Promise<{ cleared: Promise<boolean> }> {
+    this.cancel(false);
+    await vscode.env.clipboard.writeText(value);
+    const digest = sha256(value);
+    const deadline = Date.now() + seconds * 1000;
+    const cleared = new Promise<boolean>((resolve) => {
+      this.resolveClear = resolve;
+    });
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      this.status.text = `$(clippy) ${what} clears in ${left}s`;
+      if (Date.now() >= deadline) void this.clear(digest);
+    };
+    this.status.tooltip = 'Vaultline clears the clipboard if it still holds the copied value.';
+    tick();
+    this.status.show();
+    this.timer = setInterval(tick, Math.min(1000, Math.max(50, seconds * 250)));
+    return { cleared };
+  }
+
+  dispose(): void {
+    this.cancel(false);
+    this.status.dispose();
+  }
+
+  private delaySeconds(): number {
+    const configured = vscode.workspace
+      .getConfiguration(CONFIG_SECTION)
+      .get<number>(CONFIG.clipboardClearSeconds, DEFAULTS.clipboardClearSeconds);
+    return Number.isFinite(configured) && configured > 0 ? configured : DEFAULTS.clipboardClearSeconds;
+  }
+
+  private async clear(digest: string): Promise<void> {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    let cleared = false;
+    try {
+      if (sha256(await vscode.env.clipboard.readText()) === digest) {
+        await vscode.env.clipboard.writeText('');
+        cleared = true;
+      }
+    } finally {
+      this.cancel(cleared);
+    }
+  }
+
+  private cancel(cleared: boolean): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.status.hide();
+    this.resolveClear?.(cleared);
+    this.resolveClear = undefined;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

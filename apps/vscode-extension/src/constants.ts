@@ -1,0 +1,106 @@
+/** The extension's id in the marketplace form `publisher.name`. */
+export const EXTENSION_ID = 'vaultline.vaultline-vscode';
+
+/** Command ids; each one is also declared in package.json. */
+export const COMMANDS = {
+  connect: 'vaultline.connect',
+  disconnect: 'vaultline.disconnect',
+  refresh: 'vaultline.refresh',
+  retry: 'vaultline.retry',
+  search: 'vaultline.search',
+  insertField: 'vaultline.insertField',
+  insertLogin: 'vaultline.insertLogin',
+  insertPassword: 'vaultline.insertPassword',
+  insertUrl: 'vaultline.insertUrl',
+  insertEmail: 'vaultline.insertEmail',
+  copyField: 'vaultline.copyField',
+  copyLogin: 'vaultline.copyLogin',
+  copyPassword: 'vaultline.copyPassword',
+  copyUrl: 'vaultline.copyUrl',
+  copyEmail: 'vaultline.copyEmail',
+  addItem: 'vaultline.addItem',
+  editItem: 'vaultline.editItem',
+  deleteItem: 'vaultline.deleteItem',
+  addFolder: 'vaultline.addFolder',
+  editFolder: 'vaultline.editFolder',
+  deleteFolder: 'vaultline.deleteFolder',
+  generatePassword: 'vaultline.generatePassword',
+  openAttachment: 'vaultline.openAttachment',
+  saveAttachment: 'vaultline.saveAttachment',
+  uploadAttachment: 'vaultline.uploadAttachment',
+  togglePresentationMode: 'vaultline.togglePresentationMode',
+  runWithValues: 'vaultline.runWithValues',
+  showLog: 'vaultline.showLog',
+} as const;
+
+/** View and container ids. */
+export const VIEWS = {
+  container: 'vaultline',
+  tree: 'vaultline.tree',
+} as const;
+
+/** The configuration section and its keys. */
+export const CONFIG_SECTION = 'vaultline';
+export const CONFIG = {
+  /** Machine-scoped list of `{ name, url, login }`: a workspace cannot redirect a key elsewhere. */
+  connections: 'connections',
+  clipboardClearSeconds: 'clipboardClearSeconds',
+  presentationMode: 'presentationMode',
+  searchDebounceMs: 'searchDebounceMs',
+  requestTimeoutMs: 'requestTimeoutMs',
+} as const;
+
+/** Context keys used in `when` clauses. */
+export const CONTEXT_KEYS = {
+  connectionCount: 'vaultline.connectionCount',
+  presentationMode: 'vaultline.presentationMode',
+} as const;
+
+/** Where API keys live in SecretStorage: one entry per connection name. */
+export const SECRET_KEY_PREFIX = 'vaultline.apiKey/';
+
+/** The URI scheme of read-only attachment documents (never backed up to disk, unlike untitled files). */
+export const ATTACHMENT_SCHEME = 'vaultline-attachment';
+
+/** The Output channel's name. */
+export const OUTPUT_CHANNEL_NAME = 'Vaultline';
+
+/** The item fields that can be inserted or copied. */
+export const ITEM_FIELDS = ['login', 'password', 'url', 'email'] as const;
+export type ItemField = (typeof ITEM_FIELDS)[number];
+
+/** How a field is called in the UI. */
+export const FIELD_LABELS: Readonly<Record<ItemField, string>> = {
+  login: 'Login',
+  password: 'Password',
+  url: 'URL',
+  email: 'Email',
+};
+
+/** Defaults of the settings, repeated in package.json. */
+export const DEFAULTS = {
+  clipboardClearSeconds: 30,
+  searchDebounceMs: 250,
+  requestTimeoutMs: 10_000,
+} as const;
+
+/** Shown instead of a login or URL in presentation mode. */
+export const MASK = '••••••';
+
+/** Attachment media types opened as text besides `text/*`. */
+export const TEXT_MEDIA_TYPES = [
+  'application/json',
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/toml',
+  'application/javascript',
+  'application/x-sh',
+  'application/x-pem-file',
+] as const;
+
+/** The largest attachment opened in an editor, in bytes. */
+export const MAX_TEXT_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+
+/** Lines kept in memory by the request log (the Output channel keeps its own copy). */
+export const REQUEST_LOG_MEMORY = 500;

@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+import type { ConnectionStore } from './connections.ts';
+import { FIELD_LABELS, type ItemField } from './constants.ts';
+import { UserFacingError } from './error-messages.ts';
+import type { ItemRef } from './item-ref.ts';
+import type { PresentationMode } from './presentation-mode.ts';
+import { fetchField } from './secret-fields.ts';
+
+/**
+ * Inserts one field of an item at every selection of the active editor, replacing selected text.
+ * The value is fetched from the vault right now and dropped when the edit is done.
+ *
+ * @returns How many selections received it.
+ */
+export async function insertField(
+  connections: ConnectionStore,
+  presentation: PresentationMode,
+  ref: ItemRef,
+  field: ItemField,
+): Promise<number> {
+  if (field === 'password') presentation.assertOff('Inserting a password');
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) throw new UserFacingError('open an editor and place the cursor where the value goes.');
+  const selections = [...editor.selections];
+  const value = await fetchField(connections, ref, field);
+  if (value === '') throw new UserFacingError(`the item has no ${FIELD_LABELS[field].toLowerCase()}.`);
+  const done = await editor.edit((builder) => {
+    for (const selection of selections) builder.replace(selection, value);
+  });
+  if (!done) throw new UserFacingError('the editor did not accept the edit.');
+  return selections.length;
+}

@@ -1,0 +1,83 @@
+import type { AccessType, Item } from '@vaultline/protocol';
+
+/** What the tree keeps of an item: never the password. */
+export interface ItemSummary {
+  id: number;
+  label: string;
+  login: string;
+  email: string;
+  url: string;
+  description: string;
+  folderId: number;
+  path: readonly string[];
+}
+
+/** A folder as the tree shows it. */
+export interface FolderSummary {
+  id: number;
+  title: string;
+  accessType: AccessType;
+  parentId: number | undefined;
+  level: number;
+  /** The folder's minimum password strength when the server reports it. */
+  complexityLevel: number | undefined;
+}
+
+export interface ConnectionNode {
+  kind: 'connection';
+  connection: string;
+  login: string;
+  url: string;
+}
+
+export interface FolderNode {
+  kind: 'folder';
+  connection: string;
+  folder: FolderSummary;
+  parent: ConnectionNode | FolderNode;
+  subfolders: FolderNode[];
+}
+
+export interface ItemNode {
+  kind: 'item';
+  connection: string;
+  item: ItemSummary;
+  parent: FolderNode;
+}
+
+export interface FileNode {
+  kind: 'file';
+  connection: string;
+  file: { id: number; name: string; type: string; size: number };
+  parent: ItemNode;
+}
+
+/** An error, empty or loading row; errors carry what to retry. */
+export interface MessageNode {
+  kind: 'message';
+  connection: string;
+  severity: 'error' | 'info';
+  text: string;
+  parent: VaultNode | undefined;
+}
+
+export type VaultNode = ConnectionNode | FolderNode | ItemNode | FileNode | MessageNode;
+
+/**
+ * Keeps what the tree may show of an item.
+ *
+ * @param item An item as the client returns it, password included.
+ * @returns The item without its password.
+ */
+export function summarizeItem(item: Pick<Item, keyof ItemSummary>): ItemSummary {
+  return {
+    id: item.id,
+    label: item.label,
+    login: item.login,
+    email: item.email,
+    url: item.url,
+    description: item.description,
+    folderId: item.folderId,
+    path: item.path,
+  };
+}

@@ -1,0 +1,365 @@
+import { type Folder, rightsOf } from '@vaultline/protocol';
+import * as vscode from 'vscode';
+import type { ConnectionStore } from './connections.ts';
+import { COMMANDS, VIEWS } from './constants.ts';
+import { userMessage } from './error-messages.ts';
+import type { PresentationMode } from './presentation-mode.ts';
+import {
+  type ConnectionNode,
+  type FileNode,
+  type FolderNode,
+  type FolderSummary,
+  type ItemNode,
+  type MessageNode,
+  summarizeItem,
+  type VaultNode,
+} from './tree-nodes.ts';
+
+interface FolderTree {
+  roots: FolderNode[];
+  byId: Map<number, FolderNode>;
+}
+
+/**
+ * The vault tree: connections, the folders of each connection's login as the vault nests them,
+ * their items (loaded when a folder opens, filtered by folder and by the login's rights) and the
+ * items' attachments. Passwords never enter it.
+ */
+export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<VaultNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly connectionNodes = new Map<string, ConnectionNode>();
+  private readonly folders = new Map<string, Promise<FolderTree | MessageNode>>();
+  private readonly items = new Map<string, Promise<ItemNode[] | MessageNode>>();
+  private readonly files = new Map<string, Promise<FileNode[] | MessageNode>>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  private readonly connections: ConnectionStore;
+  private readonly presentation: PresentationMode;
+
+  constructor(connections: ConnectionStore, presentation: PresentationMode) {
+    this.connections = connections;
+    this.presentation = presentation;
+    this.disposables.push(
+      this.changed,
+      connections.onDidChange(() => this.refresh()),
+      // Masking changes only labels, not data: re-render without reloading.
+      presentation.onDidChange(() => this.changed.fire(undefined)),
+    );
+  }
+
+  /** Drops cached data below a node (everything when absent) and re-renders it. */
+  refresh(node?: VaultNode): void {
+    if (!node) {
+      this.folders.clear();
+      this.items.clear();
+      this.files.clear();
+      this.connectionNodes.clear();
+    } else this.forget(node);
+    this.changed.fire(node && node.kind !== 'message' ? node : undefined);
+  }
+
+  /** Reloads what failed to load under an error node. */
+  retry(node: MessageNode): void {
+    const parent = node.parent;
+    if (parent === undefined || parent.kind === 'connection') {
+      this.invalidateConnection(node.connection);
+      this.changed.fire(undefined);
+      return;
+    }
+    this.refresh(parent);
+  }
+
+  getParent(node: VaultNode): VaultNode | undefined {
+    return node.kind === 'connection' ? undefined : node.parent;
+  }
+
+  async getChildren(node?: VaultNode): Promise<VaultNode[]> {
+    if (!node) return this.connectionList();
+    switch (node.kind) {
+      case 'connection': {
+        const tree = await this.loadFolders(node);
+        return 'roots' in tree ? tree.roots : [tree];
+      }
+      case 'folder': {
+        const items = await this.loadItems(node);
+        if (!Array.isArray(items)) return [...node.subfolders, items];
+        if (items.length === 0 && node.subfolders.length === 0) return [this.info(node, 'No items')];
+        return [...node.subfolders, ...items];
+      }
+      case 'item': {
+        const files = await this.loadFiles(node);
+        return Array.isArray(files) ? files : [files];
+      }
+      default:
+        return [];
+    }
+  }
+
+  getTreeItem(node: VaultNode): vscode.TreeItem {
+    const mask = (text: string) => this.presentation.mask(text);
+    switch (node.kind) {
+      case 'connection': {
+        const item = new vscode.TreeItem(node.connection, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `c/${node.connection}`;
+        item.description = mask(node.login);
+        item.tooltip = `${node.connection}\nLogin: ${mask(node.login)}\nURL: ${mask(node.url)}`;
+        item.iconPath = new vscode.ThemeIcon('server');
+        item.contextValue = 'connection';
+        return item;
+      }
+      case 'folder': {
+        const item = new vscode.TreeItem(node.folder.title, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `c/${node.connection}/f/${node.folder.id}`;
+        item.description = node.folder.accessType;
+        item.tooltip = `${node.folder.title}\nYour right: ${node.folder.accessType}`;
+        item.iconPath = vscode.ThemeIcon.Folder;
+        item.contextValue = `folder${contextRights(node.folder)}`;
+        return item;
+      }
+      case 'item': {
+        const { item: entry } = node;
+        const item = new vscode.TreeItem(entry.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `c/${node.connection}/i/${entry.id}`;
+        item.description = mask(entry.login);
+        const lines = [entry.label, `Path: ${entry.path.join(' / ')}`];
+        if (entry.url) lines.push(`URL: ${mask(entry.url)}`);
+        if (entry.login) lines.push(`Login: ${mask(entry.login)}`);
+        if (entry.description && !this.presentation.enabled) lines.push(entry.description);
+        item.tooltip = lines.join('\n');
+        item.iconPath = new vscode.ThemeIcon('key');
+        item.contextValue = `item${contextRights(node.parent.folder)}`;
+        return item;
+      }
+      case 'file': {
+        const item = new vscode.TreeItem(node.file.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `c/${node.connection}/a/${node.file.id}`;
+        item.description = formatSize(node.file.size);
+        item.tooltip = `${node.file.name} (${node.file.type || 'unknown type'}, ${formatSize(node.file.size)})`;
+        item.iconPath = vscode.ThemeIcon.File;
+        item.contextValue = 'file';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.tooltip = node.text;
+        if (node.severity === 'error') {
+          item.iconPath = new vscode.ThemeIcon('error');
+          item.contextValue = 'error';
+          item.command = { command: COMMANDS.retry, title: 'Retry', arguments: [node] };
+        } else {
+          item.iconPath = new vscode.ThemeIcon('info');
+          item.contextValue = 'info';
+        }
+        return item;
+      }
+    }
+  }
+
+  /** The node of an item, loading its folder when needed: for reveal from search. */
+  async findItem(connection: string, folderId: number, itemId: number): Promise<ItemNode | undefined> {
+    const root = this.connectionList().find((node) => node.connection === connection);
+    if (!root) return undefined;
+    const tree = await this.loadFolders(root);
+    if (!('byId' in tree)) return undefined;
+    const folder = tree.byId.get(folderId);
+    if (!folder) return undefined;
+    const items = await this.loadItems(folder);
+    return Array.isArray(items) ? items.find((node) => node.item.id === itemId) : undefined;
+  }
+
+  /** The folders of a connection that its login may read, for search. */
+  async readableFolders(connection: string): Promise<FolderNode[]> {
+    const root = this.connectionList().find((node) => node.connection === connection);
+    if (!root) return [];
+    const tree = await this.loadFolders(root);
+    return 'byId' in tree ? [...tree.byId.values()].filter((f) => rightsOf(f.folder.accessType).read) : [];
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) disposable.dispose();
+  }
+
+  private connectionList(): ConnectionNode[] {
+    return this.connections.list().map((settings) => {
+      const existing = this.connectionNodes.get(settings.name);
+      if (existing && existing.login === settings.login && existing.url === settings.url) return existing;
+      const node: ConnectionNode = {
+        kind: 'connection',
+        connection: settings.name,
+        login: settings.login,
+        url: settings.url,
+      };
+      this.connectionNodes.set(settings.name, node);
+      return node;
+    });
+  }
+
+  private invalidateConnection(connection: string): void {
+    for (const cache of [this.folders, this.items, this.files]) {
+      for (const key of cache.keys())
+        if (key === connection || key.startsWith(`${connection}/`)) cache.delete(key);
+    }
+  }
+
+  private forget(node: VaultNode): void {
+    switch (node.kind) {
+      case 'connection':
+        this.invalidateConnection(node.connection);
+        void this.connections.get(node.connection).then(
+          (c) => c.access.invalidate(),
+          () => undefined,
+        );
+        break;
+      case 'folder':
+        this.items.delete(`${node.connection}/${node.folder.id}`);
+        break;
+      case 'item':
+        this.files.delete(`${node.connection}/${node.item.id}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private loadFolders(node: ConnectionNode): Promise<FolderTree | MessageNode> {
+    let pending = this.folders.get(node.connection);
+    if (!pending) {
+      pending = this.withProgress(async () => {
+        const connection = await this.connections.get(node.connection);
+        const folders = await connection.client.readUserFolders({ login: connection.login });
+        return nestFolders(node, folders);
+      }, node);
+      this.folders.set(node.connection, pending);
+    }
+    return pending;
+  }
+
+  private loadItems(node: FolderNode): Promise<ItemNode[] | MessageNode> {
+    const key = `${node.connection}/${node.folder.id}`;
+    let pending = this.items.get(key);
+    if (!pending) {
+      pending = this.withProgress(async () => {
+        const connection = await this.connections.get(node.connection);
+        const records = await connection.client.readFolders({ ids: [node.folder.id] });
+        // read/folder has returned items of other folders on real servers (TeamPass #2718).
+        const own = records.filter((record) => record.folderId === node.folder.id);
+        const readable = await connection.access.filterReadable(connection.login, own);
+        return readable
+          .map(
+            (record): ItemNode => ({
+              kind: 'item',
+              connection: node.connection,
+              item: summarizeItem(record),
+              parent: node,
+            }),
+          )
+          .sort((a, b) => a.item.label.localeCompare(b.item.label));
+      }, node);
+      this.items.set(key, pending);
+    }
+    return pending;
+  }
+
+  private loadFiles(node: ItemNode): Promise<FileNode[] | MessageNode> {
+    const key = `${node.connection}/${node.item.id}`;
+    let pending = this.files.get(key);
+    if (!pending) {
+      pending = this.withProgress(async () => {
+        const connection = await this.connections.get(node.connection);
+        const files = await connection.client.listFiles({ itemId: node.item.id });
+        return files.map(
+          (file): FileNode => ({
+            kind: 'file',
+            connection: node.connection,
+            file: { id: file.id, name: file.name, type: file.type, size: file.size },
+            parent: node,
+          }),
+        );
+      }, node);
+      this.files.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async withProgress<T>(load: () => Promise<T>, parent: VaultNode): Promise<T | MessageNode> {
+    try {
+      return await vscode.window.withProgress({ location: { viewId: VIEWS.tree } }, load);
+    } catch (error) {
+      const connection = parent.kind === 'connection' ? parent.connection : parent.connection;
+      let redact = (text: string) => text;
+      try {
+        redact = (await this.connections.get(connection)).client.redact;
+      } catch {
+        // The connection itself is what failed; the message carries no server text then.
+      }
+      return {
+        kind: 'message',
+        severity: 'error',
+        connection,
+        text: userMessage(error, connection, redact),
+        parent,
+      };
+    }
+  }
+
+  private info(parent: VaultNode, text: string): MessageNode {
+    return {
+      kind: 'message',
+      severity: 'info',
+      connection: parent.kind === 'message' ? '' : parent.connection,
+      text,
+      parent,
+    };
+  }
+}
+
+function contextRights(folder: FolderSummary): string {
+  const rights = rightsOf(folder.accessType);
+  return `${rights.edit ? ' writable' : ''}${rights.delete ? ' deletable' : ''}`;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Nests folders by parent id, or by level in server order when the server sends no parent id. */
+function nestFolders(root: ConnectionNode, folders: readonly Folder[]): FolderTree {
+  const byId = new Map<number, FolderNode>();
+  for (const folder of folders) {
+    const complexity = Number((folder.raw as Record<string, unknown>).complexity_level);
+    byId.set(folder.id, {
+      kind: 'folder',
+      connection: root.connection,
+      folder: {
+        id: folder.id,
+        title: folder.title,
+        accessType: folder.accessType,
+        parentId: folder.parentId,
+        level: folder.level,
+        complexityLevel: Number.isFinite(complexity) ? complexity : undefined,
+      },
+      parent: root,
+      subfolders: [],
+    });
+  }
+  const roots: FolderNode[] = [];
+  const stack: FolderNode[] = [];
+  for (const folder of folders) {
+    const node = byId.get(folder.id)!;
+    let parent: FolderNode | undefined;
+    if (folder.parentId !== undefined && folder.parentId !== 0) parent = byId.get(folder.parentId);
+    else if (folder.parentId === undefined) {
+      while (stack.length > 0 && stack[stack.length - 1]!.folder.level >= folder.level) stack.pop();
+      parent = stack[stack.length - 1];
+    }
+    stack.push(node);
+    if (parent && parent !== node) {
+      node.parent = parent;
+      parent.subfolders.push(node);
+    } else roots.push(node);
+  }
+  return { roots, byId };
+}

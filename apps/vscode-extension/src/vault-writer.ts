@@ -1,0 +1,223 @@
+import { COMPLEXITY_LEVELS, type ComplexityLevel, rightsOf } from '@vaultline/protocol';
+import * as vscode from 'vscode';
+import type { ConnectionStore } from './connections.ts';
+import { UserFacingError } from './error-messages.ts';
+import type { ItemRef } from './item-ref.ts';
+import { generatePassword, meetsComplexity } from './password-generator.ts';
+import type { FolderNode } from './tree-nodes.ts';
+
+/** Values of a new item; anything missing is asked for. */
+export interface NewItem {
+  label?: string;
+  login?: string;
+  password?: string;
+  url?: string;
+  email?: string;
+  description?: string;
+}
+
+/** One field change of an item; prompted when missing. */
+export interface ItemChange {
+  field?: 'label' | 'login' | 'password' | 'url' | 'email' | 'description';
+  value?: string;
+}
+
+/** Values of a new or renamed folder; prompted when missing. */
+export interface FolderValues {
+  title?: string;
+  complexityLevel?: ComplexityLevel;
+}
+
+/** Skips the confirmation dialog when a caller has confirmed already (scripts, tests). */
+export interface DeleteOptions {
+  confirmed?: boolean;
+}
+
+const EDITABLE_FIELDS = ['label', 'login', 'password', 'url', 'email', 'description'] as const;
+
+/**
+ * Adds, edits and deletes items and folders. Checks the login's right on the folder first (a
+ * TeamPass key may write anywhere), then lets the server decide; its refusals reach the user as
+ * plain messages.
+ */
+export class VaultWriter {
+  private readonly connections: ConnectionStore;
+
+  constructor(connections: ConnectionStore) {
+    this.connections = connections;
+  }
+
+  async addItem(folder: FolderNode, values: NewItem = {}): Promise<number | undefined> {
+    const connection = await this.connections.get(folder.connection);
+    this.requireRight(folder, 'edit', 'add items to');
+    const label = values.label ?? (await ask({ prompt: 'Label of the new item', validateInput: required }));
+    if (label === undefined) return undefined;
+    const login = values.login ?? (await ask({ prompt: 'Login (optional)' }));
+    if (login === undefined) return undefined;
+    const password = values.password ?? (await this.askNewPassword(folder));
+    if (password === undefined) return undefined;
+    if (!meetsComplexity(password, folder.folder.complexityLevel)) {
+      throw new UserFacingError(
+        `the password is too weak for folder "${folder.folder.title}". Use the generator.`,
+      );
+    }
+    const url = values.url ?? (await ask({ prompt: 'URL (optional)' }));
+    if (url === undefined) return undefined;
+    const { id } = await connection.client.addItem({
+      item: {
+        label,
+        password,
+        folderId: folder.folder.id,
+        login,
+        url,
+        email: values.email ?? '',
+        description: values.description ?? '',
+      },
+    });
+    connection.access.invalidate(connection.login);
+    return id;
+  }
+
+  async editItem(ref: ItemRef, folder: FolderNode | undefined, change: ItemChange = {}): Promise<boolean> {
+    const connection = await this.connections.get(ref.connection);
+    if (!(await connection.access.canWrite(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
+      throw new UserFacingError(`${connection.login} has no right to edit this item.`);
+    }
+    const field =
+      change.field ??
+      ((await vscode.window.showQuickPick([...EDITABLE_FIELDS], { placeHolder: 'Which field to change?' })) as
+        | ItemChange['field']
+        | undefined);
+    if (field === undefined) return false;
+    let value = change.value;
+    if (value === undefined) {
+      if (field === 'password') value = await this.askNewPassword(folder);
+      else {
+        // Only the chosen field is shown for editing; the password is never prefilled.
+        const current = (await connection.client.getItem(ref.itemId))[field];
+        value = await ask({
+          prompt: `New ${field}`,
+          value: current,
+          ...(field === 'label' ? { validateInput: required } : {}),
+        });
+      }
+    }
+    if (value === undefined) return false;
+    if (field === 'password' && !meetsComplexity(value, folder?.folder.complexityLevel)) {
+      throw new UserFacingError('the password is too weak for this folder. Use the generator.');
+    }
+    await connection.client.updateItemFields(ref.itemId, { [field]: value });
+    return true;
+  }
+
+  async deleteItem(ref: ItemRef, options: DeleteOptions = {}): Promise<boolean> {
+    const connection = await this.connections.get(ref.connection);
+    if (!(await connection.access.canDelete(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
+      throw new UserFacingError(`${connection.login} has no right to delete this item.`);
+    }
+    const name = ref.label ?? `item ${ref.itemId}`;
+    if (!options.confirmed && !(await confirm(`Delete "${name}" from the vault?`))) return false;
+    await connection.client.deleteItems({ ids: [ref.itemId] });
+    connection.access.invalidate(connection.login);
+    return true;
+  }
+
+  async addFolder(
+    parent: FolderNode | { connection: string },
+    values: FolderValues = {},
+  ): Promise<number | undefined> {
+    const connection = await this.connections.get(parent.connection);
+    const parentFolder = 'folder' in parent ? parent : undefined;
+    if (parentFolder) this.requireRight(parentFolder, 'edit', 'add folders to');
+    const title = values.title ?? (await ask({ prompt: 'Title of the new folder', validateInput: required }));
+    if (title === undefined) return undefined;
+    const complexityLevel = values.complexityLevel ?? (await askComplexity());
+    if (complexityLevel === undefined) return undefined;
+    const { id } = await connection.client.addFolder({
+      folder: { title, complexityLevel, parentId: parentFolder?.folder.id ?? 0 },
+    });
+    connection.access.invalidate(connection.login);
+    return id;
+  }
+
+  async editFolder(folder: FolderNode, values: FolderValues = {}): Promise<boolean> {
+    const connection = await this.connections.get(folder.connection);
+    this.requireRight(folder, 'edit', 'edit');
+    const title =
+      values.title ??
+      (await ask({ prompt: 'New folder title', value: folder.folder.title, validateInput: required }));
+    if (title === undefined) return false;
+    const complexityLevel =
+      values.complexityLevel ?? asLevel(folder.folder.complexityLevel) ?? (await askComplexity());
+    if (complexityLevel === undefined) return false;
+    await connection.client.updateFolder({
+      id: folder.folder.id,
+      folder: { title, complexityLevel, renewalPeriod: 0 },
+    });
+    connection.access.invalidate(connection.login);
+    return true;
+  }
+
+  async deleteFolder(folder: FolderNode, options: DeleteOptions = {}): Promise<boolean> {
+    const connection = await this.connections.get(folder.connection);
+    this.requireRight(folder, 'delete', 'delete');
+    if (
+      !options.confirmed &&
+      !(await confirm(`Delete folder "${folder.folder.title}" and everything in it from the vault?`))
+    ) {
+      return false;
+    }
+    await connection.client.deleteFolders({ ids: [folder.folder.id] });
+    connection.access.invalidate(connection.login);
+    return true;
+  }
+
+  private requireRight(folder: FolderNode, right: 'edit' | 'delete', verb: string): void {
+    if (!rightsOf(folder.folder.accessType)[right]) {
+      throw new UserFacingError(`you have no right to ${verb} folder "${folder.folder.title}".`);
+    }
+  }
+
+  private async askNewPassword(folder: FolderNode | undefined): Promise<string | undefined> {
+    const level = folder?.folder.complexityLevel;
+    const generate = 'Generate a strong password';
+    const choice = await vscode.window.showQuickPick([generate, 'Type a password'], {
+      placeHolder: 'Password of the item',
+    });
+    if (choice === undefined) return undefined;
+    if (choice === generate) return generatePassword(level);
+    return ask({
+      prompt: 'Password',
+      password: true,
+      validateInput: (text) => (meetsComplexity(text, level) ? undefined : 'Too weak for this folder.'),
+    });
+  }
+}
+
+function required(text: string): string | undefined {
+  return text.trim() === '' ? 'Required.' : undefined;
+}
+
+function asLevel(level: number | undefined): ComplexityLevel | undefined {
+  return (COMPLEXITY_LEVELS as readonly number[]).includes(level ?? -1)
+    ? (level as ComplexityLevel)
+    : undefined;
+}
+
+async function ask(options: vscode.InputBoxOptions): Promise<string | undefined> {
+  return vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
+}
+
+async function askComplexity(): Promise<ComplexityLevel | undefined> {
+  const names = ['Very weak', 'Weak', 'Medium', 'Strong', 'Very strong', 'Heavy', 'Very heavy'];
+  const picked = await vscode.window.showQuickPick(
+    COMPLEXITY_LEVELS.map((level, i) => ({ label: names[i] ?? String(level), level })),
+    { placeHolder: 'Minimum password strength of the folder' },
+  );
+  return picked?.level;
+}
+
+async function confirm(message: string): Promise<boolean> {
+  const answer = await vscode.window.showWarningMessage(message, { modal: true }, 'Delete');
+  return answer === 'Delete';
+}

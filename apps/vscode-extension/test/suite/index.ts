@@ -1,0 +1,3 @@
+export function run(): Promise<void> {
+  return Promise.resolve();
+}

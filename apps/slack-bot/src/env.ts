@@ -132,6 +132,7 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
   if (!result.success) {
     const problems = result.issues.map((issue) => {
       const key = v.getDotPath(issue);
+      if (key && issue.type === 'object' && issue.input === undefined) return `${key} is required`;
       return key && !issue.message.includes(key) ? `${key}: ${issue.message}` : issue.message;
     });
     throw new ConfigError([...new Set(problems)]);

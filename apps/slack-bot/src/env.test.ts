@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from './env.ts';
+
+const base = {
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  SLACK_SIGNING_SECRET: 'secret-value-1',
+  VAULT_URL: 'http://127.0.0.1:8080',
+  VAULT_API_KEY: 'key-value-1',
+  IDENTITY_MAP_FILE: '/etc/map.csv',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    readConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+describe('readConfig', () => {
+  it('applies the defaults to a minimal HTTP-mode configuration', () => {
+    const config = readConfig(base);
+    expect(config).toMatchObject({
+      mode: 'http',
+      port: 3000,
+      revealSeconds: 60,
+      pageSize: 20,
+      identity: { mode: 'map', mapFile: '/etc/map.csv' },
+    });
+  });
+
+  it('lists every missing setting at once, by name', () => {
+    const problems = problemsOf({});
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('SLACK_BOT_TOKEN is required'),
+        expect.stringContaining('VAULT_URL is required'),
+        expect.stringContaining('VAULT_API_KEY is required'),
+      ]),
+    );
+  });
+
+  it.each([
+    [{ SLACK_MODE: 'socket' }, 'SLACK_APP_TOKEN (xapp-…) is required when SLACK_MODE=socket'],
+    [{ SLACK_SIGNING_SECRET: '' }, 'SLACK_SIGNING_SECRET is required when SLACK_MODE=http'],
+    [{ SLACK_MODE: 'webhook' }, 'SLACK_MODE must be "http" or "socket"'],
+    [{ IDENTITY_MODE: 'email' }, 'VAULT_USER_DIRECTORY_FILE is required when IDENTITY_MODE=email'],
+    [{ REVEAL_SECONDS: 'soon' }, 'REVEAL_SECONDS must be a whole number'],
+    [{ REVEAL_SECONDS: '0' }, 'REVEAL_SECONDS must be at least 1'],
+    [{ PAGE_SIZE: '40' }, 'PAGE_SIZE must be at most 23'],
+    [{ VAULT_URL: 'ftp://vault' }, 'VAULT_URL must be http(s)'],
+    [{ SLACK_BOT_TOKEN: 'xoxp-user' }, 'SLACK_BOT_TOKEN must start with xoxb-'],
+    [{ AUDIT_CHANNEL: '#audit' }, 'AUDIT_CHANNEL must be a channel id'],
+  ])('refuses %j with a clear message', (change, message) => {
+    expect(problemsOf({ ...base, ...change }).join('\n')).toContain(message);
+  });
+
+  it('never puts a secret value in its message', () => {
+    const problems = problemsOf({
+      ...base,
+      SLACK_BOT_TOKEN: 'xoxp-secret-user-token',
+      VAULT_URL: 'not a url key-value-1',
+    });
+    expect(problems.join('\n')).not.toContain('xoxp-secret-user-token');
+    expect(problems.join('\n')).not.toContain('key-value-1');
+  });
+});

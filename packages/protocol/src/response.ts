@@ -7,7 +7,7 @@
 
 import * as v from 'valibot';
 import type { EndpointDefinition } from './endpoints.ts';
-import { type Redactor, VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from './errors.ts';
+import { REDACTED, type Redactor, VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from './errors.ts';
 import { ErrorBodySchema } from './schemas.ts';
 
 /** Where a response came from, for error messages. */
@@ -86,7 +86,11 @@ export function classifyError(
  * @returns At most 160 characters.
  */
 export function excerptOf(text: string, redact: Redactor): string {
-  const flat = redact(text).replace(/\s+/g, ' ').trim();
+  // Bodies of the wrong shape are often real records: mask their passwords too.
+  const flat = redact(text)
+    .replace(/("pw"\s*:\s*")(?:[^"\\]|\\.)*"?/g, `$1${REDACTED}"`)
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 
@@ -156,15 +160,40 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
   const where = issue?.path?.map((item) => String(item.key)).join('.') ?? '';
   throw new VaultError(
     'invalid_response',
-    `${definition.operation} answered a body of an unexpected shape${where ? ` at ${where}` : ''}: ${issue?.message ?? 'invalid'}.`,
+    redact(
+      `${definition.operation} answered a body of an unexpected shape${where ? ` at ${where}` : ''}: ${issue?.message ?? 'invalid'}.`,
+    ),
     {
       status,
       endpoint: origin.endpoint,
       url: origin.url,
-      issues: result.issues,
+      issues: result.issues.map((item) => summarizeIssue(item, redact)),
       excerpt: excerptOf(body, redact),
     },
   );
+}
+
+/** An issue without the inputs valibot keeps in it (whole records, passwords included), redacted. */
+interface IssueSummary {
+  kind: string;
+  type: string;
+  path: unknown[];
+  expected: string | null;
+  received: string;
+  message: string;
+  issues?: IssueSummary[];
+}
+
+function summarizeIssue(issue: v.BaseIssue<unknown>, redact: Redactor): IssueSummary {
+  return {
+    kind: issue.kind,
+    type: issue.type,
+    path: issue.path?.map((item) => item.key) ?? [],
+    expected: issue.expected,
+    received: redact(issue.received),
+    message: redact(issue.message),
+    ...(issue.issues ? { issues: issue.issues.map((nested) => summarizeIssue(nested, redact)) } : {}),
+  };
 }
 
 /** The issue that got furthest: a union (array or keyed object) only reports "wrong type" itself. */

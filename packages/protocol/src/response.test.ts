@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { endpoints } from './endpoints.ts';
 import { createRedactor, REDACTED, VaultError } from './errors.ts';
@@ -59,6 +60,12 @@ describe('classifyError', () => {
 });
 
 describe('excerptOf', () => {
+  it('masks JSON passwords, escaped quotes included, even when cut short', () => {
+    expect(excerptOf('[{"pw":"a\\"b","x":1},{"pw" : "', redact)).toBe(
+      '[{"pw":"[REDACTED]","x":1},{"pw" : "[REDACTED]"',
+    );
+  });
+
   it('is one line, at most 160 characters, and redacted', () => {
     const excerpt = excerptOf(`line one\n\n  ${KEY}\tline two ${'x'.repeat(500)}`, redact);
     expect(excerpt.startsWith(`line one ${REDACTED} line two`)).toBe(true);
@@ -118,6 +125,22 @@ describe('interpretJson', () => {
     expect(error.issues?.length).toBeGreaterThan(0);
     const keyed = fail(() => interpretJson(200, '{"7":{"id":"7"}}', origin('readUserItems')));
     expect(keyed.message).toMatch(/unexpected shape at 7\.label: /);
+  });
+
+  it('keeps no record values in the issues: a bad record must not carry its passwords into logs', () => {
+    const body = JSON.stringify({
+      '7': { id: '7', label: 'a', pw: 'pw-of-seven' },
+      '8': { id: 'x', pw: 'pw-8' },
+    });
+    const error = fail(() => interpretJson(200, body, origin('readUserItems')));
+    expect(error.message).toMatch(/at 8\.id: Expected a numeric id\.$/);
+    const shown = inspect(error.issues, { depth: 20 });
+    expect(shown).not.toContain('pw-of-seven');
+    expect(shown).not.toContain('pw-8');
+    expect(error.issues?.[0]).toMatchObject({ kind: 'schema', type: 'union', path: [] });
+    expect(error.excerpt).toBe(
+      '{"7":{"id":"7","label":"a","pw":"[REDACTED]"},"8":{"id":"x","pw":"[REDACTED]"}}',
+    );
   });
 
   it('describes non-JSON bodies by kind', () => {

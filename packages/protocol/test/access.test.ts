@@ -1,0 +1,214 @@
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccessChecker, DELETE_RIGHTS, EDIT_RIGHTS, rightsOf } from '../src/access.ts';
+import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import { VaultError } from '../src/errors.ts';
+import { ACCESS_TYPES } from '../src/schemas.ts';
+import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+
+const KEY = 'tpAccessKey0123456789abcdefghijklmnopqr';
+
+let server: ReplayServer;
+let vault: VaultClient;
+/** Right → the folder and item created for it. */
+const seeded = new Map<string, { folderId: number; itemId: number; password: string }>();
+
+beforeAll(async () => {
+  server = await startReplayServer({ apiKey: KEY });
+  vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, retries: 0 });
+  const rights: Record<string, string> = {};
+  for (const right of [...ACCESS_TYPES, 'SUPERUSER']) {
+    const { id: folderId } = await vault.addFolder({ folder: { title: `folder ${right}` } });
+    const password = `seeded-password-${right}-🔑`;
+    const { id: itemId } = await vault.addItem({ item: { label: `item ${right}`, password, folderId } });
+    seeded.set(right, { folderId, itemId, password });
+    rights[String(folderId)] = right;
+  }
+  server.users.set('bob', { rights });
+  const { id: hidden } = await vault.addFolder({ folder: { title: 'not for bob' } });
+  const { id: hiddenItem } = await vault.addItem({
+    item: { label: 'hidden item', password: 'hidden-pw', folderId: hidden },
+  });
+  seeded.set('hidden', { folderId: hidden, itemId: hiddenItem, password: 'hidden-pw' });
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+function seed(right: string) {
+  const entry = seeded.get(right);
+  if (!entry) throw new Error(`no seed for ${right}`);
+  return entry;
+}
+
+describe('rightsOf', () => {
+  it.each([
+    ['W', true, true, true],
+    ['ND', true, true, false],
+    ['NE', true, false, false],
+    ['NDNE', true, false, false],
+    ['R', true, false, false],
+    ['none', false, false, false],
+    [undefined, false, false, false],
+  ] as const)('%s → read %s, edit %s, delete %s', (right, read, edit, del) => {
+    expect(rightsOf(right)).toEqual({ read, edit, delete: del });
+  });
+
+  it('lists the edit and delete rights', () => {
+    expect(EDIT_RIGHTS).toEqual(['W', 'ND']);
+    expect(DELETE_RIGHTS).toEqual(['W']);
+  });
+});
+
+describe('createAccessChecker', () => {
+  it.each([
+    ['W', true, true, true],
+    ['ND', true, true, false],
+    ['NE', true, false, false],
+    ['NDNE', true, false, false],
+    ['R', true, false, false],
+  ] as const)('on a %s folder: read %s, write %s, delete %s', async (right, read, write, del) => {
+    const checker = createAccessChecker(vault);
+    const { itemId, folderId } = seed(right);
+    expect(await checker.canRead('bob', itemId)).toBe(read);
+    expect(await checker.canWrite('bob', itemId)).toBe(write);
+    expect(await checker.canDelete('bob', { id: itemId, folderId })).toBe(del);
+  });
+
+  it('grants nothing but reading a listed item on a right it does not know', async () => {
+    const checker = createAccessChecker(vault);
+    const { itemId, folderId } = seed('SUPERUSER');
+    expect((await checker.load('bob')).folders.get(folderId)?.accessType).toBe('none');
+    expect(await checker.canWrite('bob', itemId)).toBe(false);
+    expect(await checker.canDelete('bob', itemId)).toBe(false);
+    // read/userpw names the item, so the vault itself says bob may see it.
+    expect(await checker.canRead('bob', itemId)).toBe(true);
+    // An item the list does not name, in that folder, is not readable.
+    expect(await checker.canRead('bob', { id: 987_654, folderId })).toBe(false);
+  });
+
+  it('denies unknown items, items of other folders, and unknown users', async () => {
+    const checker = createAccessChecker(vault);
+    const hidden = seed('hidden');
+    expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
+    expect(await checker.canRead('bob', { id: hidden.itemId, folderId: hidden.folderId })).toBe(false);
+    expect(await checker.canRead('bob', 424_242)).toBe(false);
+    expect(await checker.canWrite('bob', 424_242)).toBe(false);
+    await expect(checker.canRead('nobody', 1)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("trusts the user's item list over the folder a caller claims", async () => {
+    const checker = createAccessChecker(vault);
+    const readOnly = seed('R');
+    const writable = seed('W');
+    expect(await checker.canWrite('bob', { id: readOnly.itemId, folderId: writable.folderId })).toBe(false);
+    expect(await checker.canDelete('bob', { id: readOnly.itemId, folderId: writable.folderId })).toBe(false);
+    // For an item the list does not name (e.g. created since), the caller's folder decides.
+    expect(await checker.canWrite('bob', { id: 555_555, folderId: writable.folderId })).toBe(true);
+  });
+
+  it('filters readable items, keeping order', async () => {
+    const checker = createAccessChecker(vault);
+    const refs = [
+      { id: seed('hidden').itemId, tag: 'hidden' },
+      { id: seed('R').itemId, tag: 'R' },
+      { id: 777_777, folderId: seed('NE').folderId, tag: 'new in NE' },
+      { id: 777_778, folderId: seed('hidden').folderId, tag: 'new in hidden' },
+      { id: seed('W').itemId, tag: 'W' },
+    ];
+    expect((await checker.filterReadable('bob', refs)).map((ref) => ref.tag)).toEqual([
+      'R',
+      'new in NE',
+      'W',
+    ]);
+  });
+
+  it('fails closed when the vault answers garbage (TeamPass SQL text for a user without roles)', async () => {
+    server.users.set('norole', { rights: {} });
+    const checker = createAccessChecker(vault);
+    const error = await checker.canRead('norole', 1).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(VaultError);
+    expect((error as VaultError).code).toBe('invalid_response');
+  });
+
+  it('keeps rights for the TTL, reloads after it, and on invalidate', async () => {
+    let clock = 1_000_000;
+    const checker = createAccessChecker(vault, { ttlMs: 5_000, now: () => clock });
+    const count = () => server.requests.length;
+    await checker.canRead('bob', 1);
+    expect(server.requests.map((request) => request.url.split('?')[0])).toEqual(
+      expect.arrayContaining(['/api/index.php/read/userfolders/bob', '/api/index.php/read/userpw/bob']),
+    );
+    expect(count()).toBe(2);
+    clock += 4_999;
+    await checker.canWrite('bob', 1);
+    await checker.filterReadable('bob', [{ id: 1 }]);
+    expect(count()).toBe(2);
+    clock += 1;
+    await checker.canDelete('bob', 1);
+    expect(count()).toBe(4);
+    checker.invalidate('bob');
+    await checker.canRead('bob', 1);
+    expect(count()).toBe(6);
+    await checker.canRead('alice', 1);
+    expect(count()).toBe(8);
+    checker.invalidate();
+    await checker.canRead('bob', 1);
+    await checker.canRead('alice', 1);
+    expect(count()).toBe(12);
+  });
+
+  it('sees a new grant only after the TTL or invalidate', async () => {
+    let clock = 0;
+    const checker = createAccessChecker(vault, { ttlMs: 1_000, now: () => clock });
+    const hidden = seed('hidden');
+    expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
+    server.users.get('bob')!.rights[String(hidden.folderId)] = 'R';
+    try {
+      expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
+      clock += 1_000;
+      expect(await checker.canRead('bob', hidden.itemId)).toBe(true);
+    } finally {
+      delete server.users.get('bob')!.rights[String(hidden.folderId)];
+    }
+  });
+
+  it('uses the default TTL of 30 s with the real clock', async () => {
+    const checker = createAccessChecker(vault);
+    await checker.canRead('bob', 1);
+    await checker.canRead('bob', 1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('deduplicates concurrent loads of one user', async () => {
+    const checker = createAccessChecker(vault);
+    const results = await Promise.all([
+      checker.canRead('bob', seed('R').itemId),
+      checker.canWrite('bob', seed('W').itemId),
+      checker.canDelete('bob', seed('ND').itemId),
+      checker.load('bob'),
+      checker.filterReadable('bob', [{ id: seed('NE').itemId }]),
+    ]);
+    expect(results.slice(0, 3)).toEqual([true, true, false]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not cache a failed load', async () => {
+    const checker = createAccessChecker(vault);
+    server.fault({ reply: { status: 503, body: '' }, times: 2 });
+    await expect(checker.load('bob')).rejects.toMatchObject({ code: 'server' });
+    expect(await checker.canRead('bob', seed('R').itemId)).toBe(true);
+  });
+
+  it('never keeps a password', async () => {
+    const checker = createAccessChecker(vault);
+    const access = await checker.load('bob');
+    expect(access.items.size).toBe(6);
+    const shown = `${inspect(access, { depth: 10, maxArrayLength: null, maxStringLength: null })}${inspect(checker, { depth: 10, showHidden: true })}`;
+    for (const { password } of seeded.values()) expect(shown).not.toContain(password);
+    expect(shown).not.toContain('seeded-password');
+    expect(shown).not.toContain('raw');
+    // The answer did carry them: the checker dropped them.
+    const items = await vault.readUserItems({ login: 'bob' });
+    expect(items.map((item) => item.password)).toContain(seed('W').password);
+  });
+});

@@ -283,11 +283,12 @@ describe('the API key never leaks from an error', () => {
     );
 
     it('network: nothing listening', async () => {
-      const error = await createVaultClient({ baseUrl: closedUrl, apiKey: key, retries: 0 })
+      const error: unknown = await createVaultClient({ baseUrl: closedUrl, apiKey: key, retries: 0 })
         .readItems({ ids: [1] })
-        .catch((thrown: unknown) => thrown as VaultError);
-      expect(error.code).toBe('network');
-      expectNoKey(error, key);
+        .catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(VaultError);
+      expect((error as VaultError).code).toBe('network');
+      expectNoKey(error as VaultError, key);
     });
   });
 

@@ -20,6 +20,8 @@ export interface PageState {
   kind: 'find' | 'get';
   q: string;
   p: number;
+  /** For `get`: whether the items carry the label exactly (else they only contain it). */
+  exact?: boolean;
 }
 
 /**
@@ -125,7 +127,8 @@ export function resultPage(
   for (const item of shown) blocks.push(...itemBlocks(item));
   if (pages > 1) {
     const nav: types.Button[] = [];
-    const value = (p: number) => JSON.stringify({ kind: state.kind, q: state.q, p } satisfies PageState);
+    const value = (p: number) =>
+      JSON.stringify({ kind: state.kind, q: state.q, p, exact: state.exact ?? false });
     if (page > 0)
       nav.push({
         type: 'button',

@@ -26,9 +26,10 @@ export interface ItemSearch {
    *
    * @param login The vault login.
    * @param idOrLabel An id or a label.
-   * @returns The matching items (several when a label is ambiguous).
+   * @returns The items with exactly that id or label; when none has the label exactly, the items
+   *   whose label contains it, as candidates (`exact: false`).
    */
-  get(login: string, idOrLabel: string): Promise<ListedItem[]>;
+  get(login: string, idOrLabel: string): Promise<{ items: ListedItem[]; exact: boolean }>;
   /**
    * Reads one item after checking, without cache, that the user may still read it.
    *
@@ -58,7 +59,8 @@ export function toListed(
   };
 }
 
-const fold = (value: string) => value.normalize('NFKC').toLocaleLowerCase('en').trim();
+// Labels compare as the vault compares them for similarity: no case, accents or surrounding spaces.
+const fold = (value: string) => value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 
 /**
  * Creates the search over a client and an access checker.
@@ -103,19 +105,21 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
       const value = idOrLabel.trim();
       if (/^\d{1,15}$/.test(value)) {
         const id = Number(value);
-        if (!(await access.canRead(login, id))) return [];
+        if (!(await access.canRead(login, id))) return { items: [], exact: true };
         const items = await vault.readItems({ ids: [id] });
-        return readable(
-          login,
-          items.filter((item) => item.id === id),
-        );
+        return {
+          items: await readable(
+            login,
+            items.filter((item) => item.id === id),
+          ),
+          exact: true,
+        };
       }
       const wanted = fold(value);
-      const found = await candidates(login, value);
-      return readable(
-        login,
-        found.filter((item) => fold(item.label) === wanted),
-      );
+      const found = await readable(login, await candidates(login, value));
+      const exact = found.filter((item) => fold(item.label) === wanted);
+      if (exact.length > 0) return { items: exact, exact: true };
+      return { items: found.filter((item) => fold(item.label).includes(wanted)), exact: false };
     },
     async readFresh(login, id) {
       access.invalidate(login);

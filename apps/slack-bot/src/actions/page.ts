@@ -12,6 +12,7 @@ const PageStateSchema = v.object({
   kind: v.picklist(['find', 'get']),
   q: v.string(),
   p: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
+  exact: v.optional(v.boolean(), false),
 });
 
 /**
@@ -38,7 +39,9 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
     const page = state;
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
       const items =
-        page.kind === 'find' ? await deps.search.find(login, page.q) : await deps.search.get(login, page.q);
+        page.kind === 'find'
+          ? await deps.search.find(login, page.q)
+          : (await deps.search.get(login, page.q)).items;
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.find,

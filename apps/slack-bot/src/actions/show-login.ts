@@ -21,7 +21,7 @@ export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
     await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async (login) => {
       const item =
         id !== undefined && (await deps.access.canRead(login, id))
-          ? (await deps.search.get(login, String(id)))[0]
+          ? (await deps.search.get(login, String(id))).items[0]
           : undefined;
       await deps.audit.record(
         {

@@ -30,8 +30,9 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
       respond,
     };
     await runAsUser(deps, caller, AUDIT_EVENTS.get, async (login) => {
-      const items = await deps.search.get(login, arg);
+      const { items, exact } = await deps.search.get(login, arg);
       const [first] = items;
+      const single = exact && items.length === 1;
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.get,
@@ -41,8 +42,8 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
           channel: caller.channel,
           query: arg,
           results: items.length,
-          itemId: items.length === 1 ? first?.id : undefined,
-          label: items.length === 1 ? first?.label : undefined,
+          itemId: single ? first?.id : undefined,
+          label: single ? first?.label : undefined,
         },
         client,
       );

@@ -1,0 +1,407 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { click, nextId, SLACK_USERS, slash, startBot, type TestBot } from './support/bot.ts';
+import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { BULK_ITEMS, HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
+
+type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
+type Block = {
+  type: string;
+  text?: { type: string; text: string; verbatim?: boolean };
+  elements?: Element[];
+  block_id?: string;
+};
+type Element = { type: string; action_id?: string; value?: string; url?: string; text?: { text: string } };
+
+let seeded: SeededVault;
+let slack: FakeSlack;
+
+beforeAll(async () => {
+  [seeded, slack] = await Promise.all([startSeededVault(), startFakeSlack()]);
+});
+afterAll(async () => {
+  await slack?.close();
+  await seeded?.vault.close();
+});
+
+/** Runs a slash command and waits for the answer posted to its response_url. */
+async function ask(bot: TestBot, user: string, text: string) {
+  const id = nextId();
+  const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
+  expect(ack.status).toBe(200);
+  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 10_000);
+  return { ack, answer: answer as Message, id };
+}
+
+/** Clicks a button and waits for the n-th post to the click's response_url. */
+async function press(bot: TestBot, user: string, actionId: string, value: string, posts = 1) {
+  const id = nextId('c');
+  const res = await click(bot.base, user, actionId, value, slack.responseUrl(id));
+  expect(res.status).toBe(200);
+  const answers = await slack.waitFor(
+    () => slack.responses(id).length >= posts && slack.responses(id),
+    10_000,
+  );
+  return { answers: answers as Message[], id };
+}
+
+function labelsOf(message: Message): string[] {
+  return (message.blocks ?? [])
+    .filter((block) => block.type === 'section' && /·\s+#\d+/.test(block.text?.text ?? ''))
+    .map((block) => /^\*(.*)\*/.exec(block.text?.text ?? '')?.[1] ?? '');
+}
+
+function buttons(message: Message): Element[] {
+  return (message.blocks ?? []).flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []));
+}
+
+describe('with a real vault', () => {
+  let bot: TestBot;
+
+  beforeAll(async () => {
+    bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: seeded.vault.adminKey,
+      SLACK_API_URL: slack.apiUrl,
+      REVEAL_SECONDS: '1',
+      REVEAL_RATE_LIMIT: '100',
+      AUDIT_CHANNEL: 'CAUDIT',
+    });
+  });
+  afterAll(async () => {
+    await bot?.stop();
+  });
+
+  it('acks find at once and then answers with only the items each user may read', async () => {
+    const alice = await ask(bot, SLACK_USERS.alice, 'find github');
+    expect(alice.ack.json).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(alice.ack.json?.text)).toContain('Searching the vault for “github”');
+    expect(alice.ack.ms).toBeLessThan(2500);
+    expect(alice.answer).toMatchObject({ response_type: 'ephemeral' });
+    expect(labelsOf(alice.answer)).toEqual(['github-actions', 'github-deploy']);
+
+    const bob = await ask(bot, SLACK_USERS.bob, 'find github');
+    expect(labelsOf(bob.answer)).toEqual(['github-ops-token']);
+
+    const carol = await ask(bot, SLACK_USERS.carol, 'find github');
+    expect(carol.answer.text).toContain('No item you can read matches “github”');
+  });
+
+  it('shows the label, folder path and login with show login, reveal and a safe open-URL button', async () => {
+    const { answer } = await ask(bot, SLACK_USERS.alice, 'find github-deploy');
+    const section = answer.blocks?.find((block) => block.text?.text.includes('github-deploy'));
+    expect(section?.text?.text).toContain('Dev');
+    expect(section?.text?.text).toContain('Login: deploy-bot');
+    expect(section?.text?.verbatim).toBe(true);
+    const ids = buttons(answer).map((button) => button.action_id);
+    expect(ids).toEqual(['vault_show_login', 'vault_reveal', 'vault_open_url']);
+    expect(buttons(answer).find((button) => button.action_id === 'vault_open_url')?.url).toBe(
+      'https://github.com/acme',
+    );
+    for (const password of Object.values(seeded.passwords))
+      expect(JSON.stringify(answer)).not.toContain(password);
+  });
+
+  it('offers no open-URL button for a javascript: URL', async () => {
+    const { answer } = await ask(bot, SLACK_USERS.alice, 'find github-actions');
+    expect(buttons(answer).map((button) => button.action_id)).toEqual(['vault_show_login', 'vault_reveal']);
+  });
+
+  it('lists the shared folder to both users that have a right on it', async () => {
+    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'find wifi')).answer)).toEqual(['office-wifi']);
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find wifi')).answer)).toEqual(['office-wifi']);
+  });
+
+  it('gets an item by id only for a user who may read it', async () => {
+    const id = seeded.items['prod-db'];
+    const bob = await ask(bot, SLACK_USERS.bob, `get ${id}`);
+    expect(labelsOf(bob.answer)).toEqual(['prod-db']);
+    const alice = await ask(bot, SLACK_USERS.alice, `get ${id}`);
+    expect(alice.answer.text).toContain(`No item you can read has the id or label “${id}”`);
+    const secret = await ask(bot, SLACK_USERS.alice, `get ${seeded.items['root-ca']}`);
+    expect(labelsOf(secret.answer)).toEqual([]);
+  });
+
+  it('gets an item by exact label, ignoring case and accents like the vault does', async () => {
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'get PROD-DB')).answer)).toEqual(['prod-db']);
+    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'get cafe wi-fi ☕')).answer)).toEqual([
+      'Café Wi-Fi ☕',
+    ]);
+    expect((await ask(bot, SLACK_USERS.alice, 'get prod-db')).answer.text).toContain('No item you can read');
+  });
+
+  it('lists the candidates with their paths when a label is not exact', async () => {
+    const { answer } = await ask(bot, SLACK_USERS.alice, 'get github');
+    expect(answer.text).toContain('No item you can read is labelled exactly “github”; these contain it: 2');
+    expect(labelsOf(answer)).toEqual(['github-actions', 'github-deploy']);
+    expect(answer.blocks?.filter((block) => block.text?.text.includes('\nDev\n'))).toHaveLength(2);
+  });
+
+  it('matches text the vault search cannot take (spaces, unicode, slashes) over the user’s own items', async () => {
+    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'find café wi')).answer)).toEqual(['Café Wi-Fi ☕']);
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find café wi')).answer)).toEqual([]);
+    const odd = await ask(bot, SLACK_USERS.alice, 'find a/b?c#d%2F..\\');
+    expect(odd.answer.text).toContain('No item you can read matches “a/b?c#d%2F..\\”');
+  });
+
+  it('escapes hostile labels, logins and queries: no broadcast, no mention, no injected link', async () => {
+    const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find evil <!here>');
+    const all = JSON.stringify(answer) + JSON.stringify(ack.json);
+    expect(all).not.toMatch(/<!here>|<!channel>|<https:\/\/evil|<@U999>|@here|@channel/);
+    const section = answer.blocks?.find((block) => block.text?.text.includes('evil'));
+    expect(section?.text?.text).toContain(
+      'evil &lt;!here&gt; &lt;https://evil.example|click&gt; &amp; @\u2060channel',
+    );
+    expect(section?.text?.text).toContain('Login: &lt;@U999&gt; @\u2060here');
+    for (const block of answer.blocks ?? [])
+      if (block.text?.type === 'mrkdwn') expect(block.text.verbatim).toBe(true);
+    expect(labelsOf(answer)).toHaveLength(1);
+    expect(seeded.items[HOSTILE_LABEL]).toBeGreaterThan(0);
+  });
+
+  it('paginates past the 50-block limit, each page re-checked and replaced in place', async () => {
+    const first = await ask(bot, SLACK_USERS.alice, 'find bulk');
+    expect(first.answer.text).toContain(`: ${BULK_ITEMS} (page 1 of 3)`);
+    expect(first.answer.blocks?.length).toBeLessThanOrEqual(50);
+    const seen = new Set(labelsOf(first.answer));
+    expect(seen.size).toBe(20);
+    let page = first.answer;
+    for (const expected of [2, 3]) {
+      const next = buttons(page).find((button) => button.action_id === 'vault_page_next');
+      expect(next?.value).toBeDefined();
+      const { answers } = await press(bot, SLACK_USERS.alice, 'vault_page_next', next?.value ?? '');
+      page = answers[0] as Message;
+      expect(page).toMatchObject({ replace_original: true, response_type: 'ephemeral' });
+      expect(page.text).toContain(`(page ${expected} of 3)`);
+      for (const label of labelsOf(page)) seen.add(label);
+    }
+    expect(seen.size).toBe(BULK_ITEMS);
+    expect(buttons(page).map((button) => button.action_id)).toContain('vault_page_prev');
+    expect(buttons(page).map((button) => button.action_id)).not.toContain('vault_page_next');
+  });
+
+  it('refuses a forged page button', async () => {
+    const { answers } = await press(
+      bot,
+      SLACK_USERS.alice,
+      'vault_page_next',
+      '{"kind":"find","q":"x","p":-1}',
+    );
+    expect(answers[0]?.text).toContain('out of date');
+  });
+
+  it('reveals a password to the clicker only, then replaces it with a redacted version after the delay', async () => {
+    const started = Date.now();
+    const { answers } = await press(
+      bot,
+      SLACK_USERS.alice,
+      'vault_reveal',
+      String(seeded.items['github-deploy']),
+      2,
+    );
+    const [shown, hidden] = answers as [Message, Message];
+    const password = seeded.passwords['github-deploy'] ?? '';
+    expect(shown).toMatchObject({ response_type: 'ephemeral', replace_original: true });
+    expect(
+      shown.blocks?.some((block) => block.text?.type === 'plain_text' && block.text.text === password),
+    ).toBe(true);
+    expect(shown.text).not.toContain(password);
+    expect(hidden).toMatchObject({ response_type: 'ephemeral', replace_original: true });
+    expect(JSON.stringify(hidden)).not.toContain(password);
+    expect(hidden.text).toContain('hidden again');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const audit = await bot.auditRecords();
+    expect(
+      audit.find((record) => record.event === 'reveal' && record.itemId === seeded.items['github-deploy']),
+    ).toMatchObject({
+      slackUser: SLACK_USERS.alice,
+      login: 'alice',
+      label: 'github-deploy',
+      channel: 'C1',
+      slackTeam: 'T1',
+    });
+    const posts = slack.apiCalls('chat.postMessage').filter((call) => call.body.channel === 'CAUDIT');
+    expect(
+      posts.some(
+        (call) =>
+          String(call.body.text).includes('reveal') && String(call.body.text).includes('github-deploy'),
+      ),
+    ).toBe(true);
+    for (const call of posts) expect(call.raw).not.toContain(password);
+  });
+
+  it('refuses to reveal an item the clicker may not read, even with a forged button', async () => {
+    const { answers } = await press(bot, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['prod-db']));
+    expect(answers[0]?.text).toContain('You cannot read this item');
+    expect(JSON.stringify(answers)).not.toContain(seeded.passwords['prod-db']);
+    const audit = await bot.auditRecords();
+    expect(audit.at(-1)).toMatchObject({
+      event: 'reveal_denied',
+      login: 'alice',
+      itemId: seeded.items['prod-db'],
+    });
+  });
+
+  it('checks rights again at the click: a right removed after find denies the reveal', async () => {
+    const { answer } = await ask(bot, SLACK_USERS.bob, 'find office');
+    expect(labelsOf(answer)).toEqual(['office-wifi']);
+    await seeded.vault.admin.revoke('ops', seeded.folders.shared);
+    try {
+      const { answers } = await press(
+        bot,
+        SLACK_USERS.bob,
+        'vault_reveal',
+        String(seeded.items['office-wifi']),
+      );
+      expect(answers[0]?.text).toContain('You cannot read this item');
+      expect(JSON.stringify(answers)).not.toContain(seeded.passwords['office-wifi']);
+    } finally {
+      await seeded.vault.admin.grant('ops', seeded.folders.shared, 'R');
+    }
+  });
+
+  it('shows the login in plain text to copy', async () => {
+    const { answers } = await press(
+      bot,
+      SLACK_USERS.alice,
+      'vault_show_login',
+      String(seeded.items['staging-db']),
+    );
+    expect(answers[0]).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+    expect(
+      answers[0]?.blocks?.some((block) => block.text?.type === 'plain_text' && block.text.text === 'stage'),
+    ).toBe(true);
+  });
+
+  it('records every find as a JSON line without any password', async () => {
+    const audit = await bot.auditRecords();
+    expect(
+      audit.find((record) => record.event === 'find' && record.query === 'github' && record.login === 'bob'),
+    ).toMatchObject({
+      slackUser: SLACK_USERS.bob,
+      channel: 'C1',
+      results: 1,
+    });
+    for (const record of audit) expect(typeof record.time).toBe('string');
+    const text = JSON.stringify(audit);
+    for (const password of Object.values(seeded.passwords)) expect(text).not.toContain(password);
+  });
+
+  it('never writes the API key or a password to a log line or any Slack message but the reveal', () => {
+    const key = seeded.vault.adminKey;
+    const logs = bot.logLines.join('\n');
+    expect(logs).not.toContain(key);
+    for (const password of Object.values(seeded.passwords)) expect(logs).not.toContain(password);
+    for (const call of slack.calls) {
+      expect(call.raw).not.toContain(key);
+      expect(call.raw).not.toContain(encodeURIComponent(key));
+      for (const password of Object.values(seeded.passwords)) {
+        if (!call.raw.includes(password)) continue;
+        expect(call.path.startsWith('/response/')).toBe(true);
+        expect(String(call.body.text)).toMatch(/^Password of/);
+      }
+    }
+  });
+});
+
+describe('the reveal rate limit', () => {
+  it('refuses reveals past the per-user limit and audits the refusal', async () => {
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: seeded.vault.adminKey,
+      SLACK_API_URL: slack.apiUrl,
+      REVEAL_RATE_LIMIT: '2',
+      REVEAL_RATE_WINDOW_SECONDS: '600',
+    });
+    try {
+      const id = String(seeded.items['prod-db']);
+      for (let i = 0; i < 2; i += 1) {
+        const { answers } = await press(bot, SLACK_USERS.bob, 'vault_reveal', id);
+        expect(answers[0]?.text).toMatch(/^Password of/);
+      }
+      const { answers } = await press(bot, SLACK_USERS.bob, 'vault_reveal', id);
+      expect(answers[0]?.text).toMatch(/Please wait \d+ s/);
+      expect(JSON.stringify(answers)).not.toContain(seeded.passwords['prod-db']);
+      const other = await press(bot, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['staging-db']));
+      expect(other.answers[0]?.text).toMatch(/^Password of/);
+      expect(
+        (await bot.auditRecords()).some(
+          (record) => record.event === 'reveal_rate_limited' && record.login === 'bob',
+        ),
+      ).toBe(true);
+    } finally {
+      await bot.stop();
+    }
+  });
+
+  it('hides every password still on screen when the bot stops', async () => {
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: seeded.vault.adminKey,
+      SLACK_API_URL: slack.apiUrl,
+      REVEAL_SECONDS: '600',
+    });
+    const { id } = await press(bot, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['staging-db']));
+    expect(bot.bot.deps.timers.pending).toBe(1);
+    await bot.stop();
+    const [, hidden] = slack.responses(id);
+    expect(hidden?.text).toContain('hidden again');
+  });
+});
+
+describe('vault errors', () => {
+  it('tells the user the key was refused, never showing it', async () => {
+    const wrongKey = 'wrong-key-0000-1111-2222-3333-4444';
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: wrongKey,
+      SLACK_API_URL: slack.apiUrl,
+    });
+    try {
+      const { answer } = await ask(bot, SLACK_USERS.alice, 'find github');
+      expect(answer.text).toContain('refused the bot’s API key');
+      expect(JSON.stringify(slack.calls)).not.toContain(wrongKey);
+      expect(bot.logLines.join('\n')).not.toContain(wrongKey);
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
+describe('identity by Slack profile email', () => {
+  it('maps by confirmed profile email through users.info and never falls back', async () => {
+    const directory = join(tmpdir(), `directory-${process.pid}.csv`);
+    await writeFile(
+      directory,
+      'login,email\nalice,Alice@Example.com\nbob,bob@example.com\nbob2,bob@example.com\n',
+    );
+    slack.profiles.set('UALICE', { email: 'alice@example.com' });
+    slack.profiles.set('UEVE', { email: 'eve@example.com' });
+    slack.profiles.set('UBOB', { email: 'bob@example.com' });
+    slack.profiles.set('UFAKE', { email: 'alice@example.com', is_email_confirmed: false });
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: seeded.vault.adminKey,
+      SLACK_API_URL: slack.apiUrl,
+      IDENTITY_MODE: 'email',
+      VAULT_USER_DIRECTORY_FILE: directory,
+    });
+    try {
+      expect(labelsOf((await ask(bot, 'UALICE', 'find github')).answer)).toEqual([
+        'github-actions',
+        'github-deploy',
+      ]);
+      expect(slack.apiCalls('users.info').some((call) => call.body.user === 'UALICE')).toBe(true);
+      expect((await ask(bot, 'UEVE', 'find github')).answer.text).toContain('not linked to a vault user');
+      expect((await ask(bot, 'UBOB', 'find github')).answer.text).toContain('more than one vault user');
+      expect((await ask(bot, 'UFAKE', 'find github')).answer.text).toContain('no confirmed email');
+      expect((await ask(bot, 'UGHOST', 'find github')).answer.text).toContain(
+        'could not read your Slack profile',
+      );
+    } finally {
+      await bot.stop();
+    }
+  });
+});

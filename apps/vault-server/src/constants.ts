@@ -1,0 +1,69 @@
+/** Settings and fixed values of the vault server, in one place. */
+
+import type { VaultErrorCode } from '@vaultline/protocol';
+
+/** Default TCP port of `start` and `quickstart`. */
+export const DEFAULT_PORT = 7700;
+/** Default bind address: loopback only unless told otherwise. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** Longest request URL accepted, in bytes (path + query). Longer gets 414. */
+export const DEFAULT_MAX_URL_LENGTH = 16_384;
+/** Largest attachment accepted by add/file. */
+export const DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024;
+/** Requests per client address per minute. */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1_200;
+/** Failed API keys per client address per 15 minutes before the address is refused. */
+export const DEFAULT_FAILED_KEY_LIMIT = 10;
+/** The window of the failed-key limit. */
+export const FAILED_KEY_WINDOW_MS = 15 * 60 * 1000;
+/** How long an authenticated key, the folder tree and the rights are kept in memory. */
+export const DEFAULT_CACHE_TTL_MS = 1_000;
+/** How long a graceful shutdown waits for requests in flight. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Longest item label, in characters. */
+export const MAX_LABEL_LENGTH = 500;
+/** Longest password, in characters. */
+export const MAX_PASSWORD_LENGTH = 4_096;
+/** Longest other item value (description, url, …), in characters. */
+export const MAX_VALUE_LENGTH = 8_192;
+/** Longest folder title, in characters. */
+export const MAX_TITLE_LENGTH = 255;
+/** Longest login or search string, in characters. */
+export const MAX_LOGIN_LENGTH = 100;
+/** Longest attachment name kept, in characters. */
+export const MAX_FILE_NAME_LENGTH = 200;
+/** Most items find/item answers. */
+export const MAX_FIND_RESULTS = 1_000;
+/** Most ids in one id list. */
+export const MAX_IDS_PER_CALL = 1_000;
+/** Deepest folder tree. */
+export const MAX_FOLDER_DEPTH = 32;
+
+/** Path prefixes the API answers on. */
+export const API_PREFIXES = ['/api/index.php', '/api'] as const;
+
+/** Name of the key file `quickstart` keeps in the data directory (a demo convenience). */
+export const QUICKSTART_KEY_FILE = 'quickstart-admin.key';
+/** Name of the master key file in the data directory. */
+export const MASTER_KEY_FILE = 'master.key';
+/** Name of the lock file that keeps two processes off one PGlite directory. */
+export const LOCK_FILE = 'vaultline.lock';
+/** Prefix of every API key: makes keys recognisable in leak scanners. */
+export const API_KEY_PREFIX = 'vlk_';
+
+/** HTTP status of each error code the server answers with. */
+export const STATUS_OF: Readonly<Partial<Record<VaultErrorCode, number>>> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  duplicate_label: 409,
+  too_large: 413,
+  rate_limited: 429,
+  api_disabled: 403,
+  server: 500,
+};
+
+/** Audit actions that are not API operations. */
+export const AUDIT_AUTH_FAILED = 'auth/failed';

@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { VaultError } from '@vaultline/protocol';
+
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** Seals and opens secrets at rest with AES-256-GCM under the master key. */
+export interface SecretBox {
+  /** Encrypts: `version | iv | tag | ciphertext`. */
+  seal(plain: Uint8Array): Buffer;
+  /** Decrypts and authenticates; throws on a wrong key or altered data. */
+  open(sealed: Uint8Array): Buffer;
+  sealText(plain: string): Buffer;
+  openText(sealed: Uint8Array): string;
+}
+
+/**
+ * Creates a secret box over a 32-byte master key.
+ *
+ * @param key The master key.
+ * @returns The box.
+ */
+export function createSecretBox(key: Uint8Array): SecretBox {
+  if (key.length !== 32) throw new Error(`Expected a 32-byte master key, received ${key.length} bytes.`);
+  const seal = (plain: Uint8Array): Buffer => {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), body]);
+  };
+  const open = (sealed: Uint8Array): Buffer => {
+    const data = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    if (data.length < 1 + IV_BYTES + TAG_BYTES || data[0] !== VERSION) {
+      throw new VaultError('server', 'A stored secret has an unknown format.');
+    }
+    const iv = data.subarray(1, 1 + IV_BYTES);
+    const tag = data.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAuthTag(tag);
+    try {
+      return Buffer.concat([decipher.update(data.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
+    }
+  };
+  return {
+    seal,
+    open,
+    sealText: (plain) => seal(Buffer.from(plain, 'utf8')),
+    openText: (sealed) => open(sealed).toString('utf8'),
+  };
+}

@@ -1,0 +1,58 @@
+import pg from 'pg';
+import type { Database, Queryable } from './database.ts';
+
+const INT8_OID = 20;
+
+/**
+ * Connects to PostgreSQL with a pool.
+ *
+ * @param connectionString The `DATABASE_URL`.
+ * @param poolSize The most connections held.
+ * @returns The database.
+ */
+export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    // Ids are bigint in the schema but always safe integers: read them as numbers, as PGlite does.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID
+          ? Number
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => {});
+  const client = await pool.connect();
+  client.release();
+  const wrap = (target: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const result = await target.query(sql, params as unknown[]);
+      return result.rows as T[];
+    },
+    async exec(sql: string) {
+      await target.query(sql);
+    },
+  });
+  const base = wrap(pool);
+  return {
+    kind: 'postgres',
+    ...base,
+    async transaction(work) {
+      const conn = await pool.connect();
+      try {
+        await conn.query('BEGIN');
+        const result = await work(wrap(conn));
+        await conn.query('COMMIT');
+        return result;
+      } catch (error) {
+        await conn.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        conn.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

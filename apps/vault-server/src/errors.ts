@@ -1,0 +1,29 @@
+import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
+import { STATUS_OF } from './constants.ts';
+
+/**
+ * An error the server answers with: `{"err": message, "code": code}` and an HTTP status. Messages
+ * never carry a key, a password or a write path's values.
+ */
+export class VaultServerError extends VaultError {
+  override name = 'VaultServerError';
+
+  constructor(code: VaultErrorCode, message: string, status?: number) {
+    super(code, message, { status: status ?? STATUS_OF[code] ?? 500 });
+  }
+}
+
+/** Shorthand for a 400. */
+export function invalid(message: string): VaultServerError {
+  return new VaultServerError('invalid_request', message);
+}
+
+/** Shorthand for a 404. */
+export function notFound(message: string): VaultServerError {
+  return new VaultServerError('not_found', message);
+}
+
+/** Shorthand for a 403. */
+export function forbidden(message: string): VaultServerError {
+  return new VaultServerError('forbidden', message);
+}

@@ -1,0 +1,145 @@
+import type { DecodedFolderCreate, EndpointName, ItemValues } from '@vaultline/protocol';
+import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
+import { forbidden, invalid } from '../errors.ts';
+import type { Principal } from '../store/access.ts';
+import { userIdOf } from '../store/directory.ts';
+import * as files from '../store/files.ts';
+import * as folders from '../store/folders.ts';
+import * as items from '../store/items.ts';
+import type { StoreContext } from '../store/store-context.ts';
+import { checkText } from '../store/text-rules.ts';
+import { readMultipart } from './read-multipart.ts';
+
+/** What a handler gets: the decoded path parameters and who calls. */
+export interface HandlerInput {
+  // biome-ignore lint/suspicious/noExplicitAny: each row decodes its own parameter types.
+  readonly params: Record<string, any>;
+  readonly principal: Principal;
+  readonly request: Request;
+  readonly ctx: StoreContext;
+  readonly maxFileBytes: number;
+}
+
+/** What a handler answers: a JSON body (or a ready response) and what the audit names as target. */
+export interface HandlerResult {
+  readonly body: unknown;
+  readonly target: string;
+}
+
+/** One handler per row of the endpoint table. */
+export type Handlers = { readonly [K in EndpointName]: (input: HandlerInput) => Promise<HandlerResult> };
+
+function idList(ids: number[]): number[] {
+  if (ids.length > MAX_IDS_PER_CALL)
+    throw invalid(`Expected at most ${MAX_IDS_PER_CALL} ids in one call, received ${ids.length}.`);
+  return ids;
+}
+
+async function loginTarget(input: HandlerInput): Promise<number> {
+  const login = checkText(input.params.login as string, 'the login', MAX_LOGIN_LENGTH);
+  const { principal, ctx } = input;
+  if (principal.kind === 'user') {
+    if (principal.login !== login)
+      throw forbidden("A user-bound key may only read its own user's items and folders.");
+    return principal.userId;
+  }
+  return userIdOf(ctx.db, login);
+}
+
+/** The server side of every operation. */
+export const handlers: Handlers = {
+  async addItem({ params, principal, ctx }) {
+    const id = await items.addItem(ctx, principal, params.item as ItemValues);
+    return { body: { status: 'item added', new_item_id: String(id) }, target: `item ${id}` };
+  },
+  async updateItem({ params, principal, ctx }) {
+    await items.updateItem(ctx, principal, params.id as number, params.item as ItemValues);
+    return { body: { status: 'item updated' }, target: `item ${params.id}` };
+  },
+  async deleteItems({ params, principal, ctx }) {
+    const ids = idList(params.ids as number[]);
+    await items.deleteItems(ctx, principal, ids);
+    return { body: 'OK', target: `items ${ids.join(',')}` };
+  },
+  async addFolder({ params, principal, ctx }) {
+    const id = await folders.addFolder(ctx, principal, params.folder as DecodedFolderCreate);
+    return { body: { status: 'folder created', new_folder_id: String(id) }, target: `folder ${id}` };
+  },
+  async updateFolder({ params, principal, ctx }) {
+    await folders.updateFolder(ctx, principal, params.id as number, params.folder);
+    return { body: { status: 'folder updated' }, target: `folder ${params.id}` };
+  },
+  async deleteFolders({ params, principal, ctx }) {
+    const ids = idList(params.ids as number[]);
+    await folders.deleteFolders(ctx, principal, ids);
+    return { body: 'OK', target: `folders ${ids.join(',')}` };
+  },
+  async addFile({ request, principal, ctx, maxFileBytes }) {
+    const upload = await readMultipart(request, maxFileBytes);
+    const itemIdText = (upload.itemId ?? '').trim();
+    if (
+      !/^[0-9]{1,16}$/.test(itemIdText) ||
+      !Number.isSafeInteger(Number(itemIdText)) ||
+      Number(itemIdText) < 1
+    ) {
+      throw invalid('Expected the field item_id to be a positive integer.');
+    }
+    const itemId = Number(itemIdText);
+    const id = await files.addFile(ctx, principal, itemId, upload);
+    return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
+  },
+  async readFolders({ params, principal, ctx }) {
+    const ids = idList(params.ids as number[]);
+    return { body: await items.readFolderItems(ctx, principal, ids), target: `folders ${ids.join(',')}` };
+  },
+  async readItems({ params, principal, ctx }) {
+    const ids = idList(params.ids as number[]);
+    return { body: await items.readItems(ctx, principal, ids), target: `items ${ids.join(',')}` };
+  },
+  async readUserItems(input) {
+    const userId = await loginTarget(input);
+    return { body: await items.readUserItems(input.ctx, userId), target: `user ${userId}` };
+  },
+  async readUserFolders(input) {
+    const userId = await loginTarget(input);
+    return { body: await folders.readUserFolders(input.ctx, userId), target: `user ${userId}` };
+  },
+  async listFiles({ params, principal, ctx }) {
+    return {
+      body: await files.listFiles(ctx, principal, params.itemId as number),
+      target: `item ${params.itemId}`,
+    };
+  },
+  async downloadFile({ params, principal, ctx }) {
+    const file = await files.readFile(ctx, principal, params.id as number);
+    const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+    const body = new Response(new Uint8Array(file.bytes), {
+      status: 200,
+      headers: {
+        'content-type': file.mediaType,
+        'content-length': String(file.bytes.byteLength),
+        'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'cache-control': 'no-store',
+      },
+    });
+    return { body, target: `file ${params.id}` };
+  },
+  async findItems({ params, principal, ctx }) {
+    const ids = idList(params.folderIds as number[]);
+    return {
+      body: await items.findItems(ctx, principal, ids, params.query as string),
+      target: `folders ${ids.join(',')}`,
+    };
+  },
+};
+
+/** Operations whose answers carry passwords or attachment contents: audited like writes. */
+export const SECRET_READS: ReadonlySet<EndpointName> = new Set([
+  'readFolders',
+  'readItems',
+  'readUserItems',
+  'findItems',
+  'downloadFile',
+]);

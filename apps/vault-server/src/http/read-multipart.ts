@@ -1,0 +1,94 @@
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { invalid, VaultServerError } from '../errors.ts';
+import { extensionOf, mediaTypeOf, safeFileName } from './file-names.ts';
+
+/** The add/file form, read. */
+export interface UploadedFile {
+  itemId: string | undefined;
+  name: string;
+  mediaType: string;
+  extension: string;
+  bytes: Buffer;
+}
+
+function tooLarge(maxBytes: number): VaultServerError {
+  return new VaultServerError('too_large', `The file is larger than the limit of ${maxBytes} bytes.`);
+}
+
+/**
+ * Streams a multipart/form-data body through busboy: the `item_id` field and one `file` part,
+ * stopping with 413 as soon as the file passes `maxBytes`.
+ */
+export async function readMultipart(request: Request, maxBytes: number): Promise<UploadedFile> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw invalid('Expected a multipart/form-data body with the fields item_id and file.');
+  }
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  // The form's other bytes (boundaries, item_id, part headers) stay well under 64 KiB.
+  if (declared > maxBytes + 65_536) throw tooLarge(maxBytes);
+  if (!request.body) throw invalid('Expected a multipart/form-data body, received none.');
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      limits: { fileSize: maxBytes, files: 1, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
+    });
+  } catch {
+    throw invalid('Expected a multipart/form-data body with a boundary.');
+  }
+  const source = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream);
+  return new Promise<UploadedFile>((resolve, reject) => {
+    let itemId: string | undefined;
+    let file: Omit<UploadedFile, 'itemId'> | undefined;
+    let failure: Error | undefined;
+    let pending: Promise<void> = Promise.resolve();
+    const fail = (error: Error) => {
+      if (failure) return;
+      failure = error;
+      source.unpipe(parser);
+      source.destroy();
+      reject(error);
+    };
+    parser.on('field', (name, value) => {
+      if (name === 'item_id') itemId = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || file !== undefined) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      pending = new Promise<void>((done) => {
+        stream.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          chunks.push(chunk);
+        });
+        stream.on('limit', () => fail(tooLarge(maxBytes)));
+        stream.on('end', () => {
+          const safeName = safeFileName(info.filename);
+          const extension = extensionOf(safeName);
+          file = {
+            name: safeName,
+            extension,
+            mediaType: mediaTypeOf(info.mimeType, extension),
+            bytes: Buffer.concat(chunks, size),
+          };
+          done();
+        });
+      });
+    });
+    parser.on('error', () => fail(invalid('The multipart body is malformed.')));
+    parser.on('close', () => {
+      void pending.then(() => {
+        if (failure) return;
+        if (!file) return fail(invalid('Expected a file part named "file".'));
+        resolve({ itemId, ...file });
+      });
+    });
+    source.on('error', () => fail(invalid('The upload was interrupted.')));
+    source.pipe(parser);
+  });
+}

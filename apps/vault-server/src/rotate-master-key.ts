@@ -1,0 +1,61 @@
+import { rename } from 'node:fs/promises';
+import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } from './crypto/master-key.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
+import { openVault, type VaultOptions } from './vault.ts';
+
+/** What a rotation did. */
+export interface RotationResult {
+  /** The new key, when it must be handed to the operator (the old one came from VAULTLINE_MASTER_KEY). */
+  newKey: string | undefined;
+  items: number;
+  files: number;
+}
+
+/**
+ * Re-encrypts every password, attachment and the key check under a new master key, in one
+ * transaction. With a key file, the new key is written to `master.key.next` before the commit and
+ * renamed over `master.key` after it; a crash in between is finished on the next start.
+ */
+export async function rotateMasterKey(
+  options: Omit<VaultOptions, 'createMasterKey'> & { newKey?: string | undefined },
+): Promise<RotationResult> {
+  const vault = await openVault({ ...options, createMasterKey: false });
+  try {
+    const newKey = options.newKey ?? generateMasterKey();
+    const next = createSecretBox(parseMasterKey(newKey, 'the new master key'));
+    const old = vault.ctx.box;
+    const usesFile = options.masterKey === undefined && options.dataDir !== undefined;
+    const path = usesFile ? masterKeyPath(options.dataDir!) : undefined;
+    if (path) await writeSecretFile(`${path}.next`, newKey);
+    const counts = await vault.db.transaction(async (tx) => {
+      const items = await tx.query<{ id: number; password: Uint8Array }>(
+        'SELECT id, password FROM items FOR UPDATE',
+      );
+      for (const row of items) {
+        await tx.query('UPDATE items SET password = $2 WHERE id = $1', [
+          row.id,
+          next.seal(old.open(row.password)),
+        ]);
+      }
+      const ids = await tx.query<{ id: number }>('SELECT id FROM files ORDER BY id FOR UPDATE');
+      for (const { id } of ids) {
+        const [row] = await tx.query<{ content: Uint8Array }>('SELECT content FROM files WHERE id = $1', [
+          id,
+        ]);
+        await tx.query('UPDATE files SET content = $2 WHERE id = $1', [
+          id,
+          next.seal(old.open(row!.content)),
+        ]);
+      }
+      const [canary] = await tx.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
+      await tx.query("UPDATE meta SET value = $1 WHERE name = 'canary'", [
+        next.seal(old.open(canary!.value)),
+      ]);
+      return { items: items.length, files: ids.length };
+    });
+    if (path) await rename(`${path}.next`, path);
+    return { newKey: usesFile ? undefined : newKey, ...counts };
+  } finally {
+    await vault.close();
+  }
+}

@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { defaultConfig, type VaultServerConfig } from './config.ts';
+import { SHUTDOWN_GRACE_MS } from './constants.ts';
+import { createApp } from './http/create-app.ts';
+import { createLogger, type LogDestination } from './logger.ts';
+import { openVault, type Vault } from './vault.ts';
+
+/** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
+export type StartVaultServerOptions = {
+  [K in keyof VaultServerConfig]?: VaultServerConfig[K] | undefined;
+} & {
+  /** Where JSON log lines go; stdout by default. */
+  log?: LogDestination;
+  /** Whether a missing master key file is created. Default true. */
+  createMasterKey?: boolean;
+};
+
+/** A running server. */
+export interface VaultServer {
+  /** The base URL, e.g. `http://127.0.0.1:7700`. */
+  readonly url: string;
+  readonly port: number;
+  readonly vault: Vault;
+  readonly logger: Logger;
+  /** Stops accepting, finishes requests in flight (up to 10 s), closes the store. */
+  close(): Promise<void>;
+}
+
+const OVERFLOW_BODY = JSON.stringify({
+  err: 'The request line or headers are too large.',
+  code: 'too_large',
+});
+
+/**
+ * Opens the vault and serves the API.
+ *
+ * @param options The configuration; defaults for anything left out (in-memory store, port 7700).
+ * @returns The running server.
+ */
+export async function startVaultServer(options: StartVaultServerOptions = {}): Promise<VaultServer> {
+  const { log, createMasterKey, ...overrides } = options;
+  const config = defaultConfig(
+    Object.fromEntries(
+      Object.entries(overrides).filter(([, value]) => value !== undefined),
+    ) as Partial<VaultServerConfig>,
+  );
+  const logger = createLogger(config.logLevel, log);
+  const vault = await openVault({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    masterKey: config.masterKey,
+    cacheTtlMs: config.cacheTtlMs,
+    createMasterKey: createMasterKey ?? true,
+  });
+  const app = createApp({
+    ctx: vault.ctx,
+    logger,
+    maxUrlLength: config.maxUrlLength,
+    maxFileBytes: config.maxFileBytes,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    failedKeyLimit: config.failedKeyLimit,
+    trustedProxies: config.trustedProxies,
+  });
+  const listener = getRequestListener(app.fetch, {
+    errorHandler: () =>
+      new Response(JSON.stringify({ err: 'Internal server error.', code: 'server' }), { status: 500 }),
+  });
+  const server: Server = createServer(
+    { maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384), requestTimeout: 120_000 },
+    (req, res) => void listener(req, res),
+  );
+  // Node answers an over-long request line with a bare 431; answer the API's JSON 414 instead.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = overflow ? '414 URI Too Long' : '400 Bad Request';
+    const body = overflow
+      ? OVERFLOW_BODY
+      : JSON.stringify({ err: 'Malformed HTTP request.', code: 'invalid_request' });
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await vault.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info(
+    {
+      port,
+      host: config.host,
+      store: config.databaseUrl ? 'postgres' : config.dataDir ? 'pglite-dir' : 'pglite-memory',
+    },
+    'vault server listening',
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    vault,
+    logger,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        await closed;
+        clearTimeout(timer);
+        await vault.close();
+        logger.info('vault server stopped');
+      })();
+      return closing;
+    },
+  };
+}

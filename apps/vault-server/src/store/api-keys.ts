@@ -1,0 +1,130 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_KEY_PREFIX } from '../constants.ts';
+import type { Queryable } from '../db/database.ts';
+import { invalid, notFound, VaultServerError } from '../errors.ts';
+import { parseCidrList } from '../http/ip-rules.ts';
+import type { Principal } from './access.ts';
+import { checkText } from './text-rules.ts';
+
+/** An API key as the server knows it after authentication. */
+export interface KeyIdentity {
+  readonly principal: Principal;
+  /** Tells whether a client address may use the key; always true without an allow-list. */
+  readonly allows: (address: string) => boolean;
+  readonly allowIps: readonly string[];
+}
+
+/** A key as `keys list` shows it: never the key itself. */
+export interface KeyInfo {
+  id: number;
+  label: string;
+  login: string | null;
+  allowIps: string[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+const KEY_PATTERN = /^vlk_[A-Za-z0-9_-]{43}$/;
+
+/** The stored form of a key: SHA-256, hex. Keys are 256 random bits, so no slow hash is needed. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * Creates a key. It is returned once and only its hash is stored.
+ *
+ * @returns The key.
+ */
+export async function createKey(
+  db: Queryable,
+  options: { label: string; login?: string | undefined; allowIps?: readonly string[] | undefined },
+): Promise<string> {
+  const label = checkText(options.label.trim(), 'the key label', 100);
+  if (label === '') throw invalid('Expected a non-empty key label.');
+  const allowIps = (options.allowIps ?? []).map((range) => range.trim()).filter((range) => range !== '');
+  parseCidrList(allowIps, 'the allowed IP ranges');
+  let userId: number | null = null;
+  if (options.login !== undefined) {
+    const rows = await db.query<{ id: number }>('SELECT id FROM users WHERE login = $1', [options.login]);
+    if (!rows[0]) throw notFound(`User does not exist: ${options.login}.`);
+    userId = Number(rows[0].id);
+  }
+  const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const taken = await db.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
+  if (taken.length > 0)
+    throw new VaultServerError(
+      'invalid_request',
+      `A key labelled ${JSON.stringify(label)} already exists.`,
+      409,
+    );
+  await db.query('INSERT INTO api_keys (label, key_hash, user_id, allow_ips) VALUES ($1, $2, $3, $4)', [
+    label,
+    hashKey(key),
+    userId,
+    allowIps.join(','),
+  ]);
+  return key;
+}
+
+/**
+ * Finds the identity of a key: looked up by hash, then compared in constant time.
+ *
+ * @returns The identity, or undefined for an unknown or revoked key.
+ */
+export async function authenticateKey(db: Queryable, key: string): Promise<KeyIdentity | undefined> {
+  const hash = hashKey(key);
+  if (!KEY_PATTERN.test(key)) return undefined;
+  const rows = await db.query<{
+    label: string;
+    key_hash: string;
+    user_id: number | null;
+    login: string | null;
+    allow_ips: string;
+  }>(
+    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips FROM api_keys k
+       LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [hash],
+  );
+  const row = rows[0];
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+  const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
+  const inRange = parseCidrList(allowIps, 'the allowed IP ranges');
+  const principal: Principal =
+    row.user_id === null
+      ? { kind: 'admin', keyLabel: row.label }
+      : { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' };
+  return { principal, allowIps, allows: (address) => allowIps.length === 0 || inRange(address) };
+}
+
+/** Lists keys (labels, owners, allow-lists), never the keys. */
+export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
+  const rows = await db.query<{
+    id: number;
+    label: string;
+    login: string | null;
+    allow_ips: string;
+    created_at: Date | string;
+    revoked_at: Date | string | null;
+  }>(
+    `SELECT k.id, k.label, u.login, k.allow_ips, k.created_at, k.revoked_at FROM api_keys k
+       LEFT JOIN users u ON u.id = k.user_id ORDER BY k.id`,
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    label: row.label,
+    login: row.login,
+    allowIps: row.allow_ips === '' ? [] : row.allow_ips.split(','),
+    createdAt: new Date(row.created_at).toISOString(),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  }));
+}
+
+/** Revokes a key by label. */
+export async function revokeKey(db: Queryable, label: string): Promise<void> {
+  const rows = await db.query(
+    'UPDATE api_keys SET revoked_at = now() WHERE label = $1 AND revoked_at IS NULL RETURNING id',
+    [label],
+  );
+  if (rows.length === 0) throw notFound(`No active key labelled ${JSON.stringify(label)}.`);
+}

@@ -1,0 +1,50 @@
+import type { Queryable } from '../db/database.ts';
+
+/** One audit record: who did what, from where, and how it went. Never a secret. */
+export interface AuditEntry {
+  actor: string;
+  keyLabel: string;
+  action: string;
+  target: string;
+  address: string;
+  outcome: string;
+}
+
+/** Appends a record. */
+export async function writeAudit(db: Queryable, entry: AuditEntry): Promise<void> {
+  await db.query(
+    'INSERT INTO audit (actor, key_label, action, target, address, outcome) VALUES ($1, $2, $3, $4, $5, $6)',
+    [entry.actor, entry.keyLabel, entry.action, entry.target.slice(0, 500), entry.address, entry.outcome],
+  );
+}
+
+/** Reads the newest records first. */
+export async function listAudit(
+  db: Queryable,
+  options: { limit: number; action?: string | undefined },
+): Promise<(AuditEntry & { id: number; at: string })[]> {
+  const rows = await db.query<{
+    id: number;
+    at: Date | string;
+    actor: string;
+    key_label: string;
+    action: string;
+    target: string;
+    address: string;
+    outcome: string;
+  }>(
+    `SELECT id, at, actor, key_label, action, target, address, outcome FROM audit
+      WHERE ($1::text IS NULL OR action = $1) ORDER BY id DESC LIMIT $2`,
+    [options.action ?? null, options.limit],
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    at: new Date(row.at).toISOString(),
+    actor: row.actor,
+    keyLabel: row.key_label,
+    action: row.action,
+    target: row.target,
+    address: row.address,
+    outcome: row.outcome,
+  }));
+}

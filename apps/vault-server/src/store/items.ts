@@ -1,0 +1,287 @@
+import type { ItemValues } from '@vaultline/protocol';
+import {
+  MAX_FIND_RESULTS,
+  MAX_LABEL_LENGTH,
+  MAX_LOGIN_LENGTH,
+  MAX_PASSWORD_LENGTH,
+  MAX_VALUE_LENGTH,
+} from '../constants.ts';
+import type { Queryable } from '../db/database.ts';
+import { forbidden, invalid, notFound, VaultServerError } from '../errors.ts';
+import { capabilitiesOf, type Principal } from './access.ts';
+import type { FolderTree } from './folder-tree.ts';
+import type { StoreContext } from './store-context.ts';
+import { checkText, escapeLike, labelKey } from './text-rules.ts';
+
+/** An item record as the API answers it: every value a string. */
+export interface ItemRecord {
+  id: string;
+  label: string;
+  description: string;
+  login: string;
+  email: string;
+  url: string;
+  pw: string;
+  folder_id: string;
+  path: string;
+}
+
+interface ItemRow {
+  id: number;
+  folder_id: number;
+  label: string;
+  description: string;
+  login: string;
+  email: string;
+  url: string;
+  password: Uint8Array;
+  anyone_can_modify?: boolean;
+}
+
+const ITEM_COLUMNS = 'id, folder_id, label, description, login, email, url, password';
+
+function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord {
+  return {
+    id: String(row.id),
+    label: row.label,
+    description: row.description,
+    login: row.login,
+    email: row.email,
+    url: row.url,
+    pw: ctx.box.openText(row.password),
+    folder_id: String(row.folder_id),
+    path: tree.get(Number(row.folder_id))?.path ?? '',
+  };
+}
+
+async function readable(ctx: StoreContext, principal: Principal): Promise<ReadonlySet<number>> {
+  const rights = await ctx.rights(principal);
+  const set = new Set<number>();
+  for (const [id, right] of rights) if (capabilitiesOf(right).read) set.add(id);
+  return set;
+}
+
+/** read/items: the items with these ids that exist and that the caller may read, in id order. */
+export async function readItems(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
+  const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
+  const rows = await ctx.db.query<ItemRow>(
+    `SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    [[...new Set(ids)]],
+  );
+  return rows.filter((row) => allowed.has(Number(row.folder_id))).map((row) => toRecord(ctx, tree, row));
+}
+
+/** read/folder: the items of the given folders the caller may read, in id order. */
+export async function readFolderItems(ctx: StoreContext, principal: Principal, folderIds: readonly number[]) {
+  const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
+  const wanted = [...new Set(folderIds)].filter((id) => allowed.has(id));
+  if (wanted.length === 0) return [];
+  const rows = await ctx.db.query<ItemRow>(
+    `SELECT ${ITEM_COLUMNS} FROM items WHERE folder_id = ANY($1::bigint[]) ORDER BY id`,
+    [wanted],
+  );
+  return rows.map((row) => toRecord(ctx, tree, row));
+}
+
+/** read/userpw: every item a user may read, keyed by id. */
+export async function readUserItems(ctx: StoreContext, userId: number): Promise<Record<string, ItemRecord>> {
+  const [tree, rights] = await Promise.all([ctx.folders(), ctx.userRights(userId)]);
+  const folderIds = [...rights.keys()];
+  const out: Record<string, ItemRecord> = {};
+  if (folderIds.length === 0) return out;
+  const rows = await ctx.db.query<ItemRow>(
+    `SELECT ${ITEM_COLUMNS} FROM items WHERE folder_id = ANY($1::bigint[]) ORDER BY id`,
+    [folderIds],
+  );
+  for (const row of rows) out[String(row.id)] = toRecord(ctx, tree, row);
+  return out;
+}
+
+/**
+ * find/item: items whose label contains the text, ignoring case, in the given folders only (not
+ * their sub-folders), at most {@link MAX_FIND_RESULTS}, in id order.
+ */
+export async function findItems(
+  ctx: StoreContext,
+  principal: Principal,
+  folderIds: readonly number[],
+  text: string,
+) {
+  checkText(text, 'the search string', MAX_LOGIN_LENGTH);
+  const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
+  const wanted = [...new Set(folderIds)].filter((id) => allowed.has(id));
+  if (wanted.length === 0) return [];
+  const rows = await ctx.db.query<ItemRow>(
+    `SELECT ${ITEM_COLUMNS} FROM items
+      WHERE folder_id = ANY($1::bigint[]) AND label ILIKE $2 ESCAPE '\\'
+      ORDER BY id LIMIT ${MAX_FIND_RESULTS}`,
+    [wanted, `%${escapeLike(text)}%`],
+  );
+  return rows.map((row) => ({ ...toRecord(ctx, tree, row), status: 'OK' }));
+}
+
+/** Validated item values. */
+interface ItemInput {
+  label: string;
+  password: string;
+  description: string;
+  folderId: number;
+  login: string;
+  email: string;
+  url: string;
+  tags: string;
+  anyoneCanModify: boolean;
+}
+
+function parseValues(values: ItemValues): ItemInput {
+  const label = checkText(values.label, 'the label', MAX_LABEL_LENGTH);
+  if (label.trim() === '') throw invalid('Expected a non-empty label.');
+  const password = checkText(values.password, 'the password', MAX_PASSWORD_LENGTH);
+  if (password === '') throw invalid('Expected a non-empty password.');
+  if (!/^[0-9]{1,16}$/.test(values.folderId.trim()) || Number(values.folderId) < 1) {
+    throw invalid(
+      `Expected folder_id to be a positive integer, received ${JSON.stringify(values.folderId.slice(0, 20))}.`,
+    );
+  }
+  const folderId = Number(values.folderId.trim());
+  if (!Number.isSafeInteger(folderId)) throw invalid('Expected folder_id to be a positive integer.');
+  const flag = values.anyoneCanModify.trim();
+  if (flag !== '' && flag !== '0' && flag !== '1') {
+    throw invalid(`Expected any_one_can_modify to be 0 or 1, received ${JSON.stringify(flag.slice(0, 20))}.`);
+  }
+  return {
+    label,
+    password,
+    description: checkText(values.description, 'the description', MAX_VALUE_LENGTH),
+    folderId,
+    login: checkText(values.login, 'the login', MAX_VALUE_LENGTH),
+    email: checkText(values.email, 'the email', MAX_VALUE_LENGTH),
+    url: checkText(values.url, 'the url', MAX_VALUE_LENGTH),
+    tags: checkText(values.tags, 'the tags', MAX_VALUE_LENGTH),
+    anyoneCanModify: flag === '1',
+  };
+}
+
+async function checkLabelFree(tx: Queryable, key: string, exceptId: number | undefined) {
+  const rows = await tx.query<{ id: number }>('SELECT id FROM items WHERE label_key = $1', [key]);
+  if (rows.some((row) => Number(row.id) !== exceptId)) {
+    throw new VaultServerError(
+      'duplicate_label',
+      'Label already exists: an item with a similar label exists.',
+    );
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+async function folderFor(ctx: StoreContext, principal: Principal, folderId: number, need: 'create') {
+  const tree = await ctx.folders();
+  if (!tree.has(folderId)) throw notFound(`Folder ID does not exist: ${folderId}.`);
+  const rights = await ctx.rights(principal);
+  const caps = capabilitiesOf(rights.get(folderId));
+  if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`);
+  if (need === 'create' && !caps.create) throw forbidden(`This key may not add items to folder ${folderId}.`);
+}
+
+/** add/item: one new item; fails on a similar label anywhere in the vault. */
+export async function addItem(ctx: StoreContext, principal: Principal, values: ItemValues): Promise<number> {
+  const input = parseValues(values);
+  await folderFor(ctx, principal, input.folderId, 'create');
+  const key = labelKey(input.label);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await checkLabelFree(tx, key, undefined);
+      const [row] = await tx.query<{ id: number }>(
+        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+        [
+          input.folderId,
+          input.label,
+          key,
+          input.description,
+          input.login,
+          input.email,
+          input.url,
+          input.tags,
+          input.anyoneCanModify,
+          ctx.box.sealText(input.password),
+        ],
+      );
+      return Number(row!.id);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new VaultServerError(
+        'duplicate_label',
+        'Label already exists: an item with a similar label exists.',
+      );
+    throw error;
+  }
+}
+
+async function itemForChange(ctx: StoreContext, principal: Principal, id: number, need: 'edit' | 'delete') {
+  const rows = await ctx.db.query<{ folder_id: number; anyone_can_modify: boolean }>(
+    'SELECT folder_id, anyone_can_modify FROM items WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  if (!row) throw notFound(`No item with id ${id}.`);
+  const rights = await ctx.rights(principal);
+  const caps = capabilitiesOf(rights.get(Number(row.folder_id)));
+  if (!caps.read) throw notFound(`No item with id ${id}.`);
+  const allowed = need === 'edit' ? caps.edit || row.anyone_can_modify : caps.delete;
+  if (!allowed) throw forbidden(`This key may not ${need} item ${id}.`);
+  return Number(row.folder_id);
+}
+
+/** update/item: replaces all nine values. */
+export async function updateItem(ctx: StoreContext, principal: Principal, id: number, values: ItemValues) {
+  const input = parseValues(values);
+  const currentFolder = await itemForChange(ctx, principal, id, 'edit');
+  if (input.folderId !== currentFolder) await folderFor(ctx, principal, input.folderId, 'create');
+  const key = labelKey(input.label);
+  try {
+    await ctx.db.transaction(async (tx) => {
+      await checkLabelFree(tx, key, id);
+      const rows = await tx.query(
+        `UPDATE items SET folder_id = $2, label = $3, label_key = $4, description = $5, login = $6, email = $7,
+           url = $8, tags = $9, anyone_can_modify = $10, password = $11, updated_at = now()
+         WHERE id = $1 RETURNING id`,
+        [
+          id,
+          input.folderId,
+          input.label,
+          key,
+          input.description,
+          input.login,
+          input.email,
+          input.url,
+          input.tags,
+          input.anyoneCanModify,
+          ctx.box.sealText(input.password),
+        ],
+      );
+      if (rows.length === 0) throw notFound(`No item with id ${id}.`);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new VaultServerError(
+        'duplicate_label',
+        'Label already exists: an item with a similar label exists.',
+      );
+    throw error;
+  }
+}
+
+/** delete/item: deletes all the given items, or none when one of them cannot be deleted. */
+export async function deleteItems(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
+  const unique = [...new Set(ids)];
+  for (const id of unique) await itemForChange(ctx, principal, id, 'delete');
+  await ctx.db.transaction(async (tx) => {
+    const rows = await tx.query('DELETE FROM items WHERE id = ANY($1::bigint[]) RETURNING id', [unique]);
+    if (rows.length !== unique.length)
+      throw notFound('An item was deleted by another request; nothing was deleted.');
+  });
+}

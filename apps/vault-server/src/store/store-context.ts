@@ -1,0 +1,98 @@
+import type { AccessType } from '@vaultline/protocol';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { mostPermissive, type Principal } from './access.ts';
+import type { KeyIdentity } from './api-keys.ts';
+import { type FolderTree, loadFolderTree } from './folder-tree.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+/** What every store operation shares: the database, the secret box and the caches. */
+export interface StoreContext {
+  readonly db: Database;
+  readonly box: SecretBox;
+  /** Every folder, cached briefly. */
+  folders(): Promise<FolderTree>;
+  /** The rights of a principal per folder: every folder `W` for an admin key. */
+  rights(principal: Principal): Promise<ReadonlyMap<number, AccessType>>;
+  /** The rights of a user per folder, personal folders included. */
+  userRights(userId: number): Promise<ReadonlyMap<number, AccessType>>;
+  /** Authenticated keys by hash, cached briefly; cleared with the rest. */
+  readonly keyCache: TtlCache<string, KeyIdentity>;
+  /** Forgets cached folders, rights and keys: after any change to them. */
+  invalidate(): void;
+}
+
+/**
+ * Reads a user's rights: the most permissive right over all of the user's roles, plus `W` on the
+ * user's own personal folders.
+ */
+export async function loadUserRights(
+  db: Queryable,
+  tree: FolderTree,
+  userId: number,
+): Promise<Map<number, AccessType>> {
+  const rows = await db.query<{ folder_id: number; access_type: AccessType }>(
+    `SELECT rr.folder_id, rr.access_type FROM role_rights rr
+       JOIN user_roles ur ON ur.role_id = rr.role_id WHERE ur.user_id = $1`,
+    [userId],
+  );
+  const rights = new Map<number, AccessType>();
+  for (const row of rows) {
+    const id = Number(row.folder_id);
+    const node = tree.get(id);
+    // A personal folder is visible to its owner only, whatever a role says.
+    if (!node || node.personalOwner !== null) continue;
+    rights.set(id, mostPermissive(rights.get(id), row.access_type));
+  }
+  for (const node of tree.values()) if (node.personalOwner === userId) rights.set(node.id, 'W');
+  return rights;
+}
+
+/** Creates the shared context. */
+export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
+  const treeCache = new TtlCache<'tree', FolderTree>(cacheTtlMs, 1);
+  const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(cacheTtlMs);
+  const keyCache = new TtlCache<string, KeyIdentity>(cacheTtlMs);
+  let generation = 0;
+
+  async function folders(): Promise<FolderTree> {
+    const cached = treeCache.get('tree');
+    if (cached) return cached;
+    const started = generation;
+    const tree = await loadFolderTree(db);
+    if (started === generation) treeCache.set('tree', tree);
+    return tree;
+  }
+
+  async function userRights(userId: number): Promise<ReadonlyMap<number, AccessType>> {
+    const cached = rightsCache.get(userId);
+    if (cached) return cached;
+    const started = generation;
+    const rights = await loadUserRights(db, await folders(), userId);
+    if (started === generation) rightsCache.set(userId, rights);
+    return rights;
+  }
+
+  async function rights(principal: Principal): Promise<ReadonlyMap<number, AccessType>> {
+    if (principal.kind === 'user') return userRights(principal.userId);
+    const tree = await folders();
+    const all = new Map<number, AccessType>();
+    for (const id of tree.keys()) all.set(id, 'W');
+    return all;
+  }
+
+  return {
+    db,
+    box,
+    folders,
+    rights,
+    userRights,
+    keyCache,
+    invalidate() {
+      generation++;
+      keyCache.clear();
+      treeCache.clear();
+      rightsCache.clear();
+    },
+  };
+}

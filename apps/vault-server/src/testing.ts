@@ -1,0 +1,117 @@
+/**
+ * A real vault server for tests of the extension, the bot and the server itself.
+ *
+ * @example
+ * ```ts
+ * const vault = await startTestVault();
+ * const client = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+ * await vault.close();
+ * ```
+ * @module
+ */
+
+import { type DemoVault, seedDemo } from './demo.ts';
+import { startVaultServer, type VaultServer } from './start-vault-server.ts';
+
+/** Options of {@link startTestVault}. */
+export interface TestVaultOptions {
+  /** A PGlite data directory; in memory when absent. */
+  dataDir?: string;
+  /** A PostgreSQL URL; wins over dataDir. */
+  databaseUrl?: string;
+  /** Collects the server's pino JSON lines. */
+  logLines?: string[];
+  /** The master key (base64); a key file in dataDir, or a random key in memory, when absent. */
+  masterKey?: string;
+  /** Requests per address per minute. Default 1 000 000 (tests run fast). */
+  rateLimitPerMinute?: number;
+  /** Failed keys per address per 15 minutes. Default 1 000. */
+  failedKeyLimit?: number;
+  /** Largest attachment. */
+  maxFileBytes?: number;
+  /** Longest URL. */
+  maxUrlLength?: number;
+  /** Trusted proxies (CIDR). */
+  trustedProxies?: string[];
+  /** Cache TTL in ms. Default 0 (no cache: tests see every change at once). */
+  cacheTtlMs?: number;
+}
+
+/** The administration a test needs. */
+export interface TestVaultAdmin {
+  createUser(user: { login: string; email?: string }): Promise<{ id: number }>;
+  createRole(role: { name: string }): Promise<{ id: number }>;
+  assignRole(login: string, role: string): Promise<void>;
+  grant(role: string, folderId: number, access: 'W' | 'ND' | 'NE' | 'NDNE' | 'R'): Promise<void>;
+  revoke(role: string, folderId: number): Promise<void>;
+  createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
+  revokeKey(label: string): Promise<void>;
+}
+
+/** A running test vault. */
+export interface TestVault {
+  /** The base URL; the API is at `${url}/api/index.php/...`. */
+  readonly url: string;
+  /** An admin API key. */
+  readonly adminKey: string;
+  readonly admin: TestVaultAdmin;
+  /** The server itself, for tests of the server. */
+  readonly server: VaultServer;
+  /** Seeds the demo vault. */
+  seedDemo(): Promise<DemoVault>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * Starts a real server on 127.0.0.1 on a free port, in this process.
+ *
+ * @param options Where the data lives and where logs go.
+ * @returns The vault.
+ */
+export async function startTestVault(options: TestVaultOptions = {}): Promise<TestVault> {
+  const server = await startVaultServer({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    masterKey: options.masterKey,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
+    failedKeyLimit: options.failedKeyLimit ?? 1_000,
+    maxFileBytes: options.maxFileBytes,
+    maxUrlLength: options.maxUrlLength,
+    trustedProxies: options.trustedProxies,
+    cacheTtlMs: options.cacheTtlMs ?? 0,
+    logLevel: 'info',
+    log: options.logLines
+      ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }
+      : { write: () => {} },
+  });
+  const admin = server.vault.admin;
+  let adminKey: string;
+  try {
+    adminKey = await admin.createKey({ label: `test-admin-${process.pid}-${++counter}-${Date.now()}` });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return {
+    url: server.url,
+    adminKey,
+    admin: {
+      createUser: (user) => admin.createUser(user),
+      createRole: (role) => admin.createRole(role),
+      assignRole: (login, role) => admin.assignRole(login, role),
+      grant: (role, folderId, access) => admin.grant(role, folderId, access),
+      revoke: (role, folderId) => admin.revoke(role, folderId),
+      createKey: (key) => admin.createKey(key),
+      revokeKey: (label) => admin.revokeKey(label),
+    },
+    server,
+    seedDemo: () => seedDemo(server.url, adminKey, admin),
+    close: () => server.close(),
+  };
+}
+
+export type { DemoVault } from './demo.ts';

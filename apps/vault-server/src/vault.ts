@@ -1,0 +1,142 @@
+import { rename, rm } from 'node:fs/promises';
+import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import type { Database } from './db/database.ts';
+import { migrate } from './db/migrations.ts';
+import { openPglite } from './db/open-pglite.ts';
+import { openPostgres } from './db/open-postgres.ts';
+import { VaultServerError } from './errors.ts';
+import * as keys from './store/api-keys.ts';
+import * as auditLog from './store/audit.ts';
+import * as directory from './store/directory.ts';
+import { createStoreContext, type StoreContext } from './store/store-context.ts';
+
+const CANARY = 'vaultline master key check';
+
+/** Where the data lives and how it is encrypted. */
+export interface VaultOptions {
+  dataDir: string | undefined;
+  databaseUrl: string | undefined;
+  masterKey: string | undefined;
+  cacheTtlMs: number;
+  /** Whether a missing master key file is created (start, quickstart) or an error (admin commands). */
+  createMasterKey: boolean;
+}
+
+/** Administration of users, roles, rights and keys: for the CLI and tests, never over HTTP. */
+export interface VaultAdmin {
+  createUser(user: { login: string; email?: string }): Promise<{ id: number }>;
+  createRole(role: { name: string }): Promise<{ id: number }>;
+  assignRole(login: string, role: string): Promise<void>;
+  unassignRole(login: string, role: string): Promise<void>;
+  grant(role: string, folderId: number, access: 'W' | 'ND' | 'NE' | 'NDNE' | 'R'): Promise<void>;
+  revoke(role: string, folderId: number): Promise<void>;
+  createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
+  listKeys(): Promise<keys.KeyInfo[]>;
+  revokeKey(label: string): Promise<void>;
+  listUsers(): ReturnType<typeof directory.listUsers>;
+  listRoles(): ReturnType<typeof directory.listRoles>;
+  listAudit(options: { limit: number; action?: string | undefined }): ReturnType<typeof auditLog.listAudit>;
+}
+
+/** An open vault: storage, encryption and administration. */
+export interface Vault {
+  readonly db: Database;
+  readonly ctx: StoreContext;
+  readonly admin: VaultAdmin;
+  close(): Promise<void>;
+}
+
+async function checkMasterKey(
+  db: Database,
+  candidates: Buffer[],
+): Promise<{ box: SecretBox; index: number }> {
+  const rows = await db.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
+  if (!rows[0]) {
+    const box = createSecretBox(candidates[0]!);
+    await db.query("INSERT INTO meta (name, value) VALUES ('canary', $1) ON CONFLICT (name) DO NOTHING", [
+      box.sealText(CANARY),
+    ]);
+    return { box, index: 0 };
+  }
+  for (const [index, key] of candidates.entries()) {
+    const box = createSecretBox(key);
+    try {
+      if (box.openText(rows[0].value) === CANARY) return { box, index };
+    } catch {
+      // try the next key
+    }
+  }
+  throw new VaultServerError(
+    'invalid_request',
+    "The master key does not match this vault's data: check VAULTLINE_MASTER_KEY or the master.key file.",
+  );
+}
+
+/**
+ * Opens the vault: the database (PostgreSQL when a URL is given, else PGlite in the data directory
+ * or in memory), the migrations, and the master key.
+ */
+export async function openVault(options: VaultOptions): Promise<Vault> {
+  const release =
+    options.databaseUrl === undefined && options.dataDir !== undefined
+      ? await lockDataDir(options.dataDir)
+      : undefined;
+  let db: Database | undefined;
+  try {
+    if (options.dataDir !== undefined && options.databaseUrl !== undefined) {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    }
+    if (options.databaseUrl !== undefined) db = await openPostgres(options.databaseUrl);
+    else db = await openPglite(options.dataDir);
+    await migrate(db);
+    const candidates = await loadMasterKeys({
+      envKey: options.masterKey,
+      dataDir: options.dataDir,
+      create: options.createMasterKey,
+    });
+    const { box, index } = await checkMasterKey(db, candidates);
+    if (options.masterKey === undefined && options.dataDir !== undefined && candidates.length > 1) {
+      // A rotation stopped between its commit and the file rename: finish it, or drop the new key.
+      const path = masterKeyPath(options.dataDir);
+      if (index === 0) await rename(`${path}.next`, path);
+      else await rm(`${path}.next`, { force: true });
+    }
+    const ctx = createStoreContext(db, box, options.cacheTtlMs);
+    const openDb = db;
+    const changed = async <T>(work: Promise<T>): Promise<T> => {
+      const result = await work;
+      ctx.invalidate();
+      return result;
+    };
+    const admin: VaultAdmin = {
+      createUser: (user) => directory.createUser(openDb, user),
+      createRole: (role) => directory.createRole(openDb, role),
+      assignRole: (login, role) => changed(directory.assignRole(openDb, login, role)),
+      unassignRole: (login, role) => changed(directory.unassignRole(openDb, login, role)),
+      grant: (role, folderId, access) => changed(directory.grant(openDb, role, folderId, access)),
+      revoke: (role, folderId) => changed(directory.revoke(openDb, role, folderId)),
+      createKey: (key) => keys.createKey(openDb, key),
+      listKeys: () => keys.listKeys(openDb),
+      revokeKey: (label) => changed(keys.revokeKey(openDb, label)),
+      listUsers: () => directory.listUsers(openDb),
+      listRoles: () => directory.listRoles(openDb),
+      listAudit: (query) => auditLog.listAudit(openDb, query),
+    };
+    return {
+      db,
+      ctx,
+      admin,
+      async close() {
+        await openDb.close();
+        await release?.();
+      },
+    };
+  } catch (error) {
+    await db?.close().catch(() => {});
+    await release?.();
+    throw error;
+  }
+}

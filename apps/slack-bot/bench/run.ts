@@ -32,7 +32,9 @@ async function seed() {
   await vault.admin.assignRole('alice', 'dev');
   const folderIds: number[] = [];
   for (let f = 0; f < FOLDERS; f += 1) {
-    const { id } = await admin.addFolder({ folder: { title: `Bench ${f}`, complexityLevel: 0, parentId: 0 } });
+    const { id } = await admin.addFolder({
+      folder: { title: `Bench ${f}`, complexityLevel: 0, parentId: 0 },
+    });
     await vault.admin.grant('dev', id, 'W');
     folderIds.push(id);
   }
@@ -42,7 +44,14 @@ async function seed() {
     Array.from({ length: SEED_CONCURRENCY }, async () => {
       for (let i = next++; i < ITEMS; i = next++) {
         const label = `item-${String(i).padStart(6, '0')}`;
-        await admin.addItem({ item: { label, password: `Pw-${i}-bench`, folderId: folderIds[i % FOLDERS] ?? 0, login: `user${i}` } });
+        await admin.addItem({
+          item: {
+            label,
+            password: `Pw-${i}-bench`,
+            folderId: folderIds[i % FOLDERS] ?? 0,
+            login: `user${i}`,
+          },
+        });
       }
     }),
   );
@@ -62,9 +71,12 @@ async function startBaseline(apiUrl: string) {
 
 async function ackBurst(base: string, responseUrl: (id: string) => string, text: string): Promise<number[]> {
   const results = await Promise.all(
-    Array.from({ length: CONCURRENT }, () => slash(base, { text, user_id: 'UALICE', response_url: responseUrl(nextId('b')) })),
+    Array.from({ length: CONCURRENT }, () =>
+      slash(base, { text, user_id: 'UALICE', response_url: responseUrl(nextId('b')) }),
+    ),
   );
-  for (const result of results) if (result.status !== 200) throw new Error(`ack failed with ${result.status}`);
+  for (const result of results)
+    if (result.status !== 200) throw new Error(`ack failed with ${result.status}`);
   return results.map((result) => result.ms);
 }
 
@@ -77,12 +89,17 @@ async function fullAnswer(bot: TestBot, slack: Awaited<ReturnType<typeof startFa
 }
 
 const slack = await startFakeSlack();
-console.log(`Seeding ${ITEMS} items in ${FOLDERS} folders through the HTTP API (${SEED_CONCURRENCY} in parallel)…`);
+console.log(
+  `Seeding ${ITEMS} items in ${FOLDERS} folders through the HTTP API (${SEED_CONCURRENCY} in parallel)…`,
+);
 const { vault, admin, folderIds, seedMs } = await seed();
 console.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s (${Math.round(ITEMS / (seedMs / 1000))} items/s)`);
 
 const baseline = await startBaseline(slack.apiUrl);
-const bot = await startBot({ VAULT_URL: vault.url, VAULT_API_KEY: vault.adminKey, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'warn' }, { UALICE: 'alice' });
+const bot = await startBot(
+  { VAULT_URL: vault.url, VAULT_API_KEY: vault.adminKey, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'warn' },
+  { UALICE: 'alice' },
+);
 
 // Warm-up of both apps (JIT, sockets).
 await ackBurst(baseline.base, slack.responseUrl, 'find x');
@@ -103,7 +120,10 @@ for (let round = 0; round < ROUNDS; round += 1) {
   await admin.findItems({ folderIds, query });
   directFind.push(performance.now() - started);
 }
-const coldBot = await startBot({ VAULT_URL: vault.url, VAULT_API_KEY: vault.adminKey, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'warn' }, { UALICE: 'alice' });
+const coldBot = await startBot(
+  { VAULT_URL: vault.url, VAULT_API_KEY: vault.adminKey, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'warn' },
+  { UALICE: 'alice' },
+);
 const cold = await fullAnswer(coldBot, slack, `find ${query}`);
 await coldBot.stop();
 const warm: number[] = [];
@@ -126,12 +146,18 @@ console.log('');
 console.log(`Ack latency, ${CONCURRENT} concurrent /vault find × ${ROUNDS} rounds (goal p99 < 50 ms)`);
 console.log(`  bot:                 p50 ${ms(p50)}  p99 ${ms(p99)}`);
 console.log(`  baseline "bare Bolt ack": p50 ${ms(bp50)}  p99 ${ms(bp99)}`);
-console.log(`  ratio bot/baseline:  p50 ${(p50 / bp50).toFixed(2)}×  p99 ${(p99 / bp99).toFixed(2)}×  → goal ${p99 < 50 ? 'met' : 'MISSED'}`);
+console.log(
+  `  ratio bot/baseline:  p50 ${(p50 / bp50).toFixed(2)}×  p99 ${(p99 / bp99).toFixed(2)}×  → goal ${p99 < 50 ? 'met' : 'MISSED'}`,
+);
 console.log('');
 console.log(`Time to the full answer of /vault find over ${ITEMS} items (median of ${ROUNDS})`);
 console.log(`  baseline "direct find/item" (${query}): ${ms(median(directFind))}`);
-console.log(`  bot, rights cached (${query}):         ${ms(median(warm))}  (${(median(warm) / median(directFind)).toFixed(2)}× baseline)`);
-console.log(`  bot, cold (rights read for the user):  ${ms(cold.ms)}  (${(cold.ms / median(directFind)).toFixed(2)}× baseline)`);
+console.log(
+  `  bot, rights cached (${query}):         ${ms(median(warm))}  (${(median(warm) / median(directFind)).toFixed(2)}× baseline)`,
+);
+console.log(
+  `  bot, cold (rights read for the user):  ${ms(cold.ms)}  (${(cold.ms / median(directFind)).toFixed(2)}× baseline)`,
+);
 console.log(`  bot, "item" matching all ${ITEMS}:      ${ms(median(broad))}  — ${broadText}`);
 console.log(`  bot, "ítem 04242" matched by the bot:  ${ms(median(local))}`);
 

@@ -119,9 +119,11 @@ export function resultPage(
   const shown = items.slice(page * pageSize, (page + 1) * pageSize);
   const query = escapeMrkdwn(state.q, 200);
   const what =
-    state.kind === 'get'
-      ? `Several items you can read are labelled “${query}”; pick one`
-      : `Items you can read matching “${query}”`;
+    state.kind === 'find'
+      ? `Items you can read matching “${query}”`
+      : state.exact
+        ? `Several items you can read are labelled “${query}”; pick one`
+        : `No item you can read is labelled exactly “${query}”; these contain it`;
   const summary = `${what}: ${items.length} (page ${page + 1} of ${pages}).`;
   const blocks: Block[] = [{ type: 'section', text: mrkdwn(summary) }];
   for (const item of shown) blocks.push(...itemBlocks(item));

@@ -91,7 +91,7 @@ describe('with a real vault', () => {
 
   it('shows the label, folder path and login with show login, reveal and a safe open-URL button', async () => {
     const { answer } = await ask(bot, SLACK_USERS.alice, 'find github-deploy');
-    const section = answer.blocks?.find((block) => block.text?.text.includes('github-deploy'));
+    const section = answer.blocks?.find((block) => block.text?.text.startsWith('*github-deploy*'));
     expect(section?.text?.text).toContain('Dev');
     expect(section?.text?.text).toContain('Login: deploy-bot');
     expect(section?.text?.verbatim).toBe(true);
@@ -150,7 +150,7 @@ describe('with a real vault', () => {
     const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find evil <!here>');
     const all = JSON.stringify(answer) + JSON.stringify(ack.json);
     expect(all).not.toMatch(/<!here>|<!channel>|<https:\/\/evil|<@U999>|@here|@channel/);
-    const section = answer.blocks?.find((block) => block.text?.text.includes('evil'));
+    const section = answer.blocks?.find((block) => block.text?.text.startsWith('*evil'));
     expect(section?.text?.text).toContain(
       'evil &lt;!here&gt; &lt;https://evil.example|click&gt; &amp; @\u2060channel',
     );

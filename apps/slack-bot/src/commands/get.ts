@@ -52,9 +52,9 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
         return;
       }
       await respond(
-        items.length === 1
+        single
           ? singleItem(first)
-          : resultPage(items, { kind: 'get', q: arg, p: 0 }, deps.config.pageSize, false),
+          : resultPage(items, { kind: 'get', q: arg, p: 0, exact }, deps.config.pageSize, false),
       );
     });
   };

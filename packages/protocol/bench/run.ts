@@ -1,0 +1,179 @@
+/**
+ * `pnpm bench`: the protocol core's figures, each against a baseline measured in the same run.
+ *
+ * (a) codec encode/decode MB/s vs Buffer base64url, (b) parse + validate of a 10,000-item
+ * read/userpw body vs JSON.parse alone (goal ≤ 2×), (c) client overhead per request vs a bare
+ * fetch + JSON.parse to the same local server (goal ≤ 1.1×). Runs the built package (`dist/`).
+ */
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as v from 'valibot';
+import { createVaultClient, decodeValue, encodeValue, ItemListSchema } from '../dist/index.js';
+
+const QUICK = process.argv.includes('--quick');
+
+interface Timing {
+  /** Median time of one run, in ms. */
+  ms: number;
+  runs: number;
+}
+
+/** Runs `fn` in batches for about `budgetMs` after a warm-up, and returns the median batch time per call. */
+function measure(fn: () => unknown, budgetMs: number, batch = 1): Timing {
+  const warmUntil = performance.now() + budgetMs / 4;
+  while (performance.now() < warmUntil) for (let i = 0; i < batch; i++) fn();
+  const samples: number[] = [];
+  const until = performance.now() + budgetMs;
+  while (performance.now() < until || samples.length < 5) {
+    const start = performance.now();
+    for (let i = 0; i < batch; i++) fn();
+    samples.push((performance.now() - start) / batch);
+  }
+  samples.sort((a, b) => a - b);
+  return { ms: samples[Math.floor(samples.length / 2)]!, runs: samples.length * batch };
+}
+
+function mbps(bytes: number, timing: Timing): string {
+  return `${(bytes / 1e6 / (timing.ms / 1e3)).toFixed(0).padStart(6)} MB/s`;
+}
+
+function ratio(ours: Timing, baseline: Timing): string {
+  return `${(ours.ms / baseline.ms).toFixed(2)}×`;
+}
+
+/** Text of about `bytes` UTF-8 bytes, mostly ASCII with some accents and emoji, like real values. */
+function sampleText(bytes: number): string {
+  const unit = 'p@ss/w0rd+;=% Équipe 🔑 line\n';
+  const unitBytes = Buffer.byteLength(unit);
+  return unit.repeat(Math.ceil(bytes / unitBytes)).slice(0, bytes - 8);
+}
+
+function codecBench(): void {
+  console.log('(a) codec: encodeValue / decodeValue vs Buffer base64url');
+  for (const [name, size, batch] of [
+    ['1 KiB', 1024, 2000],
+    ['1 MiB', 1024 * 1024, 1],
+  ] as const) {
+    const value = sampleText(size);
+    const bytes = Buffer.byteLength(value);
+    const encoded = encodeValue(value);
+    const nodeEncoded = Buffer.from(value).toString('base64url');
+    if (decodeValue(encoded) !== value || Buffer.from(nodeEncoded, 'base64url').toString() !== value) {
+      throw new Error('codec bench: round trip failed');
+    }
+    const budget = QUICK ? 150 : 1200;
+    const enc = measure(() => encodeValue(value), budget, batch);
+    const encBase = measure(() => Buffer.from(value).toString('base64url'), budget, batch);
+    const dec = measure(() => decodeValue(encoded), budget, batch);
+    const decBase = measure(() => Buffer.from(nodeEncoded, 'base64url').toString(), budget, batch);
+    console.log(
+      `    ${name.padEnd(6)} encode ${mbps(bytes, enc)}  Buffer ${mbps(bytes, encBase)}  → ${ratio(enc, encBase)} the time`,
+    );
+    console.log(
+      `    ${name.padEnd(6)} decode ${mbps(bytes, dec)}  Buffer ${mbps(bytes, decBase)}  → ${ratio(dec, decBase)} the time`,
+    );
+  }
+}
+
+/** A read/userpw body as TeamPass sends it: an object keyed by id, every value a string. */
+function userpwBody(count: number): string {
+  const records: Record<string, Record<string, string>> = {};
+  for (let i = 1; i <= count; i++) {
+    const id = String(1000 + i);
+    records[id] = {
+      id,
+      label: `service-${i} database`,
+      description: i % 3 === 0 ? '' : `Production credentials for service ${i}`,
+      login: `svc_${i}`,
+      email: i % 2 === 0 ? `svc${i}@example.com` : '',
+      url: `https://svc-${i}.example.com/login`,
+      pw: i % 50 === 0 ? '' : `Zx9!${i}-q#Lm${(i * 7919) % 100000}`,
+      folder_id: String(1 + (i % 40)),
+      path: `Team > Services > Group ${i % 40}`,
+    };
+  }
+  return JSON.stringify(records);
+}
+
+function parseBench(): void {
+  const body = userpwBody(10_000);
+  const parsed = v.parse(ItemListSchema, JSON.parse(body));
+  if (parsed.length !== 10_000 || parsed[0]?.path.length !== 3) throw new Error('parse bench: wrong result');
+  const budget = QUICK ? 400 : 4000;
+  const ours = measure(() => v.parse(ItemListSchema, JSON.parse(body)), budget);
+  const baseline = measure(() => JSON.parse(body), budget);
+  console.log('(b) parse + validate a 10,000-item read/userpw body (object keyed by id)');
+  console.log(
+    `    JSON.parse + v.parse(ItemListSchema) ${ours.ms.toFixed(1)} ms   JSON.parse alone ${baseline.ms.toFixed(1)} ms` +
+      `   (${(body.length / 1e6).toFixed(1)} MB)  → ${ratio(ours, baseline)} (goal ≤ 2×)`,
+  );
+}
+
+async function clientBench(): Promise<void> {
+  const apiKey = 'benchKey0123456789abcdefghijklmnopqrstu';
+  const body = JSON.stringify([
+    {
+      id: '10',
+      label: 'db',
+      description: 'Production database',
+      login: 'admin',
+      email: 'ops@example.com',
+      url: 'https://db.example.com',
+      pw: 's3cret-p@ss',
+      folder_id: '1',
+      path: 'Team > Ops',
+    },
+  ]);
+  const server = createServer((req, res) => {
+    if (!req.url?.startsWith('/api/index.php/read/items/10?apikey=')) {
+      res.statusCode = 404;
+      res.end('{"err":"unexpected"}');
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${base}/api/index.php/read/items/10?apikey=${apiKey}`;
+  const client = createVaultClient({ baseUrl: base, apiKey });
+
+  async function bare(): Promise<unknown> {
+    const response = await fetch(url, { headers: { accept: 'application/json' } });
+    return JSON.parse(await response.text());
+  }
+  async function viaClient(): Promise<unknown> {
+    return client.readItems({ ids: [10] });
+  }
+  async function run(fn: () => Promise<unknown>, count: number): Promise<number> {
+    const start = performance.now();
+    for (let i = 0; i < count; i++) await fn();
+    return (performance.now() - start) / count;
+  }
+
+  const count = QUICK ? 300 : 2000;
+  await run(bare, count / 2);
+  await run(viaClient, count / 2);
+  // Alternate rounds so that drift (JIT, GC, the other engineers' load) hits both sides alike.
+  const bareTimes: number[] = [];
+  const clientTimes: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    bareTimes.push(await run(bare, count / 5));
+    clientTimes.push(await run(viaClient, count / 5));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const ours = { ms: median(clientTimes), runs: count };
+  const baseline = { ms: median(bareTimes), runs: count };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  console.log(`(c) client overhead per request (${count} sequential requests each, after warm-up)`);
+  console.log(
+    `    client.readItems ${(ours.ms * 1000).toFixed(0)} µs   fetch + JSON.parse ${(baseline.ms * 1000).toFixed(0)} µs` +
+      `   → ${ratio(ours, baseline)} (goal ≤ 1.1×)`,
+  );
+}
+
+console.log(`@vaultline/protocol bench — Node ${process.version}${QUICK ? ' (quick)' : ''}`);
+codecBench();
+parseBench();
+await clientBench();

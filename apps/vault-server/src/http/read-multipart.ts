@@ -33,6 +33,8 @@ export async function readMultipart(request: Request, maxBytes: number): Promise
   try {
     parser = busboy({
       headers: { 'content-type': contentType },
+      // Browsers and fetch send file names as raw UTF-8.
+      defParamCharset: 'utf8',
       limits: { fileSize: maxBytes, files: 1, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
     });
   } catch {

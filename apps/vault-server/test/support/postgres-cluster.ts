@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL cluster from the binaries on the machine. */
+export interface PostgresCluster {
+  readonly port: number;
+  /** A connection string to a fresh, empty database. */
+  createDatabase(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+let counter = 0;
+
+/**
+ * Starts a cluster: initdb into a temp dir and pg_ctl start on a free port. initdb refuses to run
+ * as root, so as root it runs as the `postgres` user.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+  const root = await mkdtemp(join(tmpdir(), 'vaultline-pg-'));
+  const dataDir = join(root, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const { stdout: uidText } = asRoot ? await run('id', ['-u', 'postgres']) : { stdout: '' };
+  const { stdout: gidText } = asRoot ? await run('id', ['-g', 'postgres']) : { stdout: '' };
+  if (asRoot) {
+    await chown(root, Number(uidText.trim()), Number(gidText.trim()));
+    await chmod(root, 0o700);
+  }
+  const exec = (file: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, file), ...args]) : run(join(bin, file), args);
+  await exec('initdb', [
+    '-D',
+    dataDir,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
+  let port = 0;
+  for (let attempt = 0; ; attempt++) {
+    port = await freePort();
+    try {
+      await exec('pg_ctl', [
+        '-D',
+        dataDir,
+        '-l',
+        join(root, 'server.log'),
+        '-o',
+        `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+        '-w',
+        'start',
+      ]);
+      break;
+    } catch (error) {
+      if (attempt >= 2) throw error;
+    }
+  }
+  const base = `postgres://postgres@127.0.0.1:${port}`;
+  return {
+    port,
+    async createDatabase() {
+      const name = `vault_${process.pid}_${++counter}`;
+      await exec('psql', [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-qc',
+        `CREATE DATABASE ${name}`,
+      ]);
+      return `${base}/${name}`;
+    },
+    async stop() {
+      await exec('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => {});
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -77,6 +77,7 @@ export function rawRequest(
         path,
         headers: options.headers,
         agent: options.agent,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
         insecureHTTPParser: false,
       },
       (res) => {

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestVault, type TestVault } from '../src/testing.ts';
+import { clientOf, expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
+
+describe('vault server security', () => {
+  let vault: TestVault;
+  let proxied: TestVault;
+  const logLines: string[] = [];
+  const secrets: string[] = [];
+
+  beforeAll(async () => {
+    vault = await startTestVault({ logLines, rateLimitPerMinute: 40, failedKeyLimit: 3 });
+    proxied = await startTestVault({ logLines, trustedProxies: ['127.0.0.1/32'] });
+    secrets.push(vault.adminKey, proxied.adminKey);
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    await proxied?.close();
+    expectNoSecrets(logLines, secrets);
+  });
+
+  const read = (target: TestVault, key: string, localAddress: string, headers: Record<string, string> = {}) =>
+    rawRequest(target.url, `/api/index.php/read/userfolders/ip-user?apikey=${key}`, {
+      localAddress,
+      headers,
+    });
+
+  it('checks the IP allow-list of a key against the socket address', async () => {
+    await vault.admin.createUser({ login: 'ip-user' });
+    const onlyTwo = await vault.admin.createKey({
+      label: 'only-127.0.0.2',
+      login: 'ip-user',
+      allowIps: ['127.0.0.2/32'],
+    });
+    const tenNet = await vault.admin.createKey({
+      label: 'ten-net',
+      login: 'ip-user',
+      allowIps: ['10.0.0.0/8', '::1/128'],
+    });
+    secrets.push(onlyTwo, tenNet);
+    expect((await read(vault, onlyTwo, '127.0.0.2')).status).toBe(200);
+    const refused = expectJsonError(await read(vault, onlyTwo, '127.0.0.5'), 403, 'forbidden');
+    expect(refused.err).toMatch(/Ip address not allowed/);
+    expectJsonError(await read(vault, tenNet, '127.0.0.5'), 403, 'forbidden');
+    await expect(vault.admin.createKey({ label: 'bad-cidr', allowIps: ['10.0.0.0/99'] })).rejects.toThrow(
+      /prefix length/,
+    );
+    await expect(vault.admin.createKey({ label: 'bad-ip', allowIps: ['not-an-ip'] })).rejects.toThrow(/CIDR/);
+  });
+
+  it('ignores X-Forwarded-For unless the peer is a trusted proxy', async () => {
+    const tenNet = await vault.admin.createKey({
+      label: 'ten-net-2',
+      login: 'ip-user',
+      allowIps: ['10.0.0.0/8'],
+    });
+    secrets.push(tenNet);
+    expectJsonError(
+      await read(vault, tenNet, '127.0.0.6', { 'x-forwarded-for': '10.1.2.3' }),
+      403,
+      'forbidden',
+    );
+
+    await proxied.admin.createUser({ login: 'ip-user' });
+    const proxiedTen = await proxied.admin.createKey({
+      label: 'p-ten',
+      login: 'ip-user',
+      allowIps: ['10.0.0.0/8'],
+    });
+    const proxiedLocal = await proxied.admin.createKey({
+      label: 'p-local',
+      login: 'ip-user',
+      allowIps: ['127.0.0.1/32'],
+    });
+    secrets.push(proxiedTen, proxiedLocal);
+    // Through the trusted proxy (127.0.0.1) the client is the last untrusted hop.
+    expect(
+      (await read(proxied, proxiedTen, '127.0.0.1', { 'x-forwarded-for': '203.0.113.9, 10.1.2.3' })).status,
+    ).toBe(200);
+    expectJsonError(
+      await read(proxied, proxiedTen, '127.0.0.1', { 'x-forwarded-for': '10.1.2.3, 203.0.113.9' }),
+      403,
+      'forbidden',
+    );
+    expectJsonError(
+      await read(proxied, proxiedLocal, '127.0.0.1', { 'x-forwarded-for': '10.1.2.3' }),
+      403,
+      'forbidden',
+    );
+    // A peer that is not a trusted proxy cannot claim another address.
+    expectJsonError(
+      await read(proxied, proxiedTen, '127.0.0.7', { 'x-forwarded-for': '10.1.2.3' }),
+      403,
+      'forbidden',
+    );
+  });
+
+  it('refuses an address after too many failed keys, even with a good key, and audits the failures', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await read(vault, `vlk_wrong-key-number-${i}`, '127.0.0.8');
+      expectJsonError(answer, 401, 'unauthorized');
+      expect(answer.body).not.toContain('wrong-key-number');
+    }
+    const blocked = await read(vault, vault.adminKey, '127.0.0.8');
+    expectJsonError(blocked, 429, 'rate_limited');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await read(vault, vault.adminKey, '127.0.0.9')).status).toBe(200);
+    const audit = await vault.server.vault.admin.listAudit({ limit: 100, action: 'auth/failed' });
+    expect(audit.filter((entry) => entry.address === '127.0.0.8')).toHaveLength(3);
+    expect(JSON.stringify(audit)).not.toContain('wrong-key-number');
+  });
+
+  it('limits requests per address per minute with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 45; i++) statuses.push((await read(vault, vault.adminKey, '127.0.0.10')).status);
+    expect(statuses.slice(0, 40).every((status) => status === 200)).toBe(true);
+    expect(statuses.slice(40).every((status) => status === 429)).toBe(true);
+    const limited = await read(vault, vault.adminKey, '127.0.0.10');
+    expectJsonError(limited, 429, 'rate_limited');
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect((await read(vault, vault.adminKey, '127.0.0.11')).status).toBe(200);
+  });
+
+  it('audits reads that return passwords and writes, with the key label and never a secret', async () => {
+    const client = clientOf(proxied);
+    const folder = await client.addFolder({ folder: { title: 'Audited' } });
+    const password = 'audit-secret-password-123';
+    secrets.push(password);
+    const { id } = await client.addItem({ item: { label: 'audited item', password, folderId: folder.id } });
+    await client.readItems({ ids: [id] });
+    await client.deleteItems({ ids: [id] });
+    const audit = await proxied.server.vault.admin.listAudit({ limit: 10 });
+    expect(audit.slice(0, 4).map((entry) => [entry.action, entry.target, entry.outcome])).toEqual([
+      ['delete/item', `items ${id}`, 'ok'],
+      ['read/items', `items ${id}`, 'ok'],
+      ['add/item', `item ${id}`, 'ok'],
+      ['add/folder', `folder ${folder.id}`, 'ok'],
+    ]);
+    expect(audit[0]!.keyLabel).toMatch(/^test-admin-/);
+    expect(JSON.stringify(audit)).not.toContain(password);
+    expect(JSON.stringify(audit)).not.toContain(proxied.adminKey);
+  });
+});

@@ -9,6 +9,7 @@ import {
   SocketModeReceiver,
 } from '@slack/bolt';
 import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
+import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
 import { openUrlAction } from './actions/open-url.ts';
 import { pageAction } from './actions/page.ts';
@@ -16,7 +17,7 @@ import { revealAction } from './actions/reveal.ts';
 import { showLoginAction } from './actions/show-login.ts';
 import { createAuditLog } from './audit.ts';
 import { vaultCommand } from './commands/vault.ts';
-import { ACTIONS, COMMAND, EVENTS_PATH, HEALTH_PATH } from './constants.ts';
+import { ACTIONS, AFTER_ACK_CONCURRENCY, COMMAND, EVENTS_PATH, HEALTH_PATH } from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
 import { createIdentityResolver } from './identity.ts';
@@ -85,6 +86,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       ),
     ),
     logger: log,
+    afterAck: pLimit(AFTER_ACK_CONCURRENCY),
   };
 
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};

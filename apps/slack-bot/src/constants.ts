@@ -85,3 +85,5 @@ export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
 export const PROFILE_CACHE_MS = 10 * 60_000;
 /** The most profile emails kept. */
 export const PROFILE_CACHE_SIZE = 10_000;
+/** How many commands are worked on at once after their ack; the rest wait their turn. */
+export const AFTER_ACK_CONCURRENCY = 8;

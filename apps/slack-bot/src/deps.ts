@@ -1,4 +1,5 @@
 import type { AccessChecker, VaultClient } from '@vaultline/protocol';
+import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
@@ -18,4 +19,6 @@ export interface Deps {
   limiter: RevealLimiter;
   timers: RedactionTimers;
   logger: Logger;
+  /** Runs the work that follows an ack, a few at a time, so a burst of commands is acked first. */
+  afterAck: LimitFunction;
 }

@@ -31,6 +31,20 @@ export async function runAsUser(
   event: AuditRecord['event'],
   work: (login: string) => Promise<void>,
 ): Promise<void> {
+  // Queued behind setImmediate and a concurrency limit: acks still waiting in the event loop go out
+  // before this work (Slack drops a command not acked within 3 s).
+  await deps.afterAck(async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await runResolved(deps, caller, event, work);
+  });
+}
+
+async function runResolved(
+  deps: Deps,
+  caller: Caller,
+  event: AuditRecord['event'],
+  work: (login: string) => Promise<void>,
+): Promise<void> {
   let login: string | undefined;
   try {
     const identity = await deps.identity.resolve(caller.slackUser, caller.client);

@@ -119,6 +119,8 @@ export interface VaultClient extends VaultMethods {
   ): Promise<{ status: string }>;
 }
 
+const utf8Decoder = /* @__PURE__ */ new TextDecoder();
+
 const DEFAULTS = {
   timeoutMs: 10_000,
   retries: 2,
@@ -159,6 +161,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
   const context: EncodeContext = { folderEncoding: settings.folderEncoding ?? 'blob' };
   const $fetch = createFetch({ fetch: settings.fetch ?? globalThis.fetch.bind(globalThis) });
   const encoder = new TextEncoder();
+  const headers = { accept: 'application/json, */*;q=0.5', ...settings.headers };
 
   function prepare(definition: EndpointDefinition, segments: Record<string, string>): PreparedRequest {
     const path = fillPath(definition.path, segments);
@@ -172,7 +175,8 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
   }
 
   function urlLength(url: string): number {
-    return encoder.encode(url).length;
+    // Paths are base64, plain ids or percent-encoded, so URLs are ASCII: skip the byte count then.
+    return /^[\x20-\x7e]*$/.test(url) ? url.length : encoder.encode(url).length;
   }
 
   async function send(
@@ -195,7 +199,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
         response = await $fetch.raw(request.url, {
           method: definition.method,
           ...(body ? { body } : {}),
-          headers: { accept: 'application/json, */*;q=0.5', ...settings.headers },
+          headers,
           responseType: 'stream',
           retry: retries > 0 ? retries : false,
           retryStatusCodes: RETRY_STATUSES,
@@ -217,7 +221,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
           fileName: fileNameOf(response.headers.get('content-disposition')),
         } satisfies DownloadedFile;
       }
-      const text = new TextDecoder().decode(bytes);
+      const text = utf8Decoder.decode(bytes);
       const result = interpretJson(status, text, origin);
       if (definition.response === 'binary') {
         throw errorAnswer(
@@ -291,7 +295,15 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     const batchParam = definition.batch.param;
     const ids = values[batchParam] as readonly number[];
     const idSegment = definition.params[batchParam]!;
-    const encoded = idSegment.encode(ids, context).split(';');
+    const whole = idSegment.encode(ids, context);
+    const single = { ...segments, [batchParam]: whole };
+    if (
+      ids.length <= (definition.batch.size ?? Number.POSITIVE_INFINITY) &&
+      urlLength(prepare(definition, single).url) <= settings.maxUrlLength
+    ) {
+      return (await callOnce(name, single, undefined, callOptions)) as EndpointOutput<K>;
+    }
+    const encoded = whole.split(';');
     const chunks = chunkIds(
       encoded,
       definition.batch.size ?? Number.POSITIVE_INFINITY,
@@ -410,27 +422,26 @@ async function readBody(
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new VaultError(
-            'timeout',
-            `${origin.definition.operation}: the body did not arrive within ${timeoutMs} ms.`,
-            {
-              endpoint: origin.endpoint,
-              url: origin.url,
-              status: response.status,
-            },
-          ),
-        ),
-      timeoutMs,
-    );
-  });
+  // Cancelling the reader ends a pending read: cheaper than racing every read against a timer promise.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, timeoutMs);
   try {
     for (;;) {
-      const { done, value } = await Promise.race([reader.read(), deadline]);
+      const { done, value } = await reader.read();
+      if (timedOut) {
+        throw new VaultError(
+          'timeout',
+          `${origin.definition.operation}: the body did not arrive within ${timeoutMs} ms.`,
+          {
+            endpoint: origin.endpoint,
+            url: origin.url,
+            status: response.status,
+          },
+        );
+      }
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) throw tooLarge(total, maxBytes, origin, response.status);

@@ -50,5 +50,10 @@ describe('endpoint table', () => {
       '/update/item/3/QQ==;Qg==',
     );
     expect(fillPath('/read/items/{ids}', {})).toBe('/read/items/');
+    expect(fillPath('/add/file', { ids: '1' })).toBe('/add/file');
+    expect(fillPath('/find/item/{folderIds}/{query}', { folderIds: '1;2', query: 'a$&b' })).toBe(
+      '/find/item/1;2/a$&b',
+    );
+    for (let i = 0; i < 100; i++) expect(fillPath(`/x${i}/{a}`, { a: 'v' })).toBe(`/x${i}/v`);
   });
 });

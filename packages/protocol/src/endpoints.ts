@@ -283,5 +283,16 @@ export type EndpointOutput<K extends EndpointName> = Endpoints[K] extends {
  * @returns The path.
  */
 export function fillPath(template: string, segments: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => segments[name] ?? '');
+  // Every call builds two paths: split each template once instead of running a replace callback.
+  let parts = compiledTemplates.get(template);
+  if (parts === undefined) {
+    parts = template.split(/\{(\w+)\}/);
+    if (compiledTemplates.size < 64) compiledTemplates.set(template, parts);
+  }
+  let path = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) path += (segments[parts[i]!] ?? '') + parts[i + 1]!;
+  return path;
 }
+
+/** Templates split into literal text (even indexes) and placeholder names (odd indexes). */
+const compiledTemplates = /* @__PURE__ */ new Map<string, string[]>();

@@ -104,6 +104,10 @@ describe('ItemListSchema', () => {
     ['a missing label', { id: '1' }],
     ['an object as label', { id: '1', label: { a: 1 } }],
     ['a boolean pw', { id: '1', label: 'x', pw: true }],
+    ['a negative number id', { id: -1, label: 'x' }],
+    ['a fractional number id', { id: 1.5, label: 'x' }],
+    ['an unsafe number id', { id: 2 ** 60, label: 'x' }],
+    ['a fractional id text', { id: '1.5', label: 'x' }],
   ])('refuses %s', (_, bad) => {
     expect(v.safeParse(ItemListSchema, [bad]).success).toBe(false);
   });

@@ -8,22 +8,31 @@
 
 import * as v from 'valibot';
 
-/** A JSON value that stands for text: TeamPass sends strings, but numbers and `null` occur. */
-const text = v.pipe(
-  v.union([v.string(), v.number(), v.null()]),
-  v.transform((value): string => (value === null ? '' : String(value))),
-);
+/**
+ * A JSON value that stands for text: TeamPass sends strings, but numbers and `null` occur. Strings
+ * are the first option and pass through with no transform: this runs for every field of every record.
+ */
+const text = v.union([
+  v.string(),
+  v.pipe(v.number(), v.transform(String)),
+  v.pipe(
+    v.null(),
+    v.transform((): string => ''),
+  ),
+]);
 
 /** Text that may be absent. */
 const optionalText = v.optional(text, '');
 
 /** An id: a string (or number) of decimal digits, as a number. */
-const id = v.pipe(
-  v.union([v.string(), v.number()]),
-  v.transform(String),
-  v.regex(/^\s*\+?[0-9]+(\.0+)?\s*$/, 'Expected a numeric id'),
-  v.transform((value) => Number.parseInt(value.replace('+', ''), 10)),
-);
+const id = v.union([
+  v.pipe(
+    v.string(),
+    v.regex(/^\s*\+?[0-9]+(\.0+)?\s*$/, 'Expected a numeric id'),
+    v.transform((value) => Number.parseInt(value.replace('+', ''), 10)),
+  ),
+  v.pipe(v.number(), v.safeInteger('Expected a numeric id'), v.minValue(0, 'Expected a numeric id')),
+]);
 
 /** An integer that may come as text; absent or blank means 0. */
 const integer = v.pipe(

@@ -156,8 +156,9 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
   if (!definition.schema) return data;
   const result = v.safeParse(definition.schema, data);
   if (result.success) return result.output;
-  const issue = mostSpecific(result.issues);
-  const where = issue?.path?.map((item) => String(item.key)).join('.') ?? '';
+  const specific = mostSpecific(result.issues);
+  const issue = specific?.issue;
+  const where = specific?.path.join('.') ?? '';
   throw new VaultError(
     'invalid_response',
     redact(
@@ -196,12 +197,19 @@ function summarizeIssue(issue: v.BaseIssue<unknown>, redact: Redactor): IssueSum
   };
 }
 
-/** The issue that got furthest: a union (array or keyed object) only reports "wrong type" itself. */
-function mostSpecific(issues: readonly v.BaseIssue<unknown>[]): v.BaseIssue<unknown> | undefined {
-  let best: v.BaseIssue<unknown> | undefined;
+/**
+ * The issue that got furthest, with its full path: a union (array or keyed object, string or number)
+ * only reports "wrong type" itself, and its nested issues' paths are relative to it.
+ */
+function mostSpecific(
+  issues: readonly v.BaseIssue<unknown>[],
+  prefix: readonly string[] = [],
+): { issue: v.BaseIssue<unknown>; path: string[] } | undefined {
+  let best: { issue: v.BaseIssue<unknown>; path: string[] } | undefined;
   for (const issue of issues) {
-    const candidate = issue.issues ? (mostSpecific(issue.issues) ?? issue) : issue;
-    if (!best || (candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
+    const path = [...prefix, ...(issue.path?.map((item) => String(item.key)) ?? [])];
+    const candidate = (issue.issues && mostSpecific(issue.issues, path)) || { issue, path };
+    if (!best || candidate.path.length > best.path.length) best = candidate;
   }
   return best;
 }

@@ -8,6 +8,9 @@ const common = {
   format: 'cjs',
   target: 'node22',
   external: ['vscode'],
+  // ofetch's `node` entry bundles node-fetch-native (~117 KB); the extension host has a global fetch,
+  // and the `worker` condition (listed before `node` in ofetch's exports) selects the fetch-only entry.
+  conditions: ['worker'],
   logLevel: 'warning',
   sourcemap: 'linked',
 };

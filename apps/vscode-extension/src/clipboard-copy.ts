@@ -10,6 +10,12 @@ export class ClipboardCopier implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private timer: ReturnType<typeof setInterval> | undefined;
   private resolveClear: ((cleared: boolean) => void) | undefined;
+  private visible = false;
+
+  /** The countdown shown in the status bar, or '' when nothing is pending. */
+  get statusText(): string {
+    return this.visible ? this.status.text : '';
+  }
 
   /**
    * Copies a value and schedules its removal.
@@ -36,6 +42,7 @@ export class ClipboardCopier implements vscode.Disposable {
     this.status.tooltip = 'Vaultline clears the clipboard if it still holds the copied value.';
     tick();
     this.status.show();
+    this.visible = true;
     this.timer = setInterval(tick, Math.min(1000, Math.max(50, seconds * 250)));
     return { cleared };
   }
@@ -71,6 +78,7 @@ export class ClipboardCopier implements vscode.Disposable {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.status.hide();
+    this.visible = false;
     this.resolveClear?.(cleared);
     this.resolveClear = undefined;
   }

@@ -1,3 +1,46 @@
-export function run(): Promise<void> {
-  return Promise.resolve();
+import { attachmentTests } from './attachments.test.ts';
+import { benchmarks } from './bench.ts';
+import { errorAndLogTests } from './errors-log.test.ts';
+import { readFixture } from './fixture.ts';
+import { connect, extensionApi } from './helpers.ts';
+import { insertCopyTests } from './insert-copy.test.ts';
+import { searchTests } from './search.test.ts';
+import { terminalTests } from './terminal.test.ts';
+import { treeTests } from './tree.test.ts';
+import { writeTests } from './write.test.ts';
+
+// Mocha 12's package entry is ESM; its CommonJS build is what a CJS extension host can require.
+const Mocha = require('mocha/lib/mocha.cjs') as typeof import('mocha');
+
+/** The entry VS Code calls in the extension host (`extensionTestsPath`). */
+export async function run(): Promise<void> {
+  const fixture = readFixture();
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: 'spec' });
+  mocha.suite.emit('pre-require', globalThis, '', mocha);
+
+  before(async function () {
+    this.timeout(60_000);
+    await extensionApi();
+    await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+    await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+  });
+
+  if (fixture.mode === 'bench') benchmarks(fixture);
+  else {
+    treeTests(fixture);
+    insertCopyTests(fixture);
+    searchTests(fixture);
+    writeTests(fixture);
+    attachmentTests(fixture);
+    terminalTests(fixture);
+    errorAndLogTests(fixture);
+  }
+
+  const { passed, failed } = await new Promise<{ passed: number; failed: number }>((resolve) => {
+    const runner = mocha.run(() =>
+      resolve({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0 }),
+    );
+  });
+  console.log(`${passed} passed, ${failed} failed`);
+  if (failed > 0 || passed === 0) throw new Error(`${failed} test(s) failed`);
 }

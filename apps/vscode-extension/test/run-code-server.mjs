@@ -1,0 +1,114 @@
+// Runs the Mocha suite in a real VS Code extension host (code-server + Chromium), then the UI check
+// and `vsce package`. `--bench` runs the benchmarks instead. Exits non-zero on any failure and
+// ends with the line `N passed, N failed`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
+import { startCodeServer } from './code-server.mjs';
+import { seedVault } from './seed-vault.mjs';
+import { uiCheck } from './ui-check.mjs';
+
+const bench = process.argv.includes('--bench');
+// Workbench and built-in extension chatter that the page forwards along with the suite's output.
+const NOISE =
+  /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
+const codeServerBin = process.env.CODE_SERVER_BIN;
+if (!codeServerBin || !existsSync(codeServerBin)) {
+  console.error('CODE_SERVER_BIN must point at code-server 4.139.1 (see shared/notes/toolchain.md).');
+  process.exit(1);
+}
+const started = Date.now();
+let passed = 0;
+let failed = 0;
+
+const sh = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status === 0;
+if (!sh(process.execPath, ['esbuild.config.mjs'])) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+const { vault, fixture } = await seedVault({ bulkCount: bench ? 10_000 : 0 });
+console.log(`vault seeded at ${fixture.url} in ${Date.now() - started} ms`);
+const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
+const workspace = join(tmp, 'ws');
+mkdirSync(workspace);
+const server = await startCodeServer({
+  bin: codeServerBin,
+  tmp,
+  workspace,
+  env: { VAULTLINE_TEST_FIXTURE: JSON.stringify(fixture) },
+});
+console.log(`code-server up on ${server.host} after ${Date.now() - started} ms`);
+
+try {
+  let exit;
+  const finished = new Promise((resolvePromise) => {
+    exit = resolvePromise;
+  });
+  let summary;
+  await server.openWorkbench({
+    extensionPath: root,
+    testsPath: join(root, 'dist/test/suite.cjs'),
+    onLog: (args) => {
+      const line = format(...args);
+      const match = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
+      if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
+      else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
+    },
+    onExit: (code) => exit(code),
+  });
+  const timer = setTimeout(() => exit('timeout'), bench ? 300_000 : 150_000);
+  const code = await finished;
+  clearTimeout(timer);
+  if (summary) {
+    passed += summary.passed;
+    failed += summary.failed;
+  }
+  if (code !== 0 && (!summary || summary.failed === 0)) {
+    console.log(`the extension host suite ended with ${code} without a passing summary`);
+    failed += 1;
+  }
+
+  if (!bench) {
+    mkdirSync(dirname(screenshot), { recursive: true });
+    const page = await server.openWorkbench({ extensionPath: root });
+    const failures = await uiCheck(page, {
+      folder: 'Infrastructure',
+      item: fixture.items.web.label,
+      login: fixture.items.web.login,
+      screenshot,
+    }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
+    for (const failure of failures) console.log(`UI check failure: ${failure}`);
+    if (failures.length === 0) passed += 1;
+    else failed += 1;
+  }
+} catch (error) {
+  console.error(error);
+  failed += 1;
+} finally {
+  if (failed > 0 || process.env.VERBOSE) console.log(`--- code-server log ---\n${server.log().slice(-3000)}`);
+  await server.close();
+  await vault.close();
+}
+
+if (!bench) {
+  // The packaged extension: vsce must produce a .vsix from the bundle alone.
+  const vsix = join(tmpdir(), `vaultline-vscode-${process.pid}.vsix`);
+  const ok = sh(process.execPath, ['scripts/package-vsix.mjs', vsix]);
+  if (ok && existsSync(vsix) && statSync(vsix).size > 0) {
+    rmSync(vsix);
+    passed += 1;
+  } else {
+    console.log('vsce package did not produce a .vsix');
+    failed += 1;
+  }
+}
+
+console.log(`run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

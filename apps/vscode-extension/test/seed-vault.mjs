@@ -1,0 +1,129 @@
+// Starts a real vault server in this process and seeds it through its HTTP API (protocol client on
+// the admin key) plus its admin helpers: two users with different rights. Shared by both runners.
+import { createServer } from 'node:net';
+import { createVaultClient } from '@vaultline/protocol';
+import { startTestVault } from '@vaultline/vault-server/testing';
+
+/** A port where nothing listens, for the "server down" case. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs `task` over `count` indexes with bounded concurrency. */
+async function pool(count, concurrency, task) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+/**
+ * @param {{ bulkCount?: number }} options
+ * @returns {Promise<{ vault: { close(): Promise<void> }, fixture: object }>}
+ */
+export async function seedVault({ bulkCount = 0 } = {}) {
+  const vault = await startTestVault();
+  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+
+  await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
+  await vault.admin.createUser({ login: 'bob', email: 'bob@example.com' });
+  await vault.admin.createRole({ name: 'developers' });
+  await vault.admin.createRole({ name: 'support' });
+  await vault.admin.assignRole('alice', 'developers');
+  await vault.admin.assignRole('bob', 'support');
+
+  const infra = (await admin.addFolder({ folder: { title: 'Infrastructure', complexityLevel: 50 } })).id;
+  const databases = (
+    await admin.addFolder({ folder: { title: 'Databases', complexityLevel: 60, parentId: infra } })
+  ).id;
+  const payments = (await admin.addFolder({ folder: { title: 'Payments', complexityLevel: 70 } })).id;
+  await vault.admin.grant('developers', infra, 'W');
+  await vault.admin.grant('developers', databases, 'W');
+  await vault.admin.grant('developers', payments, 'R');
+  await vault.admin.grant('support', infra, 'R');
+
+  const add = async (item) => ({ ...item, id: (await admin.addItem({ item })).id });
+  const items = {
+    web: await add({
+      label: 'web-frontend',
+      login: 'deploy',
+      password: 'Fr0nt!end-Pass-2026',
+      url: 'https://web.example.com',
+      email: 'ops@example.com',
+      folderId: infra,
+    }),
+    ci: await add({
+      label: 'ci-runner',
+      login: 'ci-bot',
+      password: 'C1-runner#Token_77',
+      url: 'https://ci.example.com',
+      email: 'ci@example.com',
+      folderId: infra,
+    }),
+    db: await add({
+      label: 'db-prod',
+      login: 'postgres',
+      password: 'Pr0d-DB/S3cret;x=ü',
+      url: 'postgres://db.internal:5432/app',
+      email: 'dba@example.com',
+      folderId: databases,
+    }),
+    stripe: await add({
+      label: 'stripe-live',
+      login: 'acct_1234',
+      password: 'sk_live_Str1pe!Secret',
+      url: 'https://dashboard.stripe.com',
+      email: 'billing@example.com',
+      folderId: payments,
+    }),
+  };
+  const attachment = {
+    itemId: items.db.id,
+    name: 'notes.txt',
+    text: 'Connection notes ✓\nuse sslmode=require\n',
+  };
+  await admin.addFile({
+    itemId: attachment.itemId,
+    file: new TextEncoder().encode(attachment.text),
+    fileName: attachment.name,
+    contentType: 'text/plain',
+  });
+
+  let bulk;
+  if (bulkCount > 0) {
+    bulk = (await admin.addFolder({ folder: { title: 'Bulk', complexityLevel: 0 } })).id;
+    await vault.admin.grant('developers', bulk, 'R');
+    await pool(bulkCount, 8, (i) =>
+      admin.addItem({
+        item: {
+          label: `bulk-${String(i).padStart(5, '0')}`,
+          login: `user${i}`,
+          password: `Bulk-pw-${i}!x`,
+          folderId: bulk,
+        },
+      }),
+    );
+  }
+
+  const keys = {
+    admin: vault.adminKey,
+    alice: await vault.admin.createKey({ label: 'alice-vscode', login: 'alice' }),
+    bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
+  };
+  const fixture = {
+    url: vault.url,
+    downUrl: `http://127.0.0.1:${await closedPort()}`,
+    keys,
+    folders: { infra, databases, payments, ...(bulk ? { bulk } : {}) },
+    items: Object.fromEntries(Object.entries(items).map(([k, v]) => [k, { ...v, folderId: v.folderId }])),
+    attachment,
+    mode: bulkCount > 0 ? 'bench' : 'test',
+    bulkCount,
+  };
+  return { vault, fixture };
+}

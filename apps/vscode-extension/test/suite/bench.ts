@@ -1,0 +1,73 @@
+import * as assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { createVaultClient } from '@vaultline/protocol';
+import * as vscode from 'vscode';
+import { VIEWS } from '../../src/constants.ts';
+import type { FolderNode } from '../../src/tree-nodes.ts';
+import type { Fixture } from './fixture.ts';
+import { extensionApi, folderNode } from './helpers.ts';
+
+const RUNS = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+export function benchmarks(fixture: Fixture): void {
+  describe('benchmarks', () => {
+    it('activation time', async () => {
+      const api = await extensionApi();
+      console.log(`BENCH activation: ${api.activationMs.toFixed(1)} ms (module load → activate() returned)`);
+      assert.ok(api.activationMs > 0);
+    });
+
+    it(`refresh → first level of a folder with ${fixture.bulkCount} items rendered`, async function () {
+      this.timeout(120_000);
+      const api = await extensionApi();
+      const client = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+      await vscode.commands.executeCommand(`workbench.view.extension.${VIEWS.container}`);
+
+      // Baseline: the same data fetched with the bare protocol client, no tree.
+      const baseline: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const started = performance.now();
+        const items = await client.readFolders({ ids: [fixture.folders.bulk!] });
+        baseline.push(performance.now() - started);
+        assert.equal(items.length, fixture.bulkCount);
+      }
+
+      const rendered: number[] = [];
+      const hostOnly: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
+        const started = performance.now();
+        api.tree.refresh();
+        const folder: FolderNode = await folderNode(api, 'alice', 'Bulk');
+        // Expanding through the view makes the workbench fetch and render the children.
+        await api.treeView.reveal(folder, { expand: true, select: false, focus: false });
+        const children = await api.tree.getChildren(folder);
+        rendered.push(performance.now() - started);
+        assert.equal(children.length, fixture.bulkCount);
+
+        const hostStarted = performance.now();
+        api.tree.refresh(folder);
+        const again = await api.tree.getChildren(folder);
+        for (const child of again) api.tree.getTreeItem(child);
+        hostOnly.push(performance.now() - hostStarted);
+      }
+      const r = median(rendered);
+      const b = median(baseline);
+      const h = median(hostOnly);
+      console.log(
+        `BENCH baseline read/folder via protocol client (${fixture.bulkCount} items): ${b.toFixed(1)} ms`,
+      );
+      console.log(
+        `BENCH refresh → first level rendered (${fixture.bulkCount} items): ${r.toFixed(1)} ms, ${(r / b).toFixed(2)}× baseline (goal < 300 ms)`,
+      );
+      console.log(
+        `BENCH reload of the folder's items + ${fixture.bulkCount} TreeItems in the host: ${h.toFixed(1)} ms, ${(h / b).toFixed(2)}× baseline`,
+      );
+    });
+  });
+}

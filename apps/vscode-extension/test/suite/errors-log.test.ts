@@ -1,0 +1,115 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { COMMANDS } from '../../src/constants.ts';
+import type { MessageNode } from '../../src/tree-nodes.ts';
+import type { Fixture } from './fixture.ts';
+import { connect, connectionNode, errorsSince, extensionApi } from './helpers.ts';
+
+const WRONG_KEY = 'wrong-key-0123456789abcdef0123456789abcdef';
+
+export function errorAndLogTests(fixture: Fixture): void {
+  describe('errors', () => {
+    after(async () => {
+      for (const name of ['wrong', 'down'])
+        await vscode.commands.executeCommand(COMMANDS.disconnect, { kind: 'connection', connection: name });
+    });
+
+    it('refuses to connect with a wrong key and says the key was rejected', async () => {
+      const api = await extensionApi();
+      const before = api.notifier.notices.length;
+      assert.equal(
+        await connect({ name: 'wrong', url: fixture.url, login: 'alice', apiKey: WRONG_KEY }),
+        undefined,
+      );
+      const [message] = errorsSince(api, before);
+      assert.match(message ?? '', /rejected the API key/);
+      assert.equal((message ?? '').includes(WRONG_KEY), false);
+    });
+
+    it('shows an error node with Retry for a stored wrong key', async () => {
+      const api = await extensionApi();
+      assert.equal(
+        await connect({
+          name: 'wrong',
+          url: fixture.url,
+          login: 'alice',
+          apiKey: WRONG_KEY,
+          saveUnverified: true,
+        }),
+        true,
+      );
+      const [node] = (await api.tree.getChildren(await connectionNode(api, 'wrong'))) as MessageNode[];
+      assert.equal(node?.kind, 'message');
+      assert.match(node.text, /^wrong: the vault rejected the API key/);
+      const treeItem = api.tree.getTreeItem(node);
+      assert.equal(treeItem.command?.command, COMMANDS.retry);
+      assert.equal(treeItem.contextValue, 'error');
+      assert.doesNotMatch(node.text, /\n|\bat \S+:\d+/, 'no stack trace');
+    });
+
+    it('shows "cannot reach the vault" when the server is down, and retries', async () => {
+      const api = await extensionApi();
+      await connect({
+        name: 'down',
+        url: fixture.downUrl,
+        login: 'alice',
+        apiKey: fixture.keys.alice,
+        saveUnverified: true,
+      });
+      const [node] = (await api.tree.getChildren(await connectionNode(api, 'down'))) as MessageNode[];
+      assert.equal(node?.kind, 'message');
+      assert.equal(node.text, 'down: cannot reach the vault. Is the server running and the URL right?');
+      await vscode.commands.executeCommand(COMMANDS.retry, node);
+      const [again] = (await api.tree.getChildren(await connectionNode(api, 'down'))) as MessageNode[];
+      assert.notEqual(again, node, 'reloaded, not cached');
+      assert.equal(again?.text, node.text);
+    });
+
+    it('rejects malformed connection input with a clear message and stores nothing', async () => {
+      const api = await extensionApi();
+      for (const url of ['javascript:alert(1)', 'not a url', `${fixture.url}/?apikey=leak`]) {
+        const before = api.notifier.notices.length;
+        assert.equal(
+          await connect({ name: 'bad', url, login: 'alice', apiKey: fixture.keys.alice }),
+          undefined,
+        );
+        assert.match(
+          errorsSince(api, before)[0] ?? '',
+          /^Connect: bad: the vault refused the request|Connect: /,
+        );
+      }
+      assert.equal(
+        (await api.tree.getChildren()).some(
+          (node) => node.kind === 'connection' && node.connection === 'bad',
+        ),
+        false,
+      );
+    });
+  });
+
+  describe('the Output channel', () => {
+    it('logs requests with no API key and no password', async () => {
+      const api = await extensionApi();
+      const text = api.log.lines.join('\n');
+      assert.match(text, /readUserFolders 200/);
+      assert.match(text, /\[REDACTED\]/);
+      for (const key of [fixture.keys.admin, fixture.keys.alice, fixture.keys.bob, WRONG_KEY]) {
+        assert.equal(text.includes(key), false, 'a key leaked into the log');
+        assert.equal(text.includes(encodeURIComponent(key)), false, 'an encoded key leaked into the log');
+      }
+      for (const item of Object.values(fixture.items)) {
+        assert.equal(
+          text.includes(item.password),
+          false,
+          `the password of ${item.label} leaked into the log`,
+        );
+        const encoded = Buffer.from(item.password).toString('base64url').slice(0, -2);
+        assert.equal(
+          text.includes(encoded),
+          false,
+          `the encoded password of ${item.label} leaked into the log`,
+        );
+      }
+    });
+  });
+}

@@ -1,0 +1,33 @@
+/** What the harness seeded, passed to the extension host in `VAULTLINE_TEST_FIXTURE` (JSON). */
+export interface SeededItem {
+  id: number;
+  label: string;
+  login: string;
+  password: string;
+  url: string;
+  email: string;
+  folderId: number;
+}
+
+export interface Fixture {
+  /** The running vault server. */
+  url: string;
+  /** A URL where nothing listens: the "server down" case. */
+  downUrl: string;
+  /** `admin` is the TeamPass-style shared key; `alice` and `bob` are bound to their users. */
+  keys: { admin: string; alice: string; bob: string };
+  folders: { infra: number; databases: number; payments: number; bulk?: number };
+  items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
+  attachment: { itemId: number; name: string; text: string };
+  /** `test` or `bench`. */
+  mode: string;
+  /** How many items the bulk folder holds (bench only). */
+  bulkCount?: number;
+}
+
+export function readFixture(): Fixture {
+  const raw = process.env.VAULTLINE_TEST_FIXTURE;
+  if (!raw)
+    throw new Error('VAULTLINE_TEST_FIXTURE is not set: run the suite through test/run-code-server.mjs.');
+  return JSON.parse(raw) as Fixture;
+}

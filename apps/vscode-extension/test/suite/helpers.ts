@@ -1,0 +1,89 @@
+import * as vscode from 'vscode';
+import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
+import type { ConnectionNode, FolderNode, ItemNode, VaultNode } from '../../src/tree-nodes.ts';
+import type { ConnectArgs, VaultlineApi } from '../../src/vaultline.ts';
+
+export async function extensionApi(): Promise<VaultlineApi> {
+  const extension = vscode.extensions.getExtension<VaultlineApi>(EXTENSION_ID);
+  if (!extension) throw new Error(`extension ${EXTENSION_ID} is not loaded`);
+  return extension.activate();
+}
+
+/** Polls until `check` returns a value other than undefined/false, within a bound. */
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function connect(args: ConnectArgs): Promise<boolean | undefined> {
+  return vscode.commands.executeCommand<boolean | undefined>(COMMANDS.connect, args);
+}
+
+export async function roots(api: VaultlineApi): Promise<ConnectionNode[]> {
+  return (await api.tree.getChildren()) as ConnectionNode[];
+}
+
+export async function connectionNode(api: VaultlineApi, name: string): Promise<ConnectionNode> {
+  return waitFor(
+    async () => (await roots(api)).find((node) => node.connection === name),
+    `connection ${name}`,
+  );
+}
+
+/** Every folder under a connection, depth first, as `Parent / Child` paths. */
+export async function folderPaths(api: VaultlineApi, name: string): Promise<Map<string, FolderNode>> {
+  const out = new Map<string, FolderNode>();
+  const walk = async (node: VaultNode, prefix: string) => {
+    for (const child of await api.tree.getChildren(node)) {
+      if (child.kind !== 'folder') continue;
+      const path = prefix ? `${prefix} / ${child.folder.title}` : child.folder.title;
+      out.set(path, child);
+      await walk(child, path);
+    }
+  };
+  await walk(await connectionNode(api, name), '');
+  return out;
+}
+
+export async function folderNode(api: VaultlineApi, connection: string, path: string): Promise<FolderNode> {
+  const folder = (await folderPaths(api, connection)).get(path);
+  if (!folder) throw new Error(`no folder ${path} under ${connection}`);
+  return folder;
+}
+
+export async function itemNodes(api: VaultlineApi, folder: FolderNode): Promise<ItemNode[]> {
+  return (await api.tree.getChildren(folder)).filter((node): node is ItemNode => node.kind === 'item');
+}
+
+export async function itemNode(
+  api: VaultlineApi,
+  connection: string,
+  path: string,
+  label: string,
+): Promise<ItemNode> {
+  const folder = await folderNode(api, connection, path);
+  const item = (await itemNodes(api, folder)).find((node) => node.item.label === label);
+  if (!item) throw new Error(`no item ${label} in ${path}`);
+  return item;
+}
+
+/** The text of the last error message the extension showed since `from`. */
+export function errorsSince(api: VaultlineApi, from: number): string[] {
+  return api.notifier.notices
+    .slice(from)
+    .filter((notice) => notice.severity === 'error')
+    .map((notice) => notice.text);
+}
+
+export async function setConfig(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('vaultline').update(key, value, vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,128 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
+import type { Fixture } from './fixture.ts';
+import { errorsSince, extensionApi, itemNode, setConfig, waitFor } from './helpers.ts';
+
+async function editorWithTwoCursors(): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument({ content: 'first=\nsecond=\n' });
+  const editor = await vscode.window.showTextDocument(document);
+  editor.selections = [new vscode.Selection(0, 6, 0, 6), new vscode.Selection(1, 7, 1, 7)];
+  return editor;
+}
+
+export function insertCopyTests(fixture: Fixture): void {
+  describe('insert at cursor', () => {
+    afterEach(async () => {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    });
+
+    for (const field of ITEM_FIELDS) {
+      it(`inserts the ${field} at both cursors`, async () => {
+        const api = await extensionApi();
+        const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+        const editor = await editorWithTwoCursors();
+        const count = await vscode.commands.executeCommand(COMMANDS.insertField, node, field);
+        assert.equal(count, 2);
+        const value = fixture.items.db[field];
+        assert.equal(editor.document.getText(), `first=${value}\nsecond=${value}\n`);
+      });
+    }
+
+    it('replaces selected text and takes an item reference from search', async () => {
+      const editor = await editorWithTwoCursors();
+      editor.selections = [new vscode.Selection(0, 0, 0, 5)];
+      const ref = { connection: 'alice', itemId: fixture.items.web.id, folderId: fixture.items.web.folderId };
+      await vscode.commands.executeCommand(COMMANDS.insertLogin, ref);
+      assert.equal(editor.document.getText(), `${fixture.items.web.login}=\nsecond=\n`);
+    });
+
+    it('refuses an item the login may not read, and says so', async () => {
+      const api = await extensionApi();
+      const editor = await editorWithTwoCursors();
+      const before = api.notifier.notices.length;
+      const ref = { connection: 'bob', itemId: fixture.items.db.id };
+      const count = await vscode.commands.executeCommand(COMMANDS.insertField, ref, 'password');
+      assert.equal(count, undefined);
+      assert.equal(editor.document.getText(), 'first=\nsecond=\n');
+      const [message] = errorsSince(api, before);
+      assert.ok(message, 'an error message was shown');
+      assert.match(message, /^Insert: (bob has no access to this item|not found in the vault)/);
+      assert.equal(message.includes(fixture.items.db.password), false);
+    });
+
+    it('refuses to insert a password in presentation mode but still inserts the login', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      await vscode.commands.executeCommand(COMMANDS.togglePresentationMode, true);
+      try {
+        const editor = await editorWithTwoCursors();
+        const before = api.notifier.notices.length;
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertPassword, node), undefined);
+        assert.match(errorsSince(api, before)[0] ?? '', /disabled in presentation mode/);
+        assert.equal(api.tree.getTreeItem(node).description, '••••••');
+        assert.equal(String(api.tree.getTreeItem(node).tooltip).includes(fixture.items.db.url), false);
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), 2);
+        assert.equal(
+          editor.document.getText(),
+          `first=${fixture.items.db.login}\nsecond=${fixture.items.db.login}\n`,
+        );
+      } finally {
+        await vscode.commands.executeCommand(COMMANDS.togglePresentationMode, false);
+      }
+      assert.equal(api.tree.getTreeItem(node).description, fixture.items.db.login);
+    });
+  });
+
+  describe('copy with auto-clear', () => {
+    after(() => setConfig('clipboardClearSeconds', undefined));
+
+    it('copies the password and clears the clipboard after the delay', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      await setConfig('clipboardClearSeconds', 1);
+      const started = Date.now();
+      const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+        COMMANDS.copyPassword,
+        node,
+      );
+      assert.equal(await vscode.env.clipboard.readText(), fixture.items.web.password);
+      assert.equal(await result.cleared, true);
+      assert.ok(Date.now() - started >= 900, 'not cleared before the delay');
+      assert.equal(await vscode.env.clipboard.readText(), '');
+    });
+
+    it('leaves the clipboard alone when it no longer holds the copied value', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+        COMMANDS.copyField,
+        node,
+        'login',
+        0.5,
+      );
+      assert.equal(await vscode.env.clipboard.readText(), fixture.items.web.login);
+      await vscode.env.clipboard.writeText('something the user copied');
+      assert.equal(await result.cleared, false);
+      assert.equal(await vscode.env.clipboard.readText(), 'something the user copied');
+    });
+
+    it('counts down in the status bar while a value is on the clipboard', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+        COMMANDS.copyField,
+        node,
+        'url',
+        2,
+      );
+      const status = await waitFor(
+        () => api.clipboard.statusText.match(/URL clears in (\d)s/) ?? undefined,
+        'a countdown',
+      );
+      assert.ok(Number(status[1]) <= 2);
+      assert.equal(await result.cleared, true);
+      assert.equal(api.clipboard.statusText, '');
+    });
+  });
+}

@@ -1,0 +1,56 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Fixture } from './fixture.ts';
+import { extensionApi, waitFor } from './helpers.ts';
+
+export function searchTests(fixture: Fixture): void {
+  describe('search', () => {
+    it('finds items by label part and formats entries as label — path — login', async () => {
+      const api = await extensionApi();
+      const { hits, errors } = await api.search.find('db-');
+      assert.deepEqual(errors, []);
+      const mine = hits.filter((hit) => hit.connection === 'alice');
+      assert.deepEqual(
+        mine.map((hit) => api.search.format(hit)),
+        [`${fixture.items.db.label} — Infrastructure / Databases — ${fixture.items.db.login}`],
+      );
+    });
+
+    it("applies each login's rights: bob finds nothing in folders he cannot read", async () => {
+      const api = await extensionApi();
+      const { hits } = await api.search.find(fixture.items.db.label);
+      assert.deepEqual(
+        hits.map((hit) => hit.connection),
+        ['alice'],
+      );
+      const web = await api.search.find(fixture.items.web.label);
+      assert.deepEqual(web.hits.map((hit) => hit.connection).sort(), ['alice', 'bob']);
+    });
+
+    it('answers hostile and unicode queries without failing', async () => {
+      const api = await extensionApi();
+      for (const query of ['%2F..%2F', "'; DROP TABLE items; --", 'ünï©ødé 🔑', 'x'.repeat(300)]) {
+        const { hits, errors } = await api.search.find(query);
+        assert.deepEqual(hits, [], `no hit for ${query}`);
+        for (const error of errors) assert.doesNotMatch(error, /\n\s+at /, 'no stack trace');
+      }
+    });
+
+    it('queries as the user types, debounced, and resolves with the chosen item', async () => {
+      const api = await extensionApi();
+      const chosen = api.search.pick();
+      const quickPick = await waitFor(() => api.search.active, 'the QuickPick');
+      quickPick.value = 'we';
+      quickPick.value = 'web';
+      const ready = await waitFor(
+        () => quickPick.items.some((entry) => entry.hit?.item.id === fixture.items.web.id) && quickPick.items,
+        'search results',
+      );
+      quickPick.activeItems = [ready.find((entry) => entry.hit?.connection === 'alice')!];
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      const ref = await chosen;
+      assert.equal(ref?.itemId, fixture.items.web.id);
+      assert.equal(ref?.connection, 'alice');
+    });
+  });
+}

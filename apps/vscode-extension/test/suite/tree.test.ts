@@ -1,0 +1,99 @@
+import * as assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
+import type { Fixture } from './fixture.ts';
+import { connectionNode, extensionApi, folderNode, folderPaths, itemNode, itemNodes } from './helpers.ts';
+
+export function treeTests(fixture: Fixture): void {
+  describe('the vault tree', () => {
+    it('shows each connection as a root with its login as description', async () => {
+      const api = await extensionApi();
+      const roots = await api.tree.getChildren();
+      assert.deepEqual(
+        roots.map((node) => (node.kind === 'connection' ? node.connection : node.kind)),
+        ['alice', 'bob'],
+      );
+      const alice = api.tree.getTreeItem(await connectionNode(api, 'alice'));
+      assert.equal(alice.description, 'alice');
+    });
+
+    it("nests alice's folders as the vault does and shows her rights", async () => {
+      const api = await extensionApi();
+      const folders = await folderPaths(api, 'alice');
+      assert.deepEqual([...folders.keys()].sort(), [
+        'Infrastructure',
+        'Infrastructure / Databases',
+        'Payments',
+      ]);
+      assert.equal(folders.get('Infrastructure')?.folder.accessType, 'W');
+      assert.equal(folders.get('Payments')?.folder.accessType, 'R');
+      assert.match(
+        String(api.tree.getTreeItem(folders.get('Infrastructure')!).contextValue),
+        /writable deletable/,
+      );
+      assert.doesNotMatch(String(api.tree.getTreeItem(folders.get('Payments')!).contextValue), /writable/);
+    });
+
+    it('shows bob only the folder he was granted, read-only', async () => {
+      const api = await extensionApi();
+      const folders = await folderPaths(api, 'bob');
+      assert.deepEqual([...folders.keys()], ['Infrastructure']);
+      assert.equal(folders.get('Infrastructure')?.folder.accessType, 'R');
+    });
+
+    it('loads the items of a folder when it opens, for each user', async () => {
+      const api = await extensionApi();
+      const aliceInfra = await itemNodes(api, await folderNode(api, 'alice', 'Infrastructure'));
+      const bobInfra = await itemNodes(api, await folderNode(api, 'bob', 'Infrastructure'));
+      const labels = [fixture.items.ci.label, fixture.items.web.label].sort();
+      assert.deepEqual(aliceInfra.map((node) => node.item.label).sort(), labels);
+      assert.deepEqual(bobInfra.map((node) => node.item.label).sort(), labels);
+      const db = await itemNodes(api, await folderNode(api, 'alice', 'Infrastructure / Databases'));
+      assert.deepEqual(
+        db.map((node) => node.item.label),
+        [fixture.items.db.label],
+      );
+      const payments = await itemNodes(api, await folderNode(api, 'alice', 'Payments'));
+      assert.deepEqual(
+        payments.map((node) => node.item.label),
+        [fixture.items.stripe.label],
+      );
+    });
+
+    it('keeps no password in tree nodes and shows path and URL but no password in the tooltip', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      assert.equal(JSON.stringify(node.item).includes(fixture.items.db.password), false);
+      assert.equal('password' in node.item, false);
+      const treeItem = api.tree.getTreeItem(node);
+      assert.equal(treeItem.description, fixture.items.db.login);
+      const tooltip = String(treeItem.tooltip);
+      assert.match(tooltip, /Infrastructure \/ Databases/);
+      assert.ok(tooltip.includes(fixture.items.db.url));
+      assert.equal(tooltip.includes(fixture.items.db.password), false);
+      assert.equal((treeItem.iconPath as vscode.ThemeIcon).id, 'key');
+    });
+
+    it('gives every node its parent, so an item can be revealed', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      const folder = api.tree.getParent(node);
+      assert.equal(folder?.kind, 'folder');
+      const top = folder && api.tree.getParent(folder);
+      assert.equal(top?.kind === 'folder' && top.folder.title, 'Infrastructure');
+      const root = top && api.tree.getParent(top);
+      assert.equal(root?.kind, 'connection');
+      await api.treeView.reveal(node, { select: true, focus: false });
+      assert.equal(api.treeView.selection[0], node);
+    });
+
+    it('lists attachments under their item', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      const files = await api.tree.getChildren(node);
+      assert.deepEqual(
+        files.map((f) => (f.kind === 'file' ? f.file.name : f.kind)),
+        [fixture.attachment.name],
+      );
+    });
+  });
+}

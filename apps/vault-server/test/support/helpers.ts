@@ -65,6 +65,7 @@ export function rawRequest(
     headers?: Record<string, string>;
     body?: Buffer | string;
     agent?: import('node:http').Agent;
+    localAddress?: string;
   } = {},
 ): Promise<RawAnswer> {
   const url = new URL(baseUrl);

@@ -1,0 +1,149 @@
+// pnpm bench: read/items throughput against a raw node:http baseline, find/item latency over
+// 100,000 items on PGlite and PostgreSQL, and the server's RSS idle and under load.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const CONNECTIONS = 16;
+const FIND_QUERIES = 1_000;
+
+interface Started {
+  child: ChildProcess;
+  info: Record<string, string | number>;
+}
+
+async function startChild(script: string, args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, info: JSON.parse(line) };
+}
+
+async function stop(started: Started): Promise<void> {
+  const exited = new Promise((resolve) => started.child.once('exit', resolve));
+  started.child.kill('SIGTERM');
+  await exited;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+async function load(
+  url: string,
+  pid?: number,
+): Promise<{ rps: number; p50: number; p99: number; peakRss: number; errors: number }> {
+  let peakRss = 0;
+  const timer =
+    pid === undefined ? undefined : setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 200);
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S });
+  if (timer) clearInterval(timer);
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    peakRss,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function findLatency(info: Started['info']): Promise<{ p50: number; p99: number; hits: number }> {
+  const times: number[] = [];
+  let hits = 0;
+  for (let i = 0; i < FIND_QUERIES; i++) {
+    // A 5-hex-digit fragment of an md5 in the labels: a handful of matches among 100,000 items.
+    const query = ((i * 2_654_435_761) >>> 0).toString(16).padStart(8, '0').slice(0, 5);
+    const started = performance.now();
+    const response = await fetch(
+      `${info.url}/api/index.php/find/item/${info.findFolder}/${query}?apikey=${info.key}`,
+    );
+    const body = (await response.json()) as unknown[];
+    times.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`find/item answered ${response.status}`);
+    hits += body.length;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    p50: Math.round(percentile(times, 50) * 100) / 100,
+    p99: Math.round(percentile(times, 99) * 100) / 100,
+    hits,
+  };
+}
+
+const results: Record<string, unknown> = {};
+const cluster = await startPostgresCluster();
+const temp = await mkdtemp(join(tmpdir(), 'vaultline-bench-'));
+try {
+  for (const store of ['pglite', 'postgres'] as const) {
+    const vault = await startChild('vault-process.ts', [
+      store,
+      store === 'postgres' ? await cluster.createDatabase() : '',
+    ]);
+    const pid = vault.child.pid!;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const idleRss = rssMiB(pid);
+    const find = await findLatency(vault.info);
+    if (store === 'pglite') {
+      const readUrl = `${vault.info.url}${vault.info.readPath}?apikey=${vault.info.key}`;
+      const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
+      const bodyFile = join(temp, 'body.json');
+      writeFileSync(bodyFile, body);
+      const raw = await startChild('raw-server.ts', [bodyFile]);
+      const rawLoad = await load(`${raw.info.url}/`);
+      await stop(raw);
+      const vaultLoad = await load(readUrl, pid);
+      results.readItems = {
+        bodyBytes: body.length,
+        vaultRps: vaultLoad.rps,
+        rawRps: rawLoad.rps,
+        ratio: Math.round((vaultLoad.rps / rawLoad.rps) * 100) / 100,
+        goal: '>= 0.6',
+        vaultP99Ms: vaultLoad.p99,
+        errors: vaultLoad.errors,
+      };
+      results.rssMiB = { idle: idleRss, underLoad: vaultLoad.peakRss };
+    }
+    results[`findItem_${store}`] = {
+      items: 100_000,
+      queries: FIND_QUERIES,
+      p50Ms: find.p50,
+      p99Ms: find.p99,
+      goal: 'p50 < 5 ms, p99 < 20 ms',
+      hits: find.hits,
+    };
+    await stop(vault);
+  }
+} finally {
+  await cluster.stop();
+  await rm(temp, { recursive: true, force: true });
+}
+
+const read = results.readItems as { vaultRps: number; rawRps: number; ratio: number };
+const rss = results.rssMiB as { idle: number; underLoad: number };
+const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(36)} ${value}\n`);
+process.stdout.write('\nVaultline vault-server benchmark\n');
+line('read/items req/s (vault, PGlite)', String(read.vaultRps));
+line('read/items req/s (raw node:http)', String(read.rawRps));
+line('ratio vault / raw (goal >= 0.6)', String(read.ratio));
+for (const store of ['pglite', 'postgres']) {
+  const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
+  line(`find/item p50 / p99 ms (${store})`, `${find.p50Ms} / ${find.p99Ms} (goal < 5 / < 20)`);
+}
+line('server RSS MiB idle / under load', `${rss.idle} / ${rss.underLoad}`);
+process.stdout.write(`\n${JSON.stringify(results, null, 2)}\n`);

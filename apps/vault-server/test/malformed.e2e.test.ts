@@ -1,0 +1,87 @@
+import { Agent } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestVault, type TestVault } from '../src/testing.ts';
+import { expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { malformedRequests } from './support/malformed-paths.ts';
+
+const COUNT = 10_500;
+
+async function snapshot(vault: TestVault): Promise<string> {
+  const db = vault.server.vault.db;
+  const tables = {
+    items:
+      'SELECT id, folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, encode(password, $$hex$$) AS password, updated_at FROM items ORDER BY id',
+    folders: 'SELECT * FROM folders ORDER BY id',
+    files:
+      'SELECT id, item_id, name, media_type, extension, size, md5(content) AS content FROM files ORDER BY id',
+    users: 'SELECT * FROM users ORDER BY id',
+    roles: 'SELECT * FROM roles ORDER BY id',
+    userRoles: 'SELECT * FROM user_roles ORDER BY user_id, role_id',
+    rights: 'SELECT * FROM role_rights ORDER BY role_id, folder_id',
+    keys: 'SELECT id, label, key_hash, revoked_at FROM api_keys ORDER BY id',
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, sql] of Object.entries(tables)) out[name] = await db.query(sql);
+  return JSON.stringify(out);
+}
+
+describe('malformed request paths', () => {
+  let vault: TestVault;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    vault = await startTestVault({ logLines });
+    await vault.seedDemo();
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    expectNoSecrets(logLines, [vault.adminKey]);
+  });
+
+  it(`answers ${COUNT} generated malformed paths with a 4xx JSON error and changes nothing`, async () => {
+    const requests = malformedRequests(COUNT, vault.adminKey);
+    expect(new Set(requests.map((r) => `${r.method} ${r.path}`)).size).toBe(COUNT);
+    const before = await snapshot(vault);
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const worker = async () => {
+      while (next < requests.length) {
+        const request = requests[next++]!;
+        const answer = await rawRequest(vault.url, request.path, {
+          method: request.method,
+          agent,
+          ...(request.method === 'POST' ? { headers: { 'content-type': 'text/plain' }, body: 'x' } : {}),
+        });
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        let body: { err?: unknown; code?: unknown } = {};
+        try {
+          body = JSON.parse(answer.body) as typeof body;
+        } catch {
+          // reported below
+        }
+        const ok =
+          answer.status >= 400 &&
+          answer.status < 500 &&
+          /application\/json/.test(answer.contentType) &&
+          typeof body.err === 'string' &&
+          typeof body.code === 'string';
+        if (!ok && failures.length < 20)
+          failures.push(
+            `${answer.status} ${request.method} ${request.path.slice(0, 120)} → ${answer.body.slice(0, 120)}`,
+          );
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    agent.destroy();
+    expect(failures).toEqual([]);
+    expect([...statuses.keys()].every((status) => status >= 400 && status < 500)).toBe(true);
+    // Most paths must reach the decoders (400), not stop at authentication or routing.
+    expect(statuses.get(400) ?? 0, JSON.stringify([...statuses])).toBeGreaterThan(COUNT * 0.6);
+    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(COUNT);
+    expect(await snapshot(vault)).toBe(before);
+    expect((await fetch(`${vault.url}/readyz`)).status).toBe(200);
+  });
+});

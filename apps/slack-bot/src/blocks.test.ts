@@ -23,6 +23,13 @@ describe('resultPage', () => {
     },
   );
 
+  it('says when the vault capped the results and asks to refine the search', () => {
+    const page = resultPage([item(1), item(2)], { kind: 'find', q: 'x', p: 0, complete: false }, 20, false);
+    expect(page.text).toBe(
+      'Items you can read matching “x”: the first 2 (page 1 of 1). More match: refine the search to see them.',
+    );
+  });
+
   it('clamps a page number past the end to the last page', () => {
     const page = resultPage([item(1), item(2)], { kind: 'find', q: 'x', p: 99 }, 1, true);
     expect(page.text).toContain('(page 2 of 2)');

@@ -22,6 +22,8 @@ export interface PageState {
   p: number;
   /** For `get`: whether the items carry the label exactly (else they only contain it). */
   exact?: boolean;
+  /** For `find`: false when the vault's result cap was hit and more items may match. */
+  complete?: boolean;
 }
 
 /**
@@ -124,13 +126,21 @@ export function resultPage(
       : state.exact
         ? `Several items you can read are labelled “${query}”; pick one`
         : `No item you can read is labelled exactly “${query}”; these contain it`;
-  const summary = `${what}: ${items.length} (page ${page + 1} of ${pages}).`;
+  const count = state.complete === false ? `the first ${items.length}` : `${items.length}`;
+  const refine = state.complete === false ? ' More match: refine the search to see them.' : '';
+  const summary = `${what}: ${count} (page ${page + 1} of ${pages}).${refine}`;
   const blocks: Block[] = [{ type: 'section', text: mrkdwn(summary) }];
   for (const item of shown) blocks.push(...itemBlocks(item));
   if (pages > 1) {
     const nav: types.Button[] = [];
     const value = (p: number) =>
-      JSON.stringify({ kind: state.kind, q: state.q, p, exact: state.exact ?? false });
+      JSON.stringify({
+        kind: state.kind,
+        q: state.q,
+        p,
+        exact: state.exact ?? false,
+        complete: state.complete ?? true,
+      });
     if (page > 0)
       nav.push({
         type: 'button',

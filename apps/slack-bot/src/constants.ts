@@ -81,9 +81,11 @@ export const MAX_QUERY_LENGTH = 200;
 export const MAX_SHOWN_TEXT = 300;
 /** Characters TeamPass's find/item accepts; other queries are matched by the bot over the user's items. */
 export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
+/** The most results a search lists; Vaultline's find/item returns at most this many. */
+export const VAULT_FIND_LIMIT = 1000;
 /** How long a Slack user's profile email is trusted, in ms. */
 export const PROFILE_CACHE_MS = 10 * 60_000;
 /** The most profile emails kept. */
 export const PROFILE_CACHE_SIZE = 10_000;
 /** How many commands are worked on at once after their ack; the rest wait their turn. */
-export const AFTER_ACK_CONCURRENCY = 8;
+export const AFTER_ACK_CONCURRENCY = 4;

@@ -1,5 +1,5 @@
 import { type AccessChecker, type Item, rightsOf, type VaultClient } from '@vaultline/protocol';
-import { SERVER_SEARCH_SAFE } from './constants.ts';
+import { SERVER_SEARCH_SAFE, VAULT_FIND_LIMIT } from './constants.ts';
 
 /** What the bot keeps of an item to list it: never the password. */
 export interface ListedItem {
@@ -18,9 +18,9 @@ export interface ItemSearch {
    *
    * @param login The vault login.
    * @param text The text.
-   * @returns The items.
+   * @returns The items, and whether they are all of them (the vault caps its search results).
    */
-  find(login: string, text: string): Promise<ListedItem[]>;
+  find(login: string, text: string): Promise<{ items: ListedItem[]; complete: boolean }>;
   /**
    * Finds the readable item with this id, or the readable items with exactly this label.
    *
@@ -70,20 +70,23 @@ const fold = (value: string) => value.normalize('NFKD').replace(/\p{M}/gu, '').t
  * @returns The search.
  */
 export function createItemSearch(vault: VaultClient, access: AccessChecker): ItemSearch {
-  async function candidates(login: string, text: string): Promise<Item[]> {
+  async function candidates(login: string, text: string): Promise<{ found: Item[]; complete: boolean }> {
     const rights = await access.load(login);
     const folderIds = [...rights.folders.values()]
       .filter((f) => rightsOf(f.accessType).read)
       .map((f) => f.id);
     if (SERVER_SEARCH_SAFE.test(text)) {
-      if (folderIds.length === 0) return [];
-      return vault.findItems({ folderIds, query: text });
+      if (folderIds.length === 0) return { found: [], complete: true };
+      const found = await vault.findItems({ folderIds, query: text });
+      return { found, complete: found.length < VAULT_FIND_LIMIT };
     }
     // TeamPass's find/item only takes [A-Za-z0-9_:'-]; other text is matched here over the
     // user's own items, which the vault lists with the same rights.
     const wanted = fold(text);
-    const items = await vault.readUserItems({ login });
-    return items.filter((item) => fold(item.label).includes(wanted));
+    const matches = (await vault.readUserItems({ login })).filter((item) =>
+      fold(item.label).includes(wanted),
+    );
+    return { found: matches.slice(0, VAULT_FIND_LIMIT), complete: matches.length <= VAULT_FIND_LIMIT };
   }
 
   async function readable(login: string, items: Item[]): Promise<ListedItem[]> {
@@ -94,12 +97,13 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
   return {
     async find(login, text) {
       const wanted = fold(text);
-      const found = await candidates(login, text);
+      const { found, complete } = await candidates(login, text);
       // The server's matching rule is not specified: keep only label substrings, whatever it sent.
-      return readable(
+      const items = await readable(
         login,
         found.filter((item) => fold(item.label).includes(wanted)),
       );
+      return { items, complete };
     },
     async get(login, idOrLabel) {
       const value = idOrLabel.trim();
@@ -116,7 +120,7 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
         };
       }
       const wanted = fold(value);
-      const found = await readable(login, await candidates(login, value));
+      const found = await readable(login, (await candidates(login, value)).found);
       const exact = found.filter((item) => fold(item.label) === wanted);
       if (exact.length > 0) return { items: exact, exact: true };
       return { items: found.filter((item) => fold(item.label).includes(wanted)), exact: false };

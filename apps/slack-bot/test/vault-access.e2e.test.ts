@@ -262,6 +262,24 @@ describe('with a real vault', () => {
     }
   });
 
+  it.each(['abc', '-1', '1e3', '99999999999999999999', '', '<!here>'])(
+    'refuses a reveal button carrying %j',
+    async (value) => {
+      const { answers } = await press(bot, SLACK_USERS.alice, 'vault_reveal', value);
+      expect(answers[0]?.text).toContain('You cannot read this item');
+      expect(answers[0]?.text).not.toContain('<!here>');
+    },
+  );
+
+  it.each(['🔑🔑', '\u202Eevil', 'ｇｉｔｈｕｂ', "o'brien:x_y-z", '%00', '..', '*_~`'])(
+    'answers the query %j without error',
+    async (query) => {
+      const { answer } = await ask(bot, SLACK_USERS.alice, `find ${query}`);
+      expect(answer.response_type).toBe('ephemeral');
+      expect(answer.text).not.toMatch(/went wrong|could not understand/);
+    },
+  );
+
   it('shows the login in plain text to copy', async () => {
     const { answers } = await press(
       bot,
@@ -287,6 +305,15 @@ describe('with a real vault', () => {
     for (const record of audit) expect(typeof record.time).toBe('string');
     const text = JSON.stringify(audit);
     for (const password of Object.values(seeded.passwords)) expect(text).not.toContain(password);
+  });
+
+  it('posts nothing in the channel where a command was typed: only ephemeral answers and the audit channel', () => {
+    for (const call of slack.apiCalls('chat.postMessage')) expect(call.body.channel).toBe('CAUDIT');
+    expect(slack.apiCalls('chat.postEphemeral')).toEqual([]);
+    for (const call of slack.calls.filter((c) => c.path.startsWith('/response/'))) {
+      expect(call.body.response_type).toBe('ephemeral');
+      expect(call.body.unfurl_links).toBe(false);
+    }
   });
 
   it('never writes the API key or a password to a log line or any Slack message but the reveal', () => {

@@ -13,6 +13,7 @@ const PageStateSchema = v.object({
   q: v.string(),
   p: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
   exact: v.optional(v.boolean(), false),
+  complete: v.optional(v.boolean(), true),
 });
 
 /**
@@ -38,10 +39,8 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
     }
     const page = state;
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
-      const items =
-        page.kind === 'find'
-          ? await deps.search.find(login, page.q)
-          : (await deps.search.get(login, page.q)).items;
+      const { items, ...fresh } =
+        page.kind === 'find' ? await deps.search.find(login, page.q) : await deps.search.get(login, page.q);
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.find,
@@ -58,7 +57,7 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
       await args.respond(
         items.length === 0
           ? note(`No item you can read matches “${escapeMrkdwn(page.q, 200)}” any more.`, true)
-          : resultPage(items, page, deps.config.pageSize, true),
+          : resultPage(items, { ...page, ...fresh }, deps.config.pageSize, true),
       );
     });
   };

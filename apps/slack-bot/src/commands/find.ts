@@ -30,7 +30,7 @@ export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
       respond,
     };
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
-      const items = await deps.search.find(login, arg);
+      const { items, complete } = await deps.search.find(login, arg);
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.find,
@@ -47,7 +47,7 @@ export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
         await respond(note(`No item you can read matches “${escapeMrkdwn(arg, 200)}”.`));
         return;
       }
-      await respond(resultPage(items, { kind: 'find', q: arg, p: 0 }, deps.config.pageSize, false));
+      await respond(resultPage(items, { kind: 'find', q: arg, p: 0, complete }, deps.config.pageSize, false));
     });
   };
 }

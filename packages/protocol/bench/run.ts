@@ -19,19 +19,38 @@ interface Timing {
   runs: number;
 }
 
-/** Runs `fn` in batches for about `budgetMs` after a warm-up, and returns the median batch time per call. */
-function measure(fn: () => unknown, budgetMs: number, batch = 1): Timing {
-  const warmUntil = performance.now() + budgetMs / 4;
-  while (performance.now() < warmUntil) for (let i = 0; i < batch; i++) fn();
-  const samples: number[] = [];
-  const until = performance.now() + budgetMs;
-  while (performance.now() < until || samples.length < 5) {
+/**
+ * Times `ours` and `baseline` in alternating batches for about `budgetMs` after a warm-up, so that
+ * drift (JIT, GC, other processes on the machine) hits both alike; keeps each side's median.
+ */
+function compare(
+  ours: () => unknown,
+  baseline: () => unknown,
+  budgetMs: number,
+  batch = 1,
+): [Timing, Timing] {
+  const batchTime = (fn: () => unknown) => {
     const start = performance.now();
     for (let i = 0; i < batch; i++) fn();
-    samples.push((performance.now() - start) / batch);
+    return (performance.now() - start) / batch;
+  };
+  const warmUntil = performance.now() + budgetMs / 4;
+  while (performance.now() < warmUntil) {
+    batchTime(ours);
+    batchTime(baseline);
   }
-  samples.sort((a, b) => a - b);
-  return { ms: samples[Math.floor(samples.length / 2)]!, runs: samples.length * batch };
+  const a: number[] = [];
+  const b: number[] = [];
+  const until = performance.now() + budgetMs;
+  while (performance.now() < until || a.length < 7) {
+    a.push(batchTime(ours));
+    b.push(batchTime(baseline));
+  }
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  return [
+    { ms: median(a), runs: a.length * batch },
+    { ms: median(b), runs: b.length * batch },
+  ];
 }
 
 function mbps(bytes: number, timing: Timing): string {
@@ -63,10 +82,18 @@ function codecBench(): void {
       throw new Error('codec bench: round trip failed');
     }
     const budget = QUICK ? 150 : 1200;
-    const enc = measure(() => encodeValue(value), budget, batch);
-    const encBase = measure(() => Buffer.from(value).toString('base64url'), budget, batch);
-    const dec = measure(() => decodeValue(encoded), budget, batch);
-    const decBase = measure(() => Buffer.from(nodeEncoded, 'base64url').toString(), budget, batch);
+    const [enc, encBase] = compare(
+      () => encodeValue(value),
+      () => Buffer.from(value).toString('base64url'),
+      budget,
+      batch,
+    );
+    const [dec, decBase] = compare(
+      () => decodeValue(encoded),
+      () => Buffer.from(nodeEncoded, 'base64url').toString(),
+      budget,
+      batch,
+    );
     console.log(
       `    ${name.padEnd(6)} encode ${mbps(bytes, enc)}  Buffer ${mbps(bytes, encBase)}  → ${ratio(enc, encBase)} the time`,
     );
@@ -101,8 +128,11 @@ function parseBench(): void {
   const parsed = v.parse(ItemListSchema, JSON.parse(body));
   if (parsed.length !== 10_000 || parsed[0]?.path.length !== 3) throw new Error('parse bench: wrong result');
   const budget = QUICK ? 400 : 4000;
-  const ours = measure(() => v.parse(ItemListSchema, JSON.parse(body)), budget);
-  const baseline = measure(() => JSON.parse(body), budget);
+  const [ours, baseline] = compare(
+    () => v.parse(ItemListSchema, JSON.parse(body)),
+    () => JSON.parse(body),
+    budget,
+  );
   console.log('(b) parse + validate a 10,000-item read/userpw body (object keyed by id)');
   console.log(
     `    JSON.parse + v.parse(ItemListSchema) ${ours.ms.toFixed(1)} ms   JSON.parse alone ${baseline.ms.toFixed(1)} ms` +

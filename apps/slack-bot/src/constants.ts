@@ -81,6 +81,10 @@ export const MAX_QUERY_LENGTH = 200;
 export const MAX_SHOWN_TEXT = 300;
 /** Characters TeamPass's find/item accepts; other queries are matched by the bot over the user's items. */
 export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
+/** Runs of those characters inside other text. */
+export const SERVER_SEARCH_RUNS = /[A-Za-z0-9_:'-]+/g;
+/** The shortest run worth a server search; shorter ones match too much to narrow anything. */
+export const MIN_SERVER_RUN = 3;
 /** The most results a search lists; Vaultline's find/item returns at most this many. */
 export const VAULT_FIND_LIMIT = 1000;
 /** How long a Slack user's profile email is trusted, in ms. */

@@ -1,5 +1,5 @@
 import { type AccessChecker, type Item, rightsOf, type VaultClient } from '@vaultline/protocol';
-import { SERVER_SEARCH_SAFE, VAULT_FIND_LIMIT } from './constants.ts';
+import { MIN_SERVER_RUN, SERVER_SEARCH_RUNS, SERVER_SEARCH_SAFE, VAULT_FIND_LIMIT } from './constants.ts';
 
 /** What the bot keeps of an item to list it: never the password. */
 export interface ListedItem {
@@ -62,6 +62,26 @@ export function toListed(
 // Labels compare as the vault compares them for similarity: no case, accents or surrounding spaces.
 const fold = (value: string) => value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 
+function longestSafeRun(text: string): string {
+  const runs = text.normalize('NFC').match(SERVER_SEARCH_RUNS) ?? [];
+  return runs.reduce((longest, run) => (run.length > longest.length ? run : longest), '');
+}
+
+/**
+ * The client the access checker is given: folder rights only. read/userpw answers every item of
+ * the user with its password (4 s for 100 000 items); the items it would add are those outside the
+ * user's readable folders, which the bot then denies (deny by default, never more than the core).
+ *
+ * @param vault The client.
+ * @returns The reads the access checker uses.
+ */
+export function folderRightsOnly(vault: VaultClient): Pick<VaultClient, 'readUserFolders' | 'readUserItems'> {
+  return {
+    readUserFolders: (input, options) => vault.readUserFolders(input, options),
+    readUserItems: async () => [],
+  };
+}
+
 /**
  * Creates the search over a client and an access checker.
  *
@@ -70,18 +90,24 @@ const fold = (value: string) => value.normalize('NFKD').replace(/\p{M}/gu, '').t
  * @returns The search.
  */
 export function createItemSearch(vault: VaultClient, access: AccessChecker): ItemSearch {
-  async function candidates(login: string, text: string): Promise<{ found: Item[]; complete: boolean }> {
+  async function serverFind(login: string, query: string): Promise<{ found: Item[]; complete: boolean }> {
     const rights = await access.load(login);
     const folderIds = [...rights.folders.values()]
       .filter((f) => rightsOf(f.accessType).read)
       .map((f) => f.id);
-    if (SERVER_SEARCH_SAFE.test(text)) {
-      if (folderIds.length === 0) return { found: [], complete: true };
-      const found = await vault.findItems({ folderIds, query: text });
-      return { found, complete: found.length < VAULT_FIND_LIMIT };
-    }
-    // TeamPass's find/item only takes [A-Za-z0-9_:'-]; other text is matched here over the
-    // user's own items, which the vault lists with the same rights.
+    if (folderIds.length === 0) return { found: [], complete: true };
+    const found = await vault.findItems({ folderIds, query });
+    return { found, complete: found.length < VAULT_FIND_LIMIT };
+  }
+
+  async function candidates(login: string, text: string): Promise<{ found: Item[]; complete: boolean }> {
+    if (SERVER_SEARCH_SAFE.test(text)) return serverFind(login, text);
+    // TeamPass's find/item only takes [A-Za-z0-9_:'-]: the vault searches the longest such run of
+    // the text and the bot keeps the labels that hold the whole text.
+    const run = longestSafeRun(text);
+    if (run.length >= MIN_SERVER_RUN) return serverFind(login, run);
+    // Nothing usable for the vault's search (e.g. only emoji or CJK): match over the user's own
+    // item list.
     const wanted = fold(text);
     const matches = (await vault.readUserItems({ login })).filter((item) =>
       fold(item.label).includes(wanted),
@@ -109,7 +135,6 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
       const value = idOrLabel.trim();
       if (/^\d{1,15}$/.test(value)) {
         const id = Number(value);
-        if (!(await access.canRead(login, id))) return { items: [], exact: true };
         const items = await vault.readItems({ ids: [id] });
         return {
           items: await readable(
@@ -127,9 +152,9 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
     },
     async readFresh(login, id) {
       access.invalidate(login);
-      if (!(await access.canRead(login, id))) return undefined;
       const [item] = await vault.readItems({ ids: [id] });
-      return item?.id === id ? item : undefined;
+      if (item?.id !== id) return undefined;
+      return (await access.canRead(login, { id, folderId: item.folderId })) ? item : undefined;
     },
   };
 }

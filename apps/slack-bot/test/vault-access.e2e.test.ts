@@ -371,7 +371,7 @@ describe('the reveal rate limit', () => {
       REVEAL_SECONDS: '600',
     });
     const { id } = await press(bot, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['staging-db']));
-    expect(bot.bot.deps.timers.pending).toBe(1);
+    await slack.waitFor(() => bot.bot.deps.timers.pending === 1);
     await bot.stop();
     const [, hidden] = slack.responses(id);
     expect(hidden?.text).toContain('hidden again');

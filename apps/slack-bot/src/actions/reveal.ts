@@ -53,14 +53,18 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         );
         return;
       }
-      await caller.respond(revealed(listed, item.password, deps.config.revealSeconds));
+      const shown = caller.respond(revealed(listed, item.password, deps.config.revealSeconds));
+      // Scheduled before awaiting the post, so nothing that fails later leaves it on screen; the
+      // redaction waits for the post, so it can never land first.
+      deps.timers.schedule(async () => {
+        await shown.catch(() => undefined);
+        await caller.respond(redacted(listed));
+      }, deps.config.revealSeconds * 1000);
+      await shown;
       await deps.audit.record(
         { ...base, event: AUDIT_EVENTS.reveal, login, label: item.label, outcome: 'shown' },
         caller.client,
       );
-      deps.timers.schedule(async () => {
-        await caller.respond(redacted(listed));
-      }, deps.config.revealSeconds * 1000);
     });
   };
 }

@@ -59,6 +59,9 @@ export const CONTEXT_KEYS = {
 /** Where API keys live in SecretStorage: one entry per connection name. */
 export const SECRET_KEY_PREFIX = 'vaultline.apiKey/';
 
+/** globalState key set once the keyring warning was shown: it is shown once per installation. */
+export const KEYRING_WARNED = 'vaultline.keyringWarned';
+
 /** The URI scheme of read-only attachment documents (never backed up to disk, unlike untitled files). */
 export const ATTACHMENT_SCHEME = 'vaultline-attachment';
 

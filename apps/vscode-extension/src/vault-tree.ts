@@ -43,8 +43,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     this.disposables.push(
       this.changed,
       connections.onDidChange(() => this.refresh()),
-      // Masking changes only labels, not data: re-render without reloading.
-      presentation.onDidChange(() => this.changed.fire(undefined)),
+      presentation.onDidChange(() => this.redraw()),
     );
   }
 
@@ -57,6 +56,11 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       this.connectionNodes.clear();
     } else this.forget(node);
     this.changed.fire(node && node.kind !== 'message' ? node : undefined);
+  }
+
+  /** Re-renders a node (everything when absent) from loaded data: for label changes such as masking. */
+  redraw(node?: VaultNode): void {
+    this.changed.fire(node);
   }
 
   /** Reloads what failed to load under an error node. */

@@ -17,7 +17,9 @@ const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
-const codeServerBin = process.env.CODE_SERVER_BIN;
+const codeServerBin =
+  process.env.CODE_SERVER_BIN ??
+  resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
 if (!codeServerBin || !existsSync(codeServerBin)) {
   console.error('CODE_SERVER_BIN must point at code-server 4.139.1 (see shared/notes/toolchain.md).');
   process.exit(1);

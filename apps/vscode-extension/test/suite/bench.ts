@@ -18,7 +18,9 @@ export function benchmarks(fixture: Fixture): void {
   describe('benchmarks', () => {
     it('activation time', async () => {
       const api = await extensionApi();
-      console.log(`BENCH activation: ${api.activationMs.toFixed(1)} ms (module load → activate() returned)`);
+      console.log(
+        `BENCH activation: ${api.activationMs.toFixed(1)} ms from bundle evaluated to activate() returned, ${api.activateBodyMs.toFixed(1)} ms inside activate()`,
+      );
       assert.ok(api.activationMs > 0);
     });
 
@@ -56,6 +58,19 @@ export function benchmarks(fixture: Fixture): void {
         for (const child of again) api.tree.getTreeItem(child);
         hostOnly.push(performance.now() - hostStarted);
       }
+      // The render path alone: the folder's items are loaded; the view fetches and draws them again.
+      const redrawn: number[] = [];
+      const folder = await folderNode(api, 'alice', 'Bulk');
+      const children = await api.tree.getChildren(folder);
+      const last = children[children.length - 1]!;
+      for (let i = 0; i < RUNS; i++) {
+        await api.treeView.reveal(children[0]!, { select: false, focus: false });
+        const started = performance.now();
+        api.tree.redraw(folder);
+        await api.treeView.reveal(last, { select: false, focus: false });
+        redrawn.push(performance.now() - started);
+      }
+      const d = median(redrawn);
       const r = median(rendered);
       const b = median(baseline);
       const h = median(hostOnly);
@@ -64,6 +79,9 @@ export function benchmarks(fixture: Fixture): void {
       );
       console.log(
         `BENCH refresh → first level rendered (${fixture.bulkCount} items): ${r.toFixed(1)} ms, ${(r / b).toFixed(2)}× baseline (goal < 300 ms)`,
+      );
+      console.log(
+        `BENCH redraw of the loaded folder (${fixture.bulkCount} rows, no vault call): ${d.toFixed(1)} ms, ${(d / b).toFixed(2)}× baseline`,
       );
       console.log(
         `BENCH reload of the folder's items + ${fixture.bulkCount} TreeItems in the host: ${h.toFixed(1)} ms, ${(h / b).toFixed(2)}× baseline`,

@@ -94,6 +94,27 @@ export function writeTests(fixture: Fixture): void {
       assert.equal((await alice().getItem(fixture.items.web.id)).label, fixture.items.web.label);
     });
 
+    it('reports an oversized item plainly and adds nothing', async () => {
+      const api = await extensionApi();
+      const folder = await folderNode(api, 'alice', 'Infrastructure');
+      const before = api.notifier.notices.length;
+      const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
+        label: 'huge',
+        login: 'h',
+        password: generatePassword(90),
+        url: 'https://example.com/'.padEnd(20_000, 'x'),
+      });
+      assert.equal(id, undefined);
+      assert.match(
+        errorsSince(api, before)[0] ?? '',
+        /^Add item: (the request or answer is too large|the vault refused the request)/,
+      );
+      const labels = (await itemNodes(api, await folderNode(api, 'alice', 'Infrastructure'))).map(
+        (n) => n.item.label,
+      );
+      assert.equal(labels.includes('huge'), false);
+    });
+
     it('refuses a password that is too weak for the folder', async () => {
       const api = await extensionApi();
       const folder = await folderNode(api, 'alice', 'Infrastructure');

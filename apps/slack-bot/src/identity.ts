@@ -153,3 +153,7 @@ export const IDENTITY_MESSAGES: Readonly<Record<Exclude<Identity, { ok: true }>[
     'Your email belongs to more than one vault user, so the bot shows you nothing. Ask a vault admin to fix the directory.',
   lookup_failed: 'The bot could not read your Slack profile to find your vault user. Please try again later.',
 };
+
+/** What a person is told when their mapped login does not exist in the vault. */
+export const UNKNOWN_LOGIN_MESSAGE =
+  'Your Slack account is linked to a vault user the vault does not know, so the bot shows you nothing. Ask a vault admin to fix the link.';

@@ -4,7 +4,7 @@ import type { AuditRecord } from './audit.ts';
 import { note } from './blocks.ts';
 import type { Deps } from './deps.ts';
 import { friendlyMessage } from './error-messages.ts';
-import { IDENTITY_MESSAGES } from './identity.ts';
+import { IDENTITY_MESSAGES, UNKNOWN_LOGIN_MESSAGE } from './identity.ts';
 
 /** Who asked, and where. */
 export interface Caller {
@@ -78,7 +78,10 @@ async function runResolved(
       'request failed',
     );
     try {
-      await caller.respond(note(friendlyMessage(error)));
+      const unknownLogin =
+        isVaultError(error, 'not_found') &&
+        (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems');
+      await caller.respond(note(unknownLogin ? UNKNOWN_LOGIN_MESSAGE : friendlyMessage(error)));
     } catch (respondError) {
       deps.logger.warn(
         { err: respondError instanceof Error ? respondError.message : String(respondError) },

@@ -397,6 +397,23 @@ describe('vault errors', () => {
   });
 });
 
+describe('a mapping to a login the vault does not know', () => {
+  it('tells the person to get the link fixed and shows nothing', async () => {
+    const bot = await startBot(
+      { VAULT_URL: seeded.vault.url, VAULT_API_KEY: seeded.vault.adminKey, SLACK_API_URL: slack.apiUrl },
+      { UGHOST: 'ghost' },
+    );
+    try {
+      const { answer } = await ask(bot, 'UGHOST', 'find github');
+      expect(answer.text).toContain('linked to a vault user the vault does not know');
+      const { answers } = await press(bot, 'UGHOST', 'vault_reveal', String(seeded.items['github-deploy']));
+      expect(answers[0]?.text).toContain('linked to a vault user the vault does not know');
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
 describe('identity by Slack profile email', () => {
   it('maps by confirmed profile email through users.info and never falls back', async () => {
     const directory = join(tmpdir(), `directory-${process.pid}.csv`);

@@ -189,6 +189,15 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     const origin: ResponseOrigin = { endpoint: name, definition, url: request.displayUrl, redact };
     const started = Date.now();
     let status: number | undefined;
+    const report = (errorCode: string | undefined) =>
+      settings.onRequest?.({
+        endpoint: name,
+        method: definition.method,
+        url: request.displayUrl,
+        status,
+        durationMs: Date.now() - started,
+        errorCode,
+      });
     try {
       const retries = definition.access === 'read' ? settings.retries : 0;
       const signal = callOptions?.signal
@@ -205,6 +214,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
           retryStatusCodes: RETRY_STATUSES,
           retryDelay: (ctx: FetchContext) => backoff(settings.retryDelayMs, retries, ctx.options.retry),
           ...(signal ? { signal } : { timeout: settings.timeoutMs }),
+          onResponseError: releaseBeforeRetry,
         });
       } catch (error) {
         // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
@@ -214,34 +224,34 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       status = response.status;
       const bytes = await readBody(response, settings.maxResponseBytes, settings.timeoutMs, origin);
       const contentType = response.headers.get('content-type') ?? '';
-      if (definition.response === 'binary' && status < 400 && !/json/i.test(contentType)) {
-        return {
-          bytes,
-          contentType,
-          fileName: fileNameOf(response.headers.get('content-disposition')),
-        } satisfies DownloadedFile;
-      }
-      const text = utf8Decoder.decode(bytes);
-      const result = interpretJson(status, text, origin);
+      let result: unknown;
       if (definition.response === 'binary') {
-        throw errorAnswer(
-          status,
-          `expected file data, received ${excerptOf(text, redact)}`,
-          undefined,
-          origin,
-        );
+        // An attachment may itself be JSON: only an error-shaped JSON body is an error answer.
+        const isJson = /json/i.test(contentType);
+        if (status < 400 && !(isJson && isErrorBody(bytes))) {
+          result = {
+            bytes,
+            contentType,
+            fileName: fileNameOf(response.headers.get('content-disposition')),
+          } satisfies DownloadedFile;
+        } else {
+          const text = utf8Decoder.decode(bytes);
+          interpretJson(status, text, origin);
+          throw errorAnswer(
+            status,
+            `expected file data, received ${excerptOf(text, redact)}`,
+            undefined,
+            origin,
+          );
+        }
+      } else {
+        result = interpretJson(status, utf8Decoder.decode(bytes), origin);
       }
+      report(undefined);
       return result;
     } catch (error) {
       const vaultError = error instanceof VaultError ? error : fromThrown(error, origin, callOptions?.signal);
-      settings.onRequest?.({
-        endpoint: name,
-        method: definition.method,
-        url: request.displayUrl,
-        status,
-        durationMs: Date.now() - started,
-        errorCode: vaultError.code,
-      });
+      report(vaultError.code);
       throw vaultError;
     }
   }
@@ -261,17 +271,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
         { endpoint: name, url: request.displayUrl },
       );
     }
-    const started = Date.now();
-    const result = await send(name, request, body, callOptions);
-    settings.onRequest?.({
-      endpoint: name,
-      method: definition.method,
-      url: request.displayUrl,
-      status: 200,
-      durationMs: Date.now() - started,
-      errorCode: undefined,
-    });
-    return result;
+    return send(name, request, body, callOptions);
   }
 
   async function call<K extends EndpointName>(
@@ -294,6 +294,14 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
 
     const batchParam = definition.batch.param;
     const ids = values[batchParam] as readonly number[];
+    const keep = definition.keep;
+    const restrict = (records: unknown): EndpointOutput<K> => {
+      if (!keep || !Array.isArray(records)) return records as EndpointOutput<K>;
+      const wanted = new Set(values[keep.param] as readonly number[]);
+      return records.filter((record: Record<string, unknown>) =>
+        wanted.has(record[keep.field] as number),
+      ) as EndpointOutput<K>;
+    };
     const idSegment = definition.params[batchParam]!;
     const whole = idSegment.encode(ids, context);
     const single = { ...segments, [batchParam]: whole };
@@ -301,7 +309,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       ids.length <= (definition.batch.size ?? Number.POSITIVE_INFINITY) &&
       urlLength(prepare(definition, single).url) <= settings.maxUrlLength
     ) {
-      return (await callOnce(name, single, undefined, callOptions)) as EndpointOutput<K>;
+      return restrict(await callOnce(name, single, undefined, callOptions));
     }
     const encoded = whole.split(';');
     const chunks = chunkIds(
@@ -325,7 +333,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
         await callOnce(name, { ...segments, [batchParam]: chunk.join(';') }, undefined, callOptions),
       );
     }
-    if (definition.schema && results.every(Array.isArray)) return results.flat() as EndpointOutput<K>;
+    if (definition.schema && results.every(Array.isArray)) return restrict(results.flat());
     return results[0] as EndpointOutput<K>;
   }
 
@@ -399,6 +407,30 @@ function chunkIds(
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** Lets go of a failed response's body when ofetch is about to retry, so its socket is freed now. */
+function releaseBeforeRetry(context: FetchContext): void {
+  const left = context.options.retry;
+  if (
+    typeof left === 'number' &&
+    left > 0 &&
+    context.response &&
+    RETRY_STATUSES.includes(context.response.status)
+  ) {
+    context.response.body?.cancel().catch(() => {});
+  }
+}
+
+/** Tells whether a JSON body is an error answer (`{"err":…}` or `{"status":"error"}`). */
+function isErrorBody(bytes: Uint8Array): boolean {
+  try {
+    const data: unknown = JSON.parse(utf8Decoder.decode(bytes));
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+    return 'err' in data || (data as { status?: unknown }).status === 'error';
+  } catch {
+    return false;
+  }
 }
 
 function backoff(baseMs: number, retries: number, remaining: unknown): number {

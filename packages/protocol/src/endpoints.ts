@@ -56,6 +56,8 @@ export interface EndpointDefinition {
   readonly noResults: NoResults;
   /** The id-list parameter whose ids may be sent over several calls, at most `size` per call. */
   readonly batch?: { readonly param: string; readonly size?: number };
+  /** Keeps only records whose `field` is among the ids of `param` (TeamPass #2718 returns others). */
+  readonly keep?: { readonly param: string; readonly field: string };
   /** Whether the operation takes a multipart body (add/file). */
   readonly multipart?: true;
   /** One-line summary for docs. */
@@ -159,6 +161,8 @@ export const endpoints = {
     schema: ItemListSchema,
     noResults: 'empty',
     batch: { param: 'ids' },
+    // TeamPass has answered items of other folders here (its issue #2718).
+    keep: { param: 'ids', field: 'folderId' },
     summary: 'Reads the items of the given folders.',
   },
   readItems: {

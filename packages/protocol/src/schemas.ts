@@ -83,10 +83,34 @@ const itemEntries = {
   path: optionalText,
 };
 
-/** The raw item record the API sends (all values strings). */
+/** The raw item record the API sends (all values strings), repaired where a server strays. */
 export const RawItemRecordSchema = v.looseObject(itemEntries);
 
-function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>) {
+/** An item as the client hands it out. */
+export interface ItemFields {
+  /** The item id. */
+  id: number;
+  /** The label. */
+  label: string;
+  /** The description. */
+  description: string;
+  /** The login. */
+  login: string;
+  /** The email. */
+  email: string;
+  /** The URL. */
+  url: string;
+  /** The password (`""` where TeamPass cannot decrypt it). */
+  password: string;
+  /** The folder that holds it. */
+  folderId: number;
+  /** The folder path, root first. */
+  path: string[];
+  /** The record as the server sent it (repaired where it sent numbers or `null` for text). */
+  raw: Readonly<Record<string, unknown>>;
+}
+
+function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>): ItemFields {
   return {
     id: raw.id,
     label: raw.label,
@@ -97,27 +121,93 @@ function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>) {
     password: raw.pw,
     folderId: raw.folder_id,
     path: splitPath(raw.path),
+    raw,
+  };
+}
+
+/** The wire form of an item record that every conforming server sends: each field a string. */
+type CanonicalItemRecord = {
+  id: string;
+  label: string;
+  description: string;
+  login: string;
+  email: string;
+  url: string;
+  pw: string;
+  folder_id: string;
+  path: string;
+  status?: string;
+};
+
+const ID_TEXT = /^[0-9]{1,15}$/;
+
+/**
+ * Tells whether a record is in the canonical wire form. Checked in one pass rather than with a
+ * schema per field: it runs for every record of answers that hold tens of thousands.
+ */
+function isCanonicalItemRecord(value: unknown): value is CanonicalItemRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    typeof r.id === 'string' &&
+    ID_TEXT.test(r.id) &&
+    typeof r.label === 'string' &&
+    typeof r.description === 'string' &&
+    typeof r.login === 'string' &&
+    typeof r.email === 'string' &&
+    typeof r.url === 'string' &&
+    typeof r.pw === 'string' &&
+    typeof r.folder_id === 'string' &&
+    ID_TEXT.test(r.folder_id) &&
+    typeof r.path === 'string'
+  );
+}
+
+function canonicalToItem(r: CanonicalItemRecord): ItemFields {
+  return {
+    id: Number(r.id),
+    label: r.label,
+    description: r.description,
+    login: r.login,
+    email: r.email,
+    url: r.url,
+    password: r.pw,
+    folderId: Number(r.folder_id),
+    path: splitPath(r.path),
+    raw: r,
   };
 }
 
 /**
- * An item record of read/folder, read/items and read/userpw, turned into an {@link Item}.
+ * An item record of read/folder, read/items and read/userpw, turned into an {@link Item}. The
+ * canonical form takes a fast path; anything else goes through the tolerant schema, which also
+ * names what is wrong.
  *
  * @see ../../../shared/spec/credential-vault-api.md §2.1
  */
-export const ItemRecordSchema = v.pipe(
-  RawItemRecordSchema,
-  v.transform((raw) => ({ ...toItem(raw), raw })),
-);
+export const ItemRecordSchema = v.union([
+  v.pipe(v.custom<CanonicalItemRecord>(isCanonicalItemRecord), v.transform(canonicalToItem)),
+  v.pipe(RawItemRecordSchema, v.transform(toItem)),
+]);
 
 /** An item as the client hands it out: typed fields, and the record as received in `raw`. */
 export type Item = v.InferOutput<typeof ItemRecordSchema>;
 
+function isCanonicalFoundRecord(value: unknown): value is CanonicalItemRecord & { status: string } {
+  return isCanonicalItemRecord(value) && typeof value.status === 'string';
+}
+
 /** A find/item record: an item record with a `status`. */
-export const FoundItemRecordSchema = v.pipe(
-  v.looseObject({ ...itemEntries, status: optionalText }),
-  v.transform((raw) => ({ ...toItem(raw), status: raw.status, raw })),
-);
+export const FoundItemRecordSchema = v.union([
+  v.pipe(
+    v.custom<CanonicalItemRecord & { status: string }>(isCanonicalFoundRecord),
+    v.transform((r) => ({ ...canonicalToItem(r), status: r.status })),
+  ),
+  v.pipe(
+    v.looseObject({ ...itemEntries, status: optionalText }),
+    v.transform((raw) => ({ ...toItem(raw), status: raw.status })),
+  ),
+]);
 
 /** An item found by find/item. */
 export type FoundItem = v.InferOutput<typeof FoundItemRecordSchema>;
@@ -162,24 +252,60 @@ export const FileRecordSchema = v.pipe(
 /** An attachment's metadata. */
 export type FileInfo = v.InferOutput<typeof FileRecordSchema>;
 
+/** A check and a mapping for the canonical form of a record, run without per-field schemas. */
+export interface FastPath<TOutput> {
+  /** Tells whether a record is in the canonical form. */
+  is: (record: unknown) => boolean;
+  /** Maps a canonical record to its output. */
+  map: (record: never) => TOutput;
+}
+
+function recordsOf(value: unknown): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'object' && value !== null) return Object.values(value);
+  return undefined;
+}
+
 /**
  * A collection in either shape real servers use: a JSON array, or an object keyed by id (PHP also
- * sends `[]` for an empty one). Always parsed into an array, ordered as received.
+ * sends `[]` for an empty one). Always parsed into an array, ordered as received. With a fast path,
+ * a collection whose records are all canonical is checked and mapped in one loop; any other goes
+ * through the record schema, which repairs what it can and names what it cannot.
  *
  * @param record The schema of one record.
+ * @param fast The fast path for canonical records.
  * @returns The collection schema.
  */
-export function collection<TRecord extends v.GenericSchema>(record: TRecord) {
-  return v.pipe(
+export function collection<TRecord extends v.GenericSchema>(
+  record: TRecord,
+  fast?: FastPath<v.InferOutput<TRecord>>,
+): v.GenericSchema<unknown, v.InferOutput<TRecord>[]> {
+  const tolerant = v.pipe(
     v.union([v.array(record), v.record(v.string(), record)]),
     v.transform((value): v.InferOutput<TRecord>[] => (Array.isArray(value) ? value : Object.values(value))),
   );
+  if (!fast) return tolerant;
+  return v.union([
+    v.pipe(
+      v.custom<unknown[]>((value) => recordsOf(value)?.every(fast.is) ?? false),
+      v.transform((value): v.InferOutput<TRecord>[] =>
+        recordsOf(value)!.map((entry) => fast.map(entry as never)),
+      ),
+    ),
+    tolerant,
+  ]);
 }
 
 /** The body of read/folder, read/items and read/userpw. */
-export const ItemListSchema = collection(ItemRecordSchema);
+export const ItemListSchema: v.GenericSchema<unknown, Item[]> = collection(ItemRecordSchema, {
+  is: isCanonicalItemRecord,
+  map: canonicalToItem,
+});
 /** The body of find/item. */
-export const FoundItemListSchema = collection(FoundItemRecordSchema);
+export const FoundItemListSchema: v.GenericSchema<unknown, FoundItem[]> = collection(FoundItemRecordSchema, {
+  is: isCanonicalFoundRecord,
+  map: (r: CanonicalItemRecord & { status: string }) => ({ ...canonicalToItem(r), status: r.status }),
+});
 /** The body of read/userfolders. */
 export const FolderListSchema = collection(FolderRecordSchema);
 /** The body of read/listfiles. */

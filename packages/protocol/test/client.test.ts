@@ -250,6 +250,22 @@ describe('responses in both shapes', () => {
     expect(await vault.listFiles({ itemId: 10 })).toEqual([]);
   });
 
+  it('drops items of other folders from read/folder (TeamPass #2718)', async () => {
+    const record = (id: string, folder: string) => ({
+      id,
+      label: `l${id}`,
+      description: '',
+      login: '',
+      email: '',
+      url: '',
+      pw: '',
+      folder_id: folder,
+      path: '',
+    });
+    server.fault({ reply: { body: JSON.stringify([record('1', '2'), record('2', '7'), record('3', '2')]) } });
+    expect((await client().readFolders({ ids: [2] })).map((item) => item.id)).toEqual([1, 3]);
+  });
+
   it('reads folder contents and find results', async () => {
     const vault = client();
     expect((await vault.readFolders({ ids: [2] })).map((item) => item.id)).toEqual([11, 12]);
@@ -669,8 +685,12 @@ describe('attachments', () => {
 
   it('fails a download that answers JSON: TeamPass releases say No results', async () => {
     expect((await failure(client().downloadFile({ id: 4242 }))).code).toBe('not_found');
-    server.fault({ reply: { body: '{"status":"weird"}' } });
-    expect((await failure(client().downloadFile({ id: 4242 }))).message).toMatch(/expected file data/);
+  });
+
+  it('returns an attachment that is itself JSON as bytes', async () => {
+    server.fault({ reply: { body: '{"status":"weird","list":[1]}' } });
+    const file = await client().downloadFile({ id: 4242 });
+    expect(new TextDecoder().decode(file.bytes)).toBe('{"status":"weird","list":[1]}');
   });
 
   it('reads a file name given as filename*', async () => {
@@ -705,6 +725,7 @@ describe('request events', () => {
     ]);
     expect(events[0]?.url).toBe(`${server.url}/api/index.php/add/item/${REDACTED}?apikey=${REDACTED}`);
     expect(events[1]?.url).toBe(`${server.url}/api/index.php/read/items/10?apikey=${REDACTED}`);
+    expect(events[0]?.status).toBe(200);
     expect(events[2]?.status).toBe(500);
     const text = JSON.stringify(events);
     expect(text).not.toContain(KEY);

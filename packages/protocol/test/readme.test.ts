@@ -41,7 +41,7 @@ function exampleVault(apiKey: string): Server {
     }
     if (verb === 'read' && object === 'userpw')
       return res.end(JSON.stringify({ err: 'User does not exist' }));
-    res.end(JSON.stringify({ err: 'Method not authorized' }));
+    return res.end(JSON.stringify({ err: 'Method not authorized' }));
   });
 }
 

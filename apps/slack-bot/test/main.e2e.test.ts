@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const MAIN = join(import.meta.dirname, '../src/main.ts');
+
+/** Runs the real entry point with only the given environment. */
+function runMain(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [MAIN],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr, stdout });
+      },
+    );
+  });
+}
+
+describe('the vaultline-slack-bot entry point', () => {
+  it('exits 1 listing every missing setting, without a stack trace', async () => {
+    const { code, stderr } = await runMain({});
+    expect(code).toBe(1);
+    expect(stderr).toContain('SLACK_BOT_TOKEN is required');
+    expect(stderr).toContain('VAULT_URL is required');
+    expect(stderr).toContain('VAULT_API_KEY is required');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('names the bad line of the identity map file, and never prints the secrets', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'slack-bot-main-'));
+    const map = join(dir, 'map.csv');
+    await writeFile(map, 'UALICE,alice\nnot a line\n');
+    const { code, stderr } = await runMain({
+      SLACK_BOT_TOKEN: 'xoxb-main-test-token',
+      SLACK_SIGNING_SECRET: 'main-test-signing-secret',
+      VAULT_URL: 'http://127.0.0.1:9',
+      VAULT_API_KEY: 'main-test-vault-key',
+      IDENTITY_MAP_FILE: map,
+      PORT: '0',
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${map}:2: expected`);
+    expect(stderr).not.toMatch(/xoxb-main-test-token|main-test-signing-secret|main-test-vault-key/);
+  });
+});

@@ -18,7 +18,10 @@ const stage = mkdtempSync(join(tmpdir(), 'vaultline-vsix-'));
 try {
   const { devDependencies: _dev, scripts: _scripts, private: _private, ...shipped } = manifest;
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(shipped, null, 2)}\n`);
-  for (const path of ['dist/extension.cjs', 'media', 'README.md', 'LICENSE', '.vscodeignore']) {
+  // The screenshot lives outside the package (docs/images): the Marketplace README goes without it.
+  const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\([^)]*\)\n\n?/gm, '');
+  writeFileSync(join(stage, 'README.md'), readme);
+  for (const path of ['dist/extension.cjs', 'media', 'LICENSE', '.vscodeignore']) {
     if (existsSync(join(root, path))) cpSync(join(root, path), join(stage, path), { recursive: true });
   }
   const result = spawnSync(

@@ -61,7 +61,7 @@ export function insertCopyTests(fixture: Fixture): void {
         assert.equal(await vscode.commands.executeCommand(COMMANDS.insertPassword, node), undefined);
         assert.match(errorsSince(api, before)[0] ?? '', /disabled in presentation mode/);
         assert.equal(api.tree.getTreeItem(node).description, '••••••');
-        assert.equal(String(api.tree.getTreeItem(node).tooltip).includes(fixture.items.db.url), false);
+        assert.equal(api.tree.itemTooltip(node).includes(fixture.items.db.url), false);
         assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), 2);
         assert.equal(
           editor.document.getText(),

@@ -66,7 +66,7 @@ export function treeTests(fixture: Fixture): void {
       assert.equal('password' in node.item, false);
       const treeItem = api.tree.getTreeItem(node);
       assert.equal(treeItem.description, fixture.items.db.login);
-      const tooltip = String(treeItem.tooltip);
+      const tooltip = String(api.tree.resolveTreeItem(treeItem, node).tooltip);
       assert.match(tooltip, /Infrastructure \/ Databases/);
       assert.ok(tooltip.includes(fixture.items.db.url));
       assert.equal(tooltip.includes(fixture.items.db.password), false);

@@ -38,6 +38,8 @@ describe('readConfig', () => {
         expect.stringContaining('SLACK_BOT_TOKEN is required'),
         expect.stringContaining('VAULT_URL is required'),
         expect.stringContaining('VAULT_API_KEY is required'),
+        expect.stringContaining('SLACK_SIGNING_SECRET is required when SLACK_MODE=http'),
+        expect.stringContaining('IDENTITY_MAP_FILE is required when IDENTITY_MODE=map'),
       ]),
     );
   });

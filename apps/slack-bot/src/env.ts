@@ -74,21 +74,37 @@ const EnvSchema = v.pipe(
       DEFAULTS.logLevel,
     ),
   }),
-  v.check(
-    (env) => env[ENV.mode] !== 'http' || !!env[ENV.signingSecret],
-    `${ENV.signingSecret} is required when ${ENV.mode}=http`,
+  v.forward(
+    v.partialCheck(
+      [[ENV.mode], [ENV.signingSecret]],
+      (env) => env[ENV.mode] !== 'http' || !!env[ENV.signingSecret],
+      `${ENV.signingSecret} is required when ${ENV.mode}=http`,
+    ),
+    [ENV.signingSecret],
   ),
-  v.check(
-    (env) => env[ENV.mode] !== 'socket' || !!env[ENV.appToken]?.startsWith('xapp-'),
-    `${ENV.appToken} (xapp-…) is required when ${ENV.mode}=socket`,
+  v.forward(
+    v.partialCheck(
+      [[ENV.mode], [ENV.appToken]],
+      (env) => env[ENV.mode] !== 'socket' || !!env[ENV.appToken]?.startsWith('xapp-'),
+      `${ENV.appToken} (xapp-…) is required when ${ENV.mode}=socket`,
+    ),
+    [ENV.appToken],
   ),
-  v.check(
-    (env) => env[ENV.identityMode] !== 'map' || !!env[ENV.identityMapFile],
-    `${ENV.identityMapFile} is required when ${ENV.identityMode}=map`,
+  v.forward(
+    v.partialCheck(
+      [[ENV.identityMode], [ENV.identityMapFile]],
+      (env) => env[ENV.identityMode] !== 'map' || !!env[ENV.identityMapFile],
+      `${ENV.identityMapFile} is required when ${ENV.identityMode}=map`,
+    ),
+    [ENV.identityMapFile],
   ),
-  v.check(
-    (env) => env[ENV.identityMode] !== 'email' || !!env[ENV.userDirectoryFile],
-    `${ENV.userDirectoryFile} is required when ${ENV.identityMode}=email`,
+  v.forward(
+    v.partialCheck(
+      [[ENV.identityMode], [ENV.userDirectoryFile]],
+      (env) => env[ENV.identityMode] !== 'email' || !!env[ENV.userDirectoryFile],
+      `${ENV.userDirectoryFile} is required when ${ENV.identityMode}=email`,
+    ),
+    [ENV.userDirectoryFile],
   ),
 );
 

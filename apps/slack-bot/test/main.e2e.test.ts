@@ -29,6 +29,7 @@ describe('the vaultline-slack-bot entry point', () => {
     expect(stderr).toContain('SLACK_BOT_TOKEN is required');
     expect(stderr).toContain('VAULT_URL is required');
     expect(stderr).toContain('VAULT_API_KEY is required');
+    expect(stderr).toContain('IDENTITY_MAP_FILE is required when IDENTITY_MODE=map');
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 

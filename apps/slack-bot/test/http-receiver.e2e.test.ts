@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BOT_TOKEN,
@@ -23,6 +23,47 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+describe('a vault that never answers', () => {
+  it('does not delay the ack, and later says the vault did not answer in time', async () => {
+    const sockets = new Set<Socket>();
+    const hanging = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const slack = await startFakeSlack();
+    const port = (hanging.address() as { port: number }).port;
+    const bot = await startBot({
+      VAULT_URL: `http://127.0.0.1:${port}`,
+      VAULT_API_KEY: VAULT_KEY,
+      VAULT_TIMEOUT_MS: '300',
+      SLACK_API_URL: slack.apiUrl,
+    });
+    try {
+      const id = nextId();
+      const res = await slash(bot.base, {
+        text: 'find db',
+        user_id: SLACK_USERS.alice,
+        response_url: slack.responseUrl(id),
+      });
+      expect(res.status).toBe(200);
+      expect(res.ms).toBeLessThan(1000);
+      expect(slack.responses(id)).toEqual([]);
+      const [answer] = await slack.waitFor(
+        () => slack.responses(id).length > 0 && slack.responses(id),
+        10_000,
+      );
+      expect(String(answer?.text)).toContain('did not answer in time');
+      expect(JSON.stringify(answer)).not.toContain(VAULT_KEY);
+    } finally {
+      await bot.stop();
+      await slack.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
+  });
+});
 
 describe('the HTTP receiver', () => {
   let slack: FakeSlack;

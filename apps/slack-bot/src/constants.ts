@@ -92,4 +92,4 @@ export const PROFILE_CACHE_MS = 10 * 60_000;
 /** The most profile emails kept. */
 export const PROFILE_CACHE_SIZE = 10_000;
 /** How many commands are worked on at once after their ack; the rest wait their turn. */
-export const AFTER_ACK_CONCURRENCY = 4;
+export const AFTER_ACK_CONCURRENCY = 8;

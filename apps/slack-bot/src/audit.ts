@@ -52,7 +52,8 @@ export interface AuditLogOptions {
 }
 
 function describe(record: AuditRecord): string {
-  const who = `<@${record.slackUser}> (vault user \`${escapeMrkdwn(record.login ?? 'none', 80)}\`)`;
+  // The Slack id as plain text: a <@…> mention would notify the person in the audit channel.
+  const who = `${record.slackUser} (vault user \`${escapeMrkdwn(record.login ?? 'none', 80)}\`)`;
   const where = record.channel ? ` in <#${record.channel}>` : '';
   const item =
     record.itemId === undefined ? '' : ` item ${record.itemId} “${escapeMrkdwn(record.label ?? '', 120)}”`;

@@ -229,7 +229,11 @@ describe('with a real vault', () => {
           String(call.body.text).includes('reveal') && String(call.body.text).includes('github-deploy'),
       ),
     ).toBe(true);
-    for (const call of posts) expect(call.raw).not.toContain(password);
+    for (const call of posts) {
+      expect(call.raw).not.toContain(password);
+      expect(String(call.body.text)).not.toContain('<@');
+      expect(call.body.unfurl_links).toBe('false');
+    }
   });
 
   it('refuses to reveal an item the clicker may not read, even with a forged button', async () => {

@@ -88,7 +88,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   private async requireRead(node: FileNode): Promise<void> {
     const connection = await this.connections.get(node.connection);
     const item = node.parent.item;
-    if (!(await connection.access.canRead(connection.login, { id: item.id, folderId: item.folderId }))) {
+    if (!(await connection.folders.canRead(connection.access, item))) {
       throw new UserFacingError(`${connection.login} has no access to this item.`);
     }
   }

@@ -7,6 +7,7 @@ import {
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, CONTEXT_KEYS, DEFAULTS, SECRET_KEY_PREFIX } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
+import { FolderRights } from './folder-rights.ts';
 import type { RequestLog } from './request-log.ts';
 
 /** A connection as the machine-scoped setting stores it: no key here, the key is in SecretStorage. */
@@ -23,6 +24,7 @@ export interface ConnectionSettings {
 export interface Connection extends ConnectionSettings {
   client: VaultClient;
   access: AccessChecker;
+  folders: FolderRights;
 }
 
 /**
@@ -94,9 +96,22 @@ export class ConnectionStore implements vscode.Disposable {
       onRequest: (event) => this.log.request(name, event),
     });
     this.disposables.push(this.log.addRedactor(client.redact));
-    const connection: Connection = { ...settings, client, access: createAccessChecker(client) };
+    const connection: Connection = {
+      ...settings,
+      client,
+      access: createAccessChecker(client),
+      folders: new FolderRights(client, settings.login),
+    };
     this.live.set(name, connection);
     return connection;
+  }
+
+  /** Forgets the cached rights of every connection: the next check reads them again. */
+  invalidateRights(): void {
+    for (const connection of this.live.values()) {
+      connection.access.invalidate();
+      connection.folders.invalidate();
+    }
   }
 
   /** Adds or replaces a connection: the key to SecretStorage, the rest to the machine setting. */

@@ -14,7 +14,7 @@ export async function fetchField(
 ): Promise<string> {
   const connection = await connections.get(ref.connection);
   const item = await connection.client.getItem(ref.itemId);
-  const allowed = await connection.access.canRead(connection.login, { id: item.id, folderId: item.folderId });
+  const allowed = await connection.folders.canRead(connection.access, item);
   if (!allowed) throw new UserFacingError(`${connection.login} has no access to this item.`);
   return item[field];
 }

@@ -54,6 +54,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       this.items.clear();
       this.files.clear();
       this.connectionNodes.clear();
+      this.connections.invalidateRights();
     } else this.forget(node);
     this.changed.fire(node && node.kind !== 'message' ? node : undefined);
   }
@@ -223,7 +224,10 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       case 'connection':
         this.invalidateConnection(node.connection);
         void this.connections.get(node.connection).then(
-          (c) => c.access.invalidate(),
+          (c) => {
+            c.access.invalidate();
+            c.folders.invalidate();
+          },
           () => undefined,
         );
         break;
@@ -243,7 +247,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     if (!pending) {
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
-        const folders = await connection.client.readUserFolders({ login: connection.login });
+        const folders = await connection.folders.list();
         return nestFolders(node, folders);
       }, node);
       this.folders.set(node.connection, pending);
@@ -260,7 +264,10 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const records = await connection.client.readFolders({ ids: [node.folder.id] });
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
-        const readable = await connection.access.filterReadable(connection.login, own);
+        // The folder's right decides for all its items; the checker only for a folder without one.
+        const readable = rightsOf(node.folder.accessType).read
+          ? own
+          : await connection.access.filterReadable(connection.login, own);
         return readable
           .map(
             (record): ItemNode => ({

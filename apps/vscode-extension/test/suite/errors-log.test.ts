@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { VAULT_ERROR_CODES, VaultError } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
+import { userMessage } from '../../src/error-messages.ts';
 import type { MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import { connect, connectionNode, errorsSince, extensionApi } from './helpers.ts';
@@ -8,6 +10,26 @@ import { connect, connectionNode, errorsSince, extensionApi } from './helpers.ts
 const WRONG_KEY = 'wrong-key-0123456789abcdef0123456789abcdef';
 
 export function errorAndLogTests(fixture: Fixture): void {
+  describe('error messages', () => {
+    it('gives every error code its own one-line message without a stack trace or the key', () => {
+      const seen = new Set<string>();
+      for (const code of VAULT_ERROR_CODES) {
+        const error = new VaultError(code, `detail ${fixture.keys.alice}`, {
+          serverMessage: `server says ?apikey=${fixture.keys.alice}`,
+        });
+        const message = userMessage(error, 'alice', (text) =>
+          text.split(fixture.keys.alice).join('[REDACTED]'),
+        );
+        assert.match(message, /^alice: /, code);
+        assert.doesNotMatch(message, /\n|\bat \S+:\d+/, code);
+        assert.equal(message.includes(fixture.keys.alice), false, code);
+        seen.add(message.replace(/ \(.*\)$/, ''));
+      }
+      assert.equal(seen.size, VAULT_ERROR_CODES.length);
+      assert.match(userMessage(new Error('boom\n    at x.js:1:1'), 'bob'), /^bob: cannot reach the vault/);
+    });
+  });
+
   describe('errors', () => {
     after(async () => {
       for (const name of ['wrong', 'down'])

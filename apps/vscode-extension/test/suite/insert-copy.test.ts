@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
 import type { Fixture } from './fixture.ts';
-import { errorsSince, extensionApi, itemNode, setConfig, waitFor } from './helpers.ts';
+import { connect, errorsSince, extensionApi, folderPaths, itemNode, setConfig, waitFor } from './helpers.ts';
 
 async function editorWithTwoCursors(): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument({ content: 'first=\nsecond=\n' });
@@ -49,6 +49,34 @@ export function insertCopyTests(fixture: Fixture): void {
       assert.ok(message, 'an error message was shown');
       assert.match(message, /^Insert: (bob has no access to this item|not found in the vault)/);
       assert.equal(message.includes(fixture.items.db.password), false);
+    });
+
+    it("applies the login's rights on a shared key that could read everything (TeamPass)", async () => {
+      const api = await extensionApi();
+      assert.equal(
+        await connect({ name: 'shared', url: fixture.url, login: 'bob', apiKey: fixture.keys.admin }),
+        true,
+      );
+      try {
+        assert.deepEqual([...(await folderPaths(api, 'shared')).keys()], ['Infrastructure']);
+        const editor = await editorWithTwoCursors();
+        const before = api.notifier.notices.length;
+        const ref = { connection: 'shared', itemId: fixture.items.db.id };
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertField, ref, 'password'), undefined);
+        assert.equal(errorsSince(api, before)[0], 'Insert: bob has no access to this item.');
+        assert.equal(editor.document.getText(), 'first=\nsecond=\n');
+        const web = { connection: 'shared', itemId: fixture.items.web.id };
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertField, web, 'password'), 2);
+        assert.equal(
+          editor.document.getText(),
+          `first=${fixture.items.web.password}\nsecond=${fixture.items.web.password}\n`,
+        );
+      } finally {
+        await vscode.commands.executeCommand(COMMANDS.disconnect, {
+          kind: 'connection',
+          connection: 'shared',
+        });
+      }
     });
 
     it('refuses to insert a password in presentation mode but still inserts the login', async () => {

@@ -115,6 +115,26 @@ export function writeTests(fixture: Fixture): void {
       assert.equal(labels.includes('huge'), false);
     });
 
+    it("shows the server's own refusal plainly: a user-bound key may not create public folders", async () => {
+      const api = await extensionApi();
+      const before = api.notifier.notices.length;
+      const id = await vscode.commands.executeCommand(
+        COMMANDS.addFolder,
+        await connectionNode(api, 'alice'),
+        {
+          title: 'Alice top level',
+          complexityLevel: 0,
+        },
+      );
+      assert.equal(id, undefined);
+      const [message] = errorsSince(api, before);
+      assert.match(
+        message ?? '',
+        /^Add folder: you have no right to do this in the vault\. \(.*admin key.*\)$/,
+      );
+      assert.equal((message ?? '').includes(fixture.keys.alice), false);
+    });
+
     it('refuses a password that is too weak for the folder', async () => {
       const api = await extensionApi();
       const folder = await folderNode(api, 'alice', 'Infrastructure');

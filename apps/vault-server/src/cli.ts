@@ -342,6 +342,7 @@ async function audit(args: string[]) {
           target: e.target,
           address: e.address,
           outcome: e.outcome,
+          count: e.count,
         })),
       ),
     );

@@ -6,6 +6,7 @@ import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
 import { createLogger, type LogDestination } from './logger.ts';
+import { createAuditWriter } from './store/audit-writer.ts';
 import { openVault, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
@@ -55,8 +56,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     cacheTtlMs: config.cacheTtlMs,
     createMasterKey: createMasterKey ?? true,
   });
+  const audit = createAuditWriter(vault.db, logger);
   const app = createApp({
     ctx: vault.ctx,
+    audit,
     logger,
     maxUrlLength: config.maxUrlLength,
     maxFileBytes: config.maxFileBytes,
@@ -96,6 +99,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       });
     });
   } catch (error) {
+    await audit.flush();
     await vault.close();
     throw error;
   }
@@ -123,6 +127,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         await closed;
         clearTimeout(timer);
+        await audit.flush();
         await vault.close();
         logger.info('vault server stopped');
       })();

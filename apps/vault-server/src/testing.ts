@@ -33,7 +33,7 @@ export interface TestVaultOptions {
   maxUrlLength?: number;
   /** Trusted proxies (CIDR). */
   trustedProxies?: string[];
-  /** Cache TTL in ms. Default 0 (no cache: tests see every change at once). */
+  /** Cache TTL in ms for PostgreSQL (PGlite caches are exact). Default 1000; 0 turns caches off. */
   cacheTtlMs?: number;
 }
 
@@ -82,7 +82,7 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     maxFileBytes: options.maxFileBytes,
     maxUrlLength: options.maxUrlLength,
     trustedProxies: options.trustedProxies,
-    cacheTtlMs: options.cacheTtlMs ?? 0,
+    cacheTtlMs: options.cacheTtlMs,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

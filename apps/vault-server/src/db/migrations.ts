@@ -100,6 +100,13 @@ CREATE TABLE meta (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'audit: count of identical records coalesced in one batch',
+    sql: `
+ALTER TABLE audit ADD COLUMN count integer NOT NULL DEFAULT 1;
+`,
+  },
 ];
 
 /**

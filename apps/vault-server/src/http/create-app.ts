@@ -6,7 +6,7 @@ import { API_PREFIXES, AUDIT_AUTH_FAILED, FAILED_KEY_WINDOW_MS, STATUS_OF } from
 import { invalid, VaultServerError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
-import { writeAudit } from '../store/audit.ts';
+import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { clientAddress } from './client-address.ts';
 import { handlers, SECRET_READS } from './handlers.ts';
@@ -16,6 +16,7 @@ import { RateLimiter } from './rate-limiter.ts';
 /** What the HTTP layer needs. */
 export interface AppOptions {
   ctx: StoreContext;
+  audit: AuditWriter;
   logger: Logger;
   maxUrlLength: number;
   maxFileBytes: number;
@@ -77,13 +78,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       : undefined;
   const app = new Hono<Env>();
 
-  const audit = (entry: Parameters<typeof writeAudit>[1]) =>
-    writeAudit(ctx.db, entry).catch((error: unknown) => {
-      logger.error(
-        { err: { name: (error as Error).name, message: (error as Error).message } },
-        'audit write failed',
-      );
-    });
+  const { audit } = options;
 
   app.onError((error, c) => {
     if (error instanceof VaultError) {
@@ -175,7 +170,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
     if (!identity) {
       failedKeys.hit(address);
-      await audit({
+      await audit.recordNow({
         actor: 'unknown',
         keyLabel: '',
         action: AUDIT_AUTH_FAILED,
@@ -186,7 +181,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       throw new VaultServerError('unauthorized', 'Invalid API key.');
     }
     if (!identity.allows(address)) {
-      await audit({
+      await audit.recordNow({
         actor: actorOf(identity.principal),
         keyLabel: identity.principal.keyLabel,
         action: AUDIT_AUTH_FAILED,
@@ -227,17 +222,20 @@ export function createApp(options: AppOptions): Hono<Env> {
         const result = await handlers[name as EndpointName]({
           params,
           principal,
-          request: c.req.raw,
+          request: () => c.req.raw,
           ctx,
           maxFileBytes: options.maxFileBytes,
         });
-        if (audited) await audit({ ...base, target: result.target, outcome: 'ok' });
+        if (definition.access === 'write')
+          await audit.recordNow({ ...base, target: result.target, outcome: 'ok' });
+        else if (audited) audit.record({ ...base, target: result.target, outcome: 'ok' });
         if (result.body instanceof Response) return result.body;
         if (typeof result.body === 'string') return c.text(result.body);
         return c.json(result.body as object);
       } catch (error) {
-        if (audited)
-          await audit({ ...base, target: '', outcome: error instanceof VaultError ? error.code : 'server' });
+        const failed = { ...base, target: '', outcome: error instanceof VaultError ? error.code : 'server' };
+        if (definition.access === 'write') await audit.recordNow(failed);
+        else if (audited) audit.record(failed);
         throw error;
       }
     };

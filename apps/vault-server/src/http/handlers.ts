@@ -15,7 +15,8 @@ export interface HandlerInput {
   // biome-ignore lint/suspicious/noExplicitAny: each row decodes its own parameter types.
   readonly params: Record<string, any>;
   readonly principal: Principal;
-  readonly request: Request;
+  /** The request, built only when a handler needs its body (building it costs). */
+  readonly request: () => Request;
   readonly ctx: StoreContext;
   readonly maxFileBytes: number;
 }
@@ -75,7 +76,7 @@ export const handlers: Handlers = {
     return { body: 'OK', target: `folders ${ids.join(',')}` };
   },
   async addFile({ request, principal, ctx, maxFileBytes }) {
-    const upload = await readMultipart(request, maxFileBytes);
+    const upload = await readMultipart(request(), maxFileBytes);
     const itemIdText = (upload.itemId ?? '').trim();
     if (
       !/^[0-9]{1,16}$/.test(itemIdText) ||

@@ -22,7 +22,7 @@ export async function writeAudit(db: Queryable, entry: AuditEntry): Promise<void
 export async function listAudit(
   db: Queryable,
   options: { limit: number; action?: string | undefined },
-): Promise<(AuditEntry & { id: number; at: string })[]> {
+): Promise<(AuditEntry & { id: number; at: string; count: number })[]> {
   const rows = await db.query<{
     id: number;
     at: Date | string;
@@ -32,8 +32,9 @@ export async function listAudit(
     target: string;
     address: string;
     outcome: string;
+    count: number;
   }>(
-    `SELECT id, at, actor, key_label, action, target, address, outcome FROM audit
+    `SELECT id, at, actor, key_label, action, target, address, outcome, count FROM audit
       WHERE ($1::text IS NULL OR action = $1) ORDER BY id DESC LIMIT $2`,
     [options.action ?? null, options.limit],
   );
@@ -46,5 +47,6 @@ export async function listAudit(
     target: row.target,
     address: row.address,
     outcome: row.outcome,
+    count: Number(row.count),
   }));
 }

@@ -64,10 +64,30 @@ async function readable(ctx: StoreContext, principal: Principal): Promise<Readon
 /** read/items: the items with these ids that exist and that the caller may read, in id order. */
 export async function readItems(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
   const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
-  const rows = await ctx.db.query<ItemRow>(
-    `SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::bigint[]) ORDER BY id`,
-    [[...new Set(ids)]],
-  );
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  const cached = new Map<number, ItemRow>();
+  const missing: number[] = [];
+  for (const id of unique) {
+    const row = ctx.itemCache.get(id) as ItemRow | undefined;
+    if (row) cached.set(id, row);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    const generation = ctx.itemGeneration();
+    const fetched = await ctx.db.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::bigint[])`,
+      [missing],
+    );
+    const fresh = generation === ctx.itemGeneration();
+    for (const row of fetched) {
+      cached.set(Number(row.id), row);
+      if (fresh) ctx.itemCache.set(Number(row.id), row);
+    }
+  }
+  const rows = unique.flatMap((id) => {
+    const row = cached.get(id);
+    return row ? [row] : [];
+  });
   return rows.filter((row) => allowed.has(Number(row.folder_id))).map((row) => toRecord(ctx, tree, row));
 }
 
@@ -242,6 +262,7 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
   const currentFolder = await itemForChange(ctx, principal, id, 'edit');
   if (input.folderId !== currentFolder) await folderFor(ctx, principal, input.folderId, 'create');
   const key = labelKey(input.label);
+  ctx.forgetItems([id]);
   try {
     await ctx.db.transaction(async (tx) => {
       await checkLabelFree(tx, key, id);
@@ -266,6 +287,7 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
       if (rows.length === 0) throw notFound(`No item with id ${id}.`);
     });
   } catch (error) {
+    ctx.forgetItems([id]);
     if (isUniqueViolation(error))
       throw new VaultServerError(
         'duplicate_label',
@@ -273,15 +295,21 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
       );
     throw error;
   }
+  ctx.forgetItems([id]);
 }
 
 /** delete/item: deletes all the given items, or none when one of them cannot be deleted. */
 export async function deleteItems(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
   const unique = [...new Set(ids)];
   for (const id of unique) await itemForChange(ctx, principal, id, 'delete');
-  await ctx.db.transaction(async (tx) => {
-    const rows = await tx.query('DELETE FROM items WHERE id = ANY($1::bigint[]) RETURNING id', [unique]);
-    if (rows.length !== unique.length)
-      throw notFound('An item was deleted by another request; nothing was deleted.');
-  });
+  ctx.forgetItems(unique);
+  try {
+    await ctx.db.transaction(async (tx) => {
+      const rows = await tx.query('DELETE FROM items WHERE id = ANY($1::bigint[]) RETURNING id', [unique]);
+      if (rows.length !== unique.length)
+        throw notFound('An item was deleted by another request; nothing was deleted.');
+    });
+  } finally {
+    ctx.forgetItems(unique);
+  }
 }

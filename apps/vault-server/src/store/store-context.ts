@@ -18,6 +18,15 @@ export interface StoreContext {
   userRights(userId: number): Promise<ReadonlyMap<number, AccessType>>;
   /** Authenticated keys by hash, cached briefly; cleared with the rest. */
   readonly keyCache: TtlCache<string, KeyIdentity>;
+  /**
+   * Item rows (password still encrypted) by id. Only on PGlite, where this process is the only
+   * writer (the data directory is locked), so the cache is always coherent; empty on PostgreSQL.
+   */
+  readonly itemCache: TtlCache<number, unknown>;
+  /** Counts item writes: a read that started before a write must not fill the cache. */
+  itemGeneration(): number;
+  /** Forgets cached item rows after a write. */
+  forgetItems(ids: readonly number[]): void;
   /** Forgets cached folders, rights and keys: after any change to them. */
   invalidate(): void;
 }
@@ -48,11 +57,22 @@ export async function loadUserRights(
   return rights;
 }
 
-/** Creates the shared context. */
+/** How long coherent caches (PGlite: this process is the only writer) keep entries. */
+const COHERENT_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Creates the shared context. On PGlite every write goes through this process, so caches are
+ * invalidated exactly and kept long; on PostgreSQL other instances write too, so they expire after
+ * `cacheTtlMs` and item rows are not cached.
+ */
 export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
-  const treeCache = new TtlCache<'tree', FolderTree>(cacheTtlMs, 1);
-  const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(cacheTtlMs);
-  const keyCache = new TtlCache<string, KeyIdentity>(cacheTtlMs);
+  const coherent = db.kind === 'pglite';
+  const ttl = cacheTtlMs > 0 && coherent ? COHERENT_TTL_MS : cacheTtlMs;
+  const treeCache = new TtlCache<'tree', FolderTree>(ttl, 1);
+  const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(ttl);
+  const keyCache = new TtlCache<string, KeyIdentity>(ttl);
+  const itemCache = new TtlCache<number, unknown>(coherent ? ttl : 0, 50_000);
+  let itemGeneration = 0;
   let generation = 0;
 
   async function folders(): Promise<FolderTree> {
@@ -88,6 +108,12 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     rights,
     userRights,
     keyCache,
+    itemCache,
+    itemGeneration: () => itemGeneration,
+    forgetItems(ids) {
+      itemGeneration++;
+      for (const id of ids) itemCache.delete(id);
+    },
     invalidate() {
       generation++;
       keyCache.clear();

@@ -25,6 +25,10 @@ export class TtlCache<K, V> {
     this.#entries.set(key, { value, expires: Date.now() + this.#ttlMs });
   }
 
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

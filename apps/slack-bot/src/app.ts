@@ -11,13 +11,22 @@ import {
 import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
 import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
+import { createAckFirst } from './ack-first.ts';
 import { openUrlAction } from './actions/open-url.ts';
 import { pageAction } from './actions/page.ts';
 import { revealAction } from './actions/reveal.ts';
 import { showLoginAction } from './actions/show-login.ts';
 import { createAuditLog } from './audit.ts';
 import { vaultCommand } from './commands/vault.ts';
-import { ACTIONS, AFTER_ACK_CONCURRENCY, COMMAND, EVENTS_PATH, HEALTH_PATH } from './constants.ts';
+import {
+  ACK_MAX_DEFER_MS,
+  ACK_QUIET_MS,
+  ACTIONS,
+  AFTER_ACK_CONCURRENCY,
+  COMMAND,
+  EVENTS_PATH,
+  HEALTH_PATH,
+} from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
 import { createIdentityResolver } from './identity.ts';
@@ -87,6 +96,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     ),
     logger: log,
     afterAck: pLimit(AFTER_ACK_CONCURRENCY),
+    ackFirst: createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS),
   };
 
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
@@ -114,6 +124,10 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
         });
   const app = new App({ token: config.botToken, receiver, logger: bolt, clientOptions });
 
+  app.use(async ({ next }) => {
+    deps.ackFirst.mark();
+    await next();
+  });
   app.command(COMMAND, vaultCommand(deps));
   app.action<BlockAction<ButtonAction>>(
     { type: 'block_actions', action_id: ACTIONS.reveal },

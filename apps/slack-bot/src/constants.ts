@@ -93,3 +93,7 @@ export const PROFILE_CACHE_MS = 10 * 60_000;
 export const PROFILE_CACHE_SIZE = 10_000;
 /** How many commands are worked on at once after their ack; the rest wait their turn. */
 export const AFTER_ACK_CONCURRENCY = 8;
+/** Arrivals pausing this long (ms) let the work after acks start. */
+export const ACK_QUIET_MS = 5;
+/** The longest (ms) that work waits for arrivals to pause. */
+export const ACK_MAX_DEFER_MS = 250;

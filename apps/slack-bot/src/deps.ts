@@ -1,6 +1,7 @@
 import type { AccessChecker, VaultClient } from '@vaultline/protocol';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
+import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
 import type { IdentityResolver } from './identity.ts';
@@ -21,4 +22,6 @@ export interface Deps {
   logger: Logger;
   /** Runs the work that follows an ack, a few at a time, so a burst of commands is acked first. */
   afterAck: LimitFunction;
+  /** Holds that work back while a burst of requests is still arriving. */
+  ackFirst: AckFirst;
 }

@@ -31,12 +31,9 @@ export async function runAsUser(
   event: AuditRecord['event'],
   work: (login: string) => Promise<void>,
 ): Promise<void> {
-  // Queued behind setImmediate and a concurrency limit: acks still waiting in the event loop go out
-  // before this work (Slack drops a command not acked within 3 s).
-  await deps.afterAck(async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    await runResolved(deps, caller, event, work);
-  });
+  // Acks still arriving go out before this work (Slack drops a command not acked within 3 s).
+  await deps.ackFirst.quiet();
+  await deps.afterAck(() => runResolved(deps, caller, event, work));
 }
 
 async function runResolved(

@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import { VIEWS } from '../../src/constants.ts';
+import { EXTENSION_ID, VIEWS } from '../../src/constants.ts';
 import type { FolderNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import { extensionApi, folderNode } from './helpers.ts';
@@ -18,10 +19,22 @@ export function benchmarks(fixture: Fixture): void {
   describe('benchmarks', () => {
     it('activation time', async () => {
       const api = await extensionApi();
+      const bundle = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist/extension.cjs');
+      const evaluations: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        delete require.cache[require.resolve(bundle)];
+        const started = performance.now();
+        require(bundle);
+        evaluations.push(performance.now() - started);
+      }
+      console.log(`BENCH activation: ${api.activateBodyMs.toFixed(1)} ms inside activate()`);
       console.log(
-        `BENCH activation: ${api.activationMs.toFixed(1)} ms from bundle evaluated to activate() returned, ${api.activateBodyMs.toFixed(1)} ms inside activate()`,
+        `BENCH bundle evaluation (require of dist/extension.cjs): ${median(evaluations).toFixed(1)} ms`,
       );
-      assert.ok(api.activationMs > 0);
+      console.log(
+        `BENCH bundle evaluated → activate() returned: ${api.activationMs.toFixed(1)} ms (includes the extension host's own scheduling at startup)`,
+      );
+      assert.ok(api.activateBodyMs > 0);
     });
 
     it(`refresh → first level of a folder with ${fixture.bulkCount} items rendered`, async function () {
@@ -30,18 +43,17 @@ export function benchmarks(fixture: Fixture): void {
       const client = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
       await vscode.commands.executeCommand(`workbench.view.extension.${VIEWS.container}`);
 
-      // Baseline: the same data fetched with the bare protocol client, no tree.
+      // Baseline: the same data fetched with the bare protocol client, no tree; measured in the same
+      // rounds as the tree so that server and machine load weigh on both alike.
       const baseline: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const started = performance.now();
-        const items = await client.readFolders({ ids: [fixture.folders.bulk!] });
-        baseline.push(performance.now() - started);
-        assert.equal(items.length, fixture.bulkCount);
-      }
-
       const rendered: number[] = [];
       const hostOnly: number[] = [];
       for (let i = 0; i < RUNS; i++) {
+        const baseStarted = performance.now();
+        const items = await client.readFolders({ ids: [fixture.folders.bulk!] });
+        baseline.push(performance.now() - baseStarted);
+        assert.equal(items.length, fixture.bulkCount);
+
         await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
         const started = performance.now();
         api.tree.refresh();

@@ -1,0 +1,286 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestVault } from '../src/testing.ts';
+import { clientOf, expectNoSecrets, expectVaultError } from './support/helpers.ts';
+
+const CLI = join(import.meta.dirname, '../src/cli.ts');
+const run = promisify(execFile);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, VAULTLINE_LOG_LEVEL: 'info', ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'vaultline-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('vaultline-server CLI', () => {
+  it.each([
+    [[], 2, /Usage: vaultline-server/],
+    [['bogus'], 2, /Unknown command "bogus"/],
+    [['keys'], 2, /Expected keys create\|list\|revoke/],
+    [['keys', 'create'], 2, /Missing --label/],
+    [['keys', 'create', '--label', 'x', '--nope'], 2, /Unknown option '--nope'/],
+    [
+      ['grant', '--role', 'r', '--folder', 'abc', '--access', 'W'],
+      2,
+      /Expected --folder to be a positive integer/,
+    ],
+    [
+      ['grant', '--role', 'r', '--folder', '1', '--access', 'X'],
+      2,
+      /Expected --access to be one of W, ND, NE, NDNE, R/,
+    ],
+    [['audit', '--limit', '0'], 2, /Expected --limit/],
+    [['users', 'create'], 2, /Missing --login/],
+    [['roles', 'rename'], 2, /Expected roles list\|create/],
+    [['start', 'extra'], 2, /Unexpected argument|positional/i],
+  ])('refuses %j with exit code %i and a clear message', async (args, code, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(code);
+    expect(result.stderr + result.stdout).toMatch(message);
+  });
+
+  it('refuses an invalid configuration, naming each bad variable', async () => {
+    const result = await cli(['start'], {
+      VAULTLINE_PORT: 'abc',
+      DATABASE_URL: 'mysql://x',
+      VAULTLINE_MAX_FILE_BYTES: '0',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Invalid configuration: /);
+    expect(result.stderr).toMatch(/VAULTLINE_PORT must be a whole number/);
+    expect(result.stderr).toMatch(/DATABASE_URL must start with postgres:\/\//);
+    expect(result.stderr).toMatch(/VAULTLINE_MAX_FILE_BYTES must be at least 1/);
+  });
+
+  describe('administration of a data directory', () => {
+    let dataDir: string;
+    let env: Record<string, string>;
+    let aliceKey: string;
+
+    beforeAll(async () => {
+      dataDir = await tempDir();
+      env = { VAULTLINE_DATA_DIR: dataDir };
+    });
+
+    it('seeds the demo vault, manages users, roles, rights and keys, and shows the audit log', async () => {
+      const demo = await cli(['demo'], env);
+      expect(demo.code, demo.stderr).toBe(0);
+      expect(demo.stdout).toMatch(/Seeded the demo vault: users alice, bob, carol/);
+
+      expect(
+        (await cli(['users', 'create', '--login', 'dave', '--email', 'dave@example.com'], env)).stdout,
+      ).toMatch(/Created user dave with id \d+/);
+      expect((await cli(['roles', 'create', '--name', 'dba'], env)).stdout).toMatch(/Created role dba/);
+      expect((await cli(['users', 'assign', '--login', 'dave', '--role', 'dba'], env)).code).toBe(0);
+      expect((await cli(['grant', '--role', 'dba', '--folder', '2', '--access', 'NE'], env)).stdout).toMatch(
+        /Role dba has NE on folder 2/,
+      );
+      const missingRole = await cli(['grant', '--role', 'nobody', '--folder', '2', '--access', 'R'], env);
+      expect(missingRole.code).toBe(1);
+      expect(missingRole.stderr).toMatch(/Role does not exist/);
+      const badIp = await cli(['keys', 'create', '--label', 'bad', '--allow-ip', '300.1.1.1'], env);
+      expect(badIp.code).toBe(1);
+      expect(badIp.stderr).toMatch(/IP addresses or CIDR ranges/);
+
+      const created = await cli(
+        ['keys', 'create', '--label', 'dave-key', '--user', 'dave', '--allow-ip', '127.0.0.1/32'],
+        env,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      aliceKey = created.stdout.trim();
+      expect(aliceKey).toMatch(/^vlk_[A-Za-z0-9_-]{43}$/);
+      expect(created.stderr).toMatch(/shown once/);
+
+      const list = await cli(['keys', 'list'], env);
+      expect(list.stdout).toMatch(/dave-key\s+dave\s+127\.0\.0\.1\/32/);
+      expect(list.stdout).not.toContain(aliceKey);
+      const users = await cli(['users', 'list'], env);
+      expect(users.stdout).toMatch(/dave\s+dave@example\.com\s+dba/);
+      expect(users.stdout).toMatch(/bob\s+bob@example\.com\s+developers,operations/);
+      const roles = await cli(['roles', 'list'], env);
+      expect(roles.stdout).toMatch(/dba\s+2:NE/);
+      const audit = await cli(['audit', '--limit', '5', '--action', 'add/file', '--json'], env);
+      const entries = audit.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { action: string; outcome: string });
+      expect(entries).toHaveLength(2);
+      expect(entries.every((entry) => entry.action === 'add/file' && entry.outcome === 'ok')).toBe(true);
+    });
+
+    it('serves what the CLI set up, and refuses a revoked key', async () => {
+      const vault = await startTestVault({ dataDir });
+      try {
+        const dave = clientOf(vault, aliceKey);
+        const folders = await dave.readUserFolders({ login: 'dave' });
+        expect(folders.map((f) => [f.title, f.accessType])).toEqual([['Databases', 'NE']]);
+        const busy = await cli(['keys', 'list'], env);
+        expect(busy.code).toBe(1);
+        expect(busy.stderr).toMatch(/is in use by process \d+/);
+      } finally {
+        await vault.close();
+      }
+      expect((await cli(['keys', 'revoke', '--label', 'dave-key'], env)).stdout).toMatch(/Revoked dave-key/);
+      expect((await cli(['keys', 'revoke', '--label', 'dave-key'], env)).stderr).toMatch(
+        /No active key labelled "dave-key"/,
+      );
+      const again = await startTestVault({ dataDir });
+      try {
+        await expectVaultError(
+          clientOf(again, aliceKey).readUserFolders({ login: 'dave' }),
+          'unauthorized',
+          401,
+        );
+      } finally {
+        await again.close();
+      }
+    });
+  });
+
+  it('quickstart seeds on first run, prints three working curl calls, and reuses the data on the next run', async () => {
+    const dataDir = await tempDir();
+    const start = async () => {
+      const child = spawn(process.execPath, [CLI, 'quickstart'], {
+        env: { ...process.env, VAULTLINE_DATA_DIR: dataDir, VAULTLINE_PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const lines: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          lines.push(line);
+          if (line.startsWith('Press Ctrl+C')) resolve();
+        });
+        child.once('exit', (code) =>
+          reject(new Error(`quickstart exited with ${code}: ${lines.join('\n')}`)),
+        );
+      });
+      return { child, output: lines.join('\n') };
+    };
+    const stop = async (child: ReturnType<typeof spawn>) => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    };
+
+    const first = await start();
+    expect(first.output).toMatch(/Created a demo vault in /);
+    const key = /Admin API key:\s+(vlk_\S+)/.exec(first.output)?.[1];
+    expect(key).toBeDefined();
+    const curls = [...first.output.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!);
+    expect(curls).toHaveLength(3);
+    for (const url of curls) {
+      const response = await fetch(url);
+      expect(response.status, url.replace(key!, '[KEY]')).toBe(200);
+      const body = (await response.json()) as unknown;
+      expect(Array.isArray(body) ? body.length : Object.keys(body as object).length).toBeGreaterThan(0);
+    }
+    await stop(first.child);
+    expect((await stat(join(dataDir, 'quickstart-admin.key'))).mode & 0o777).toBe(0o600);
+    expect((await readFile(join(dataDir, 'quickstart-admin.key'), 'utf8')).trim()).toBe(key);
+
+    const second = await start();
+    expect(second.output).toMatch(/Reusing the vault in /);
+    expect(second.output).toContain(key);
+    await stop(second.child);
+  });
+
+  it('finishes a request in flight on SIGTERM, then exits 0, and never logs the key', async () => {
+    const dataDir = await tempDir();
+    const env = { ...process.env, VAULTLINE_DATA_DIR: dataDir, VAULTLINE_PORT: '0' };
+    const created = await cli(['keys', 'create', '--label', 'term'], { VAULTLINE_DATA_DIR: dataDir });
+    const key = created.stdout.trim();
+    const seed = await startTestVault({ dataDir });
+    const folder = await clientOf(seed, key).addFolder({ folder: { title: 'Term' } });
+    const { id } = await clientOf(seed, key).addItem({
+      item: { label: 'term item', password: 'term-password-1', folderId: folder.id },
+    });
+    await seed.close();
+
+    const child = spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const logLines: string[] = [];
+    createInterface({ input: child.stdout! }).on('line', (line) => logLines.push(line));
+    const port = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stderr! }).on('line', (line) => {
+        const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+        if (match) resolve(Number(match[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`start exited with ${code}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    const boundary = 'vaultline-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="item_id"\r\n\r\n${id}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    const payload = 'slow upload '.repeat(100);
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/index.php/add/file?apikey=${key}`,
+          headers: {
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': Buffer.byteLength(head) + Buffer.byteLength(payload) + Buffer.byteLength(tail),
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.write(head);
+      req.write(payload.slice(0, 500));
+      setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end(payload.slice(500) + tail), 300);
+      }, 300);
+    });
+    const result = await answer;
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ status: 'success' });
+    expect(await exited).toBe(0);
+
+    const after = await startTestVault({ dataDir });
+    try {
+      const files = await clientOf(after, key).listFiles({ itemId: id });
+      expect(files.map((f) => [f.name, f.size])).toEqual([['slow.txt', payload.length]]);
+    } finally {
+      await after.close();
+    }
+    expect(logLines.some((line) => line.includes('"op":"add/file"'))).toBe(true);
+    expectNoSecrets(logLines, [key, 'term-password-1']);
+  });
+});

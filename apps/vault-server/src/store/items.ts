@@ -156,7 +156,13 @@ interface ItemInput {
 function parseValues(values: ItemValues): ItemInput {
   const label = checkText(values.label, 'the label', MAX_LABEL_LENGTH);
   if (label.trim() === '') throw invalid('Expected a non-empty label.');
-  const password = checkText(values.password, 'the password', MAX_PASSWORD_LENGTH);
+  // Passwords are encrypted into bytea, so any character (NUL included) is kept.
+  const password = values.password;
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw invalid(
+      `Expected the password of at most ${MAX_PASSWORD_LENGTH} characters, received ${password.length}.`,
+    );
+  }
   if (password === '') throw invalid('Expected a non-empty password.');
   if (!/^[0-9]{1,16}$/.test(values.folderId.trim()) || Number(values.folderId) < 1) {
     throw invalid(

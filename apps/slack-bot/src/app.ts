@@ -26,6 +26,7 @@ import {
   COMMAND,
   EVENTS_PATH,
   HEALTH_PATH,
+  MAX_REQUEST_BYTES,
 } from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
@@ -110,6 +111,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       : new HTTPReceiver({
           signingSecret: config.signingSecret,
           endpoints: EVENTS_PATH,
+          bodyLimit: MAX_REQUEST_BYTES,
           logger: bolt,
           customRoutes: [
             {

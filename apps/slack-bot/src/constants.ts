@@ -24,6 +24,8 @@ export const AUDIT_EVENTS = {
 
 /** Where Slack posts events and commands in HTTP mode. */
 export const EVENTS_PATH = '/slack/events';
+/** The largest request accepted in HTTP mode; Slack's payloads (a message of 50 blocks at most) are far smaller. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
 /** A liveness probe in HTTP mode. */
 export const HEALTH_PATH = '/healthz';
 

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -200,6 +201,49 @@ describe('the HTTP receiver', () => {
     expect(all).not.toContain(SIGNING_SECRET);
     expect(JSON.stringify(answer)).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(bot.logLines.some((line) => line.includes('"code":"network"'))).toBe(true);
+  });
+
+  it('refuses an oversized signed request with 413 and keeps serving', async () => {
+    const body = slashBody({
+      text: `find ${'x'.repeat(2 * 1024 * 1024)}`,
+      user_id: SLACK_USERS.alice,
+      response_url: slack.responseUrl(nextId()),
+    });
+    // Its own connection: the server answers before reading the whole body and then drops it.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(`${bot.base}/slack/events`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(413);
+    expect((await fetch(`${bot.base}/healthz`)).status).toBe(200);
+  });
+
+  it.each([
+    ['a payload that is not JSON', 'payload=%7Bnot-json'],
+    ['an empty body', ''],
+    [
+      'a payload of the wrong shape',
+      `payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', actions: 'x' }))}`,
+    ],
+  ])('survives %s, signed, without leaking anything', async (_name, body) => {
+    const res = await fetch(`${bot.base}/slack/events`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+    });
+    expect(res.status).toBeGreaterThanOrEqual(200);
+    expect(res.status).toBeLessThan(600);
+    expect(await res.text()).not.toMatch(/at .*\.(ts|js):\d+|vault-key/);
+    expect((await fetch(`${bot.base}/healthz`)).status).toBe(200);
   });
 
   it('answers the health probe', async () => {

@@ -252,3 +252,39 @@ export const HELP_TEXT = [
   'Buttons: *Show login*, *Reveal password* (shown to you only, hidden again after a while), *Open URL*.',
   'You only ever see what your vault user may read. Every search and reveal is audited.',
 ].join('\n');
+
+/**
+ * The reveal as a modal: only the clicker sees a modal at all.
+ *
+ * @param item The item.
+ * @param password The password.
+ * @param seconds When it will be hidden again.
+ * @returns The view.
+ */
+export function revealedModal(item: ListedItem, password: string, seconds: number): types.ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Vault password' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [
+      { type: 'section', text: mrkdwn(`*${escapeMrkdwn(item.label)}* (#${item.id})\n${pathOf(item)}`) },
+      { type: 'section', text: { type: 'plain_text', text: password, emoji: false } },
+      { type: 'context', elements: [mrkdwn(`This will be hidden in ${seconds} seconds.`)] },
+    ],
+  };
+}
+
+/**
+ * What replaces the modal's password after the delay.
+ *
+ * @param item The item.
+ * @returns The view.
+ */
+export function redactedModal(item: ListedItem): types.ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Vault password' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [{ type: 'section', text: mrkdwn(redacted(item).text) }],
+  };
+}

@@ -52,6 +52,7 @@ describe('readConfig', () => {
     [{ REVEAL_SECONDS: 'soon' }, 'REVEAL_SECONDS must be a whole number'],
     [{ REVEAL_SECONDS: '0' }, 'REVEAL_SECONDS must be at least 1'],
     [{ PAGE_SIZE: '40' }, 'PAGE_SIZE must be at most 23'],
+    [{ REVEAL_MODE: 'channel' }, 'REVEAL_MODE must be "ephemeral" or "modal"'],
     [{ VAULT_URL: 'ftp://vault' }, 'VAULT_URL must be http(s)'],
     [{ SLACK_BOT_TOKEN: 'xoxp-user' }, 'SLACK_BOT_TOKEN must start with xoxb-'],
     [{ AUDIT_CHANNEL: '#audit' }, 'AUDIT_CHANNEL must be a channel id'],

@@ -57,6 +57,10 @@ const EnvSchema = v.pipe(
     [ENV.identityMapFile]: optionalText,
     [ENV.userDirectoryFile]: optionalText,
     [ENV.revealSeconds]: integer(ENV.revealSeconds, 1, 3600, DEFAULTS.revealSeconds),
+    [ENV.revealMode]: v.optional(
+      v.picklist(['ephemeral', 'modal'], `${ENV.revealMode} must be "ephemeral" or "modal"`),
+      DEFAULTS.revealMode,
+    ),
     [ENV.revealLimit]: integer(ENV.revealLimit, 1, 10_000, DEFAULTS.revealLimit),
     [ENV.revealWindowSeconds]: integer(ENV.revealWindowSeconds, 1, 86_400, DEFAULTS.revealWindowSeconds),
     [ENV.accessCacheSeconds]: integer(ENV.accessCacheSeconds, 0, 3600, DEFAULTS.accessCacheSeconds),
@@ -122,6 +126,7 @@ export interface Config {
   vaultTimeoutMs: number;
   identity: { mode: 'map'; mapFile: string } | { mode: 'email'; directoryFile: string };
   revealSeconds: number;
+  revealMode: 'ephemeral' | 'modal';
   revealLimit: number;
   revealWindowSeconds: number;
   accessCacheSeconds: number;
@@ -170,6 +175,7 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
         ? { mode: 'map', mapFile: env[ENV.identityMapFile] ?? '' }
         : { mode: 'email', directoryFile: env[ENV.userDirectoryFile] ?? '' },
     revealSeconds: env[ENV.revealSeconds],
+    revealMode: env[ENV.revealMode],
     revealLimit: env[ENV.revealLimit],
     revealWindowSeconds: env[ENV.revealWindowSeconds],
     accessCacheSeconds: env[ENV.accessCacheSeconds],

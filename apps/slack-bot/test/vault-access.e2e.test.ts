@@ -382,6 +382,53 @@ describe('the reveal rate limit', () => {
   });
 });
 
+describe('reveal in a modal', () => {
+  it('opens a modal for the clicker only and replaces it with a redacted view after the delay', async () => {
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: seeded.vault.adminKey,
+      SLACK_API_URL: slack.apiUrl,
+      REVEAL_MODE: 'modal',
+      REVEAL_SECONDS: '1',
+    });
+    try {
+      const password = seeded.passwords['staging-db'] ?? '';
+      const id = nextId('c');
+      const opensBefore = slack.apiCalls('views.open').length;
+      await click(
+        bot.base,
+        SLACK_USERS.alice,
+        'vault_reveal',
+        String(seeded.items['staging-db']),
+        slack.responseUrl(id),
+      );
+      const open = await slack.waitFor(() => slack.apiCalls('views.open')[opensBefore]);
+      expect(open.body.trigger_id).toBe('trigger-2');
+      expect(String(open.body.view)).toContain(password);
+      const update = await slack.waitFor(() => slack.apiCalls('views.update').at(-1), 5000);
+      expect(update.body.view_id).toBe('VREVEAL1');
+      expect(String(update.body.view)).not.toContain(password);
+      expect(String(update.body.view)).toContain('hidden again');
+      expect(JSON.stringify(slack.responses(id))).not.toContain(password);
+      const denied = nextId('c');
+      await click(
+        bot.base,
+        SLACK_USERS.alice,
+        'vault_reveal',
+        String(seeded.items['prod-db']),
+        slack.responseUrl(denied),
+      );
+      const [refusal] = await slack.waitFor(
+        () => slack.responses(denied).length > 0 && slack.responses(denied),
+      );
+      expect(String(refusal?.text)).toContain('You cannot read this item');
+      expect(slack.apiCalls('views.open')).toHaveLength(opensBefore + 1);
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
 describe('vault errors', () => {
   it('tells the user the key was refused, never showing it', async () => {
     const wrongKey = 'wrong-key-0000-1111-2222-3333-4444';

@@ -1,5 +1,5 @@
 import type { Middleware } from '@slack/bolt';
-import { note, redacted, revealed } from '../blocks.ts';
+import { note, redacted, redactedModal, revealed, revealedModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { runAsUser } from '../run-as-user.ts';
@@ -8,8 +8,8 @@ import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
 
 /**
  * "Reveal password": checks the clicker's rights again (not from cache), then shows the password
- * to them only, in the ephemeral message the button was on, and hides it again after the
- * configured delay. Rate limited per Slack user.
+ * to them only, in the ephemeral message the button was on (or in a modal), and hides it again
+ * after the configured delay. Rate limited per Slack user.
  *
  * @param deps The bot's parts.
  * @returns The handler.
@@ -53,14 +53,27 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         );
         return;
       }
-      const shown = caller.respond(revealed(listed, item.password, deps.config.revealSeconds));
-      // Scheduled before awaiting the post, so nothing that fails later leaves it on screen; the
-      // redaction waits for the post, so it can never land first.
-      deps.timers.schedule(async () => {
-        await shown.catch(() => undefined);
-        await caller.respond(redacted(listed));
-      }, deps.config.revealSeconds * 1000);
-      await shown;
+      const delayMs = deps.config.revealSeconds * 1000;
+      // Each redaction is scheduled before awaiting the post, so nothing that fails later leaves the
+      // password on screen; it waits for the post, so it can never land first.
+      if (deps.config.revealMode === 'modal') {
+        const opened = caller.client.views.open({
+          trigger_id: args.body.trigger_id,
+          view: revealedModal(listed, item.password, deps.config.revealSeconds),
+        });
+        deps.timers.schedule(async () => {
+          const viewId = (await opened.catch(() => undefined))?.view?.id;
+          if (viewId) await caller.client.views.update({ view_id: viewId, view: redactedModal(listed) });
+        }, delayMs);
+        await opened;
+      } else {
+        const shown = caller.respond(revealed(listed, item.password, deps.config.revealSeconds));
+        deps.timers.schedule(async () => {
+          await shown.catch(() => undefined);
+          await caller.respond(redacted(listed));
+        }, delayMs);
+        await shown;
+      }
       await deps.audit.record(
         { ...base, event: AUDIT_EVENTS.reveal, login, label: item.label, outcome: 'shown' },
         caller.client,

@@ -84,6 +84,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return res.end(JSON.stringify({ ok: true, url: `${base.replace('http', 'ws')}/socket` }));
         case 'chat.postMessage':
           return res.end(JSON.stringify({ ok: true, channel: body.channel, ts: '1700000000.000100' }));
+        case 'views.open':
+        case 'views.update':
+          return res.end(JSON.stringify({ ok: true, view: { id: body.view_id ?? 'VREVEAL1' } }));
         case 'users.info': {
           const profile = profiles.get(String(body.user));
           if (!profile) return res.end(JSON.stringify({ ok: false, error: 'user_not_found' }));

@@ -26,7 +26,12 @@ export function toItemRef(target: unknown): ItemRef | undefined {
       label: node.item.label,
     };
   }
-  if ('itemId' in node && typeof node.connection === 'string' && Number.isInteger(node.itemId)) {
+  if (
+    'itemId' in node &&
+    typeof node.connection === 'string' &&
+    Number.isSafeInteger(node.itemId) &&
+    (node.itemId as number) > 0
+  ) {
     return {
       connection: node.connection,
       itemId: node.itemId as number,

@@ -103,6 +103,13 @@ export class VaultWriter {
       }
     }
     if (value === undefined) return false;
+    if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
+      throw new UserFacingError(
+        `expected one of ${EDITABLE_FIELDS.join(', ')}, received ${JSON.stringify(field)?.slice(0, 40)}.`,
+      );
+    }
+    if (typeof value !== 'string') throw new UserFacingError('expected the new value as text.');
+    if (field === 'label' && value.trim() === '') throw new UserFacingError('the label cannot be empty.');
     if (field === 'password' && !meetsComplexity(value, folder?.folder.complexityLevel)) {
       throw new UserFacingError('the password is too weak for this folder. Use the generator.');
     }

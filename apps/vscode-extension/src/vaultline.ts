@@ -90,11 +90,17 @@ export class Vaultline implements vscode.Disposable {
         }),
       );
 
+    // No target (palette, keybinding): search. A target that names no item is an error, not a search.
     const chooseItem = async (target: unknown, title: string): Promise<ItemRef | undefined> =>
-      toItemRef(target) ?? (await search.pick(title));
+      target === undefined ? search.pick(title) : requireItemRef(target);
     const chooseField = async (field: unknown, exclude: ItemField[] = []): Promise<ItemField | undefined> => {
       if (typeof field === 'string' && (ITEM_FIELDS as readonly string[]).includes(field))
         return field as ItemField;
+      if (field !== undefined) {
+        throw new UserFacingError(
+          `expected one of ${ITEM_FIELDS.join(', ')}, received ${JSON.stringify(field)?.slice(0, 40)}.`,
+        );
+      }
       const picked = await vscode.window.showQuickPick(
         ITEM_FIELDS.filter((f) => !exclude.includes(f)).map((f) => ({ label: FIELD_LABELS[f], field: f })),
         { placeHolder: 'Which field?' },

@@ -4,6 +4,7 @@ import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
 import { connect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
+import { malformedInputTests } from './malformed-input.test.ts';
 import { searchTests } from './search.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
@@ -33,6 +34,7 @@ export async function run(): Promise<void> {
     writeTests(fixture);
     attachmentTests(fixture);
     terminalTests(fixture);
+    malformedInputTests(fixture);
     errorAndLogTests(fixture);
   }
 

@@ -128,26 +128,33 @@ try {
   console.log(
     `Seeding ${ITEMS} items: ${viaApi} through the HTTP API (${SEED_CONCURRENCY} in parallel), the rest in bulk…`,
   );
+  const seedViaApi = async (from: number, to: number) => {
+    let next = from;
+    await Promise.all(
+      Array.from({ length: SEED_CONCURRENCY }, async () => {
+        for (let i = next++; i < to; i = next++) {
+          const label = `item-${String(i).padStart(6, '0')}`;
+          const folderId = vault.folderIds[i % vault.folderIds.length] ?? 0;
+          await admin.addItem({ item: { label, password: `Pw-${i}-bench`, folderId, login: `user${i}` } });
+        }
+      }),
+    );
+  };
   let seedStarted = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: SEED_CONCURRENCY }, async () => {
-      for (let i = next++; i < viaApi; i = next++) {
-        const label = `item-${String(i).padStart(6, '0')}`;
-        const folderId = vault.folderIds[i % vault.folderIds.length] ?? 0;
-        await admin.addItem({ item: { label, password: `Pw-${i}-bench`, folderId, login: `user${i}` } });
-      }
-    }),
-  );
+  await seedViaApi(0, viaApi);
   const apiMs = performance.now() - seedStarted;
   console.log(
     `  API: ${viaApi} items in ${(apiMs / 1000).toFixed(1)} s (${Math.round(viaApi / (apiMs / 1000))} items/s)`,
   );
   seedStarted = performance.now();
   const bulk = await request<{ bulkError?: string }>(vault.child, { bulk: { from: viaApi, to: ITEMS } });
-  if (bulk.bulkError) throw new Error(`bulk seeding failed: ${bulk.bulkError}`);
+  if (bulk.bulkError) {
+    // The bulk path leans on the server's schema; when that moves, the API still works, slowly.
+    console.log(`  bulk seeding failed (${bulk.bulkError}); seeding the rest through the API…`);
+    await seedViaApi(viaApi, ITEMS);
+  }
   console.log(
-    `  bulk: ${ITEMS - viaApi} items in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    `  rest: ${ITEMS - viaApi} items in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
   );
 
   const baselines = await start<{ port: number; barePort: number }>(join(here, 'baseline-app.ts'), {

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { EXTENSION_ID, VIEWS } from '../../src/constants.ts';
 import type { FolderNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { extensionApi, folderNode } from './helpers.ts';
+import { connectionNode, extensionApi, folderNode } from './helpers.ts';
 
 const RUNS = 5;
 
@@ -46,6 +46,7 @@ export function benchmarks(fixture: Fixture): void {
       // Baseline: the same data fetched with the bare protocol client, no tree; measured in the same
       // rounds as the tree so that server and machine load weigh on both alike.
       const baseline: number[] = [];
+      const firstLevel: number[] = [];
       const rendered: number[] = [];
       const hostOnly: number[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -53,6 +54,16 @@ export function benchmarks(fixture: Fixture): void {
         const items = await client.readFolders({ ids: [fixture.folders.bulk!] });
         baseline.push(performance.now() - baseStarted);
         assert.equal(items.length, fixture.bulkCount);
+
+        // The first level (the login's folders) must not wait for the big folder: items load lazily.
+        await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
+        const levelStarted = performance.now();
+        api.tree.refresh();
+        const root = await connectionNode(api, 'alice');
+        await api.treeView.reveal(root, { expand: true, select: false, focus: false });
+        const level = await api.tree.getChildren(root);
+        firstLevel.push(performance.now() - levelStarted);
+        assert.ok(level.some((node) => node.kind === 'folder' && node.folder.title === 'Bulk'));
 
         await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
         const started = performance.now();
@@ -83,6 +94,7 @@ export function benchmarks(fixture: Fixture): void {
         redrawn.push(performance.now() - started);
       }
       const d = median(redrawn);
+      const f = median(firstLevel);
       const r = median(rendered);
       const b = median(baseline);
       const h = median(hostOnly);
@@ -90,7 +102,10 @@ export function benchmarks(fixture: Fixture): void {
         `BENCH baseline read/folder via protocol client (${fixture.bulkCount} items): ${b.toFixed(1)} ms`,
       );
       console.log(
-        `BENCH refresh → first level rendered (${fixture.bulkCount} items): ${r.toFixed(1)} ms, ${(r / b).toFixed(2)}× baseline (goal < 300 ms)`,
+        `BENCH refresh → first level (the login's folders, one holding ${fixture.bulkCount} items) rendered: ${f.toFixed(1)} ms, ${(f / b).toFixed(2)}× baseline (goal < 300 ms)`,
+      );
+      console.log(
+        `BENCH refresh → the ${fixture.bulkCount}-item folder opened and rendered: ${r.toFixed(1)} ms, ${(r / b).toFixed(2)}× baseline`,
       );
       console.log(
         `BENCH redraw of the loaded folder (${fixture.bulkCount} rows, no vault call): ${d.toFixed(1)} ms, ${(d / b).toFixed(2)}× baseline`,

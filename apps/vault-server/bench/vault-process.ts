@@ -3,6 +3,7 @@
 
 import { createVaultClient } from '@vaultline/protocol';
 import pino from 'pino';
+import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { startVaultServer } from '../src/start-vault-server.ts';
 
 const [store, databaseUrl] = process.argv.slice(2);
@@ -11,6 +12,7 @@ const server = await startVaultServer({
   host: '127.0.0.1',
   port: 0,
   databaseUrl: store === 'postgres' ? databaseUrl : undefined,
+  masterKey: store === 'postgres' ? generateMasterKey() : undefined,
   rateLimitPerMinute: 100_000_000,
   log: pino.destination({ dest: '/dev/null', sync: false }),
 });

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { generateMasterKey } from './crypto/master-key.ts';
 import { type DemoVault, seedDemo } from './demo.ts';
 import { startVaultServer, type VaultServer } from './start-vault-server.ts';
 
@@ -21,7 +22,7 @@ export interface TestVaultOptions {
   databaseUrl?: string;
   /** Collects the server's pino JSON lines. */
   logLines?: string[];
-  /** The master key (base64); a key file in dataDir, or a random key in memory, when absent. */
+  /** The master key (base64); when absent, a key file in dataDir, else a random key. */
   masterKey?: string;
   /** Requests per address per minute. Default 1 000 000 (tests run fast). */
   rateLimitPerMinute?: number;
@@ -76,7 +77,10 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     port: 0,
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
-    masterKey: options.masterKey,
+    // A database outlives a test's process: give it a key unless the test brings one.
+    masterKey:
+      options.masterKey ??
+      (options.databaseUrl !== undefined && options.dataDir === undefined ? generateMasterKey() : undefined),
     rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
     failedKeyLimit: options.failedKeyLimit ?? 1_000,
     maxFileBytes: options.maxFileBytes,

@@ -52,18 +52,16 @@ async function checkMasterKey(
   db: Database,
   candidates: Buffer[],
 ): Promise<{ box: SecretBox; index: number }> {
+  // Another instance may create the check value at the same moment: insert if absent, then verify
+  // against whatever is stored.
+  await db.query("INSERT INTO meta (name, value) VALUES ('canary', $1) ON CONFLICT (name) DO NOTHING", [
+    createSecretBox(candidates[0]!).sealText(CANARY),
+  ]);
   const rows = await db.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
-  if (!rows[0]) {
-    const box = createSecretBox(candidates[0]!);
-    await db.query("INSERT INTO meta (name, value) VALUES ('canary', $1) ON CONFLICT (name) DO NOTHING", [
-      box.sealText(CANARY),
-    ]);
-    return { box, index: 0 };
-  }
   for (const [index, key] of candidates.entries()) {
     const box = createSecretBox(key);
     try {
-      if (box.openText(rows[0].value) === CANARY) return { box, index };
+      if (rows[0] && box.openText(rows[0].value) === CANARY) return { box, index };
     } catch {
       // try the next key
     }
@@ -92,6 +90,16 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
     if (options.databaseUrl !== undefined) db = await openPostgres(options.databaseUrl);
     else db = await openPglite(options.dataDir);
     await migrate(db);
+    if (
+      options.databaseUrl !== undefined &&
+      options.masterKey === undefined &&
+      options.dataDir === undefined
+    ) {
+      throw new VaultServerError(
+        'invalid_request',
+        'With DATABASE_URL, set VAULTLINE_MASTER_KEY (the same on every instance) or VAULTLINE_DATA_DIR for a master key file.',
+      );
+    }
     const candidates = await loadMasterKeys({
       envKey: options.masterKey,
       dataDir: options.dataDir,

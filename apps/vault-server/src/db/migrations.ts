@@ -110,29 +110,33 @@ ALTER TABLE audit ADD COLUMN count integer NOT NULL DEFAULT 1;
 ];
 
 /**
- * Brings the schema up to date: each pending migration in its own transaction, under an advisory
- * lock so that several instances starting together on one PostgreSQL do not race.
+ * Brings the schema up to date.
  *
  * @returns The versions applied now.
  */
 export async function migrate(db: Database): Promise<number[]> {
-  await db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  const applied: number[] = [];
-  for (const migration of MIGRATIONS) {
-    const done = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7700)');
-      const rows = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
-      if (rows.length > 0) return false;
+  // One transaction under an advisory lock: instances starting together wait for each other, and
+  // a failed migration leaves the schema as it was.
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(7700)');
+    await tx.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) =>
+        Number(row.version),
+      ),
+    );
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
       await tx.exec(migration.sql);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
         migration.version,
         migration.name,
       ]);
-      return true;
-    });
-    if (done) applied.push(migration.version);
-  }
-  return applied;
+      applied.push(migration.version);
+    }
+    return applied;
+  });
 }

@@ -24,6 +24,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const client = await pool.connect();
   client.release();
   const wrap = (target: pg.Pool | pg.PoolClient): Queryable => ({

@@ -19,13 +19,15 @@ export interface NewFile {
   bytes: Uint8Array;
 }
 
-async function itemFolder(ctx: StoreContext, principal: Principal, itemId: number) {
+async function itemFolder(ctx: StoreContext, principal: Principal, itemId: number, fresh = false) {
   const rows = await ctx.db.query<{ folder_id: number; anyone_can_modify: boolean }>(
     'SELECT folder_id, anyone_can_modify FROM items WHERE id = $1',
     [itemId],
   );
   const row = rows[0];
-  const caps = capabilitiesOf(row ? (await ctx.rights(principal)).get(Number(row.folder_id)) : undefined);
+  const caps = capabilitiesOf(
+    row ? (await ctx.rights(principal, fresh)).get(Number(row.folder_id)) : undefined,
+  );
   if (!row || !caps.read) throw notFound(`No item with id ${itemId}.`);
   return { caps, anyoneCanModify: row.anyone_can_modify };
 }
@@ -36,7 +38,7 @@ async function itemFolder(ctx: StoreContext, principal: Principal, itemId: numbe
  * @returns Nothing; throws 404 or 403.
  */
 export async function checkCanAttach(ctx: StoreContext, principal: Principal, itemId: number) {
-  const { caps, anyoneCanModify } = await itemFolder(ctx, principal, itemId);
+  const { caps, anyoneCanModify } = await itemFolder(ctx, principal, itemId, true);
   if (!caps.edit && !anyoneCanModify) {
     throw forbidden(`This key may not attach files to item ${itemId}.`);
   }

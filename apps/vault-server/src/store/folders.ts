@@ -75,7 +75,7 @@ export async function addFolder(
   const title = checkTitle(folder.title);
   const complexity = checkComplexity(folder.complexityLevel);
   const renewal = checkRenewal(folder.renewalPeriod);
-  const tree = await ctx.folders();
+  const tree = await ctx.folders(true);
   let parent: FolderNode | undefined;
   if (folder.parentId !== 0) {
     parent = tree.get(folder.parentId);
@@ -137,7 +137,7 @@ export async function updateFolder(
   const title = checkTitle(folder.title);
   const complexity = checkComplexity(folder.complexityLevel);
   const renewal = checkRenewal(folder.renewalPeriod);
-  const node = checkFolderWrite(principal, (await ctx.folders()).get(id), id);
+  const node = checkFolderWrite(principal, (await ctx.folders(true)).get(id), id);
   if (node.personalOwner !== null && title !== String(node.personalOwner)) {
     throw invalid("A personal folder's title is its owner's user id and cannot change.");
   }
@@ -157,7 +157,7 @@ export async function updateFolder(
  */
 export async function deleteFolders(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
   const unique = [...new Set(ids)];
-  const tree = await ctx.folders();
+  const tree = await ctx.folders(true);
   for (const id of unique) checkFolderWrite(principal, tree.get(id), id);
   await ctx.db.transaction(async (tx) => {
     const items = await tx.query<{ folder_id: number }>(

@@ -203,9 +203,9 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 async function folderFor(ctx: StoreContext, principal: Principal, folderId: number, need: 'create') {
-  const tree = await ctx.folders();
+  const tree = await ctx.folders(true);
   if (!tree.has(folderId)) throw notFound(`Folder ID does not exist: ${folderId}.`);
-  const rights = await ctx.rights(principal);
+  const rights = await ctx.rights(principal, true);
   const caps = capabilitiesOf(rights.get(folderId));
   if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`);
   if (need === 'create' && !caps.create) throw forbidden(`This key may not add items to folder ${folderId}.`);
@@ -254,7 +254,7 @@ async function itemForChange(ctx: StoreContext, principal: Principal, id: number
   );
   const row = rows[0];
   if (!row) throw notFound(`No item with id ${id}.`);
-  const rights = await ctx.rights(principal);
+  const rights = await ctx.rights(principal, true);
   const caps = capabilitiesOf(rights.get(Number(row.folder_id)));
   if (!caps.read) throw notFound(`No item with id ${id}.`);
   const allowed = need === 'edit' ? caps.edit || row.anyone_can_modify : caps.delete;

@@ -10,12 +10,14 @@ import { TtlCache } from './ttl-cache.ts';
 export interface StoreContext {
   readonly db: Database;
   readonly box: SecretBox;
-  /** Every folder, cached briefly. */
-  folders(): Promise<FolderTree>;
+  /**
+   * Every folder, cached. `fresh` (for writes) reads the database unless the cache is exact.
+   */
+  folders(fresh?: boolean): Promise<FolderTree>;
   /** The rights of a principal per folder: every folder `W` for an admin key. */
-  rights(principal: Principal): Promise<ReadonlyMap<number, AccessType>>;
+  rights(principal: Principal, fresh?: boolean): Promise<ReadonlyMap<number, AccessType>>;
   /** The rights of a user per folder, personal folders included. */
-  userRights(userId: number): Promise<ReadonlyMap<number, AccessType>>;
+  userRights(userId: number, fresh?: boolean): Promise<ReadonlyMap<number, AccessType>>;
   /** Authenticated keys by hash, cached briefly; cleared with the rest. */
   readonly keyCache: TtlCache<string, KeyIdentity>;
   /**
@@ -75,8 +77,8 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   let itemGeneration = 0;
   let generation = 0;
 
-  async function folders(): Promise<FolderTree> {
-    const cached = treeCache.get('tree');
+  async function folders(fresh = false): Promise<FolderTree> {
+    const cached = fresh && !coherent ? undefined : treeCache.get('tree');
     if (cached) return cached;
     const started = generation;
     const tree = await loadFolderTree(db);
@@ -84,18 +86,18 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     return tree;
   }
 
-  async function userRights(userId: number): Promise<ReadonlyMap<number, AccessType>> {
-    const cached = rightsCache.get(userId);
+  async function userRights(userId: number, fresh = false): Promise<ReadonlyMap<number, AccessType>> {
+    const cached = fresh && !coherent ? undefined : rightsCache.get(userId);
     if (cached) return cached;
     const started = generation;
-    const rights = await loadUserRights(db, await folders(), userId);
+    const rights = await loadUserRights(db, await folders(fresh), userId);
     if (started === generation) rightsCache.set(userId, rights);
     return rights;
   }
 
-  async function rights(principal: Principal): Promise<ReadonlyMap<number, AccessType>> {
-    if (principal.kind === 'user') return userRights(principal.userId);
-    const tree = await folders();
+  async function rights(principal: Principal, fresh = false): Promise<ReadonlyMap<number, AccessType>> {
+    if (principal.kind === 'user') return userRights(principal.userId, fresh);
+    const tree = await folders(fresh);
     const all = new Map<number, AccessType>();
     for (const id of tree.keys()) all.set(id, 'W');
     return all;

@@ -11,6 +11,7 @@ export class ClipboardCopier implements vscode.Disposable {
   private timer: ReturnType<typeof setInterval> | undefined;
   private resolveClear: ((cleared: boolean) => void) | undefined;
   private visible = false;
+  private pendingDigest: string | undefined;
 
   /** The countdown shown in the status bar, or '' when nothing is pending. */
   get statusText(): string {
@@ -30,6 +31,7 @@ export class ClipboardCopier implements vscode.Disposable {
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
     const digest = sha256(value);
+    this.pendingDigest = digest;
     const deadline = Date.now() + seconds * 1000;
     const cleared = new Promise<boolean>((resolve) => {
       this.resolveClear = resolve;
@@ -47,9 +49,13 @@ export class ClipboardCopier implements vscode.Disposable {
     return { cleared };
   }
 
+  /** Clears a pending value now when the clipboard still holds it: on shutdown, nothing lingers. */
+  async flush(): Promise<void> {
+    if (this.pendingDigest !== undefined && this.timer !== undefined) await this.clear(this.pendingDigest);
+  }
+
   dispose(): void {
-    this.cancel(false);
-    this.status.dispose();
+    void this.flush().finally(() => this.status.dispose());
   }
 
   private delaySeconds(): number {
@@ -81,6 +87,7 @@ export class ClipboardCopier implements vscode.Disposable {
     this.visible = false;
     this.resolveClear?.(cleared);
     this.resolveClear = undefined;
+    this.pendingDigest = undefined;
   }
 }
 

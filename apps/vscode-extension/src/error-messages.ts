@@ -33,6 +33,14 @@ export function userMessage(
 ): string {
   if (error instanceof UserFacingError) return `${where}: ${error.message}`;
   const vaultError = isVaultError(error) ? error : toVaultError(error, redact);
+  // Refused before anything was sent (bad URL, value too long): the core's own one-line message says
+  // exactly what was expected and received.
+  if (
+    vaultError.status === undefined &&
+    (vaultError.code === 'invalid_request' || vaultError.code === 'too_large')
+  ) {
+    return `${where}: ${redact(vaultError.message).split('\n')[0]?.slice(0, 300)}`;
+  }
   const base = MESSAGES[vaultError.code](where);
   // The server's own words help for refusals (which value, which rule), but only its first line.
   const detail =

@@ -1,8 +1,8 @@
-import { createVaultClient } from '@vaultline/protocol';
+import { createRedactor, createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { Attachments } from './attachments.ts';
 import { ClipboardCopier } from './clipboard-copy.ts';
-import { ConnectionStore } from './connections.ts';
+import { type ConnectionSettings, ConnectionStore } from './connections.ts';
 import { COMMANDS, FIELD_LABELS, ITEM_FIELDS, type ItemField, KEYRING_WARNED, VIEWS } from './constants.ts';
 import { UserFacingError, userMessage } from './error-messages.ts';
 import { insertField } from './insert-field.ts';
@@ -166,20 +166,32 @@ export class Vaultline implements vscode.Disposable {
         args.apiKey ??
         (await vscode.window.showInputBox({ prompt: 'API key', password: true, ignoreFocusOut: true }));
       if (!apiKey) return false;
-      if (!args.saveUnverified) {
-        const probe = createVaultClient({
-          baseUrl: url,
-          apiKey,
-          retries: 0,
-          onRequest: (e) => log.request(name, e),
-        });
-        const unregister = log.addRedactor(probe.redact);
+      return connectTo(
+        { name: name.trim(), url: url.trim(), login: login.trim() },
+        apiKey.trim(),
+        args.saveUnverified === true,
+      );
+    });
+    const connectTo = async (settings: ConnectionSettings, apiKey: string, saveUnverified: boolean) => {
+      const { name, url, login } = settings;
+      if (name === '' || login === '' || apiKey === '')
+        throw new UserFacingError('name, login and API key cannot be blank.');
+      if (!saveUnverified) {
+        const redactKey = createRedactor([apiKey]);
+        let unregister: vscode.Disposable | undefined;
         try {
+          const probe = createVaultClient({
+            baseUrl: url,
+            apiKey,
+            retries: 0,
+            onRequest: (e) => log.request(name, e),
+          });
+          unregister = log.addRedactor(probe.redact);
           await probe.readUserFolders({ login });
         } catch (error) {
-          throw new UserFacingError(userMessage(error, name, probe.redact));
+          throw new UserFacingError(userMessage(error, name, redactKey));
         } finally {
-          unregister.dispose();
+          unregister?.dispose();
         }
       }
       await connections.save({ name, url, login }, apiKey);
@@ -190,7 +202,7 @@ export class Vaultline implements vscode.Disposable {
         await context.globalState.update(KEYRING_WARNED, true);
       }
       return true;
-    });
+    };
     run(COMMANDS.disconnect, 'Disconnect', async (node?: VaultNode) => {
       const name =
         node && node.kind !== 'message'

@@ -15,6 +15,7 @@ export function errorAndLogTests(fixture: Fixture): void {
       const seen = new Set<string>();
       for (const code of VAULT_ERROR_CODES) {
         const error = new VaultError(code, `detail ${fixture.keys.alice}`, {
+          status: 400,
           serverMessage: `server says ?apikey=${fixture.keys.alice}`,
         });
         const message = userMessage(error, 'alice', (text) =>
@@ -97,7 +98,7 @@ export function errorAndLogTests(fixture: Fixture): void {
         );
         assert.match(
           errorsSince(api, before)[0] ?? '',
-          /^Connect: bad: the vault refused the request|Connect: /,
+          /^Connect: bad: (Expected the vault's base URL|Expected an http:\/\/ or https:\/\/ base URL|The base URL cannot carry a query)/,
         );
       }
       assert.equal(

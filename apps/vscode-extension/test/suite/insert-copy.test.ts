@@ -1,8 +1,18 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
+import { meetsComplexity } from '../../src/password-generator.ts';
 import type { Fixture } from './fixture.ts';
-import { connect, errorsSince, extensionApi, folderPaths, itemNode, setConfig, waitFor } from './helpers.ts';
+import {
+  connect,
+  errorsSince,
+  extensionApi,
+  folderNode,
+  folderPaths,
+  itemNode,
+  setConfig,
+  waitFor,
+} from './helpers.ts';
 
 async function editorWithTwoCursors(): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument({ content: 'first=\nsecond=\n' });
@@ -90,6 +100,17 @@ export function insertCopyTests(fixture: Fixture): void {
         assert.match(errorsSince(api, before)[0] ?? '', /disabled in presentation mode/);
         assert.equal(api.tree.getTreeItem(node).description, '••••••');
         assert.equal(api.tree.itemTooltip(node).includes(fixture.items.db.url), false);
+        const [file] = await api.tree.getChildren(node);
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.openAttachment, file), undefined);
+        assert.match(
+          errorsSince(api, before)[1] ?? '',
+          /Opening an attachment is disabled in presentation mode/,
+        );
+        const { hits } = await api.search.find(fixture.items.db.label);
+        assert.equal(
+          api.search.format(hits[0]!),
+          `${fixture.items.db.label} — Infrastructure / Databases — ••••••`,
+        );
         assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), 2);
         assert.equal(
           editor.document.getText(),
@@ -133,6 +154,23 @@ export function insertCopyTests(fixture: Fixture): void {
       await vscode.env.clipboard.writeText('something the user copied');
       assert.equal(await result.cleared, false);
       assert.equal(await vscode.env.clipboard.readText(), 'something the user copied');
+    });
+
+    it('generates a password for the folder level, copies it and clears it', async () => {
+      const api = await extensionApi();
+      const folder = await folderNode(api, 'alice', 'Infrastructure / Databases');
+      await setConfig('clipboardClearSeconds', 1);
+      const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+        COMMANDS.generatePassword,
+        folder,
+      );
+      const generated = await vscode.env.clipboard.readText();
+      assert.ok(meetsComplexity(generated, folder.folder.complexityLevel), 'meets the folder level');
+      assert.ok(
+        generated.length >= 16 && /[a-z]/.test(generated) && /[A-Z]/.test(generated) && /\d/.test(generated),
+      );
+      assert.equal(await result.cleared, true);
+      assert.equal(await vscode.env.clipboard.readText(), '');
     });
 
     it('counts down in the status bar while a value is on the clipboard', async () => {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { COMMANDS } from '../../src/constants.ts';
 import type { Fixture } from './fixture.ts';
 import { extensionApi, waitFor } from './helpers.ts';
 
@@ -51,6 +52,28 @@ export function searchTests(fixture: Fixture): void {
       const ref = await chosen;
       assert.equal(ref?.itemId, fixture.items.web.id);
       assert.equal(ref?.connection, 'alice');
+    });
+
+    it('runs the whole search command: type, choose the item, choose "Insert Login"', async () => {
+      const api = await extensionApi();
+      const document = await vscode.workspace.openTextDocument({ content: 'user=' });
+      const editor = await vscode.window.showTextDocument(document);
+      editor.selections = [new vscode.Selection(0, 5, 0, 5)];
+      const done = vscode.commands.executeCommand(COMMANDS.search);
+      const quickPick = await waitFor(() => api.search.active, 'the QuickPick');
+      quickPick.value = fixture.items.stripe.label.slice(0, 6);
+      const ready = await waitFor(
+        () => quickPick.items.find((entry) => entry.hit?.item.id === fixture.items.stripe.id),
+        'the stripe hit',
+      );
+      quickPick.activeItems = [ready];
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      // The action list opens next, "Insert Login" first.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(await done, 1);
+      assert.equal(editor.document.getText(), `user=${fixture.items.stripe.login}`);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     });
   });
 }

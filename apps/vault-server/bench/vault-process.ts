@@ -1,22 +1,25 @@
 // The vault server under benchmark, in its own process so that its RSS is its own.
-// Args: <pglite|postgres> [databaseUrl]. Prints {"url","key","readPath","findFolder"} when ready.
+// Args: <pglite|postgres> <databaseUrl|dataDir>. Prints {"url","key","readPath","findFolder","rssEmptyMiB"}
+// when ready.
 
 import { createVaultClient } from '@vaultline/protocol';
 import pino from 'pino';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { startVaultServer } from '../src/start-vault-server.ts';
 
-const [store, databaseUrl] = process.argv.slice(2);
+const [store, target] = process.argv.slice(2);
 const ITEMS = 100_000;
 const server = await startVaultServer({
   host: '127.0.0.1',
   port: 0,
-  databaseUrl: store === 'postgres' ? databaseUrl : undefined,
+  databaseUrl: store === 'postgres' ? target : undefined,
+  dataDir: store === 'pglite' ? target : undefined,
   masterKey: store === 'postgres' ? generateMasterKey() : undefined,
   rateLimitPerMinute: 100_000_000,
   log: pino.destination({ dest: '/dev/null', sync: false }),
 });
 const key = await server.vault.admin.createKey({ label: 'bench' });
+const rssEmptyMiB = Math.round(process.memoryUsage().rss / 1024 / 102.4) / 10;
 const client = createVaultClient({ baseUrl: server.url, apiKey: key });
 const small = await client.addFolder({ folder: { title: 'Bench read' } });
 const ids: number[] = [];
@@ -45,7 +48,7 @@ await server.vault.db.query(
 );
 await server.vault.db.exec('ANALYZE items');
 process.stdout.write(
-  `${JSON.stringify({ url: server.url, key, readPath: `/api/index.php/read/items/${ids.join(';')}`, findFolder: big.id })}\n`,
+  `${JSON.stringify({ url: server.url, key, readPath: `/api/index.php/read/items/${ids.join(';')}`, findFolder: big.id, rssEmptyMiB })}\n`,
 );
 process.on('SIGTERM', () => {
   void server.close().then(() => process.exit(0));

@@ -34,7 +34,7 @@ import { createIdentityResolver } from './identity.ts';
 import { createLogger } from './logger.ts';
 import { createRedactionTimers } from './redaction-timers.ts';
 import { createRevealLimiter } from './reveal-limiter.ts';
-import { createItemSearch, folderRightsOnly } from './search.ts';
+import { createItemSearch } from './search.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
 export interface BotOptions {
@@ -80,7 +80,11 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     fetch: options.fetch,
     retries: 1,
   });
-  const access = createAccessChecker(folderRightsOnly(vault), { ttlMs: config.accessCacheSeconds * 1000 });
+  const access = createAccessChecker(vault, {
+    ttlMs: config.accessCacheSeconds * 1000,
+    // Folder rights decide; the user's item list would carry every password they may see.
+    itemList: false,
+  });
   const deps: Deps = {
     config,
     vault,

@@ -68,21 +68,6 @@ function longestSafeRun(text: string): string {
 }
 
 /**
- * The client the access checker is given: folder rights only. read/userpw answers every item of
- * the user with its password (4 s for 100 000 items); the items it would add are those outside the
- * user's readable folders, which the bot then denies (deny by default, never more than the core).
- *
- * @param vault The client.
- * @returns The reads the access checker uses.
- */
-export function folderRightsOnly(vault: VaultClient): Pick<VaultClient, 'readUserFolders' | 'readUserItems'> {
-  return {
-    readUserFolders: (input, options) => vault.readUserFolders(input, options),
-    readUserItems: async () => [],
-  };
-}
-
-/**
  * Creates the search over a client and an access checker.
  *
  * @param vault The client (on the bot's key, which reads everything).

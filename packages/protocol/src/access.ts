@@ -36,6 +36,13 @@ export interface ItemRef {
 export interface AccessCheckerOptions {
   /** How long a user's rights are kept, in ms. Default 30 000. */
   ttlMs?: number | undefined;
+  /**
+   * Whether to read the user's item list (read/userpw) as well as their folders. Default true.
+   * Without it, decisions rest on folder rights alone and an item is judged by the `folderId` the
+   * caller gives (from a read the caller trusts): one request instead of two, and none that carries
+   * every password the user may see, which matters at tens of thousands of items.
+   */
+  itemList?: boolean | undefined;
   /** The clock, for tests. */
   now?: (() => number) | undefined;
 }
@@ -122,6 +129,7 @@ export function createAccessChecker(
   options: AccessCheckerOptions = {},
 ): AccessChecker {
   const ttlMs = options.ttlMs ?? 30_000;
+  const itemList = options.itemList ?? true;
   const now = options.now ?? Date.now;
   const cache = new Map<string, UserAccess>();
   const pending = new Map<string, Promise<UserAccess>>();
@@ -129,7 +137,7 @@ export function createAccessChecker(
   async function fetchAccess(login: string, callOptions?: CallOptions): Promise<UserAccess> {
     const [folders, items] = await Promise.all([
       client.readUserFolders({ login }, callOptions),
-      client.readUserItems({ login }, callOptions),
+      itemList ? client.readUserItems({ login }, callOptions) : [],
     ]);
     const access: UserAccess = {
       login,

@@ -192,6 +192,23 @@ describe('createAccessChecker', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('decides on folder rights alone without reading the item list (itemList: false)', async () => {
+    const checker = createAccessChecker(vault, { itemList: false });
+    const w = seed('W');
+    const r = seed('R');
+    expect(await checker.canWrite('bob', { id: w.itemId, folderId: w.folderId })).toBe(true);
+    expect(await checker.canRead('bob', { id: r.itemId, folderId: r.folderId })).toBe(true);
+    expect(await checker.canWrite('bob', { id: r.itemId, folderId: r.folderId })).toBe(false);
+    // Without the item list, an item whose folder the caller does not give is unknown: denied.
+    expect(await checker.canRead('bob', w.itemId)).toBe(false);
+    expect(
+      await checker.canRead('bob', { id: seed('hidden').itemId, folderId: seed('hidden').folderId }),
+    ).toBe(false);
+    expect(server.requests.map((request) => request.url.split('?')[0]!.split('/')[4])).toEqual([
+      'userfolders',
+    ]);
+  });
+
   it('does not cache a failed load', async () => {
     const checker = createAccessChecker(vault);
     server.fault({ reply: { status: 503, body: '' }, times: 2 });

@@ -65,5 +65,14 @@ export const STATUS_OF: Readonly<Partial<Record<VaultErrorCode, number>>> = {
   server: 500,
 };
 
+/** Longest folder renewal period, in months. */
+export const MAX_RENEWAL_MONTHS = 1_200;
+/** How long audit records of reads may wait to be written together. */
+export const AUDIT_BATCH_DELAY_MS = 50;
+/** The most audit records of reads written in one statement. */
+export const AUDIT_BATCH_SIZE = 200;
+/** How long caches that are exact (PGlite: this process is the only writer) keep entries. */
+export const COHERENT_CACHE_TTL_MS = 60 * 60 * 1000;
+
 /** Audit actions that are not API operations. */
 export const AUDIT_AUTH_FAILED = 'auth/failed';

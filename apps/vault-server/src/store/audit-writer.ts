@@ -1,16 +1,13 @@
 import type { Logger } from 'pino';
+import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE } from '../constants.ts';
 import type { Queryable } from '../db/database.ts';
 import { type AuditEntry, writeAudit } from './audit.ts';
-
-/** How long audit records of reads may wait before they are written together. */
-const BATCH_DELAY_MS = 50;
-const BATCH_SIZE = 200;
 
 /** Writes audit records: writes and failures at once, reads in small batches. */
 export interface AuditWriter {
   /** Records now (writes, failed authentication). */
   recordNow(entry: AuditEntry): Promise<void>;
-  /** Records within {@link BATCH_DELAY_MS}, together with other reads: one INSERT per batch. */
+  /** Records within {@link AUDIT_BATCH_DELAY_MS}, together with other reads: one INSERT per batch. */
   record(entry: AuditEntry): void;
   /** Writes what is waiting. */
   flush(): Promise<void>;
@@ -79,8 +76,8 @@ export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
     },
     record(entry) {
       queue.push(entry);
-      if (queue.length >= BATCH_SIZE) void flush();
-      else timer ??= setTimeout(() => void flush(), BATCH_DELAY_MS);
+      if (queue.length >= AUDIT_BATCH_SIZE) void flush();
+      else timer ??= setTimeout(() => void flush(), AUDIT_BATCH_DELAY_MS);
     },
     flush,
   };

@@ -1,5 +1,5 @@
 import { COMPLEXITY_LEVELS, type DecodedFolderCreate } from '@vaultline/protocol';
-import { MAX_FOLDER_DEPTH, MAX_TITLE_LENGTH } from '../constants.ts';
+import { MAX_FOLDER_DEPTH, MAX_RENEWAL_MONTHS, MAX_TITLE_LENGTH } from '../constants.ts';
 import { forbidden, invalid, notFound, VaultServerError } from '../errors.ts';
 import type { Principal } from './access.ts';
 import type { FolderNode } from './folder-tree.ts';
@@ -15,8 +15,6 @@ export interface FolderRecord {
   parent_id: string;
   personal: string;
 }
-
-const MAX_RENEWAL_MONTHS = 1200;
 
 function checkTitle(title: string): string {
   checkText(title, 'the folder title', MAX_TITLE_LENGTH);

@@ -1,4 +1,5 @@
 import type { AccessType } from '@vaultline/protocol';
+import { COHERENT_CACHE_TTL_MS } from '../constants.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { mostPermissive, type Principal } from './access.ts';
@@ -59,9 +60,6 @@ export async function loadUserRights(
   return rights;
 }
 
-/** How long coherent caches (PGlite: this process is the only writer) keep entries. */
-const COHERENT_TTL_MS = 60 * 60 * 1000;
-
 /**
  * Creates the shared context. On PGlite every write goes through this process, so caches are
  * invalidated exactly and kept long; on PostgreSQL other instances write too, so they expire after
@@ -69,7 +67,7 @@ const COHERENT_TTL_MS = 60 * 60 * 1000;
  */
 export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
   const coherent = db.kind === 'pglite';
-  const ttl = cacheTtlMs > 0 && coherent ? COHERENT_TTL_MS : cacheTtlMs;
+  const ttl = cacheTtlMs > 0 && coherent ? COHERENT_CACHE_TTL_MS : cacheTtlMs;
   const treeCache = new TtlCache<'tree', FolderTree>(ttl, 1);
   const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(ttl);
   const keyCache = new TtlCache<string, KeyIdentity>(ttl);

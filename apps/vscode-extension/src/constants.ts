@@ -7,6 +7,7 @@ export const COMMANDS = {
   disconnect: 'vaultline.disconnect',
   refresh: 'vaultline.refresh',
   retry: 'vaultline.retry',
+  showAllItems: 'vaultline.showAllItems',
   search: 'vaultline.search',
   insertField: 'vaultline.insertField',
   insertLogin: 'vaultline.insertLogin',
@@ -48,6 +49,7 @@ export const CONFIG = {
   presentationMode: 'presentationMode',
   searchDebounceMs: 'searchDebounceMs',
   requestTimeoutMs: 'requestTimeoutMs',
+  treePageSize: 'treePageSize',
 } as const;
 
 /** Context keys used in `when` clauses. */
@@ -85,6 +87,7 @@ export const DEFAULTS = {
   clipboardClearSeconds: 30,
   searchDebounceMs: 250,
   requestTimeoutMs: 10_000,
+  treePageSize: 1000,
 } as const;
 
 /** Shown instead of a login or URL in presentation mode. */

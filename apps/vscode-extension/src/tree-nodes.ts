@@ -58,6 +58,8 @@ export interface MessageNode {
   connection: string;
   severity: 'error' | 'info';
   text: string;
+  /** Set on the row that stands for the items of a large folder that are not shown yet. */
+  more?: FolderNode;
   parent: VaultNode | undefined;
 }
 

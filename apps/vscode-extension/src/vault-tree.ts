@@ -1,7 +1,7 @@
 import { type Folder, rightsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { COMMANDS, VIEWS } from './constants.ts';
+import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, VIEWS } from './constants.ts';
 import { userMessage } from './error-messages.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import {
@@ -33,6 +33,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   private readonly items = new Map<string, Promise<ItemNode[] | MessageNode>>();
   private readonly files = new Map<string, Promise<FileNode[] | MessageNode>>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** How many items of a folder are shown, when more than a page were shown on request. */
+  private readonly shown = new Map<string, number>();
 
   private readonly connections: ConnectionStore;
   private readonly presentation: PresentationMode;
@@ -54,6 +56,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       this.items.clear();
       this.files.clear();
       this.connectionNodes.clear();
+      this.shown.clear();
       this.connections.invalidateRights();
     } else this.forget(node);
     this.changed.fire(node && node.kind !== 'message' ? node : undefined);
@@ -62,6 +65,12 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   /** Re-renders a node (everything when absent) from loaded data: for label changes such as masking. */
   redraw(node?: VaultNode): void {
     this.changed.fire(node);
+  }
+
+  /** Shows every item of a folder that was cut to its first page. */
+  showAll(folder: FolderNode): void {
+    this.shown.set(folderKey(folder), Number.POSITIVE_INFINITY);
+    this.changed.fire(folder);
   }
 
   /** Reloads what failed to load under an error node. */
@@ -90,7 +99,18 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const items = await this.loadItems(node);
         if (!Array.isArray(items)) return [...node.subfolders, items];
         if (items.length === 0 && node.subfolders.length === 0) return [this.info(node, 'No items')];
-        return [...node.subfolders, ...items];
+        // A very large folder shows its first page; the rest come on request (drawing 10,000 rows
+        // costs the workbench several hundred ms).
+        const limit = this.shown.get(folderKey(node)) ?? this.pageSize();
+        if (items.length <= limit) return [...node.subfolders, ...items];
+        const more: MessageNode = {
+          ...this.info(
+            node,
+            `Show the other ${(items.length - limit).toLocaleString('en')} item${items.length - limit === 1 ? '' : 's'}`,
+          ),
+          more: node,
+        };
+        return [...node.subfolders, ...items.slice(0, limit), more];
       }
       case 'item': {
         const files = await this.loadFiles(node);
@@ -148,6 +168,10 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
           item.iconPath = new vscode.ThemeIcon('error');
           item.contextValue = 'error';
           item.command = { command: COMMANDS.retry, title: 'Retry', arguments: [node] };
+        } else if (node.more) {
+          item.iconPath = new vscode.ThemeIcon('ellipsis');
+          item.contextValue = 'more';
+          item.command = { command: COMMANDS.showAllItems, title: 'Show all items', arguments: [node] };
         } else {
           item.iconPath = new vscode.ThemeIcon('info');
           item.contextValue = 'info';
@@ -182,7 +206,10 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     const folder = tree.byId.get(folderId);
     if (!folder) return undefined;
     const items = await this.loadItems(folder);
-    return Array.isArray(items) ? items.find((node) => node.item.id === itemId) : undefined;
+    const index = Array.isArray(items) ? items.findIndex((node) => node.item.id === itemId) : -1;
+    if (index < 0 || !Array.isArray(items)) return undefined;
+    if (index >= (this.shown.get(folderKey(folder)) ?? this.pageSize())) this.showAll(folder);
+    return items[index];
   }
 
   /** The folders of a connection that its login may read, for search. */
@@ -213,7 +240,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   }
 
   private invalidateConnection(connection: string): void {
-    for (const cache of [this.folders, this.items, this.files]) {
+    for (const cache of [this.folders, this.items, this.files, this.shown]) {
       for (const key of cache.keys())
         if (key === connection || key.startsWith(`${connection}/`)) cache.delete(key);
     }
@@ -232,7 +259,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         );
         break;
       case 'folder':
-        this.items.delete(`${node.connection}/${node.folder.id}`);
+        this.items.delete(folderKey(node));
+        this.shown.delete(folderKey(node));
         break;
       case 'item':
         this.files.delete(`${node.connection}/${node.item.id}`);
@@ -255,8 +283,15 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     return pending;
   }
 
+  private pageSize(): number {
+    const size = vscode.workspace
+      .getConfiguration(CONFIG_SECTION)
+      .get<number>(CONFIG.treePageSize, DEFAULTS.treePageSize);
+    return Number.isInteger(size) && size > 0 ? size : DEFAULTS.treePageSize;
+  }
+
   private loadItems(node: FolderNode): Promise<ItemNode[] | MessageNode> {
-    const key = `${node.connection}/${node.folder.id}`;
+    const key = folderKey(node);
     let pending = this.items.get(key);
     if (!pending) {
       pending = this.withProgress(async () => {
@@ -335,6 +370,10 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       parent,
     };
   }
+}
+
+function folderKey(node: FolderNode): string {
+  return `${node.connection}/${node.folder.id}`;
 }
 
 function contextRights(folder: FolderSummary): string {

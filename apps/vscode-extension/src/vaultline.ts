@@ -214,6 +214,9 @@ export class Vaultline implements vscode.Disposable {
     });
     run(COMMANDS.refresh, 'Refresh', (node?: VaultNode) => refreshAround(node));
     run(COMMANDS.retry, 'Retry', (node: MessageNode) => tree.retry(node));
+    run(COMMANDS.showAllItems, 'Show all items', (node: MessageNode) => {
+      if (node?.more) tree.showAll(node.more);
+    });
     run(COMMANDS.search, 'Search', async () => {
       const ref = await search.pick();
       if (!ref) return undefined;

@@ -1,7 +1,17 @@
 import * as assert from 'node:assert/strict';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { COMMANDS } from '../../src/constants.ts';
+import type { VaultNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { connectionNode, extensionApi, folderNode, folderPaths, itemNode, itemNodes } from './helpers.ts';
+import {
+  connectionNode,
+  extensionApi,
+  folderNode,
+  folderPaths,
+  itemNode,
+  itemNodes,
+  setConfig,
+} from './helpers.ts';
 
 export function treeTests(fixture: Fixture): void {
   describe('the vault tree', () => {
@@ -84,6 +94,43 @@ export function treeTests(fixture: Fixture): void {
       assert.equal(root?.kind, 'connection');
       await api.treeView.reveal(node, { select: true, focus: false });
       assert.equal(api.treeView.selection[0], node);
+    });
+
+    it('shows a page of a large folder and the rest on request', async () => {
+      const api = await extensionApi();
+      await setConfig('treePageSize', 1);
+      try {
+        api.tree.refresh();
+        const folder = await folderNode(api, 'alice', 'Infrastructure');
+        const page = await api.tree.getChildren(folder);
+        const labels = (nodes: VaultNode[]) =>
+          nodes.map((n) =>
+            n.kind === 'folder'
+              ? n.folder.title
+              : n.kind === 'item'
+                ? n.item.label
+                : n.kind === 'message'
+                  ? n.text
+                  : n.kind,
+          );
+        assert.deepEqual(labels(page), ['Databases', fixture.items.ci.label, 'Show the other 1 item']);
+        assert.equal(api.tree.getTreeItem(page[2]!).command?.command, COMMANDS.showAllItems);
+        await vscode.commands.executeCommand(COMMANDS.showAllItems, page[2]);
+        assert.deepEqual(labels(await api.tree.getChildren(folder)), [
+          'Databases',
+          fixture.items.ci.label,
+          fixture.items.web.label,
+        ]);
+        // Revealing an item past the page (from search) shows the whole folder first.
+        api.tree.refresh(folder);
+        assert.equal((await api.tree.getChildren(folder)).length, 3);
+        const web = await api.tree.findItem('alice', fixture.folders.infra, fixture.items.web.id);
+        assert.equal(web?.item.label, fixture.items.web.label);
+        assert.ok((await api.tree.getChildren(folder)).includes(web!));
+      } finally {
+        await setConfig('treePageSize', undefined);
+        api.tree.refresh();
+      }
     });
 
     it('lists attachments under their item', async () => {

@@ -54,10 +54,18 @@ function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord
   };
 }
 
+// Rights maps are cached and never mutated: derive the readable set once per map.
+const readableSets = new WeakMap<ReadonlyMap<number, unknown>, ReadonlySet<number>>();
+
 async function readable(ctx: StoreContext, principal: Principal): Promise<ReadonlySet<number>> {
   const rights = await ctx.rights(principal);
-  const set = new Set<number>();
-  for (const [id, right] of rights) if (capabilitiesOf(right).read) set.add(id);
+  let set = readableSets.get(rights);
+  if (!set) {
+    const fresh = new Set<number>();
+    for (const [id, right] of rights) if (capabilitiesOf(right).read) fresh.add(id);
+    readableSets.set(rights, fresh);
+    set = fresh;
+  }
   return set;
 }
 

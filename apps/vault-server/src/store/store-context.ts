@@ -72,6 +72,8 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(ttl);
   const keyCache = new TtlCache<string, KeyIdentity>(ttl);
   const itemCache = new TtlCache<number, unknown>(coherent ? ttl : 0, 50_000);
+  // An admin's rights follow from the tree alone: computed once per tree.
+  const adminRights = new WeakMap<FolderTree, ReadonlyMap<number, AccessType>>();
   let itemGeneration = 0;
   let generation = 0;
 
@@ -96,8 +98,11 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   async function rights(principal: Principal, fresh = false): Promise<ReadonlyMap<number, AccessType>> {
     if (principal.kind === 'user') return userRights(principal.userId, fresh);
     const tree = await folders(fresh);
+    const known = adminRights.get(tree);
+    if (known) return known;
     const all = new Map<number, AccessType>();
     for (const id of tree.keys()) all.set(id, 'W');
+    adminRights.set(tree, all);
     return all;
   }
 

@@ -558,6 +558,29 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
       expect((await admin.listFiles({ itemId })).length).toBe(before);
     });
 
+    it('refuses an upload from a key without the edit right before reading the file', async () => {
+      await vault.admin.createUser({ login: 'f-reader' });
+      await vault.admin.createRole({ name: 'f-readers' });
+      await vault.admin.assignRole('f-reader', 'f-readers');
+      const folderId = (await admin.getItem(itemId)).folderId;
+      await vault.admin.grant('f-readers', folderId, 'R');
+      const key = await vault.admin.createKey({ label: 'f-reader-key', login: 'f-reader' });
+      secrets.push(key);
+      const reader = clientOf(vault, key);
+      expect((await reader.listFiles({ itemId })).length).toBeGreaterThan(0);
+      // Larger than the limit: a 403, not a 413, shows the check ran before the bytes were read.
+      await expectVaultError(
+        reader.addFile({ itemId, file: new Uint8Array(MAX_FILE + 1_000), fileName: 'x.bin' }),
+        'forbidden',
+        403,
+      );
+      await expectVaultError(
+        reader.addFile({ itemId: 424_242, file: new Uint8Array(10), fileName: 'x.bin' }),
+        'not_found',
+        404,
+      );
+    });
+
     it('refuses a body that is not multipart, a missing item and an unknown file', async () => {
       const plain = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
         method: 'POST',

@@ -47,6 +47,14 @@ async function loginTarget(input: HandlerInput): Promise<number> {
   return userIdOf(ctx.db, login);
 }
 
+function itemIdOf(text: string): number {
+  const trimmed = text.trim();
+  if (!/^[0-9]{1,16}$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed)) || Number(trimmed) < 1) {
+    throw invalid('Expected the field item_id to be a positive integer.');
+  }
+  return Number(trimmed);
+}
+
 /** The server side of every operation. */
 export const handlers: Handlers = {
   async addItem({ params, principal, ctx }) {
@@ -76,16 +84,10 @@ export const handlers: Handlers = {
     return { body: 'OK', target: `folders ${ids.join(',')}` };
   },
   async addFile({ request, principal, ctx, maxFileBytes }) {
-    const upload = await readMultipart(request(), maxFileBytes);
-    const itemIdText = (upload.itemId ?? '').trim();
-    if (
-      !/^[0-9]{1,16}$/.test(itemIdText) ||
-      !Number.isSafeInteger(Number(itemIdText)) ||
-      Number(itemIdText) < 1
-    ) {
-      throw invalid('Expected the field item_id to be a positive integer.');
-    }
-    const itemId = Number(itemIdText);
+    const upload = await readMultipart(request(), maxFileBytes, (text) =>
+      files.checkCanAttach(ctx, principal, itemIdOf(text)),
+    );
+    const itemId = itemIdOf(upload.itemId ?? '');
     const id = await files.addFile(ctx, principal, itemId, upload);
     return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
   },

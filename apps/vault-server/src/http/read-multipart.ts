@@ -18,9 +18,14 @@ function tooLarge(maxBytes: number): VaultServerError {
 
 /**
  * Streams a multipart/form-data body through busboy: the `item_id` field and one `file` part,
- * stopping with 413 as soon as the file passes `maxBytes`.
+ * stopping with 413 as soon as the file passes `maxBytes`, and with `checkItem`'s error as soon as
+ * the file part starts after an `item_id` the caller may not attach to.
  */
-export async function readMultipart(request: Request, maxBytes: number): Promise<UploadedFile> {
+export async function readMultipart(
+  request: Request,
+  maxBytes: number,
+  checkItem?: (itemId: string) => Promise<void>,
+): Promise<UploadedFile> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
     throw invalid('Expected a multipart/form-data body with the fields item_id and file.');
@@ -63,12 +68,28 @@ export async function readMultipart(request: Request, maxBytes: number): Promise
       }
       const chunks: Buffer[] = [];
       let size = 0;
+      // When item_id came first (as clients send it), refuse before reading the file's bytes.
+      let gate: Promise<void> = Promise.resolve();
+      if (checkItem && itemId !== undefined) {
+        stream.pause();
+        gate = checkItem(itemId);
+        gate.then(
+          () => stream.resume(),
+          (error: Error) => fail(error),
+        );
+      }
       pending = new Promise<void>((done) => {
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length;
           chunks.push(chunk);
         });
-        stream.on('limit', () => fail(tooLarge(maxBytes)));
+        // A refused item wins over the size: the check decides first.
+        stream.on('limit', () =>
+          gate.then(
+            () => fail(tooLarge(maxBytes)),
+            () => {},
+          ),
+        );
         stream.on('end', () => {
           const safeName = safeFileName(info.filename);
           const extension = extensionOf(safeName);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
+import { CONFIG, CONFIG_SECTION, DEFAULTS, MAX_CLEAR_SECONDS } from './constants.ts';
 
 /**
  * Copies values with auto-clear: after the configured delay the clipboard is emptied, but only if
@@ -23,11 +23,12 @@ export class ClipboardCopier implements vscode.Disposable {
    *
    * @returns `cleared`: settles when the clear has run, true when it emptied the clipboard.
    */
-  async copy(
-    value: string,
-    what: string,
-    seconds = this.delaySeconds(),
-  ): Promise<{ cleared: Promise<boolean> }> {
+  async copy(value: string, what: string, requested?: unknown): Promise<{ cleared: Promise<boolean> }> {
+    // A caller's delay is used only when sane: a bad one must never mean "never cleared".
+    const seconds =
+      typeof requested === 'number' && Number.isFinite(requested) && requested > 0
+        ? Math.min(requested, MAX_CLEAR_SECONDS)
+        : this.delaySeconds();
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
     const digest = sha256(value);
@@ -62,7 +63,9 @@ export class ClipboardCopier implements vscode.Disposable {
     const configured = vscode.workspace
       .getConfiguration(CONFIG_SECTION)
       .get<number>(CONFIG.clipboardClearSeconds, DEFAULTS.clipboardClearSeconds);
-    return Number.isFinite(configured) && configured > 0 ? configured : DEFAULTS.clipboardClearSeconds;
+    return Number.isFinite(configured) && configured > 0
+      ? Math.min(configured, MAX_CLEAR_SECONDS)
+      : DEFAULTS.clipboardClearSeconds;
   }
 
   private async clear(digest: string): Promise<void> {

@@ -90,6 +90,9 @@ export const DEFAULTS = {
   treePageSize: 1000,
 } as const;
 
+/** The longest a copied value may stay on the clipboard, in seconds (the setting's maximum). */
+export const MAX_CLEAR_SECONDS = 600;
+
 /** Shown instead of a login or URL in presentation mode. */
 export const MASK = '••••••';
 

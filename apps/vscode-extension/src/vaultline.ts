@@ -116,7 +116,7 @@ export class Vaultline implements vscode.Disposable {
       notifier.status(`Vaultline: inserted ${FIELD_LABELS[chosen].toLowerCase()} at ${count} cursor(s)`);
       return count;
     };
-    const doCopy = async (target: unknown, field: unknown, seconds?: number) => {
+    const doCopy = async (target: unknown, field: unknown, seconds?: unknown) => {
       const ref = await chooseItem(target, 'Copy a vault value');
       if (!ref) return undefined;
       const chosen = await chooseField(field);

@@ -156,6 +156,22 @@ export function insertCopyTests(fixture: Fixture): void {
       assert.equal(await vscode.env.clipboard.readText(), 'something the user copied');
     });
 
+    it('falls back to the configured delay when a caller passes a bad one', async () => {
+      const api = await extensionApi();
+      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      await setConfig('clipboardClearSeconds', 1);
+      for (const bad of ['never', -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+          COMMANDS.copyField,
+          node,
+          'password',
+          bad,
+        );
+        assert.equal(await result.cleared, true, `cleared despite ${String(bad)}`);
+        assert.equal(await vscode.env.clipboard.readText(), '');
+      }
+    });
+
     it('generates a password for the folder level, copies it and clears it', async () => {
       const api = await extensionApi();
       const folder = await folderNode(api, 'alice', 'Infrastructure / Databases');

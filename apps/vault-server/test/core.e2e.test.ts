@@ -68,6 +68,8 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
       });
       const raw = await rawRequest(vault.url, `/api/index.php/read/items/${id}?apikey=${vault.adminKey}`);
       expect(raw.contentType).toMatch(/application\/json/);
+      expect(raw.headers['cache-control']).toBe('no-store');
+      expect(raw.headers['x-content-type-options']).toBe('nosniff');
       const [record] = JSON.parse(raw.body) as Record<string, unknown>[];
       expect(record).toEqual({
         id: String(id),
@@ -652,6 +654,7 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
       const wrong = 'vlk_this-is-not-a-real-key-and-must-not-be-echoed-12345';
       const answer = await rawRequest(vault.url, `/api/index.php/read/items/1?apikey=${wrong}`);
       const body = expectJsonError(answer, 401, 'unauthorized');
+      expect(answer.headers['cache-control']).toBe('no-store');
       expect(answer.body).not.toContain(wrong);
       expect(body.err).not.toContain('this-is-not');
       expectJsonError(await rawRequest(vault.url, '/api/index.php/read/items/1'), 401, 'unauthorized');

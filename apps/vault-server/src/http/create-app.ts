@@ -145,6 +145,9 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.use('/api/*', async (c, next) => {
+    // Answers carry passwords: no cache, proxy or browser may keep them.
+    c.header('cache-control', 'no-store');
+    c.header('x-content-type-options', 'nosniff');
     const address = c.get('address');
     if (!requests.hit(address)) {
       c.header('retry-after', String(requests.retryAfter(address)));

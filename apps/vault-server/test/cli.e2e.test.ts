@@ -82,6 +82,25 @@ describe('vaultline-server CLI', () => {
     expect(result.stderr).toMatch(/VAULTLINE_MAX_FILE_BYTES must be at least 1/);
   });
 
+  it('refuses hostile, oversized and unicode values with a clear error and changes nothing', async () => {
+    const env = { VAULTLINE_DATA_DIR: await tempDir() };
+    const unicode = await cli(['users', 'create', '--login', 'ünï cøde 😀'], env);
+    expect(unicode.code).toBe(1);
+    expect(unicode.stderr).toMatch(/Expected a login of letters, digits/);
+    const sql = await cli(['users', 'create', '--login', "x'; DROP TABLE users; --"], env);
+    expect(sql.code).toBe(1);
+    const long = await cli(['keys', 'create', '--label', 'x'.repeat(101)], env);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/at most 100 characters/);
+    const huge = await cli(
+      ['grant', '--role', 'r', '--folder', '99999999999999999999', '--access', 'R'],
+      env,
+    );
+    expect(huge.code).toBe(2);
+    const users = await cli(['users', 'list'], env);
+    expect(users.stdout.trim()).toBe('(none)');
+  });
+
   describe('administration of a data directory', () => {
     let dataDir: string;
     let env: Record<string, string>;

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { startCodeServer } from './code-server.mjs';
+import { scanForSecrets } from './secret-scan.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
 
@@ -89,6 +90,25 @@ try {
     if (failures.length === 0) passed += 1;
     else failed += 1;
   }
+
+  // Nothing VS Code wrote may hold a key or a password; the Output channel's log file must exist.
+  const secrets = [
+    ...Object.values(fixture.keys),
+    ...Object.values(fixture.items).map((item) => item.password),
+  ];
+  const scan = scanForSecrets(tmp, secrets);
+  const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));
+  console.log(
+    `secret scan: ${scan.files.length} files, Output channel logs: ${outputLogs.join(', ') || 'none'}`,
+  );
+  for (const leak of scan.leaks) console.log(`secret scan: LEAK in ${leak}`);
+  // The scanner must see what the channel logged, or a clean result would mean nothing.
+  const control = scanForSecrets(tmp, ['readUserFolders 200']).leaks.filter((leak) =>
+    /Vaultline\.log/.test(leak),
+  );
+  if (control.length === 0) console.log('secret scan: the Output channel log does not show the requests');
+  if (scan.leaks.length === 0 && outputLogs.length > 0 && control.length > 0) passed += 1;
+  else failed += 1;
 } catch (error) {
   console.error(error);
   failed += 1;

@@ -190,6 +190,13 @@ describe('vault server persistence', () => {
         expect(item.description).toBe('x'.repeat(2_000));
       }
       expect(items.length).toBeLessThanOrEqual(sent.size);
+      // The audit record of a write is committed with the write: none is missing after the kill.
+      const audited = new Set(
+        (await reopened.server.vault.admin.listAudit({ limit: 100_000, action: 'add/item' })).map(
+          (entry) => entry.target,
+        ),
+      );
+      for (const item of items) expect(audited.has(`item ${item.id}`), `audit of item ${item.id}`).toBe(true);
     } finally {
       await reopened.close();
     }

@@ -8,6 +8,7 @@ import type { Principal } from '../store/access.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
+import { type WriteAuditScope, writeAuditScope } from '../store/write-audit.ts';
 import { clientAddress } from './client-address.ts';
 import { handlers, SECRET_READS } from './handlers.ts';
 import { parseCidrList } from './ip-rules.ts';
@@ -58,6 +59,12 @@ function rawSegments(rawPath: string, template: string): Record<string, string> 
 function errorBody(error: VaultError): { body: { err: string; code: string }; status: number } {
   const status = error.status ?? STATUS_OF[error.code] ?? 500;
   return { body: { err: error.message, code: error.code }, status };
+}
+
+function respond(c: Context<Env>, body: unknown): Response {
+  if (body instanceof Response) return body;
+  if (typeof body === 'string') return c.text(body);
+  return c.json(body as object);
 }
 
 function actorOf(principal: Principal): string {
@@ -222,19 +229,24 @@ export function createApp(options: AppOptions): Hono<Env> {
         const params: Record<string, unknown> = {};
         for (const [param, segment] of Object.entries(definition.params))
           params[param] = segment.decode(segments[param] ?? '');
-        const result = await handlers[name as EndpointName]({
+        const input = {
           params,
           principal,
           request: () => c.req.raw,
           ctx,
           maxFileBytes: options.maxFileBytes,
-        });
-        if (definition.access === 'write')
-          await audit.recordNow({ ...base, target: result.target, outcome: 'ok' });
-        else if (audited) audit.record({ ...base, target: result.target, outcome: 'ok' });
-        if (result.body instanceof Response) return result.body;
-        if (typeof result.body === 'string') return c.text(result.body);
-        return c.json(result.body as object);
+        };
+        const run = handlers[name as EndpointName];
+        if (definition.access === 'write') {
+          // The store writes the audit record inside the write's transaction.
+          const scope: WriteAuditScope = { base, recorded: false };
+          const result = await writeAuditScope.run(scope, () => run(input));
+          if (!scope.recorded) await audit.recordNow({ ...base, target: result.target, outcome: 'ok' });
+          return respond(c, result.body);
+        }
+        const result = await run(input);
+        if (audited) audit.record({ ...base, target: result.target, outcome: 'ok' });
+        return respond(c, result.body);
       } catch (error) {
         const failed = { ...base, target: '', outcome: error instanceof VaultError ? error.code : 'server' };
         if (definition.access === 'write') await audit.recordNow(failed);

@@ -1,6 +1,7 @@
 import { forbidden, notFound } from '../errors.ts';
 import { capabilitiesOf, type Principal } from './access.ts';
 import type { StoreContext } from './store-context.ts';
+import { auditWrite } from './write-audit.ts';
 
 /** A read/listfiles record. */
 export interface FileRecord {
@@ -59,7 +60,9 @@ export async function addFile(
       'INSERT INTO files (item_id, name, media_type, extension, size, content) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
       [itemId, file.name, file.mediaType, file.extension, file.bytes.byteLength, ctx.box.seal(file.bytes)],
     );
-    return Number(row!.id);
+    const id = Number(row!.id);
+    await auditWrite(tx, `item ${itemId} file ${id}`);
+    return id;
   });
 }
 

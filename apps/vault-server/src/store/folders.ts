@@ -5,6 +5,7 @@ import type { Principal } from './access.ts';
 import type { FolderNode } from './folder-tree.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText } from './text-rules.ts';
+import { auditWrite } from './write-audit.ts';
 
 /** A read/userfolders record. */
 export interface FolderRecord {
@@ -110,7 +111,9 @@ export async function addFolder(
        VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [title, parent?.id ?? null, complexity, renewal, owner],
     );
-    return Number(row!.id);
+    const created = Number(row!.id);
+    await auditWrite(tx, `folder ${created}`);
+    return created;
   });
   ctx.invalidate();
   return id;
@@ -145,6 +148,7 @@ export async function updateFolder(
       [id, title, complexity, renewal],
     );
     if (rows.length === 0) throw notFound(`Folder ID does not exist: ${id}.`);
+    await auditWrite(tx, `folder ${id}`);
   });
   ctx.invalidate();
 }
@@ -189,6 +193,7 @@ export async function deleteFolders(ctx: StoreContext, principal: Principal, ids
       const rows = await tx.query('DELETE FROM folders WHERE id = $1 RETURNING id', [id]);
       if (rows.length === 0) throw notFound(`Folder ID does not exist: ${id}.`);
     }
+    await auditWrite(tx, `folders ${unique.join(',')}`);
   });
   ctx.invalidate();
 }

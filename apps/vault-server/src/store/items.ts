@@ -12,6 +12,7 @@ import { capabilitiesOf, type Principal } from './access.ts';
 import type { FolderTree } from './folder-tree.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText, escapeLike, labelKey } from './text-rules.ts';
+import { auditWrite } from './write-audit.ts';
 
 /** An item record as the API answers it: every value a string. */
 export interface ItemRecord {
@@ -243,7 +244,9 @@ export async function addItem(ctx: StoreContext, principal: Principal, values: I
           ctx.box.sealText(input.password),
         ],
       );
-      return Number(row!.id);
+      const id = Number(row!.id);
+      await auditWrite(tx, `item ${id}`);
+      return id;
     });
   } catch (error) {
     if (isUniqueViolation(error))
@@ -299,6 +302,7 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
         ],
       );
       if (rows.length === 0) throw notFound(`No item with id ${id}.`);
+      await auditWrite(tx, `item ${id}`);
     });
   } catch (error) {
     ctx.forgetItems([id]);
@@ -322,6 +326,7 @@ export async function deleteItems(ctx: StoreContext, principal: Principal, ids: 
       const rows = await tx.query('DELETE FROM items WHERE id = ANY($1::bigint[]) RETURNING id', [unique]);
       if (rows.length !== unique.length)
         throw notFound('An item was deleted by another request; nothing was deleted.');
+      await auditWrite(tx, `items ${unique.join(',')}`);
     });
   } finally {
     ctx.forgetItems(unique);

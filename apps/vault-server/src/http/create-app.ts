@@ -83,9 +83,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     options.trustedProxies.length > 0
       ? parseCidrList(options.trustedProxies, 'the trusted proxies')
       : undefined;
-  const app = new Hono<Env>();
-
   const { audit } = options;
+  const app = new Hono<Env>();
 
   app.onError((error, c) => {
     if (error instanceof VaultError) {
@@ -121,7 +120,8 @@ export function createApp(options: AppOptions): Hono<Env> {
         414,
       );
     }
-    const forwarded = c.req.header('x-forwarded-for');
+    // X-Forwarded-For is read only when a trusted proxy is configured.
+    const forwarded = trusted ? c.req.header('x-forwarded-for') : undefined;
     c.set(
       'address',
       clientAddress(c.env?.incoming?.socket?.remoteAddress ?? '127.0.0.1', forwarded, trusted),

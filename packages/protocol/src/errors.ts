@@ -120,16 +120,8 @@ export function isVaultError(error: unknown, ...codes: VaultErrorCode[]): error 
   return error instanceof VaultError && (codes.length === 0 || codes.includes(error.code));
 }
 
-/** Removes secrets from text. */
-export interface Redactor {
-  /**
-   * Replaces every secret in a text by {@link REDACTED}.
-   *
-   * @param text The text.
-   * @returns The text without secrets.
-   */
-  (text: string): string;
-}
+/** Removes secrets from text: replaces every secret by {@link REDACTED}. */
+export type Redactor = (text: string) => string;
 
 /**
  * Creates a redactor for the given secrets: each is replaced verbatim and percent-encoded, and any

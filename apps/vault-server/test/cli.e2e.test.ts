@@ -157,9 +157,12 @@ describe('vaultline-server CLI', () => {
       expect(entries.every((entry) => entry.action === 'add/file' && entry.outcome === 'ok')).toBe(true);
     });
 
-    it('serves what the CLI set up, and refuses a revoked key', async () => {
+    it('serves what the CLI set up, refuses a revoked key, and rotates the master key', async () => {
       const vault = await startTestVault({ dataDir });
+      let passwords: string[];
       try {
+        passwords = (await clientOf(vault).readItems({ ids: [1, 2, 3] })).map((item) => item.password);
+        expect(passwords).toHaveLength(3);
         const dave = clientOf(vault, aliceKey);
         const folders = await dave.readUserFolders({ login: 'dave' });
         expect(folders.map((f) => [f.title, f.accessType])).toEqual([['Databases', 'NE']]);
@@ -173,12 +176,20 @@ describe('vaultline-server CLI', () => {
       expect((await cli(['keys', 'revoke', '--label', 'dave-key'], env)).stderr).toMatch(
         /No active key labelled "dave-key"/,
       );
+      const oldMasterKey = await readFile(join(dataDir, 'master.key'), 'utf8');
+      const rotated = await cli(['rotate-master-key'], env);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(rotated.stdout).toMatch(/Re-encrypted \d+ passwords and 2 attachments\./);
+      expect(await readFile(join(dataDir, 'master.key'), 'utf8')).not.toBe(oldMasterKey);
       const again = await startTestVault({ dataDir });
       try {
         await expectVaultError(
           clientOf(again, aliceKey).readUserFolders({ login: 'dave' }),
           'unauthorized',
           401,
+        );
+        expect((await clientOf(again).readItems({ ids: [1, 2, 3] })).map((item) => item.password)).toEqual(
+          passwords,
         );
       } finally {
         await again.close();

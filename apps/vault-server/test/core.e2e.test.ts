@@ -583,6 +583,66 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
       );
     });
 
+    it('answers malformed and hostile multipart bodies with a 4xx JSON error and stores nothing', async () => {
+      const before = (await admin.listFiles({ itemId })).length;
+      const b = 'xBOUNDARYx';
+      const part = (name: string, value: string, filename?: string) =>
+        `--${b}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n\r\n${value}\r\n`;
+      const cases: [string, string, string][] = [
+        ['no boundary', 'multipart/form-data', part('item_id', String(itemId))],
+        [
+          'no file part',
+          `multipart/form-data; boundary=${b}`,
+          `${part('item_id', String(itemId))}--${b}--\r\n`,
+        ],
+        ['no item_id', `multipart/form-data; boundary=${b}`, `${part('file', 'x', 'a.txt')}--${b}--\r\n`],
+        [
+          'item_id not a number',
+          `multipart/form-data; boundary=${b}`,
+          `${part('item_id', "1' OR 1=1")}${part('file', 'x', 'a.txt')}--${b}--\r\n`,
+        ],
+        [
+          'item_id huge',
+          `multipart/form-data; boundary=${b}`,
+          `${part('item_id', '9'.repeat(40))}${part('file', 'x', 'a.txt')}--${b}--\r\n`,
+        ],
+        [
+          'item_id unknown',
+          `multipart/form-data; boundary=${b}`,
+          `${part('item_id', '31337')}${part('file', 'x', 'a.txt')}--${b}--\r\n`,
+        ],
+        [
+          'truncated body',
+          `multipart/form-data; boundary=${b}`,
+          `${part('item_id', String(itemId))}--${b}\r\nContent-Disposition: form-data; name="file"; filename="t.txt"\r\n\r\nabc`,
+        ],
+        ['garbage', `multipart/form-data; boundary=${b}`, '\u0000\u0001 not multipart at all'],
+        ['empty body', `multipart/form-data; boundary=${b}`, ''],
+      ];
+      for (const [name, contentType, body] of cases) {
+        const answer = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
+          method: 'POST',
+          headers: { 'content-type': contentType },
+          body,
+        });
+        expect(answer.status, name).toBeGreaterThanOrEqual(400);
+        expect(answer.status, name).toBeLessThan(500);
+        expect(JSON.parse(answer.body), name).toMatchObject({
+          err: expect.any(String),
+          code: expect.any(String),
+        });
+      }
+      expect((await admin.listFiles({ itemId })).length).toBe(before);
+      const hostile = await admin.addFile({
+        itemId,
+        file: new Uint8Array([1]),
+        fileName: '../..\\\u202egnp.exe\t 😀 <b>.png',
+      });
+      const stored = (await admin.listFiles({ itemId })).find((f) => f.id === hostile.id)!;
+      expect(stored.name).not.toMatch(/[\\/\t<>\u202e]/);
+      expect(stored.name).toContain('😀');
+    });
+
     it('refuses a body that is not multipart, a missing item and an unknown file', async () => {
       const plain = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
         method: 'POST',

@@ -28,6 +28,8 @@ export function safeFileName(raw: string | undefined): string {
   const cleaned = base
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
     .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '')
+    // Bidirectional overrides let a name display as something else (`exe.png` shown as `gnp.exe`).
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');

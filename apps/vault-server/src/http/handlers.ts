@@ -84,7 +84,7 @@ export const handlers: Handlers = {
     return { body: 'OK', target: `folders ${ids.join(',')}` };
   },
   async addFile({ request, principal, ctx, maxFileBytes }) {
-    const upload = await readMultipart(request(), maxFileBytes, (text) =>
+    const upload = await readMultipart(request(), maxFileBytes, async (text) =>
       files.checkCanAttach(ctx, principal, itemIdOf(text)),
     );
     const itemId = itemIdOf(upload.itemId ?? '');

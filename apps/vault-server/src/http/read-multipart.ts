@@ -72,12 +72,16 @@ export async function readMultipart(
       let gate: Promise<void> = Promise.resolve();
       if (checkItem && itemId !== undefined) {
         stream.pause();
-        gate = checkItem(itemId);
+        const seen = itemId;
+        // A check that throws synchronously must still become a rejection, never an uncaught error.
+        gate = Promise.resolve().then(() => checkItem(seen));
         gate.then(
           () => stream.resume(),
           (error: Error) => fail(error),
         );
       }
+      // A body that ends inside the file errors the file stream too; unhandled, it would crash the process.
+      stream.on('error', () => fail(invalid('The multipart body is malformed or cut short.')));
       pending = new Promise<void>((done) => {
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length;

@@ -68,9 +68,16 @@ export function searchTests(fixture: Fixture): void {
       );
       quickPick.activeItems = [ready];
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-      // The action list opens next, "Insert Login" first.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      // The action list opens next, "Insert Login" first; accept it once it is there (accepting with
+      // no QuickPick open does nothing), within a bound.
+      let settled = false;
+      void done.then(() => {
+        settled = true;
+      });
+      for (let i = 0; i < 50 && !settled; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        if (!settled) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      }
       assert.equal(await done, 1);
       assert.equal(editor.document.getText(), `user=${fixture.items.stripe.login}`);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');

@@ -709,6 +709,41 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
     });
   });
 
+  describe('concurrent writes', () => {
+    it('lets exactly one of ten simultaneous adds of one label succeed', async () => {
+      const folder = await admin.addFolder({ folder: { title: 'Race label' } });
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          admin.addItem({ item: { label: 'Race Label', password: `r${i}`, folderId: folder.id } }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === 'rejected') expect((r.reason as { code: string }).code).toBe('duplicate_label');
+      }
+      expect(await admin.readFolders({ ids: [folder.id] })).toHaveLength(1);
+    });
+
+    it('answers a 4xx, never a 5xx, when an item is added to a folder being deleted', async () => {
+      for (let i = 0; i < 15; i++) {
+        const folder = await admin.addFolder({ folder: { title: `Race folder ${i}` } });
+        const results = await Promise.allSettled([
+          admin.addItem({ item: { label: `race item ${i}`, password: 'x', folderId: folder.id } }),
+          admin.deleteFolders({ ids: [folder.id] }),
+        ]);
+        for (const r of results) {
+          if (r.status === 'rejected') {
+            const status = (r.reason as { status?: number }).status ?? 0;
+            expect(status, String(r.reason)).toBeGreaterThanOrEqual(400);
+            expect(status, String(r.reason)).toBeLessThan(500);
+          }
+        }
+        // Never both: an item in a deleted folder.
+        expect(results.every((r) => r.status === 'fulfilled')).toBe(false);
+      }
+    });
+  });
+
   describe('errors and limits', () => {
     it('answers 401 without echoing a wrong key, and for a missing key', async () => {
       const wrong = 'vlk_this-is-not-a-real-key-and-must-not-be-echoed-12345';

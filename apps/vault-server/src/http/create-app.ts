@@ -91,10 +91,18 @@ export function createApp(options: AppOptions): Hono<Env> {
       const { body, status } = errorBody(error);
       return c.json(body, status as 400);
     }
-    logger.error(
-      { err: { name: error.name, message: error.message, code: (error as { code?: unknown }).code } },
-      'request failed',
-    );
+    const sqlState = (error as { code?: unknown }).code;
+    // Foreign key, unique, serialization and deadlock failures come from a concurrent change.
+    if (sqlState === '23503' || sqlState === '23505' || sqlState === '40001' || sqlState === '40P01') {
+      return c.json(
+        {
+          err: 'The request conflicts with a change made at the same time; try again.',
+          code: 'invalid_request',
+        },
+        409,
+      );
+    }
+    logger.error({ err: { name: error.name, message: error.message, code: sqlState } }, 'request failed');
     return c.json({ err: 'Internal server error.', code: 'server' }, 500);
   });
 

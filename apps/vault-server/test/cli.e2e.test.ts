@@ -155,7 +155,7 @@ describe('vaultline-server CLI', () => {
         .map((line) => JSON.parse(line) as { action: string; outcome: string });
       expect(entries).toHaveLength(2);
       expect(entries.every((entry) => entry.action === 'add/file' && entry.outcome === 'ok')).toBe(true);
-    });
+    }, 300_000);
 
     it('serves what the CLI set up, refuses a revoked key, and rotates the master key', async () => {
       const vault = await startTestVault({ dataDir });

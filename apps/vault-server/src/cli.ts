@@ -126,9 +126,13 @@ async function quickstart() {
       process.stdout.write(`Reusing the vault in ${cfg.dataDir}\n`);
     } else {
       adminKey = await server.vault.admin.createKey({ label: `quickstart-admin-${Date.now()}` });
-      await seedDemo(server.url, adminKey, server.vault.admin);
+      // A vault that already has users (made with `start` and the CLI) keeps its data: no demo on top.
+      const empty = (await server.vault.admin.listUsers()).length === 0;
+      if (empty) await seedDemo(server.url, adminKey, server.vault.admin);
       await writeSecretFile(keyFile, adminKey);
-      process.stdout.write(`Created a demo vault in ${cfg.dataDir}\n`);
+      process.stdout.write(
+        `${empty ? 'Created a demo vault' : 'Created an admin key for the vault'} in ${cfg.dataDir}\n`,
+      );
     }
     const api = `${server.url}/api/index.php`;
     process.stdout.write(

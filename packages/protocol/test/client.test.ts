@@ -405,25 +405,25 @@ describe('bodies that are not JSON', () => {
 
 describe('slow and huge answers', () => {
   it('fails with timeout when the headers are late, without retrying a write', async () => {
-    server.fault({ reply: { delayMs: 1_000, body: '{"status":"OK"}' } });
+    server.fault({ reply: { delayMs: 5_000, body: '{"status":"OK"}' } });
     const started = performance.now();
-    const error = await failure(client({ timeoutMs: 150 }).deleteItems({ ids: [1] }));
+    const error = await failure(client({ timeoutMs: 500 }).deleteItems({ ids: [1] }));
     expect(error.code).toBe('timeout');
-    expect(performance.now() - started).toBeLessThan(900);
+    expect(performance.now() - started).toBeLessThan(4_000);
     expect(server.requests).toHaveLength(1);
   });
 
   it('fails with timeout when the body stalls', async () => {
     server.fault({ reply: { body: '[{"id":"1","label":"x"}]', stallAfterBytes: 5 } });
-    const error = await failure(client({ timeoutMs: 150, retries: 0 }).readItems({ ids: [1] }));
+    const error = await failure(client({ timeoutMs: 500, retries: 0 }).readItems({ ids: [1] }));
     expect(error.code).toBe('timeout');
-    expect(error.message).toMatch(/body did not arrive within 150 ms/);
+    expect(error.message).toMatch(/body did not arrive within 500 ms/);
   });
 
   it('fails with timeout under a caller signal too', async () => {
-    server.fault({ reply: { delayMs: 1_000, body: '[]' } });
+    server.fault({ reply: { delayMs: 5_000, body: '[]' } });
     const error = await failure(
-      client({ timeoutMs: 100, retries: 0 }).readItems(
+      client({ timeoutMs: 500, retries: 0 }).readItems(
         { ids: [1] },
         { signal: new AbortController().signal },
       ),

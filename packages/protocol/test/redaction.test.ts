@@ -194,7 +194,7 @@ const scenarios: Scenario[] = [
     code: 'timeout',
     name: 'late headers',
     run: (vault) => {
-      server.fault({ reply: { delayMs: 500, body: '[]' }, times: 1 });
+      server.fault({ reply: { delayMs: 4_000, body: '[]' }, times: 1 });
       return vault.deleteItems({ ids: [1] });
     },
     http: true,
@@ -212,7 +212,7 @@ const scenarios: Scenario[] = [
     code: 'aborted',
     name: 'a caller abort',
     run: (vault) => {
-      server.fault({ reply: { delayMs: 500, body: '[]' }, times: 1 });
+      server.fault({ reply: { delayMs: 4_000, body: '[]' }, times: 1 });
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 20);
       return vault.readItems({ ids: [1] }, { signal: controller.signal });
@@ -235,7 +235,8 @@ function clientFor(key: string): VaultClient {
     baseUrl: server.url,
     apiKey: key,
     retries: 0,
-    timeoutMs: 100,
+    // Generous: only the two timeout scenarios should time out, even on a loaded CI machine.
+    timeoutMs: 1_500,
     maxResponseBytes: 2_000,
   });
 }

@@ -30,7 +30,7 @@ export interface VaultClientOptions {
   apiKey: string;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
-  /** Time allowed for one attempt, in ms. Default 10 000. */
+  /** Time allowed for one attempt, headers and body, in ms. Default 10 000. An attempt that ran out of time is not retried. */
   timeoutMs?: number | undefined;
   /** How many times a read is retried on network errors and 5xx. Writes are never retried. Default 2. */
   retries?: number | undefined;
@@ -189,6 +189,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     const origin: ResponseOrigin = { endpoint: name, definition, url: request.displayUrl, redact };
     const started = Date.now();
     let status: number | undefined;
+    let bytes: Uint8Array;
     const report = (errorCode: string | undefined) =>
       settings.onRequest?.({
         endpoint: name,
@@ -200,29 +201,34 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       });
     try {
       const retries = definition.access === 'read' ? settings.retries : 0;
-      const signal = callOptions?.signal
-        ? AbortSignal.any([callOptions.signal, AbortSignal.timeout(settings.timeoutMs * (retries + 1))])
-        : undefined;
+      const attempt = new AttemptTimer(settings.timeoutMs, callOptions?.signal);
       let response: Response;
       try {
-        response = await $fetch.raw(request.url, {
-          method: definition.method,
-          ...(body ? { body } : {}),
-          headers,
-          responseType: 'stream',
-          retry: retries > 0 ? retries : false,
-          retryStatusCodes: RETRY_STATUSES,
-          retryDelay: (ctx: FetchContext) => backoff(settings.retryDelayMs, retries, ctx.options.retry),
-          ...(signal ? { signal } : { timeout: settings.timeoutMs }),
-          onResponseError: releaseBeforeRetry,
-        });
-      } catch (error) {
-        // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
-        if (error instanceof FetchError && error.response) response = error.response;
-        else throw error;
+        try {
+          response = await $fetch.raw(request.url, {
+            method: definition.method,
+            ...(body ? { body } : {}),
+            headers,
+            responseType: 'stream',
+            retry: retries > 0 ? retries : false,
+            retryStatusCodes: RETRY_STATUSES,
+            retryDelay: (ctx: FetchContext) => {
+              attempt.restart();
+              return backoff(settings.retryDelayMs, retries, ctx.options.retry);
+            },
+            signal: attempt.signal,
+            onResponseError: releaseBeforeRetry,
+          });
+        } catch (error) {
+          // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
+          if (error instanceof FetchError && error.response) response = error.response;
+          else throw error;
+        }
+        status = response.status;
+        bytes = await readBody(response, settings.maxResponseBytes, origin, attempt);
+      } finally {
+        attempt.stop();
       }
-      status = response.status;
-      const bytes = await readBody(response, settings.maxResponseBytes, settings.timeoutMs, origin);
       const contentType = response.headers.get('content-type') ?? '';
       let result: unknown;
       if (definition.response === 'binary') {
@@ -439,11 +445,52 @@ function backoff(baseMs: number, retries: number, remaining: unknown): number {
   return baseMs * 2 ** attempt + Math.floor(Math.random() * baseMs * 0.25);
 }
 
+/**
+ * One timer per attempt, covering the headers and the body: ofetch's own timeout stops at the
+ * headers, and a signal that stays armed through the body lets it be read with `arrayBuffer()`,
+ * far cheaper than a stream reader, and still be cut off. Restarted before each retry; an attempt
+ * that timed out is not retried (its signal stays aborted).
+ */
+class AttemptTimer {
+  /** Whether the attempt ran out of time. */
+  expired = false;
+  /** The time allowed for one attempt, in ms. */
+  readonly timeoutMs: number;
+  /** The signal to pass to fetch. */
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(timeoutMs: number, callerSignal: AbortSignal | undefined) {
+    this.timeoutMs = timeoutMs;
+    this.signal = callerSignal
+      ? AbortSignal.any([callerSignal, this.controller.signal])
+      : this.controller.signal;
+    this.restart();
+  }
+
+  /** Starts the clock again, for a retry. */
+  restart(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      const reason = new Error('The operation was aborted due to timeout');
+      reason.name = 'TimeoutError';
+      this.controller.abort(reason);
+    }, this.timeoutMs);
+  }
+
+  /** Disarms the timer. */
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 async function readBody(
   response: Response,
   maxBytes: number,
-  timeoutMs: number,
   origin: ResponseOrigin,
+  attempt: AttemptTimer,
 ): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
@@ -451,40 +498,42 @@ async function readBody(
     throw tooLarge(declared, maxBytes, origin, response.status);
   }
   if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  // Cancelling the reader ends a pending read: cheaper than racing every read against a timer promise.
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    reader.cancel().catch(() => {});
-  }, timeoutMs);
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (timedOut) {
-        throw new VaultError(
-          'timeout',
-          `${origin.definition.operation}: the body did not arrive within ${timeoutMs} ms.`,
-          {
-            endpoint: origin.endpoint,
-            url: origin.url,
-            status: response.status,
-          },
-        );
+    // A declared length within the limit: read it whole. Otherwise count the bytes as they come.
+    if (declared >= 0) return new Uint8Array(await response.arrayBuffer());
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > maxBytes) throw tooLarge(total, maxBytes, origin, response.status);
+        chunks.push(value);
       }
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) throw tooLarge(total, maxBytes, origin, response.status);
-      chunks.push(value);
+    } catch (error) {
+      await reader.cancel().catch(() => {});
+      throw error;
     }
+    return concat(chunks, total);
   } catch (error) {
-    await reader.cancel().catch(() => {});
+    if (attempt.expired) {
+      throw new VaultError(
+        'timeout',
+        `${origin.definition.operation}: the body did not arrive within ${attempt.timeoutMs} ms.`,
+        {
+          endpoint: origin.endpoint,
+          url: origin.url,
+          status: response.status,
+        },
+      );
+    }
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let offset = 0;

@@ -109,8 +109,8 @@ function untilSignal(close: () => Promise<void>): void {
 async function start() {
   const cfg = config(resolve('.data/vault'));
   const server = await startVaultServer(cfg);
-  process.stderr.write(`Vaultline vault server listening on ${server.url}\n`);
   untilSignal(() => server.close());
+  process.stderr.write(`Vaultline vault server listening on ${server.url}\n`);
 }
 
 async function quickstart() {
@@ -118,6 +118,8 @@ async function quickstart() {
   if (cfg.databaseUrl === undefined && cfg.dataDir === undefined)
     throw invalid('quickstart needs a data directory.');
   const server = await startVaultServer({ ...cfg, log: { write: () => {} } });
+  // Before anything is printed: whoever reads "Press Ctrl+C" may signal at once.
+  untilSignal(() => server.close());
   try {
     const keyFile = join(cfg.dataDir!, QUICKSTART_KEY_FILE);
     let adminKey: string;
@@ -155,7 +157,6 @@ async function quickstart() {
     await server.close();
     throw error;
   }
-  untilSignal(() => server.close());
 }
 
 async function demo() {

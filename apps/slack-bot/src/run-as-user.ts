@@ -1,4 +1,4 @@
-import type { RespondFn, webApi } from '@slack/bolt';
+import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs, webApi } from '@slack/bolt';
 import { isVaultError } from '@vaultline/protocol';
 import type { AuditRecord } from './audit.ts';
 import { note } from './blocks.ts';
@@ -13,6 +13,26 @@ export interface Caller {
   channel: string | undefined;
   client: webApi.WebClient;
   respond: RespondFn;
+}
+
+/**
+ * The caller of a slash command.
+ *
+ * @param args The command's middleware arguments.
+ * @returns Who asked, where, and how to answer them.
+ */
+export function commandCaller({
+  command,
+  client,
+  respond,
+}: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Caller {
+  return {
+    slackUser: command.user_id,
+    slackTeam: command.team_id,
+    channel: command.channel_id,
+    client,
+    respond,
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { runAsUser } from '../run-as-user.ts';
+import { commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
  * `/vault find <text>`: acks at once, then answers (to the caller only) with the items their vault
@@ -14,7 +14,8 @@ import { runAsUser } from '../run-as-user.ts';
  * @returns The handler.
  */
 export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
-  return async ({ command, ack, respond, client }) => {
+  return async (args) => {
+    const { command, ack, respond, client } = args;
     const { arg } = parseCommandText(command.text);
     const problem = queryProblem(arg, `${COMMAND} find <text>`);
     if (problem) {
@@ -22,13 +23,7 @@ export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
       return;
     }
     await ack(note(`Searching the vault for “${escapeMrkdwn(arg, 200)}”…`));
-    const caller = {
-      slackUser: command.user_id,
-      slackTeam: command.team_id,
-      channel: command.channel_id,
-      client,
-      respond,
-    };
+    const caller = commandCaller(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
       const { items, complete } = await deps.search.find(login, arg);
       await deps.audit.record(

@@ -4,7 +4,7 @@ import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { runAsUser } from '../run-as-user.ts';
+import { commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
  * `/vault get <id or exact label>`: one item the caller may read; a label several readable items
@@ -14,7 +14,8 @@ import { runAsUser } from '../run-as-user.ts';
  * @returns The handler.
  */
 export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
-  return async ({ command, ack, respond, client }) => {
+  return async (args) => {
+    const { command, ack, respond, client } = args;
     const { arg } = parseCommandText(command.text);
     const problem = queryProblem(arg, `${COMMAND} get <id or exact label>`);
     if (problem) {
@@ -22,13 +23,7 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
       return;
     }
     await ack(note(`Looking up “${escapeMrkdwn(arg, 200)}”…`));
-    const caller = {
-      slackUser: command.user_id,
-      slackTeam: command.team_id,
-      channel: command.channel_id,
-      client,
-      respond,
-    };
+    const caller = commandCaller(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.get, async (login) => {
       const { items, exact } = await deps.search.get(login, arg);
       const [first] = items;

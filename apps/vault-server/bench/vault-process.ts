@@ -3,8 +3,8 @@
 // when ready.
 
 import { createVaultClient } from '@vaultline/protocol';
-import pino from 'pino';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
+import { createLogDestination } from '../src/logger.ts';
 import { startVaultServer } from '../src/start-vault-server.ts';
 
 const [store, target] = process.argv.slice(2);
@@ -16,7 +16,8 @@ const server = await startVaultServer({
   dataDir: store === 'pglite' ? target : undefined,
   masterKey: store === 'postgres' ? generateMasterKey() : undefined,
   rateLimitPerMinute: 100_000_000,
-  log: pino.destination({ dest: '/dev/null', sync: false }),
+  // The production destination (asynchronous, buffered), at the production log level.
+  log: createLogDestination('/dev/null'),
 });
 const key = await server.vault.admin.createKey({ label: 'bench' });
 const rssEmptyMiB = Math.round(process.memoryUsage().rss / 1024 / 102.4) / 10;

@@ -130,6 +130,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         await audit.flush();
         await vault.close();
         logger.info('vault server stopped');
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();
       return closing;
     },

@@ -70,7 +70,7 @@ export const MAX_RENEWAL_MONTHS = 1_200;
 /** How long audit records of reads may wait to be written together. */
 export const AUDIT_BATCH_DELAY_MS = 50;
 /** The most audit records of reads written in one statement. */
-export const AUDIT_BATCH_SIZE = 200;
+export const AUDIT_BATCH_SIZE = 1_000;
 /** How long caches that are exact (PGlite: this process is the only writer) keep entries. */
 export const COHERENT_CACHE_TTL_MS = 60 * 60 * 1000;
 

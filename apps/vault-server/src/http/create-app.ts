@@ -61,10 +61,22 @@ function errorBody(error: VaultError): { body: { err: string; code: string }; st
   return { body: { err: error.message, code: error.code }, status };
 }
 
-function respond(c: Context<Env>, body: unknown): Response {
+// Answers carry passwords: no cache, proxy or browser may keep them.
+const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+// Plain records, shared by every answer: @hono/node-server writes them as they are, where a
+// `Headers` object (what `c.header()` builds) is created and converted again on every request.
+const JSON_HEADERS = { 'content-type': 'application/json', ...API_HEADERS };
+const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', ...API_HEADERS };
+
+function respond(body: unknown): Response {
   if (body instanceof Response) return body;
-  if (typeof body === 'string') return c.text(body);
-  return c.json(body as object);
+  if (typeof body === 'string') return new Response(body, { headers: TEXT_HEADERS });
+  return new Response(JSON.stringify(body), { headers: JSON_HEADERS });
+}
+
+/** The API's headers on an error answer (built by Hono, through `c.header()`). */
+function apiHeaders(c: Context<Env>): void {
+  for (const [name, value] of Object.entries(API_HEADERS)) c.header(name, value);
 }
 
 function actorOf(principal: Principal): string {
@@ -87,6 +99,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
 
   app.onError((error, c) => {
+    apiHeaders(c);
     if (error instanceof VaultError) {
       const { body, status } = errorBody(error);
       return c.json(body, status as 400);
@@ -106,12 +119,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     return c.json({ err: 'Internal server error.', code: 'server' }, 500);
   });
 
-  app.notFound((c) =>
-    c.json(
+  app.notFound((c) => {
+    apiHeaders(c);
+    return c.json(
       { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
       404,
-    ),
-  );
+    );
+  });
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -160,9 +174,6 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.use('/api/*', async (c, next) => {
-    // Answers carry passwords: no cache, proxy or browser may keep them.
-    c.header('cache-control', 'no-store');
-    c.header('x-content-type-options', 'nosniff');
     const address = c.get('address');
     if (!requests.hit(address)) {
       c.header('retry-after', String(requests.retryAfter(address)));
@@ -250,11 +261,11 @@ export function createApp(options: AppOptions): Hono<Env> {
           const scope: WriteAuditScope = { base, recorded: false };
           const result = await writeAuditScope.run(scope, () => run(input));
           if (!scope.recorded) await audit.recordNow({ ...base, target: result.target, outcome: 'ok' });
-          return respond(c, result.body);
+          return respond(result.body);
         }
         const result = await run(input);
         if (audited) audit.record({ ...base, target: result.target, outcome: 'ok' });
-        return respond(c, result.body);
+        return respond(result.body);
       } catch (error) {
         const failed = { ...base, target: '', outcome: error instanceof VaultError ? error.code : 'server' };
         if (definition.access === 'write') await audit.recordNow(failed);

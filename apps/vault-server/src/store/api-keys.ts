@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX } from '../constants.ts';
 import type { Queryable } from '../db/database.ts';
 import { invalid, notFound, VaultServerError } from '../errors.ts';
@@ -28,7 +28,7 @@ const KEY_PATTERN = /^vlk_[A-Za-z0-9_-]{43}$/;
 
 /** The stored form of a key: SHA-256, hex. Keys are 256 random bits, so no slow hash is needed. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /**

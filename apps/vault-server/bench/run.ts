@@ -11,6 +11,7 @@ import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
+const WARMUP_S = 1;
 const CONNECTIONS = 16;
 const FIND_QUERIES = 1_000;
 
@@ -42,14 +43,31 @@ function rssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
+/** CPU time (user + system) of a process so far, in microseconds. */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+}
+
 async function load(
   url: string,
   pid?: number,
-): Promise<{ rps: number; p50: number; p99: number; peakRss: number; errors: number }> {
+  duration = DURATION_S,
+): Promise<{
+  rps: number;
+  p50: number;
+  p99: number;
+  peakRss: number;
+  errors: number;
+  requests: number;
+  cpuUs: number;
+}> {
   let peakRss = 0;
   const timer =
     pid === undefined ? undefined : setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 200);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S });
+  const cpuBefore = pid === undefined ? 0 : cpuUs(pid);
+  // The same client for both servers: 16 connections, no pipelining.
+  const result = await autocannon({ url, connections: CONNECTIONS, duration });
   if (timer) clearInterval(timer);
   return {
     rps: Math.round(result.requests.average),
@@ -57,6 +75,8 @@ async function load(
     p99: result.latency.p99,
     peakRss,
     errors: result.errors + result.non2xx,
+    requests: result.requests.total,
+    cpuUs: pid === undefined ? 0 : cpuUs(pid) - cpuBefore,
   };
 }
 
@@ -104,39 +124,47 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const idleRss = rssMiB(pid);
     const find = await findLatency(vault.info);
+    const readUrl = `${vault.info.url}${vault.info.readPath}?apikey=${vault.info.key}`;
+    const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
+    const bodyFile = join(temp, `body-${store}.json`);
+    writeFileSync(bodyFile, body);
+    const raw = await startChild('raw-server.ts', [bodyFile]);
+    // Warm both up (JIT, caches) before measuring: the first seconds are not the steady state.
+    await load(`${raw.info.url}/`, undefined, WARMUP_S);
+    await load(readUrl, undefined, WARMUP_S);
+    // Interleaved rounds, median of each: other work on the machine shifts both alike.
+    const rawRuns: Awaited<ReturnType<typeof load>>[] = [];
+    const vaultRuns: Awaited<ReturnType<typeof load>>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rawRuns.push(await load(`${raw.info.url}/`));
+      vaultRuns.push(await load(readUrl, pid));
+    }
+    await stop(raw);
+    const median = (runs: Awaited<ReturnType<typeof load>>[]) =>
+      [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+    const rawLoad = median(rawRuns);
+    const vaultLoad = median(vaultRuns);
+    vaultLoad.peakRss = Math.max(...vaultRuns.map((run) => run.peakRss));
+    const healthLoad = await load(`${vault.info.url}/healthz`);
+    results[`readItems_${store}`] = {
+      bodyBytes: body.length,
+      rounds: ROUNDS,
+      rawRpsAll: rawRuns.map((run) => run.rps),
+      vaultRpsAll: vaultRuns.map((run) => run.rps),
+      vaultRps: vaultLoad.rps,
+      rawRps: rawLoad.rps,
+      ratio: Math.round((vaultLoad.rps / rawLoad.rps) * 100) / 100,
+      goal: '>= 0.6',
+      vaultP99Ms: vaultLoad.p99,
+      vaultCpuUsPerRequest: Math.round(
+        vaultRuns.reduce((sum, run) => sum + run.cpuUs, 0) /
+          vaultRuns.reduce((sum, run) => sum + run.requests, 0),
+      ),
+      healthzRps: healthLoad.rps,
+      healthzRatio: Math.round((healthLoad.rps / rawLoad.rps) * 100) / 100,
+      errors: vaultLoad.errors,
+    };
     if (store === 'pglite') {
-      const readUrl = `${vault.info.url}${vault.info.readPath}?apikey=${vault.info.key}`;
-      const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
-      const bodyFile = join(temp, 'body.json');
-      writeFileSync(bodyFile, body);
-      const raw = await startChild('raw-server.ts', [bodyFile]);
-      // Interleaved rounds, median of each: other work on the machine shifts both alike.
-      const rawRuns: Awaited<ReturnType<typeof load>>[] = [];
-      const vaultRuns: Awaited<ReturnType<typeof load>>[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        rawRuns.push(await load(`${raw.info.url}/`));
-        vaultRuns.push(await load(readUrl, pid));
-      }
-      await stop(raw);
-      const median = (runs: Awaited<ReturnType<typeof load>>[]) =>
-        [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-      const rawLoad = median(rawRuns);
-      const vaultLoad = median(vaultRuns);
-      vaultLoad.peakRss = Math.max(...vaultRuns.map((run) => run.peakRss));
-      const healthLoad = await load(`${vault.info.url}/healthz`);
-      results.readItems = {
-        bodyBytes: body.length,
-        rounds: ROUNDS,
-        rawRpsAll: rawRuns.map((run) => run.rps),
-        vaultRpsAll: vaultRuns.map((run) => run.rps),
-        vaultRps: vaultLoad.rps,
-        rawRps: rawLoad.rps,
-        ratio: Math.round((vaultLoad.rps / rawLoad.rps) * 100) / 100,
-        goal: '>= 0.6',
-        vaultP99Ms: vaultLoad.p99,
-        healthzRps: healthLoad.rps,
-        errors: vaultLoad.errors,
-      };
       results.rssMiB = {
         emptyVault: vault.info.rssEmptyMiB,
         idleWith100kItems: idleRss,
@@ -158,14 +186,23 @@ try {
   await rm(temp, { recursive: true, force: true });
 }
 
-const read = results.readItems as { vaultRps: number; rawRps: number; ratio: number };
 const rss = results.rssMiB as { emptyVault: number; idleWith100kItems: number; underLoad: number };
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(36)} ${value}\n`);
 process.stdout.write('\nVaultline vault-server benchmark\n');
-line('read/items req/s (vault, PGlite)', String(read.vaultRps));
-line('read/items req/s (raw node:http)', String(read.rawRps));
-line('ratio vault / raw (goal >= 0.6)', String(read.ratio));
-line('/healthz req/s (framework ceiling)', String((results.readItems as { healthzRps: number }).healthzRps));
+for (const store of ['pglite', 'postgres']) {
+  const read = results[`readItems_${store}`] as {
+    vaultRps: number;
+    rawRps: number;
+    ratio: number;
+    vaultCpuUsPerRequest: number;
+    healthzRps: number;
+    healthzRatio: number;
+  };
+  line(`read/items req/s vault / raw (${store})`, `${read.vaultRps} / ${read.rawRps}`);
+  line(`  ratio (goal >= 0.6)`, String(read.ratio));
+  line(`  vault CPU per read/items`, `${read.vaultCpuUsPerRequest} us`);
+  line(`  /healthz req/s, ratio to raw`, `${read.healthzRps}, ${read.healthzRatio} (framework ceiling)`);
+}
 for (const store of ['pglite', 'postgres']) {
   const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
   line(`find/item p50 / p99 ms (${store})`, `${find.p50Ms} / ${find.p99Ms} (goal < 5 / < 20)`);

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
 
@@ -27,9 +28,23 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   pool.on('connect', (client) => client.on('error', () => {}));
   const client = await pool.connect();
   client.release();
+  // Statements with parameters are prepared once per connection (named by their text): the
+  // server parses and plans each of them once instead of on every request.
+  const names = new Map<string, string>();
+  const nameOf = (sql: string): string => {
+    let name = names.get(sql);
+    if (name === undefined) {
+      name = `vl_${hash('sha1', sql, 'hex')}`;
+      names.set(sql, name);
+    }
+    return name;
+  };
   const wrap = (target: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {
-      const result = await target.query(sql, params as unknown[]);
+      const result =
+        params.length === 0
+          ? await target.query(sql)
+          : await target.query({ name: nameOf(sql), text: sql, values: params as unknown[] });
       return result.rows as T[];
     },
     async exec(sql: string) {

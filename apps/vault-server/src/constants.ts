@@ -77,10 +77,7 @@ export const COHERENT_CACHE_TTL_MS = 60 * 60 * 1000;
 /** Audit actions that are not API operations. */
 export const AUDIT_AUTH_FAILED = 'auth/failed';
 
-/**
- * Log lines are written asynchronously and gathered up to this many bytes: one write per batch
- * instead of one blocking write per request.
- */
+/** Log lines are gathered up to this many bytes: one write per batch instead of one per request. */
 export const LOG_BUFFER_BYTES = 4_096;
 /** The longest a gathered log line waits before it is written. */
 export const LOG_FLUSH_MS = 100;

@@ -92,7 +92,18 @@ case "$cmd" in
   test)
     ensure_node; ensure_pnpm; ensure_deps; ensure_test_tools
     say "running every check and test: pnpm check (sherif, biome, build, typecheck, test)"
-    pnpm check
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
+    set +e
+    pnpm check 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    # One closing line over every suite: vitest's "Tests  N failed | N passed" and the extension's "N passed, N failed".
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '
+      /Tests +[0-9]/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+      /[0-9]+ passed, [0-9]+ failed/ && !/Tests/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed,/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+      END { printf "tests: %d passed, %d failed\n", p, f }'
+    exit "$status"
     ;;
   *)
     echo "usage: ./run.sh start | ./run.sh test"

@@ -100,6 +100,7 @@ export {
   type Item,
   ItemListSchema,
   ItemRecordSchema,
+  type ItemWireRecord,
   OkResultSchema,
   RawItemRecordSchema,
   StatusResultSchema,

@@ -125,18 +125,29 @@ function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>): ItemFields {
   };
 }
 
-/** The wire form of an item record that every conforming server sends: each field a string. */
-type CanonicalItemRecord = {
+/**
+ * The wire form of an item record that every conforming server sends: each field a string. A type
+ * alias, not an interface, so that it stays assignable to `Record<string, unknown>` (`raw`).
+ */
+export type ItemWireRecord = {
+  /** The item id, decimal digits. */
   id: string;
+  /** The label. */
   label: string;
+  /** The description. */
   description: string;
+  /** The login. */
   login: string;
+  /** The email. */
   email: string;
+  /** The URL. */
   url: string;
+  /** The password, in clear. */
   pw: string;
+  /** The folder id, decimal digits. */
   folder_id: string;
+  /** The folder path, names joined by ` > `. */
   path: string;
-  status?: string;
 };
 
 const ID_TEXT = /^[0-9]{1,15}$/;
@@ -145,7 +156,7 @@ const ID_TEXT = /^[0-9]{1,15}$/;
  * Tells whether a record is in the canonical wire form. Checked in one pass rather than with a
  * schema per field: it runs for every record of answers that hold tens of thousands.
  */
-function isCanonicalItemRecord(value: unknown): value is CanonicalItemRecord {
+function isItemWireRecord(value: unknown): value is ItemWireRecord {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Record<string, unknown>;
   return (
@@ -163,7 +174,7 @@ function isCanonicalItemRecord(value: unknown): value is CanonicalItemRecord {
   );
 }
 
-function canonicalToItem(r: CanonicalItemRecord): ItemFields {
+function canonicalToItem(r: ItemWireRecord): ItemFields {
   return {
     id: Number(r.id),
     label: r.label,
@@ -186,21 +197,21 @@ function canonicalToItem(r: CanonicalItemRecord): ItemFields {
  * @see ../../../shared/spec/credential-vault-api.md §2.1
  */
 export const ItemRecordSchema = v.union([
-  v.pipe(v.custom<CanonicalItemRecord>(isCanonicalItemRecord), v.transform(canonicalToItem)),
+  v.pipe(v.custom<ItemWireRecord>(isItemWireRecord), v.transform(canonicalToItem)),
   v.pipe(RawItemRecordSchema, v.transform(toItem)),
 ]);
 
 /** An item as the client hands it out: typed fields, and the record as received in `raw`. */
 export type Item = v.InferOutput<typeof ItemRecordSchema>;
 
-function isCanonicalFoundRecord(value: unknown): value is CanonicalItemRecord & { status: string } {
-  return isCanonicalItemRecord(value) && typeof value.status === 'string';
+function isCanonicalFoundRecord(value: unknown): value is ItemWireRecord & { status: string } {
+  return isItemWireRecord(value) && typeof (value as { status?: unknown }).status === 'string';
 }
 
 /** A find/item record: an item record with a `status`. */
 export const FoundItemRecordSchema = v.union([
   v.pipe(
-    v.custom<CanonicalItemRecord & { status: string }>(isCanonicalFoundRecord),
+    v.custom<ItemWireRecord & { status: string }>(isCanonicalFoundRecord),
     v.transform((r) => ({ ...canonicalToItem(r), status: r.status })),
   ),
   v.pipe(
@@ -298,13 +309,13 @@ export function collection<TRecord extends v.GenericSchema>(
 
 /** The body of read/folder, read/items and read/userpw. */
 export const ItemListSchema: v.GenericSchema<unknown, Item[]> = collection(ItemRecordSchema, {
-  is: isCanonicalItemRecord,
+  is: isItemWireRecord,
   map: canonicalToItem,
 });
 /** The body of find/item. */
 export const FoundItemListSchema: v.GenericSchema<unknown, FoundItem[]> = collection(FoundItemRecordSchema, {
   is: isCanonicalFoundRecord,
-  map: (r: CanonicalItemRecord & { status: string }) => ({ ...canonicalToItem(r), status: r.status }),
+  map: (r: ItemWireRecord & { status: string }) => ({ ...canonicalToItem(r), status: r.status }),
 });
 /** The body of read/userfolders. */
 export const FolderListSchema = collection(FolderRecordSchema);

@@ -1,4 +1,4 @@
-import type { ItemValues } from '@vaultline/protocol';
+import type { ItemValues, ItemWireRecord } from '@vaultline/protocol';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,
@@ -15,17 +15,7 @@ import { checkText, escapeLike, labelKey } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
 
 /** An item record as the API answers it: every value a string. */
-export interface ItemRecord {
-  id: string;
-  label: string;
-  description: string;
-  login: string;
-  email: string;
-  url: string;
-  pw: string;
-  folder_id: string;
-  path: string;
-}
+export type ItemRecord = ItemWireRecord;
 
 interface ItemRow {
   id: number;

@@ -270,10 +270,11 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
   ) {
     const definition: EndpointDefinition = endpoints[name];
     const request = prepare(definition, segments);
-    if (urlLength(request.url) > settings.maxUrlLength) {
+    const length = urlLength(request.url);
+    if (length > settings.maxUrlLength) {
       throw new VaultError(
         'too_large',
-        `${definition.operation}: the request URL would be ${urlLength(request.url)} bytes, above the limit of ${settings.maxUrlLength}.`,
+        `${definition.operation}: the request URL would be ${length} bytes, above the limit of ${settings.maxUrlLength}.`,
         { endpoint: name, url: request.displayUrl },
       );
     }
@@ -310,12 +311,13 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     };
     const idSegment = definition.params[batchParam]!;
     const whole = idSegment.encode(ids, context);
-    const single = { ...segments, [batchParam]: whole };
+    const single = prepare(definition, { ...segments, [batchParam]: whole });
     if (
       ids.length <= (definition.batch.size ?? Number.POSITIVE_INFINITY) &&
-      urlLength(prepare(definition, single).url) <= settings.maxUrlLength
+      urlLength(single.url) <= settings.maxUrlLength
     ) {
-      return restrict(await callOnce(name, single, undefined, callOptions));
+      // The common case: one call, prepared and measured once.
+      return restrict(await send(name, single, undefined, callOptions));
     }
     const encoded = whole.split(';');
     const chunks = chunkIds(

@@ -298,10 +298,10 @@ export function collection<TRecord extends v.GenericSchema>(
   if (!fast) return tolerant;
   return v.union([
     v.pipe(
-      v.custom<unknown[]>((value) => recordsOf(value)?.every(fast.is) ?? false),
-      v.transform((value): v.InferOutput<TRecord>[] =>
-        recordsOf(value)!.map((entry) => fast.map(entry as never)),
-      ),
+      v.custom<unknown[] | Record<string, unknown>>((value) => typeof value === 'object' && value !== null),
+      v.transform((value) => recordsOf(value)!),
+      v.check((records) => records.every(fast.is)),
+      v.transform((records): v.InferOutput<TRecord>[] => records.map((entry) => fast.map(entry as never))),
     ),
     tolerant,
   ]);

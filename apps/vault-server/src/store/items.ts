@@ -210,6 +210,25 @@ async function folderFor(ctx: StoreContext, principal: Principal, folderId: numb
   if (need === 'create' && !caps.create) throw forbidden(`This key may not add items to folder ${folderId}.`);
 }
 
+/**
+ * The stored columns of an item, in the order add and update write them: folder_id, label,
+ * label_key, description, login, email, url, tags, anyone_can_modify, password (sealed).
+ */
+function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[] {
+  return [
+    input.folderId,
+    input.label,
+    key,
+    input.description,
+    input.login,
+    input.email,
+    input.url,
+    input.tags,
+    input.anyoneCanModify,
+    ctx.box.sealText(input.password),
+  ];
+}
+
 /** add/item: one new item; fails on a similar label anywhere in the vault. */
 export async function addItem(ctx: StoreContext, principal: Principal, values: ItemValues): Promise<number> {
   const input = parseValues(values);
@@ -221,18 +240,7 @@ export async function addItem(ctx: StoreContext, principal: Principal, values: I
       const [row] = await tx.query<{ id: number }>(
         `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-        [
-          input.folderId,
-          input.label,
-          key,
-          input.description,
-          input.login,
-          input.email,
-          input.url,
-          input.tags,
-          input.anyoneCanModify,
-          ctx.box.sealText(input.password),
-        ],
+        itemColumns(ctx, input, key),
       );
       const id = Number(row!.id);
       await auditWrite(tx, `item ${id}`);
@@ -277,19 +285,7 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
         `UPDATE items SET folder_id = $2, label = $3, label_key = $4, description = $5, login = $6, email = $7,
            url = $8, tags = $9, anyone_can_modify = $10, password = $11, updated_at = now()
          WHERE id = $1 RETURNING id`,
-        [
-          id,
-          input.folderId,
-          input.label,
-          key,
-          input.description,
-          input.login,
-          input.email,
-          input.url,
-          input.tags,
-          input.anyoneCanModify,
-          ctx.box.sealText(input.password),
-        ],
+        [id, ...itemColumns(ctx, input, key)],
       );
       if (rows.length === 0) throw notFound(`No item with id ${id}.`);
       await auditWrite(tx, `item ${id}`);

@@ -16,6 +16,20 @@ export interface Caller {
 }
 
 /**
+ * Who did something, as every audit record names them.
+ *
+ * @param caller The caller.
+ * @param login Their vault login, when known.
+ * @returns The audit record's who-and-where fields.
+ */
+export function auditWho(
+  caller: Caller,
+  login: string | undefined,
+): Pick<AuditRecord, 'slackUser' | 'slackTeam' | 'login' | 'channel'> {
+  return { slackUser: caller.slackUser, slackTeam: caller.slackTeam, login, channel: caller.channel };
+}
+
+/**
  * The caller of a slash command.
  *
  * @param args The command's middleware arguments.
@@ -69,10 +83,7 @@ async function runResolved(
       await deps.audit.record(
         {
           event,
-          slackUser: caller.slackUser,
-          slackTeam: caller.slackTeam,
-          login: undefined,
-          channel: caller.channel,
+          ...auditWho(caller, undefined),
           outcome: identity.reason,
         },
         caller.client,

@@ -5,7 +5,7 @@ import { queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { runAsUser } from '../run-as-user.ts';
+import { auditWho, runAsUser } from '../run-as-user.ts';
 import { type ButtonClick, callerOf } from './button-args.ts';
 
 const PageStateSchema = v.object({
@@ -44,10 +44,7 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.find,
-          slackUser: caller.slackUser,
-          slackTeam: caller.slackTeam,
-          login,
-          channel: caller.channel,
+          ...auditWho(caller, login),
           query: page.q,
           results: items.length,
           outcome: `page ${page.p + 1}`,

@@ -2,7 +2,7 @@ import type { Middleware } from '@slack/bolt';
 import { note, redacted, redactedModal, revealed, revealedModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { runAsUser } from '../run-as-user.ts';
+import { auditWho, runAsUser } from '../run-as-user.ts';
 import { toListed } from '../search.ts';
 import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
 
@@ -19,12 +19,7 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
     await args.ack();
     const caller = callerOf(args);
     const id = itemIdOf(args);
-    const base = {
-      slackUser: caller.slackUser,
-      slackTeam: caller.slackTeam,
-      channel: caller.channel,
-      itemId: id,
-    };
+    const base = { ...auditWho(caller, undefined), itemId: id };
     await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
       const limit = await deps.limiter.take(caller.slackUser);
       if (!limit.allowed) {

@@ -2,7 +2,7 @@ import type { Middleware } from '@slack/bolt';
 import { loginShown, note } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { runAsUser } from '../run-as-user.ts';
+import { auditWho, runAsUser } from '../run-as-user.ts';
 import { toListed } from '../search.ts';
 import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
 
@@ -23,10 +23,7 @@ export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.showLogin,
-          slackUser: caller.slackUser,
-          slackTeam: caller.slackTeam,
-          login,
-          channel: caller.channel,
+          ...auditWho(caller, login),
           itemId: id,
           label: item?.label,
           outcome: item ? 'shown' : 'no_access',

@@ -4,7 +4,7 @@ import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { commandCaller, runAsUser } from '../run-as-user.ts';
+import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
  * `/vault find <text>`: acks at once, then answers (to the caller only) with the items their vault
@@ -29,10 +29,7 @@ export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.find,
-          slackUser: caller.slackUser,
-          slackTeam: caller.slackTeam,
-          login,
-          channel: caller.channel,
+          ...auditWho(caller, login),
           query: arg,
           results: items.length,
         },

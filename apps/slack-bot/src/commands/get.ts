@@ -4,7 +4,7 @@ import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { commandCaller, runAsUser } from '../run-as-user.ts';
+import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
  * `/vault get <id or exact label>`: one item the caller may read; a label several readable items
@@ -31,10 +31,7 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
       await deps.audit.record(
         {
           event: AUDIT_EVENTS.get,
-          slackUser: caller.slackUser,
-          slackTeam: caller.slackTeam,
-          login,
-          channel: caller.channel,
+          ...auditWho(caller, login),
           query: arg,
           results: items.length,
           itemId: single ? first?.id : undefined,

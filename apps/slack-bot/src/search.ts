@@ -1,4 +1,10 @@
-import { type AccessChecker, type Item, rightsOf, type VaultClient } from '@vaultline/protocol';
+import {
+  type AccessChecker,
+  foldLabel,
+  type Item,
+  permissionsOf,
+  type VaultClient,
+} from '@vaultline/protocol';
 import { MIN_SERVER_RUN, SERVER_SEARCH_RUNS, SERVER_SEARCH_SAFE, VAULT_FIND_LIMIT } from './constants.ts';
 
 /** What the bot keeps of an item to list it: never the password. */
@@ -59,8 +65,8 @@ export function toListed(
   };
 }
 
-// Labels compare as the vault compares them for similarity: no case, accents or surrounding spaces.
-const fold = (value: string) => value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
+// Labels compare as the vault compares them for similarity: the core's one folding.
+const fold = foldLabel;
 
 function longestSafeRun(text: string): string {
   const runs = text.normalize('NFC').match(SERVER_SEARCH_RUNS) ?? [];
@@ -78,7 +84,7 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
   async function serverFind(login: string, query: string): Promise<{ found: Item[]; complete: boolean }> {
     const rights = await access.load(login);
     const folderIds = [...rights.folders.values()]
-      .filter((f) => rightsOf(f.accessType).read)
+      .filter((f) => permissionsOf(f.accessType).read)
       .map((f) => f.id);
     if (folderIds.length === 0) return { found: [], complete: true };
     const found = await vault.findItems({ folderIds, query });

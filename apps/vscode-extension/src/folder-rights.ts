@@ -1,4 +1,4 @@
-import { type AccessChecker, type Folder, rightsOf, type VaultClient } from '@vaultline/protocol';
+import { type AccessChecker, type Folder, permissionsOf, type VaultClient } from '@vaultline/protocol';
 
 /**
  * The folders a login may access and its right on each (read/userfolders: no passwords), kept for
@@ -34,7 +34,7 @@ export class FolderRights {
   /** Whether the login may read an item, given the folder that holds it. */
   async canRead(access: AccessChecker, item: { id: number; folderId: number }): Promise<boolean> {
     const folder = (await this.list()).find((entry) => entry.id === item.folderId);
-    if (rightsOf(folder?.accessType).read) return true;
+    if (permissionsOf(folder?.accessType).read) return true;
     return access.canRead(this.login, item);
   }
 

@@ -1,4 +1,4 @@
-import { type Folder, rightsOf } from '@vaultline/protocol';
+import { type Folder, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, VIEWS } from './constants.ts';
@@ -217,7 +217,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     const root = this.connectionList().find((node) => node.connection === connection);
     if (!root) return [];
     const tree = await this.loadFolders(root);
-    return 'byId' in tree ? [...tree.byId.values()].filter((f) => rightsOf(f.folder.accessType).read) : [];
+    return 'byId' in tree
+      ? [...tree.byId.values()].filter((f) => permissionsOf(f.folder.accessType).read)
+      : [];
   }
 
   dispose(): void {
@@ -300,7 +302,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
         // The folder's right decides for all its items; the checker only for a folder without one.
-        const readable = rightsOf(node.folder.accessType).read
+        const readable = permissionsOf(node.folder.accessType).read
           ? own
           : await connection.access.filterReadable(connection.login, own);
         return readable
@@ -377,7 +379,7 @@ function folderKey(node: FolderNode): string {
 }
 
 function contextRights(folder: FolderSummary): string {
-  const rights = rightsOf(folder.accessType);
+  const rights = permissionsOf(folder.accessType);
   return `${rights.edit ? ' writable' : ''}${rights.delete ? ' deletable' : ''}`;
 }
 

@@ -1,4 +1,4 @@
-import { COMPLEXITY_LEVELS, type ComplexityLevel, rightsOf } from '@vaultline/protocol';
+import { COMPLEXITY_LEVELS, type ComplexityLevel, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { UserFacingError } from './error-messages.ts';
@@ -180,7 +180,7 @@ export class VaultWriter {
   }
 
   private requireRight(folder: FolderNode, right: 'edit' | 'delete', verb: string): void {
-    if (!rightsOf(folder.folder.accessType)[right]) {
+    if (!permissionsOf(folder.folder.accessType)[right]) {
       throw new UserFacingError(`you have no right to ${verb} folder "${folder.folder.title}".`);
     }
   }

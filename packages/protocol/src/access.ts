@@ -7,7 +7,8 @@
  */
 
 import type { CallOptions, VaultClient } from './create-client.ts';
-import type { AccessType, Folder } from './schemas.ts';
+import { permissionsOf } from './rights.ts';
+import type { Folder } from './schemas.ts';
 
 /** What the checker keeps of one user: folder rights and item → folder, no passwords. */
 export interface UserAccess {
@@ -66,7 +67,16 @@ export interface AccessChecker {
    */
   canRead(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
   /**
-   * Tells whether a user may edit an item: `W` or `ND` on its folder.
+   * Tells whether a user may add an item to a folder (the core's rights table: `W`, `ND`, `NE`,
+   * `NDNE`).
+   *
+   * @param login The vault login.
+   * @param folderId The folder.
+   * @returns Whether the user may add items there.
+   */
+  canAdd(login: string, folderId: number, options?: CallOptions): Promise<boolean>;
+  /**
+   * Tells whether a user may edit an item: its folder's right allows editing (`W`, `ND`).
    *
    * @param login The vault login.
    * @param item The item.
@@ -74,7 +84,7 @@ export interface AccessChecker {
    */
   canWrite(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
   /**
-   * Tells whether a user may delete an item: `W` on its folder.
+   * Tells whether a user may delete an item: its folder's right allows deleting (`W`, `NE`).
    *
    * @param login The vault login.
    * @param item The item.
@@ -95,26 +105,6 @@ export interface AccessChecker {
    * @param login The vault login; all when absent.
    */
   invalidate(login?: string): void;
-}
-
-/** Rights that allow editing an item. */
-export const EDIT_RIGHTS: readonly AccessType[] = ['W', 'ND'];
-/** Rights that allow deleting an item. */
-export const DELETE_RIGHTS: readonly AccessType[] = ['W'];
-
-/**
- * Tells what a folder right allows.
- *
- * @param right The right.
- * @returns Whether it allows reading, editing and deleting items.
- */
-export function rightsOf(right: AccessType | undefined): { read: boolean; edit: boolean; delete: boolean } {
-  const known = right !== undefined && right !== 'none';
-  return {
-    read: known,
-    edit: known && EDIT_RIGHTS.includes(right),
-    delete: known && DELETE_RIGHTS.includes(right),
-  };
 }
 
 /**
@@ -199,20 +189,24 @@ export function createAccessChecker(
     load,
     async canRead(login, ref, callOptions) {
       const { listed, right: folderRight } = await right(login, ref, callOptions);
-      return listed || rightsOf(folderRight).read;
+      return listed || permissionsOf(folderRight).read;
+    },
+    async canAdd(login, folderId, callOptions) {
+      const access = await load(login, callOptions);
+      return permissionsOf(access.folders.get(folderId)?.accessType).add;
     },
     async canWrite(login, ref, callOptions) {
-      return rightsOf((await right(login, ref, callOptions)).right).edit;
+      return permissionsOf((await right(login, ref, callOptions)).right).edit;
     },
     async canDelete(login, ref, callOptions) {
-      return rightsOf((await right(login, ref, callOptions)).right).delete;
+      return permissionsOf((await right(login, ref, callOptions)).right).delete;
     },
     async filterReadable(login, items, callOptions) {
       const access = await load(login, callOptions);
       return items.filter((item) => {
         if (access.items.has(item.id)) return true;
         const folderId = folderOf(access, item);
-        return folderId !== undefined && rightsOf(access.folders.get(folderId)?.accessType).read;
+        return folderId !== undefined && permissionsOf(access.folders.get(folderId)?.accessType).read;
       });
     },
     invalidate(login) {

@@ -48,6 +48,11 @@ export interface EndpointDefinition {
   readonly params: Readonly<Record<string, AnySegment>>;
   /** Whether the operation reads or writes: reads are retried, writes never. */
   readonly access: 'read' | 'write';
+  /**
+   * Whether a successful answer carries secrets (passwords or attachment contents): such reads are
+   * audited like writes, and their bodies are never logged.
+   */
+  readonly secret: boolean;
   /** How the body is read; `binary` for file downloads. */
   readonly response: ResponseKind;
   /** The schema of a JSON body (absent for binary). */
@@ -72,6 +77,7 @@ export interface EndpointDefinition {
 export const endpoints = {
   addItem: {
     operation: 'add/item',
+    secret: false,
     method: 'GET',
     path: '/add/item/{item}',
     params: { item: itemSegment },
@@ -83,6 +89,7 @@ export const endpoints = {
   },
   updateItem: {
     operation: 'update/item',
+    secret: false,
     method: 'GET',
     path: '/update/item/{id}/{item}',
     params: { id: idSegment, item: itemSegment },
@@ -94,6 +101,7 @@ export const endpoints = {
   },
   deleteItems: {
     operation: 'delete/item',
+    secret: false,
     method: 'GET',
     path: '/delete/item/{ids}',
     params: { ids: idListSegment },
@@ -106,6 +114,7 @@ export const endpoints = {
   },
   addFolder: {
     operation: 'add/folder',
+    secret: false,
     method: 'GET',
     path: '/add/folder/{folder}',
     params: { folder: folderCreateSegment },
@@ -117,6 +126,7 @@ export const endpoints = {
   },
   updateFolder: {
     operation: 'update/folder',
+    secret: false,
     method: 'GET',
     path: '/update/folder/{id}/{folder}',
     params: { id: idSegment, folder: folderUpdateSegment },
@@ -128,6 +138,7 @@ export const endpoints = {
   },
   deleteFolders: {
     operation: 'delete/folder',
+    secret: false,
     method: 'GET',
     path: '/delete/folder/{ids}',
     params: { ids: idListSegment },
@@ -141,6 +152,7 @@ export const endpoints = {
   },
   addFile: {
     operation: 'add/file',
+    secret: false,
     method: 'POST',
     path: '/add/file',
     params: {},
@@ -153,6 +165,7 @@ export const endpoints = {
   },
   readFolders: {
     operation: 'read/folder',
+    secret: true,
     method: 'GET',
     path: '/read/folder/{ids}',
     params: { ids: idListSegment },
@@ -167,6 +180,7 @@ export const endpoints = {
   },
   readItems: {
     operation: 'read/items',
+    secret: true,
     method: 'GET',
     path: '/read/items/{ids}',
     params: { ids: idListSegment },
@@ -179,6 +193,7 @@ export const endpoints = {
   },
   readUserItems: {
     operation: 'read/userpw',
+    secret: true,
     method: 'GET',
     path: '/read/userpw/{login}',
     params: { login: rawSegment('login') },
@@ -190,6 +205,7 @@ export const endpoints = {
   },
   readUserFolders: {
     operation: 'read/userfolders',
+    secret: false,
     method: 'GET',
     path: '/read/userfolders/{login}',
     params: { login: rawSegment('login') },
@@ -201,6 +217,7 @@ export const endpoints = {
   },
   listFiles: {
     operation: 'read/listfiles',
+    secret: false,
     method: 'GET',
     path: '/read/listfiles/{itemId}',
     params: { itemId: idSegment },
@@ -212,6 +229,7 @@ export const endpoints = {
   },
   downloadFile: {
     operation: 'read/files',
+    secret: true,
     method: 'GET',
     path: '/read/files/{id}',
     params: { id: idSegment },
@@ -222,6 +240,7 @@ export const endpoints = {
   },
   findItems: {
     operation: 'find/item',
+    secret: true,
     method: 'GET',
     path: '/find/item/{folderIds}/{query}',
     params: { folderIds: idListSegment, query: rawSegment('search string') },

@@ -17,10 +17,7 @@ export {
   type AccessChecker,
   type AccessCheckerOptions,
   createAccessChecker,
-  DELETE_RIGHTS,
-  EDIT_RIGHTS,
   type ItemRef,
-  rightsOf,
   type UserAccess,
 } from './access.ts';
 export {
@@ -83,6 +80,16 @@ export { classifyError } from './response.ts';
 export {
   ACCESS_TYPES,
   type AccessType,
+  describeRight,
+  type Permissions,
+  parseRight,
+  permissionsOf,
+  RIGHTS,
+  type RightDefinition,
+  rightOf,
+  unionOfRights,
+} from './rights.ts';
+export {
   AddFileResultSchema,
   AddFolderResultSchema,
   AddItemResultSchema,
@@ -122,3 +129,12 @@ export {
   rawSegment,
   type Segment,
 } from './segments.ts';
+export {
+  KEY_HEADER,
+  SERVER_FEATURES,
+  SERVER_INFO_PATH,
+  type ServerFeature,
+  type ServerInfo,
+  ServerInfoSchema,
+} from './server-info.ts';
+export { foldLabel } from './text.ts';

@@ -7,6 +7,7 @@
  */
 
 import * as v from 'valibot';
+import { type AccessType, parseRight } from './rights.ts';
 
 /**
  * A JSON value that stands for text: TeamPass sends strings, but numbers and `null` occur. Strings
@@ -43,21 +44,9 @@ const integer = v.pipe(
   }),
 );
 
-/** The access rights a folder can grant, most permissive first. */
-export const ACCESS_TYPES = ['W', 'ND', 'NE', 'NDNE', 'R'] as const;
-
-/**
- * A folder right: `W` write, `ND` write but no delete, `NE` no edit, `NDNE` neither, `R` read.
- * `none` stands for a value the core does not know, and grants nothing.
- */
-export type AccessType = (typeof ACCESS_TYPES)[number] | 'none';
-
 const accessType = v.pipe(
   optionalText,
-  v.transform(
-    (value): AccessType =>
-      (ACCESS_TYPES as readonly string[]).includes(value) ? (value as AccessType) : 'none',
-  ),
+  v.transform((value: string): AccessType => parseRight(value)),
 );
 
 /**

@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAccessChecker, DELETE_RIGHTS, EDIT_RIGHTS, rightsOf } from '../src/access.ts';
+import { createAccessChecker } from '../src/access.ts';
 import { createVaultClient, type VaultClient } from '../src/create-client.ts';
 import { VaultError } from '../src/errors.ts';
-import { ACCESS_TYPES } from '../src/schemas.ts';
+import { ACCESS_TYPES, RIGHTS } from '../src/rights.ts';
 import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 
 const KEY = 'tpAccessKey0123456789abcdefghijklmnopqr';
@@ -40,38 +40,26 @@ function seed(right: string) {
   return entry;
 }
 
-describe('rightsOf', () => {
-  it.each([
-    ['W', true, true, true],
-    ['ND', true, true, false],
-    ['NE', true, false, false],
-    ['NDNE', true, false, false],
-    ['R', true, false, false],
-    ['none', false, false, false],
-    [undefined, false, false, false],
-  ] as const)('%s → read %s, edit %s, delete %s', (right, read, edit, del) => {
-    expect(rightsOf(right)).toEqual({ read, edit, delete: del });
-  });
-
-  it('lists the edit and delete rights', () => {
-    expect(EDIT_RIGHTS).toEqual(['W', 'ND']);
-    expect(DELETE_RIGHTS).toEqual(['W']);
-  });
-});
-
 describe('createAccessChecker', () => {
-  it.each([
-    ['W', true, true, true],
-    ['ND', true, true, false],
-    ['NE', true, false, false],
-    ['NDNE', true, false, false],
-    ['R', true, false, false],
-  ] as const)('on a %s folder: read %s, write %s, delete %s', async (right, read, write, del) => {
+  // Driven by the core's rights table: the checker answers what the table says, row by row.
+  it.each(ACCESS_TYPES.map((right) => [right, RIGHTS[right]] as const))(
+    'on a %s folder: %o',
+    async (right, allowed) => {
+      const checker = createAccessChecker(vault);
+      const { itemId, folderId } = seed(right);
+      expect(await checker.canRead('bob', itemId)).toBe(allowed.read);
+      expect(await checker.canAdd('bob', folderId)).toBe(allowed.add);
+      expect(await checker.canWrite('bob', itemId)).toBe(allowed.edit);
+      expect(await checker.canDelete('bob', { id: itemId, folderId })).toBe(allowed.delete);
+    },
+  );
+
+  it('offers an NE user add and delete but not edit', async () => {
     const checker = createAccessChecker(vault);
-    const { itemId, folderId } = seed(right);
-    expect(await checker.canRead('bob', itemId)).toBe(read);
-    expect(await checker.canWrite('bob', itemId)).toBe(write);
-    expect(await checker.canDelete('bob', { id: itemId, folderId })).toBe(del);
+    const { itemId, folderId } = seed('NE');
+    expect(await checker.canAdd('bob', folderId)).toBe(true);
+    expect(await checker.canDelete('bob', itemId)).toBe(true);
+    expect(await checker.canWrite('bob', itemId)).toBe(false);
   });
 
   it('grants nothing but reading a listed item on a right it does not know', async () => {

@@ -10,7 +10,7 @@ import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { type WriteAuditScope, writeAuditScope } from '../store/write-audit.ts';
 import { clientAddress } from './client-address.ts';
-import { handlers, SECRET_READS } from './handlers.ts';
+import { handlers } from './handlers.ts';
 import { parseCidrList } from './ip-rules.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
@@ -227,7 +227,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   for (const name of ENDPOINT_NAMES) {
     const definition = endpoints[name];
     const routePath = definition.path.replace(/\{(\w+)\}/g, ':$1');
-    const audited = definition.access === 'write' || SECRET_READS.has(name);
+    const audited = definition.access === 'write' || definition.secret;
     const handle = async (c: Context<Env>) => {
       c.set('operation', definition.operation);
       if (c.req.method !== definition.method) {

@@ -137,12 +137,3 @@ export const handlers: Handlers = {
     };
   },
 };
-
-/** Operations whose answers carry passwords or attachment contents: audited like writes. */
-export const SECRET_READS: ReadonlySet<EndpointName> = new Set([
-  'readFolders',
-  'readItems',
-  'readUserItems',
-  'findItems',
-  'downloadFile',
-]);

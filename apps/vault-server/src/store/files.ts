@@ -1,5 +1,6 @@
+import { permissionsOf } from '@vaultline/protocol';
 import { forbidden, notFound } from '../errors.ts';
-import { capabilitiesOf, type Principal } from './access.ts';
+import type { Principal } from './access.ts';
 import type { StoreContext } from './store-context.ts';
 import { auditWrite } from './write-audit.ts';
 
@@ -26,7 +27,7 @@ async function itemFolder(ctx: StoreContext, principal: Principal, itemId: numbe
     [itemId],
   );
   const row = rows[0];
-  const caps = capabilitiesOf(
+  const caps = permissionsOf(
     row ? (await ctx.rights(principal, fresh)).get(Number(row.folder_id)) : undefined,
   );
   if (!row || !caps.read) throw notFound(`No item with id ${itemId}.`);

@@ -1,4 +1,4 @@
-import type { ItemValues, ItemWireRecord } from '@vaultline/protocol';
+import { type ItemValues, type ItemWireRecord, permissionsOf } from '@vaultline/protocol';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,
@@ -8,7 +8,7 @@ import {
 } from '../constants.ts';
 import type { Queryable } from '../db/database.ts';
 import { forbidden, invalid, notFound, VaultServerError } from '../errors.ts';
-import { capabilitiesOf, type Principal } from './access.ts';
+import type { Principal } from './access.ts';
 import type { FolderTree } from './folder-tree.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText, escapeLike, labelKey } from './text-rules.ts';
@@ -53,7 +53,7 @@ async function readable(ctx: StoreContext, principal: Principal): Promise<Readon
   let set = readableSets.get(rights);
   if (!set) {
     const fresh = new Set<number>();
-    for (const [id, right] of rights) if (capabilitiesOf(right).read) fresh.add(id);
+    for (const [id, right] of rights) if (permissionsOf(right).read) fresh.add(id);
     readableSets.set(rights, fresh);
     set = fresh;
   }
@@ -205,9 +205,9 @@ async function folderFor(ctx: StoreContext, principal: Principal, folderId: numb
   const tree = await ctx.folders(true);
   if (!tree.has(folderId)) throw notFound(`Folder ID does not exist: ${folderId}.`);
   const rights = await ctx.rights(principal, true);
-  const caps = capabilitiesOf(rights.get(folderId));
+  const caps = permissionsOf(rights.get(folderId));
   if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`);
-  if (need === 'create' && !caps.create) throw forbidden(`This key may not add items to folder ${folderId}.`);
+  if (need === 'create' && !caps.add) throw forbidden(`This key may not add items to folder ${folderId}.`);
 }
 
 /**
@@ -264,7 +264,7 @@ async function itemForChange(ctx: StoreContext, principal: Principal, id: number
   const row = rows[0];
   if (!row) throw notFound(`No item with id ${id}.`);
   const rights = await ctx.rights(principal, true);
-  const caps = capabilitiesOf(rights.get(Number(row.folder_id)));
+  const caps = permissionsOf(rights.get(Number(row.folder_id)));
   if (!caps.read) throw notFound(`No item with id ${id}.`);
   const allowed = need === 'edit' ? caps.edit || row.anyone_can_modify : caps.delete;
   if (!allowed) throw forbidden(`This key may not ${need} item ${id}.`);

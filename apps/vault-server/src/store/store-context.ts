@@ -1,8 +1,8 @@
-import type { AccessType } from '@vaultline/protocol';
+import { type AccessType, unionOfRights } from '@vaultline/protocol';
 import { COHERENT_CACHE_TTL_MS } from '../constants.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { mostPermissive, type Principal } from './access.ts';
+import type { Principal } from './access.ts';
 import type { KeyIdentity } from './api-keys.ts';
 import { type FolderTree, loadFolderTree } from './folder-tree.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -54,7 +54,7 @@ export async function loadUserRights(
     const node = tree.get(id);
     // A personal folder is visible to its owner only, whatever a role says.
     if (!node || node.personalOwner !== null) continue;
-    rights.set(id, mostPermissive(rights.get(id), row.access_type));
+    rights.set(id, unionOfRights([rights.get(id), row.access_type]));
   }
   for (const node of tree.values()) if (node.personalOwner === userId) rights.set(node.id, 'W');
   return rights;

@@ -1,3 +1,4 @@
+import { foldLabel } from '@vaultline/protocol';
 import { invalid } from '../errors.ts';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot be stored in PostgreSQL text.
@@ -18,13 +19,8 @@ export function checkText(value: string, what: string, max: number): string {
   return value;
 }
 
-/**
- * The form in which labels are compared for similarity: without accents, case, and surrounding
- * spaces.
- */
-export function labelKey(label: string): string {
-  return label.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
-}
+/** The form in which labels are compared for similarity: the core's {@link foldLabel}. */
+export const labelKey = foldLabel;
 
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */
 export function escapeLike(text: string): string {

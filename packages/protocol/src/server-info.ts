@@ -1,0 +1,50 @@
+/**
+ * How a Vaultline server identifies itself, so that clients pick the right strategy once (key in a
+ * header, full-text search, file endpoints) instead of apps branching on "is this TeamPass".
+ *
+ * `GET {base}/api/index.php/info/version` needs no key and carries no vault data. A Vaultline
+ * server answers {@link ServerInfo}; any other answer (TeamPass answers with its own error or
+ * version text) means a TeamPass-compatible server with TeamPass's limits.
+ *
+ * @module
+ */
+
+import * as v from 'valibot';
+
+/** The path of the identification request, after `/api/index.php`. */
+export const SERVER_INFO_PATH = '/info/version';
+
+/** The header that carries the API key when it does not travel in the URL. */
+export const KEY_HEADER = 'authorization';
+
+/**
+ * What a Vaultline server can do beyond the legacy API:
+ * - `bearer-auth`: accepts `Authorization: Bearer <key>`;
+ * - `query-key`: still accepts `?apikey=` (a server may refuse keys in URLs);
+ * - `files`: implements add/file, read/listfiles and read/files;
+ * - `unicode-search`: find/item takes any text (percent-encoded UTF-8) as its query;
+ * - `four-byte-text`: stores characters outside the BMP (emoji) as sent.
+ */
+export const SERVER_FEATURES = [
+  'bearer-auth',
+  'query-key',
+  'files',
+  'unicode-search',
+  'four-byte-text',
+] as const;
+
+/** One feature of {@link SERVER_FEATURES}. */
+export type ServerFeature = (typeof SERVER_FEATURES)[number];
+
+/** The identification answer of a Vaultline server. */
+export const ServerInfoSchema = v.object({
+  /** Always `vaultline`. */
+  server: v.literal('vaultline'),
+  /** The server's version. */
+  version: v.string(),
+  /** What it supports; unknown names are kept, so newer servers stay readable. */
+  features: v.array(v.string()),
+});
+
+/** The identification answer of a Vaultline server. */
+export type ServerInfo = v.InferOutput<typeof ServerInfoSchema>;

@@ -470,7 +470,7 @@ describe('vaultline against the Vaultline server', () => {
     expect(zsh).toContain('#compdef vaultline');
     expect(zsh).toContain("'inject:");
     const fish = (await cli(['completion', 'fish'])).stdout;
-    expect(fish).toContain('complete -c vaultline -n "__fish_seen_subcommand_from run" -l env-file -r -F');
+    expect(fish).toContain('complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F');
     expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
   });
 

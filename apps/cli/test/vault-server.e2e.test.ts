@@ -235,6 +235,11 @@ describe('vaultline against the Vaultline server', () => {
       });
       expect(down.code).toBe(EXIT.vault);
       expect(down.stderr).toContain('could not reach the vault');
+      const nobody = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_API_KEY: seeded.vault.adminKey, VAULTLINE_LOGIN: 'nobody' },
+      });
+      expect(nobody.code).toBe(EXIT.auth);
+      expect(nobody.stderr).toContain('VAULTLINE_LOGIN');
     });
   });
 
@@ -470,7 +475,9 @@ describe('vaultline against the Vaultline server', () => {
     expect(zsh).toContain('#compdef vaultline');
     expect(zsh).toContain("'inject:");
     const fish = (await cli(['completion', 'fish'])).stdout;
-    expect(fish).toContain('complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F');
+    expect(fish).toContain(
+      'complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F',
+    );
     expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
   });
 

@@ -128,6 +128,15 @@ export {
   splitPath,
 } from './schemas.ts';
 export {
+  planSearch,
+  type SearchOptions,
+  type SearchQuery,
+  type SearchResult,
+  type SearchStrategy,
+  searchableRuns,
+  searchItems,
+} from './search.ts';
+export {
   type AnySegment,
   COMPLEXITY_LEVELS,
   type ComplexityLevel,

@@ -130,6 +130,14 @@ function isIdentification(request: SeenRequest): boolean {
 
 const ROUTE = /^\/api(?:\/index\.php)?\/([a-z]+)\/([a-z]+)(?:\/([^?]*))?\?apikey=([^&]*)(?:&.*)?$/;
 
+/** How MySQL's utf8_general_ci compares: without case and accents. */
+function similarText(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}
+
 /** Decodes one TP value: base64 with `-_` or `+/`, padding or none (TP uses base64_decode). */
 function tpDecode(value: string): string {
   return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
@@ -523,11 +531,18 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       }
       case 'find/item': {
         const [folderIds = '', query = ''] = parts;
-        if (!/^[A-Za-z0-9_:'-]+$/.test(query)) return { status: 405, body: '' };
+        // TP's route regex takes only [A-Za-z0-9_:'-] here: a percent-encoded or empty segment
+        // (`postgres%20prod`, `example.com`, ``) is refused as "not numeric" with a 405.
+        if (parts.length !== 2 || !/^[A-Za-z0-9_:'-]+$/.test(query)) return table(ERROR_TABLE.itemNotNumeric);
+        // PHP's empty("0") is true: TP then fails further down with a 500.
         if (query === '0') return { status: 500, body: '' };
         const ids = new Set(folderIds.split(';'));
+        const needle = query.toLowerCase();
         const found = [...items.values()]
-          .filter((item) => !item.deleted && ids.has(item.folder_id) && item.label.includes(query))
+          .filter(
+            // MySQL's LIKE on utf8_general_ci: case- and accent-insensitive.
+            (item) => !item.deleted && ids.has(item.folder_id) && similarText(item.label).includes(needle),
+          )
           .map((item) => ({ ...readRecord(item), status: 'OK' }));
         if (found.length === 0) return table(ERROR_TABLE.noResults);
         return json(array(found, (record) => record.id));

@@ -84,11 +84,13 @@ export {
   isVaultError,
   REDACTED,
   type Redactor,
+  serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  withServerWords,
 } from './errors.ts';
 export { classifyError } from './response.ts';
 export {

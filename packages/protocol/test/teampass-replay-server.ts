@@ -186,6 +186,12 @@ export interface ReplayServer {
    * results"}` whatever they are given (every TeamPass release). Default true.
    */
   fileEndpoints: boolean;
+  /**
+   * TeamPass's default install: 3-byte `utf8` tables. A character outside the BMP (emoji) in a
+   * label, description, login, email, URL or folder title then makes the write answer HTTP 200
+   * with MySQL's error text, not JSON, and nothing is stored. Default false (4-byte tables).
+   */
+  threeByteTables: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
   close(): Promise<void>;
@@ -278,6 +284,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     deleteBody: 'json',
     collectionShape: 'teampass',
     fileEndpoints: true,
+    threeByteTables: false,
     fault(fault) {
       faults.push(fault);
     },
@@ -288,6 +295,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       state.deleteBody = 'json';
       state.collectionShape = 'teampass';
       state.fileEndpoints = true;
+      state.threeByteTables = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -307,6 +315,23 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     if (state.collectionShape === 'arrays') return records;
     return Object.fromEntries(records.map((r) => [byId(r), r]));
   };
+
+  /** With 3-byte tables: MySQL's refusal of the first column holding a character outside the BMP. */
+  function fourByteRefusal(columns: Record<string, string>): Answer | undefined {
+    if (!state.threeByteTables) return undefined;
+    for (const [column, value] of Object.entries(columns)) {
+      const match = /[\u{10000}-\u{10FFFF}]/u.exec(value);
+      if (!match) continue;
+      const bytes = [...Buffer.from(match[0])]
+        .map((byte) => `\\x${byte.toString(16).toUpperCase()}`)
+        .join('');
+      return {
+        status: 200,
+        body: `Incorrect string value: '${bytes}' for column \`teampass\`.\`teampass_items\`.\`${column}\` at row 1`,
+      };
+    }
+    return undefined;
+  }
 
   async function emulate(request: SeenRequest): Promise<Answer> {
     if (options.apiDisabled) return table(ERROR_TABLE.apiDisabled);
@@ -362,6 +387,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         if (label === '' || folderId === '') return table(ERROR_TABLE.fieldMissing);
         if (pw === '') return table(ERROR_TABLE.passwordEmpty);
         if (pw.length > 200) return table(ERROR_TABLE.passwordTooLong);
@@ -408,6 +435,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         Object.assign(item, {
           label,
           pw,
@@ -436,6 +465,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         const values = tpDecode(segment).split(';');
         if (values.length !== (add ? 5 : 3)) return { status: 200, body: NON_JSON_BODIES.sql };
         const title = values[0] ?? '';
+        const refused = fourByteRefusal({ title });
+        if (refused) return refused;
         if (/^[0-9]+$/.test(title)) return table(ERROR_TABLE.numericTitle);
         if (add) {
           const parent = values[2] ?? '0';

@@ -192,6 +192,8 @@ export interface ReplayServer {
    * with MySQL's error text, not JSON, and nothing is stored. Default false (4-byte tables).
    */
   threeByteTables: boolean;
+  /** Store each character outside the BMP as `????` (what some TeamPass installs do). Default false. */
+  mangleFourByte: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
   close(): Promise<void>;
@@ -285,6 +287,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     collectionShape: 'teampass',
     fileEndpoints: true,
     threeByteTables: false,
+    mangleFourByte: false,
     fault(fault) {
       faults.push(fault);
     },
@@ -296,6 +299,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       state.collectionShape = 'teampass';
       state.fileEndpoints = true;
       state.threeByteTables = false;
+      state.mangleFourByte = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -404,9 +408,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           if (!item.deleted && similar(item.label) === similar(label)) return table(ERROR_TABLE.labelExists);
         }
         const id = String(nextId++);
+        const stored = (text: string) =>
+          state.mangleFourByte ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, '????') : text;
         items.set(id, {
           id,
-          label,
+          label: stored(label),
           pw,
           description,
           folder_id: folderId,

@@ -38,6 +38,7 @@ export {
   decodeFolderValues,
   decodeId,
   decodeIdList,
+  decodeIdValue,
   decodeItemValues,
   decodeRawSegment,
   decodeValue,
@@ -56,6 +57,7 @@ export {
   isValidId,
   itemToValues,
   MAX_ID,
+  parseId,
 } from './codec.ts';
 export {
   type CallOptions,

@@ -607,8 +607,16 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       while (left > 0 && !res.destroyed) {
         const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
         left -= piece.length;
-        if (!res.write(piece))
-          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(piece)) {
+          // Wait for drain or close, and take both listeners off again (they would pile up).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done).off('close', done);
+              resolve();
+            };
+            res.once('drain', done).once('close', done);
+          });
+        }
       }
       res.end();
       return;

@@ -457,6 +457,27 @@ describe('vaultline against the Vaultline server', () => {
     });
   });
 
+  it('shows a spinner on a terminal only, and never with --json', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { CLI } = await import('./support/cli.ts');
+    // script(1) gives the command a pseudo-terminal, as a person's shell would.
+    const inTerminal = async (args: string[]) => {
+      const line = [process.execPath, CLI, ...args].map((word) => `'${word}'`).join(' ');
+      const env = { PATH: process.env.PATH ?? '', HOME: home.dir, TERM: 'xterm-256color', ...asAlice() };
+      return (await promisify(execFile)('script', ['-qec', line, '/dev/null'], { env })).stdout;
+    };
+    const frames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+    const spun = await inTerminal(['get', String(id('prod db'))]);
+    expect(spun).toMatch(frames);
+    expect(spun).toContain('postgres');
+    const json = await inTerminal(['get', String(id('prod db')), '--json']);
+    expect(json).not.toMatch(frames);
+    expect(json).toContain('"login": "postgres"');
+    const piped = await cli(['get', String(id('prod db'))]);
+    expect(piped.stdout + piped.stderr).not.toMatch(frames);
+  });
+
   it('completes commands and options in bash, from the commander tree', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');

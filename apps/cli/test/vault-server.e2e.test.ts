@@ -88,6 +88,13 @@ describe('vaultline against the Vaultline server', () => {
       expect(read.code).toBe(EXIT.auth);
       expect(read.stderr).toContain('No API key');
       expect(read.stderr).toContain('VAULTLINE_API_KEY');
+      // disconnect forgets it, and says why no key could be removed.
+      const gone = await cli(['disconnect', '--name', 'kc']);
+      expect(gone.code).toBe(0);
+      expect(gone.stderr).toContain('Forgot connection "kc"');
+      const config = JSON.parse(await readFile(join(home.dir, 'config', 'vaultline', 'config.json'), 'utf8'));
+      expect(config.connections.kc).toBeUndefined();
+      expect((await cli(['disconnect', '--name', 'kc'])).code).toBe(EXIT.auth);
     });
 
     it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {

@@ -99,17 +99,19 @@ describe('vaultline against the Vaultline server', () => {
 
     it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {
       const wrong = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'x'], {
-        env: { VAULTLINE_API_KEY: 'wrong-key-Zz0123456789' },
+        env: { VAULTLINE_API_KEY_X: 'wrong-key-Zz0123456789' },
       });
       expect(wrong.code).toBe(EXIT.auth);
       expect(wrong.stderr).toContain('refused the API key');
       expect(wrong.stderr).not.toContain('wrong-key-Zz0123456789');
       const nobody = await cli(['connect', seeded.vault.url, '--login', 'nobody', '--name', 'x'], {
-        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+        env: { VAULTLINE_API_KEY_X: seeded.vault.adminKey },
       });
       expect(nobody.code).toBe(EXIT.auth);
       expect(nobody.stderr).toContain('no user "nobody"');
-      const url = await cli(['connect', 'ftp://vault', '--login', 'alice', '--name', 'x']);
+      const url = await cli(['connect', 'ftp://vault', '--login', 'alice', '--name', 'x'], {
+        env: { VAULTLINE_API_KEY_X: seeded.aliceKey },
+      });
       expect(url.code).toBe(EXIT.usage);
     });
 

@@ -72,11 +72,11 @@ export function connectCommand(context: CommandContext): Command {
     )
     .action(async (url: string, options: { login: string; name: string; keyStdin?: boolean }) => {
       const { env, output } = context;
-      const key = options.keyStdin ? await readKeyFromStdin() : (env.keyFor(options.name) ?? env.apiKey);
+      const key = options.keyStdin ? await readKeyFromStdin() : env.keyFor(options.name);
       if (key === undefined || key === '') {
         throw new CliError(
           'no_key',
-          `No API key: pipe it to vaultline connect --key-stdin (stored in the OS keychain), or set ${ENV.apiKey}.`,
+          `No API key: pipe it to vaultline connect --key-stdin (stored in the OS keychain), or set ${keyVariable(options.name)}.`,
           EXIT.auth,
         );
       }

@@ -76,6 +76,18 @@ export {
   type VaultErrorCode,
   type VaultErrorOptions,
 } from './errors.ts';
+export {
+  API_BASE_PATH,
+  createOpenApiDocument,
+  ERROR_ANSWERS,
+  type ErrorAnswer,
+  type JsonObject,
+  OPENAPI_DOCUMENT_PATH,
+  OPENAPI_VERSION,
+  type OpenApiDocument,
+  type OpenApiOptions,
+  SERVER_INFO_OPERATION_ID,
+} from './openapi.ts';
 export { classifyError } from './response.ts';
 export {
   ACCESS_TYPES,

@@ -23,7 +23,7 @@ export const LIST_FILES: readonly string[] = ['README.md', 'docs/api.md'];
 
 /** The comment that opens a generated endpoint list. */
 export const LIST_START =
-  '<!-- endpoints:start (generated from packages/protocol/src/endpoints.ts: pnpm --filter @vaultline/protocol docs) -->';
+  '<!-- endpoints:start (generated from packages/protocol/src/endpoints.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
 
 /** The comment that closes it. */
 export const LIST_END = '<!-- endpoints:end -->';

@@ -1,6 +1,6 @@
 /**
  * Regenerates `docs/openapi.json` and the endpoint lists of the README and `docs/api.md` from the
- * endpoint table: `pnpm --filter @vaultline/protocol docs`.
+ * endpoint table: `pnpm --filter @vaultline/protocol docs:generate`.
  *
  * @module
  */

@@ -166,19 +166,60 @@ const SERVER_INFO_ERRORS = [429, 500];
 const B64 = '[A-Za-z0-9_+=-]*';
 
 /**
- * The JSON Schema of one path segment: what the segment's encoder writes and its decoder reads.
+ * Said of every segment holding `;`: OpenAPI has no `allowReserved` for path parameters, and
+ * generic clients percent-encode `;` as `%3B`, which no server of this API reads.
+ */
+const LITERAL_SEMICOLONS =
+  'The `;` separators travel as they are: the segment is never percent-decoded, so `%3B` is refused.';
+
+/** How a segment is documented: its schema and how it is encoded. */
+interface SegmentDoc {
+  /** What the encoder writes and the decoder reads. */
+  readonly schema: JsonObject;
+  /** How the value becomes the segment. */
+  readonly encoding: string;
+}
+
+/**
+ * The schema and encoding of one path segment.
  *
  * @param segment The segment of a row.
- * @returns The parameter's schema.
+ * @returns Its documentation.
  */
-function segmentSchema(segment: AnySegment): JsonObject {
-  if (segment === idSegment) return { type: 'integer', minimum: 1, maximum: MAX_ID };
-  if (segment === idListSegment) return { type: 'string', pattern: '^[0-9]{1,16}(;[0-9]{1,16})*$' };
-  if (segment === itemSegment) return { type: 'string', pattern: `^${B64}(;${B64}){8}$` };
-  if (segment === folderCreateSegment) return { type: 'string', pattern: `^${B64}(;${B64}){4}$|^${B64}$` };
-  if (segment === folderUpdateSegment) return { type: 'string', pattern: `^${B64}(;${B64}){2}$|^${B64}$` };
-  // A raw segment (a login, a search string): any text but `/`, `\`, `?`, `#` and control characters.
-  return { type: 'string', minLength: 1 };
+function segmentDoc(segment: AnySegment): SegmentDoc {
+  const base64 =
+    'base64url of the UTF-8 text (`+`→`-`, `/`→`_`; padding optional, best left out as generic clients percent-encode `=`)';
+  if (segment === idSegment) {
+    return {
+      schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+      encoding: 'Decimal digits: no sign, no fraction, no leading `+`.',
+    };
+  }
+  if (segment === idListSegment) {
+    return {
+      schema: { type: 'string', pattern: '^[0-9]{1,16}(;[0-9]{1,16})*$' },
+      encoding: `Decimal digits each, at most 1000 ids. ${LITERAL_SEMICOLONS}`,
+    };
+  }
+  if (segment === itemSegment) {
+    return {
+      schema: { type: 'string', pattern: `^${B64}(;${B64}){8}$` },
+      encoding: `Each value is ${base64}; the nine are joined by \`;\`. ${LITERAL_SEMICOLONS}`,
+    };
+  }
+  if (segment === folderCreateSegment || segment === folderUpdateSegment) {
+    const count = segment === folderCreateSegment ? 5 : 3;
+    return {
+      schema: { type: 'string', pattern: `^${B64}(;${B64}){${count - 1}}$|^${B64}$` },
+      encoding: `The ${count} values joined by \`;\`, then ${base64}: the form TeamPass requires. Each value encoded on its own and joined by \`;\` is read too. ${LITERAL_SEMICOLONS}`,
+    };
+  }
+  // A raw segment: a login or a search string.
+  return {
+    schema: { type: 'string', minLength: 1 },
+    encoding:
+      "`/`, `\\`, `?`, `#` and control characters are refused; characters a URL cannot carry are percent-encoded and decoded once by a Vaultline server. TeamPass never percent-decodes: it reads only `[A-Za-z0-9_:'-]` here.",
+  };
 }
 
 /** Named schemas, emitted once under `components.schemas` and referenced from each answer. */
@@ -332,6 +373,18 @@ function responsesOf(row: EndpointDefinition): JsonObject {
 }
 
 /**
+ * A path parameter's description: what it holds and how it is encoded.
+ *
+ * @param segment The segment.
+ * @returns The description.
+ */
+function describeSegment(segment: AnySegment): string {
+  const what = segment.description.charAt(0).toUpperCase() + segment.description.slice(1);
+  const secret = segment.secret ? ' Carries secrets: servers never log it.' : '';
+  return `${what}. ${segmentDoc(segment).encoding}${secret}`;
+}
+
+/**
  * One operation of the table.
  *
  * @param name The row's name, used as `operationId`.
@@ -348,8 +401,8 @@ function operationOf(name: string, row: EndpointDefinition): JsonObject {
     name: param,
     in: 'path',
     required: true,
-    description: `${segment.description}. Sent as it is: the server decodes the raw segment with the core's codec.${segment.secret ? ' Carries secrets: never logged.' : ''}`,
-    schema: segmentSchema(segment),
+    description: describeSegment(segment),
+    schema: segmentDoc(segment).schema,
   }));
   if (parameters.length > 0) operation.parameters = parameters;
   if (row.multipart) {

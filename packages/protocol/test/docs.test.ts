@@ -15,7 +15,7 @@ import {
 import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
 import { createOpenApiDocument, ERROR_ANSWERS } from '../src/openapi.ts';
 
-const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs` and commit the result';
+const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
 
 async function read(file: string): Promise<string> {
   return readFile(join(REPO_ROOT, file), 'utf8');

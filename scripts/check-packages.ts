@@ -180,7 +180,7 @@ function checkPackage(dir: string): void {
   report(
     name,
     'attw --profile esm-only',
-    run('attw', [tgz, '--profile', 'esm-only', '--no-color', '--no-emoji'], root),
+    run('attw', [tgz, '--profile', 'esm-only', '--no-definitely-typed', '--no-color', '--no-emoji'], root),
   );
 
   const project = consumer(dir, manifest, tgz, imports);

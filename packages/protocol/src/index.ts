@@ -81,10 +81,10 @@ export {
   createOpenApiDocument,
   ERROR_ANSWERS,
   type ErrorAnswer,
-  type JsonObject,
   OPENAPI_DOCUMENT_PATH,
   OPENAPI_VERSION,
   type OpenApiDocument,
+  type OpenApiObject,
   type OpenApiOptions,
   SERVER_INFO_OPERATION_ID,
 } from './openapi.ts';

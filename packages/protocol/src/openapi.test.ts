@@ -6,18 +6,18 @@ import {
   API_BASE_PATH,
   createOpenApiDocument,
   ERROR_ANSWERS,
-  type JsonObject,
   OPENAPI_VERSION,
+  type OpenApiObject,
   SERVER_INFO_OPERATION_ID,
 } from './openapi.ts';
 import { SERVER_INFO_PATH } from './server-info.ts';
 
 const doc = createOpenApiDocument();
 
-function operation(path: string, method: string): JsonObject {
+function operation(path: string, method: string): OpenApiObject {
   const item = doc.paths[`${API_BASE_PATH}${path}`];
   expect(item, `no path ${path}`).toBeDefined();
-  const op = item![method] as JsonObject | undefined;
+  const op = item![method] as OpenApiObject | undefined;
   expect(op, `no ${method} ${path}`).toBeDefined();
   return op!;
 }
@@ -25,7 +25,7 @@ function operation(path: string, method: string): JsonObject {
 /** Compiles the JSON Schema of an answer, with the document's named schemas in reach of its `$ref`s. */
 function validator(schema: unknown): (body: unknown) => boolean {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  const root = { ...(schema as JsonObject), components: { schemas: doc.components.schemas } };
+  const root = { ...(schema as OpenApiObject), components: { schemas: doc.components.schemas } };
   const check = ajv.compile(root);
   return (body) => check(body) === true;
 }
@@ -67,7 +67,7 @@ describe('createOpenApiDocument', () => {
     for (const name of ENDPOINT_NAMES) {
       const row = endpoints[name];
       const placeholders = [...row.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      const params = (operation(row.path, row.method.toLowerCase()).parameters ?? []) as JsonObject[];
+      const params = (operation(row.path, row.method.toLowerCase()).parameters ?? []) as OpenApiObject[];
       expect(params.map((p) => p.name)).toEqual(placeholders);
       for (const param of params) {
         const segment = (row.params as Record<string, { description: string }>)[param.name as string]!;
@@ -80,7 +80,7 @@ describe('createOpenApiDocument', () => {
   it('gives id, id-list and item segments schemas that accept what the codec writes and refuse the rest', () => {
     const params = (path: string) =>
       Object.fromEntries(
-        (operation(path, 'get').parameters as JsonObject[]).map((p) => [p.name, validator(p.schema)]),
+        (operation(path, 'get').parameters as OpenApiObject[]).map((p) => [p.name, validator(p.schema)]),
       );
     const update = params('/update/item/{id}/{item}');
     expect(update.id!(54)).toBe(true);
@@ -88,7 +88,7 @@ describe('createOpenApiDocument', () => {
     expect(update.item!('ZGI;czNjcmV0;;Mw;YXBw;;;;MA')).toBe(true);
     expect(update.item!('ZGI;czNjcmV0')).toBe(false);
     // Generic OpenAPI clients percent-encode `;` in path parameters; the segment is never decoded.
-    const idsParam = (operation('/read/items/{ids}', 'get').parameters as JsonObject[])[0]!;
+    const idsParam = (operation('/read/items/{ids}', 'get').parameters as OpenApiObject[])[0]!;
     expect(idsParam.description).toContain('`%3B` is refused');
     const ids = params('/read/items/{ids}').ids!;
     expect(ids('1;2;30')).toBe(true);
@@ -151,8 +151,8 @@ describe('createOpenApiDocument', () => {
 
   it('answers a download with bytes and a multipart upload with its two fields', () => {
     const download = operation('/read/files/{id}', 'get');
-    const ok = (download.responses as Record<string, JsonObject>)['200']!;
-    expect(Object.keys(ok.content as JsonObject)).toEqual(['*/*']);
+    const ok = (download.responses as Record<string, OpenApiObject>)['200']!;
+    expect(Object.keys(ok.content as OpenApiObject)).toEqual(['*/*']);
     const upload = operation('/add/file', 'post');
     expect(upload.requestBody).toMatchObject({
       required: true,
@@ -163,7 +163,7 @@ describe('createOpenApiDocument', () => {
   it('lists every error answer each operation can get, with its body and codes', () => {
     for (const name of ENDPOINT_NAMES) {
       const row = endpoints[name];
-      const statuses = Object.keys(operation(row.path, row.method.toLowerCase()).responses as JsonObject);
+      const statuses = Object.keys(operation(row.path, row.method.toLowerCase()).responses as OpenApiObject);
       expect(statuses).toContain('400');
       expect(statuses).toContain('401');
       expect(statuses).toContain('429');
@@ -171,7 +171,7 @@ describe('createOpenApiDocument', () => {
       expect(statuses.includes('409')).toBe(row.access === 'write');
       expect(statuses.includes('413')).toBe(name === 'addFile');
     }
-    const responses = doc.components.responses as Record<string, JsonObject>;
+    const responses = doc.components.responses as Record<string, OpenApiObject>;
     for (const answer of ERROR_ANSWERS) {
       for (const code of answer.codes) expect(VAULT_ERROR_CODES).toContain(code);
       const schema = (responses[answer.name]!.content as Record<string, { schema: unknown }>)[

@@ -30,8 +30,8 @@ import {
 } from './segments.ts';
 import { SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from './server-info.ts';
 
-/** A JSON object as the document holds it. */
-export type JsonObject = { [key: string]: unknown };
+/** A JSON object of the document (an operation, a schema, an answer…). */
+export type OpenApiObject = { [key: string]: unknown };
 
 /** The path under which every operation lives. */
 export const API_BASE_PATH = '/api/index.php';
@@ -61,15 +61,15 @@ export interface OpenApiDocument {
   /** The OpenAPI version, {@link OPENAPI_VERSION}. */
   openapi: string;
   /** Title, version, description and license. */
-  info: JsonObject & { title: string; version: string };
+  info: OpenApiObject & { title: string; version: string };
   /** The server, when {@link OpenApiOptions.serverUrl} is given. */
   servers?: { url: string }[];
   /** Keys are accepted in the query or in a header. */
   security: Record<string, string[]>[];
   /** One path per operation, under {@link API_BASE_PATH}. */
-  paths: Record<string, JsonObject>;
+  paths: Record<string, OpenApiObject>;
   /** Shared schemas, answers and security schemes. */
-  components: JsonObject;
+  components: OpenApiObject;
 }
 
 /** One error answer: its status, the `code`s it carries and when it happens (docs/api.md, Errors). */
@@ -175,7 +175,7 @@ const LITERAL_SEMICOLONS =
 /** How a segment is documented: its schema and how it is encoded. */
 interface SegmentDoc {
   /** What the encoder writes and the decoder reads. */
-  readonly schema: JsonObject;
+  readonly schema: OpenApiObject;
   /** How the value becomes the segment. */
   readonly encoding: string;
 }
@@ -240,12 +240,12 @@ const DEFINITIONS = {
  * @param context The conversion context.
  * @returns The replacement, or `undefined` to keep the default conversion.
  */
-function overrideSchema(context: OverrideSchemaContext): JsonObject | undefined {
+function overrideSchema(context: OverrideSchemaContext): OpenApiObject | undefined {
   const schema = context.valibotSchema;
   if (schema.type === 'custom') return {};
   if (schema.type !== 'union') return undefined;
   const options = (schema as unknown as { options: readonly v.GenericSchema[] }).options;
-  const converted = (context.jsonSchema as { anyOf: JsonObject[] }).anyOf;
+  const converted = (context.jsonSchema as { anyOf: OpenApiObject[] }).anyOf;
   const kept = converted.filter((_, i) => options[i]!.type !== 'custom');
   return kept.length === 1 ? kept[0]! : { anyOf: kept };
 }
@@ -266,8 +266,8 @@ const CONVERSION: ConversionConfig = {
  * @param schema The valibot schema.
  * @returns The JSON Schema, `$ref`s pointing into `components.schemas`.
  */
-function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
-  const { $schema: _dialect, $defs: _defs, ...rest } = toJsonSchema(schema, CONVERSION) as JsonObject;
+function jsonSchemaOf(schema: v.GenericSchema): OpenApiObject {
+  const { $schema: _dialect, $defs: _defs, ...rest } = toJsonSchema(schema, CONVERSION) as OpenApiObject;
   return rest;
 }
 
@@ -276,8 +276,8 @@ function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
  *
  * @returns The `components.schemas` object.
  */
-function componentSchemas(): Record<string, JsonObject> {
-  const out: Record<string, JsonObject> = {};
+function componentSchemas(): Record<string, OpenApiObject> {
+  const out: Record<string, OpenApiObject> = {};
   for (const [name, schema] of Object.entries(DEFINITIONS)) {
     const { definitions: _definitions, ...config } = CONVERSION;
     const {
@@ -287,7 +287,7 @@ function componentSchemas(): Record<string, JsonObject> {
     } = toJsonSchema(schema, {
       ...config,
       definitions: Object.fromEntries(Object.entries(DEFINITIONS).filter(([other]) => other !== name)),
-    }) as JsonObject;
+    }) as OpenApiObject;
     out[name] = rest;
   }
   return out;
@@ -299,9 +299,9 @@ function componentSchemas(): Record<string, JsonObject> {
  * @param schema The JSON Schema of the body.
  * @returns The `content` object.
  */
-function jsonContent(schema: JsonObject): JsonObject {
-  const content: JsonObject = { 'application/json': { schema } };
-  const options = (schema.anyOf as JsonObject[] | undefined) ?? [schema];
+function jsonContent(schema: OpenApiObject): OpenApiObject {
+  const content: OpenApiObject = { 'application/json': { schema } };
+  const options = (schema.anyOf as OpenApiObject[] | undefined) ?? [schema];
   const text = options.find((option) => typeof option.const === 'string');
   // The spec's deletes answer the bare text `OK` (text/plain), not the JSON string "OK".
   if (text) content['text/plain'] = { schema: { type: 'string', const: text.const } };
@@ -346,8 +346,8 @@ function describeRow(row: EndpointDefinition): string {
  * @param row The row.
  * @returns The `responses` object.
  */
-function responsesOf(row: EndpointDefinition): JsonObject {
-  const responses: JsonObject = {};
+function responsesOf(row: EndpointDefinition): OpenApiObject {
+  const responses: OpenApiObject = {};
   if (row.response === 'binary') {
     responses['200'] = {
       description: "The attachment's bytes, with its recorded media type.",
@@ -391,8 +391,8 @@ function describeSegment(segment: AnySegment): string {
  * @param row The row.
  * @returns The OpenAPI operation.
  */
-function operationOf(name: string, row: EndpointDefinition): JsonObject {
-  const operation: JsonObject = {
+function operationOf(name: string, row: EndpointDefinition): OpenApiObject {
+  const operation: OpenApiObject = {
     operationId: name,
     summary: row.operation,
     description: describeRow(row),
@@ -441,10 +441,10 @@ function operationOf(name: string, row: EndpointDefinition): JsonObject {
  *
  * @returns The `components.responses` object.
  */
-function errorResponses(): Record<string, JsonObject> {
-  const out: Record<string, JsonObject> = {};
+function errorResponses(): Record<string, OpenApiObject> {
+  const out: Record<string, OpenApiObject> = {};
   for (const answer of ERROR_ANSWERS) {
-    const response: JsonObject = {
+    const response: OpenApiObject = {
       description: answer.description,
       content: {
         'application/json': {
@@ -481,12 +481,12 @@ function errorResponses(): Record<string, JsonObject> {
  * ```
  */
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
-  const paths: Record<string, JsonObject> = {};
+  const paths: Record<string, OpenApiObject> = {};
   for (const name of ENDPOINT_NAMES) {
     const row: EndpointDefinition = endpoints[name];
     paths[`${API_BASE_PATH}${row.path}`] = { [row.method.toLowerCase()]: operationOf(name, row) };
   }
-  const serverInfoResponses: JsonObject = {
+  const serverInfoResponses: OpenApiObject = {
     '200': {
       description:
         'A Vaultline server: its name, version and features. Any other answer means a TeamPass server.',

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVaultClient } from '../src/create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from '../src/endpoints.ts';
-import { API_BASE_PATH, createOpenApiDocument, type JsonObject } from '../src/openapi.ts';
+import { API_BASE_PATH, createOpenApiDocument, type OpenApiObject } from '../src/openapi.ts';
 import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 
 const KEY = 'openapiReplayKey0123456789abcdef';
@@ -32,8 +32,8 @@ function successCheck(name: EndpointName, media: string): ((body: unknown) => bo
 
 function compileSuccessCheck(name: EndpointName, media: string): ((body: unknown) => boolean) | undefined {
   const row = endpoints[name];
-  const op = doc.paths[`${API_BASE_PATH}${row.path}`]![row.method.toLowerCase()] as JsonObject;
-  const ok = (op.responses as Record<string, { content: Record<string, { schema: JsonObject }> }>)['200']!;
+  const op = doc.paths[`${API_BASE_PATH}${row.path}`]![row.method.toLowerCase()] as OpenApiObject;
+  const ok = (op.responses as Record<string, { content: Record<string, { schema: OpenApiObject }> }>)['200']!;
   const schema = ok.content[media]?.schema;
   if (!schema) return undefined;
   const check = new Ajv2020({ strict: false }).compile({ ...schema, components: doc.components });

@@ -98,6 +98,7 @@ describe('createOpenApiDocument', () => {
     expect(folder('dGVhbTswOzA7MDsw')).toBe(true);
     expect(folder('dGVhbQ;MA;MA;MA;MA')).toBe(true);
     expect(folder('dGVhbQ;MA')).toBe(false);
+    expect(folder('')).toBe(false);
   });
 
   it('describes answers in the wire forms servers send: arrays or keyed objects, strings or numbers', () => {

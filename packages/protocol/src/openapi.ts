@@ -210,7 +210,7 @@ function segmentDoc(segment: AnySegment): SegmentDoc {
   if (segment === folderCreateSegment || segment === folderUpdateSegment) {
     const count = segment === folderCreateSegment ? 5 : 3;
     return {
-      schema: { type: 'string', pattern: `^${B64}(;${B64}){${count - 1}}$|^${B64}$` },
+      schema: { type: 'string', pattern: `^${B64}(;${B64}){${count - 1}}$|^${B64.slice(0, -1)}+$` },
       encoding: `The ${count} values joined by \`;\`, then ${base64}: the form TeamPass requires. Each value encoded on its own and joined by \`;\` is read too. ${LITERAL_SEMICOLONS}`,
     };
   }

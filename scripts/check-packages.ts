@@ -10,7 +10,8 @@
  * - `attw --profile esm-only` on the tarball (the packages are ESM-only: `node10` and `require` from
  *   CJS are out of scope);
  * - a consumer's `tsc` (`skipLibCheck: false`) importing every entry point under `node16` and
- *   `bundler` resolution.
+ *   `bundler` resolution: a Node consumer (with @types/node) for every package, and a browser
+ *   consumer (DOM, no Node types) for the packages that promise to run outside Node.
  *
  * Prints one line per check and `N passed, N failed`; exits 1 when one fails.
  *
@@ -42,6 +43,20 @@ interface Manifest {
 }
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** The module resolutions a consumer's TypeScript may use for ESM. */
+const RESOLUTIONS = ['node16', 'bundler'] as const;
+
+/**
+ * Packages that promise to run outside Node (browsers, VS Code web workers: the protocol's README):
+ * their types must also check for a consumer without @types/node.
+ */
+const ISOMORPHIC = new Set(['@vaultline/protocol']);
+
+/** Where a consumer of the package runs: Node for all, and a browser for the isomorphic ones. */
+function environmentsOf(manifest: Manifest): ('node' | 'browser')[] {
+  return ISOMORPHIC.has(manifest.name) ? ['node', 'browser'] : ['node'];
+}
 const work = mkdtempSync(join(tmpdir(), 'vaultline-packages-'));
 let passed = 0;
 let failed = 0;
@@ -110,28 +125,38 @@ function consumer(dir: string, manifest: Manifest, tgz: string, imports: string[
     join(project, 'index.ts'),
     `${imports.map((spec, i) => `export * as entry${i} from '${spec}';`).join('\n')}\n`,
   );
-  const common = {
-    strict: true,
-    skipLibCheck: false,
-    noEmit: true,
-    target: 'ES2023',
-    lib: ['ES2024', 'DOM', 'DOM.Iterable'],
-    types: [],
-  };
-  writeFileSync(
-    join(project, 'tsconfig.node16.json'),
-    JSON.stringify({
-      compilerOptions: { ...common, module: 'node16', moduleResolution: 'node16' },
-      files: ['index.ts'],
-    }),
-  );
-  writeFileSync(
-    join(project, 'tsconfig.bundler.json'),
-    JSON.stringify({
-      compilerOptions: { ...common, module: 'preserve', moduleResolution: 'bundler' },
-      files: ['index.ts'],
-    }),
-  );
+  // A Node consumer has @types/node; take the version the package itself was built against.
+  const nodeTypes = [dir, root].map((base) => join(base, 'node_modules', '@types', 'node')).find(existsSync);
+  if (nodeTypes) {
+    mkdirSync(join(modules, '@types'), { recursive: true });
+    symlinkSync(nodeTypes, join(modules, '@types', 'node'), 'dir');
+  }
+  for (const environment of environmentsOf(manifest)) {
+    const runtime =
+      environment === 'node'
+        ? { lib: ['ES2024'], types: ['node'] }
+        : { lib: ['ES2024', 'DOM', 'DOM.Iterable'], types: [] };
+    for (const resolution of RESOLUTIONS) {
+      const module =
+        resolution === 'node16'
+          ? { module: 'node16', moduleResolution: 'node16' }
+          : { module: 'preserve', moduleResolution: 'bundler' };
+      writeFileSync(
+        join(project, `tsconfig.${environment}.${resolution}.json`),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            target: 'ES2023',
+            ...runtime,
+            ...module,
+          },
+          files: ['index.ts'],
+        }),
+      );
+    }
+  }
   return project;
 }
 
@@ -184,12 +209,14 @@ function checkPackage(dir: string): void {
   );
 
   const project = consumer(dir, manifest, tgz, imports);
-  for (const resolution of ['node16', 'bundler']) {
-    report(
-      name,
-      `a consumer's tsc resolves and checks ${imports.join(', ')} under ${resolution} (skipLibCheck off)`,
-      run('tsc', ['-p', `tsconfig.${resolution}.json`], project),
-    );
+  for (const environment of environmentsOf(manifest)) {
+    for (const resolution of RESOLUTIONS) {
+      report(
+        name,
+        `a ${environment} consumer's tsc resolves and checks ${imports.join(', ')} under ${resolution} (skipLibCheck off)`,
+        run('tsc', ['-p', `tsconfig.${environment}.${resolution}.json`], project),
+      );
+    }
   }
 }
 

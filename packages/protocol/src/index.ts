@@ -21,9 +21,24 @@ export {
   type UserAccess,
 } from './access.ts';
 export {
+  capabilitiesOf,
+  createServerProbe,
+  type Identification,
+  type IdentifyRequest,
+  identifyServer,
+  type KeyTransport,
+  type KeyTransportOption,
+  type ServerCapabilities,
+  type ServerProbe,
+  type ServerProbeOptions,
+  teampassCapabilities,
+  VAULTLINE_MAX_RESULTS,
+} from './capabilities.ts';
+export {
   decodeFolderValues,
   decodeId,
   decodeIdList,
+  decodeIdValue,
   decodeItemValues,
   decodeRawSegment,
   decodeValue,
@@ -42,6 +57,7 @@ export {
   isValidId,
   itemToValues,
   MAX_ID,
+  parseId,
 } from './codec.ts';
 export {
   type CallOptions,
@@ -70,11 +86,13 @@ export {
   isVaultError,
   REDACTED,
   type Redactor,
+  serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  withServerWords,
 } from './errors.ts';
 export {
   API_BASE_PATH,
@@ -126,6 +144,15 @@ export {
   splitPath,
 } from './schemas.ts';
 export {
+  planSearch,
+  type SearchOptions,
+  type SearchQuery,
+  type SearchResult,
+  type SearchStrategy,
+  searchableRuns,
+  searchItems,
+} from './search.ts';
+export {
   type AnySegment,
   COMPLEXITY_LEVELS,
   type ComplexityLevel,
@@ -149,4 +176,4 @@ export {
   type ServerInfo,
   ServerInfoSchema,
 } from './server-info.ts';
-export { foldLabel } from './text.ts';
+export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

@@ -71,6 +71,8 @@ export function runCli(home: string, args: readonly string[], options: CliOption
       });
     });
     options.onSpawn?.(child);
+    // A command that does not read stdin may exit before the write lands: EPIPE is expected then.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

@@ -171,7 +171,7 @@ describe('vaultline against the Vaultline server', () => {
       }[];
       expect(rows.map((row) => row.label)).toEqual(['prod db']);
       expect(rows[0]).toMatchObject({
-        path: ['Dev', 'Databases'],
+        path: ['Engineering', 'Databases'],
         reference: `vaultline://${id('prod db')}/password`,
       });
       const none = await cli(['find', 'ops']);
@@ -191,7 +191,7 @@ describe('vaultline against the Vaultline server', () => {
         id: id('prod db'),
         label: 'prod db',
         login: 'postgres',
-        path: ['Dev', 'Databases'],
+        path: ['Engineering', 'Databases'],
         reference: `vaultline://${id('prod db')}/password`,
       });
       const text = await cli(['get', String(id('prod db'))]);
@@ -212,11 +212,14 @@ describe('vaultline against the Vaultline server', () => {
     it('reads a value by id, by path, with unicode, and an attachment', async () => {
       const byId = await cli(['read', `vaultline://${id('prod db')}/password`], { allowed: [pw('prod db')] });
       expect(byId.stdout).toBe(`${pw('prod db')}\n`);
-      const byPath = await cli(['read', 'vaultline://Dev/Databases/prod%20db/password', '--no-newline'], {
-        allowed: [pw('prod db')],
-      });
+      const byPath = await cli(
+        ['read', 'vaultline://Engineering/Databases/prod%20db/password', '--no-newline'],
+        {
+          allowed: [pw('prod db')],
+        },
+      );
       expect(byPath.stdout).toBe(pw('prod db'));
-      const handWritten = await cli(['read', 'vaultline://Dev/Databases/prod db/login']);
+      const handWritten = await cli(['read', 'vaultline://Engineering/Databases/prod db/login']);
       expect(handWritten.stdout).toBe('postgres\n');
       const unicode = await cli(
         ['read', 'vaultline://Shared/Caf%C3%A9%20%E2%98%95%20100%25%20%2F%20wifi/password', '--json'],
@@ -241,7 +244,7 @@ describe('vaultline against the Vaultline server', () => {
       const missing = await cli(['read', 'vaultline://999999/password']);
       expect(missing.code).toBe(EXIT.reference);
       expect(missing.stderr).toContain('no item with id 999999');
-      const path = await cli(['read', 'vaultline://Dev/nothing/password', '--json']);
+      const path = await cli(['read', 'vaultline://Engineering/nothing/password', '--json']);
       expect(path.code).toBe(EXIT.reference);
       expect(JSON.parse(path.stderr)).toMatchObject({ error: { code: 'not_found' } });
       const field = await cli(['read', 'vaultline://1/secret']);
@@ -250,12 +253,12 @@ describe('vaultline against the Vaultline server', () => {
     });
 
     it.each([
-      ['hostile', 'vaultline://Dev/\u001b]0;pwned\u0007/password'],
+      ['hostile', 'vaultline://Engineering/\u001b]0;pwned\u0007/password'],
       ['a terminal escape in the field', 'vaultline://1/\u001b[2Jpassword'],
       ['unicode', 'vaultline://Dév/ключ/😀/password'],
-      ['oversized', `vaultline://Dev/${'a'.repeat(5000)}/password`],
+      ['oversized', `vaultline://Engineering/${'a'.repeat(5000)}/password`],
       ['not a reference', 'https://example.com/password'],
-      ['broken escapes', 'vaultline://Dev/%E2%28%A1/password'],
+      ['broken escapes', 'vaultline://Engineering/%E2%28%A1/password'],
     ])('rejects a %s reference with a short, safe message', async (_name, reference) => {
       const result = await cli(['read', reference]);
       expect(result.code).toBe(EXIT.reference);
@@ -298,7 +301,7 @@ describe('vaultline against the Vaultline server', () => {
       const result = await cli(['run', '--', process.execPath, '-e', show], {
         env: {
           DB_PASS: `vaultline://${id('prod db')}/password`,
-          TOKEN: 'vaultline://Dev/api%20token/password',
+          TOKEN: 'vaultline://Engineering/api%20token/password',
           DSN: `postgres://postgres:vaultline://${id('prod db')}/password@db:5432/app`,
           PLAIN: 'not a reference',
         },
@@ -345,7 +348,7 @@ describe('vaultline against the Vaultline server', () => {
       );
       await writeFile(
         join(home.dir, 'b.env'),
-        `B=vaultline://Dev/Databases/prod%20db/login\n# comment\nC=from-b\n`,
+        `B=vaultline://Engineering/Databases/prod%20db/login\n# comment\nC=from-b\n`,
       );
       const result = await cli(
         [
@@ -457,7 +460,7 @@ describe('vaultline against the Vaultline server', () => {
       const out = join(home.dir, 'app.conf');
       await writeFile(
         template,
-        `user = vaultline://${id('prod db')}/login\npass = "vaultline://Dev/Databases/prod%20db/password"\n`,
+        `user = vaultline://${id('prod db')}/login\npass = "vaultline://Engineering/Databases/prod%20db/password"\n`,
       );
       const first = await cli(['inject', '-i', template, '-o', out]);
       expect(first.code).toBe(0);
@@ -516,6 +519,26 @@ describe('vaultline against the Vaultline server', () => {
     expect(json).toContain('"login": "postgres"');
     const piped = await cli(['get', String(id('prod db'))]);
     expect(piped.stdout + piped.stderr).not.toMatch(frames);
+  });
+
+  it('README example: the .env of the README runs with vaultline run -f', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const example = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    // The README's .env, with its item id 42 mapped onto the seeded vault's api token.
+    const dotenv = example
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .join('\n')
+      .replace('vaultline://42/', `vaultline://${id('api token')}/`);
+    expect(dotenv).toContain('DB_PASS=vaultline://Engineering/Databases/prod%20db/password');
+    expect(example).toContain('vaultline run -f .env -- node server.js');
+    await writeFile(join(home.dir, '.env'), `${dotenv}\n`);
+    const server =
+      "console.log(require('node:crypto').createHash('sha256').update(process.env.DB_PASS + process.env.API_TOKEN + process.env.DB_HOST).digest('hex'))";
+    const result = await cli(['run', '-f', '.env', '--', process.execPath, '-e', server]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${sha(`${pw('prod db')}${pw('api token')}db.internal`)}\n`);
   });
 
   it('completes commands and options in bash, from the commander tree', async () => {

@@ -18,7 +18,7 @@ export interface SeededVault {
 }
 
 /**
- * Starts a real vault server and seeds it: alice (role dev: W on Dev and Dev/Databases, R on
+ * Starts a real vault server and seeds it: alice (role dev: W on Engineering and Engineering/Databases, R on
  * Shared), bob (role ops: W on Ops). Items in each folder, an attachment, a hostile label.
  */
 export async function startSeededVault(): Promise<SeededVault> {
@@ -32,7 +32,7 @@ export async function startSeededVault(): Promise<SeededVault> {
   await vault.admin.assignRole('bob', 'ops');
   const folder = async (title: string, parentId = 0) =>
     (await admin.addFolder({ folder: { title, complexityLevel: 0, parentId } })).id;
-  const dev = await folder('Dev');
+  const dev = await folder('Engineering');
   const folders = {
     dev,
     databases: await folder('Databases', dev),

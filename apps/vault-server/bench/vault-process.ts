@@ -6,6 +6,7 @@ import { createVaultClient } from '@vaultline/protocol';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { createLogDestination } from '../src/logger.ts';
 import { startVaultServer } from '../src/start-vault-server.ts';
+import { operatorActor } from '../src/store/actor.ts';
 
 const [store, target] = process.argv.slice(2);
 const ITEMS = 100_000;
@@ -19,7 +20,7 @@ const server = await startVaultServer({
   // The production destination (asynchronous, buffered), at the production log level.
   log: createLogDestination('/dev/null'),
 });
-const key = await server.vault.admin.createKey({ label: 'bench' });
+const key = await server.vault.adminAs(operatorActor('bench', 'bench')).createKey({ label: 'bench' });
 const rssEmptyMiB = Math.round(process.memoryUsage().rss / 1024 / 102.4) / 10;
 const client = createVaultClient({ baseUrl: server.url, apiKey: key });
 const small = await client.addFolder({ folder: { title: 'Bench read' } });

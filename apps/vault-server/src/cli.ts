@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { seedDemo } from './demo.ts';
 import { invalid } from './errors.ts';
 import { rotateMasterKey } from './rotate-master-key.ts';
 import { startVaultServer } from './start-vault-server.ts';
+import { type Actor, operatorActor } from './store/actor.ts';
 import { openVault, type Vault } from './vault.ts';
 
 const USAGE = `Usage: vaultline-server <command> [options]
@@ -37,6 +39,17 @@ VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAUL
 /** A mistake in the command line: printed with the usage, exit code 2. */
 class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** Who runs the CLI, as the audit names them: the operating-system user. */
+function operator(): Actor {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? 'unknown';
+  }
+  return operatorActor(name, 'cli');
 }
 
 function repoRoot(): string {
@@ -127,10 +140,12 @@ async function quickstart() {
       adminKey = (await readFile(keyFile, 'utf8')).trim();
       process.stdout.write(`Reusing the vault in ${cfg.dataDir}\n`);
     } else {
-      adminKey = await server.vault.admin.createKey({ label: `quickstart-admin-${Date.now()}` });
+      adminKey = await server.vault
+        .adminAs(operator())
+        .createKey({ label: `quickstart-admin-${Date.now()}` });
       // A vault that already has users (made with `start` and the CLI) keeps its data: no demo on top.
-      const empty = (await server.vault.admin.listUsers()).length === 0;
-      if (empty) await seedDemo(server.url, adminKey, server.vault.admin);
+      const empty = (await server.vault.adminAs(operator()).listUsers()).length === 0;
+      if (empty) await seedDemo(server.url, adminKey, server.vault.adminAs(operator()));
       await writeSecretFile(keyFile, adminKey);
       process.stdout.write(
         `${empty ? 'Created a demo vault' : 'Created an admin key for the vault'} in ${cfg.dataDir}\n`,
@@ -164,9 +179,9 @@ async function demo() {
   const server = await startVaultServer({ ...cfg, host: '127.0.0.1', port: 0, log: { write: () => {} } });
   const label = `demo-seed-${Date.now()}`;
   try {
-    const key = await server.vault.admin.createKey({ label });
-    const seeded = await seedDemo(server.url, key, server.vault.admin);
-    await server.vault.admin.revokeKey(label);
+    const key = await server.vault.adminAs(operator()).createKey({ label });
+    const seeded = await seedDemo(server.url, key, server.vault.adminAs(operator()));
+    await server.vault.adminAs(operator()).revokeKey(label);
     process.stdout.write(
       `Seeded the demo vault: users ${Object.keys(seeded.users).join(', ')}; ${Object.keys(seeded.folders).length} folders; ${Object.keys(seeded.items).length} items.\n`,
     );
@@ -198,7 +213,7 @@ async function keys(args: string[]) {
     });
     const label = required(values, 'label');
     const key = await withVault((vault) =>
-      vault.admin.createKey({
+      vault.adminAs(operator()).createKey({
         label,
         ...(typeof values.user === 'string' ? { login: values.user } : {}),
         allowIps: (values['allow-ip'] as string[] | undefined) ?? [],
@@ -210,7 +225,7 @@ async function keys(args: string[]) {
   }
   if (sub === 'list') {
     options(rest, {});
-    const list = await withVault((vault) => vault.admin.listKeys());
+    const list = await withVault((vault) => vault.adminAs(operator()).listKeys());
     process.stdout.write(
       table(
         list.map((k) => ({
@@ -227,7 +242,7 @@ async function keys(args: string[]) {
   if (sub === 'revoke') {
     const values = options(rest, { label: { type: 'string' } });
     const label = required(values, 'label');
-    await withVault((vault) => vault.admin.revokeKey(label));
+    await withVault((vault) => vault.adminAs(operator()).revokeKey(label));
     process.stdout.write(`Revoked ${label}.\n`);
     return;
   }
@@ -238,7 +253,7 @@ async function users(args: string[]) {
   const [sub = 'list', ...rest] = args;
   if (sub === 'list') {
     options(rest, {});
-    const list = await withVault((vault) => vault.admin.listUsers());
+    const list = await withVault((vault) => vault.adminAs(operator()).listUsers());
     process.stdout.write(
       table(list.map((u) => ({ id: u.id, login: u.login, email: u.email, roles: u.roles.join(',') }))),
     );
@@ -248,7 +263,9 @@ async function users(args: string[]) {
     const values = options(rest, { login: { type: 'string' }, email: { type: 'string' } });
     const login = required(values, 'login');
     const { id } = await withVault((vault) =>
-      vault.admin.createUser({ login, ...(typeof values.email === 'string' ? { email: values.email } : {}) }),
+      vault
+        .adminAs(operator())
+        .createUser({ login, ...(typeof values.email === 'string' ? { email: values.email } : {}) }),
     );
     process.stdout.write(`Created user ${login} with id ${id}.\n`);
     return;
@@ -258,7 +275,9 @@ async function users(args: string[]) {
     const login = required(values, 'login');
     const role = required(values, 'role');
     await withVault((vault) =>
-      sub === 'assign' ? vault.admin.assignRole(login, role) : vault.admin.unassignRole(login, role),
+      sub === 'assign'
+        ? vault.adminAs(operator()).assignRole(login, role)
+        : vault.adminAs(operator()).unassignRole(login, role),
     );
     process.stdout.write(
       `${sub === 'assign' ? 'Gave' : 'Took'} role ${role} ${sub === 'assign' ? 'to' : 'from'} ${login}.\n`,
@@ -272,7 +291,7 @@ async function roles(args: string[]) {
   const [sub = 'list', ...rest] = args;
   if (sub === 'list') {
     options(rest, {});
-    const list = await withVault((vault) => vault.admin.listRoles());
+    const list = await withVault((vault) => vault.adminAs(operator()).listRoles());
     process.stdout.write(
       table(
         list.map((r) => ({
@@ -287,7 +306,7 @@ async function roles(args: string[]) {
   if (sub === 'create') {
     const values = options(rest, { name: { type: 'string' } });
     const name = required(values, 'name');
-    const { id } = await withVault((vault) => vault.admin.createRole({ name }));
+    const { id } = await withVault((vault) => vault.adminAs(operator()).createRole({ name }));
     process.stdout.write(`Created role ${name} with id ${id}.\n`);
     return;
   }
@@ -308,7 +327,7 @@ async function grant(args: string[]) {
       `Expected --access to be one of ${ACCESS_TYPES.join(', ')}, received ${JSON.stringify(access)}.`,
     );
   }
-  await withVault((vault) => vault.admin.grant(role, folderId, access as 'W'));
+  await withVault((vault) => vault.adminAs(operator()).grant(role, folderId, access as 'W'));
   process.stdout.write(`Role ${role} has ${access} on folder ${folderId}.\n`);
 }
 
@@ -316,7 +335,7 @@ async function revoke(args: string[]) {
   const values = options(args, { role: { type: 'string' }, folder: { type: 'string' } });
   const role = required(values, 'role');
   const folderId = folderIdOf(required(values, 'folder'));
-  await withVault((vault) => vault.admin.revoke(role, folderId));
+  await withVault((vault) => vault.adminAs(operator()).revoke(role, folderId));
   process.stdout.write(`Role ${role} has no right on folder ${folderId} any more.\n`);
 }
 
@@ -330,7 +349,7 @@ async function audit(args: string[]) {
   if (!/^[1-9][0-9]{0,5}$/.test(limitText))
     throw new UsageError(`Expected --limit to be 1 to 999999, received ${JSON.stringify(limitText)}.`);
   const entries = await withVault((vault) =>
-    vault.admin.listAudit({
+    vault.adminAs(operator()).listAudit({
       limit: Number(limitText),
       action: typeof values.action === 'string' ? values.action : undefined,
     }),

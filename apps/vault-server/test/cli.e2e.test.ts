@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -155,6 +155,36 @@ describe('vaultline-server CLI', () => {
         .map((line) => JSON.parse(line) as { action: string; outcome: string });
       expect(entries).toHaveLength(2);
       expect(entries.every((entry) => entry.action === 'add/file' && entry.outcome === 'ok')).toBe(true);
+
+      // A write from the admin CLI is audited, in its own transaction, with who made it.
+      const adminWrites = await cli(['audit', '--limit', '100', '--json'], env);
+      const records = adminWrites.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              actor: string;
+              keyLabel: string;
+              action: string;
+              target: string;
+              address: string;
+            },
+        );
+      const daveCreated = records.find(
+        (entry) => entry.action === 'admin/user-create' && / dave$/.test(entry.target),
+      );
+      expect(daveCreated).toMatchObject({ actor: userInfo().username, keyLabel: '', address: 'cli' });
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          action: 'admin/grant',
+          target: 'role dba folder 2 NE',
+          actor: userInfo().username,
+        }),
+      );
+      expect(records).toContainEqual(
+        expect.objectContaining({ action: 'admin/key-create', target: 'key dave-key', address: 'cli' }),
+      );
     }, 300_000);
 
     it('serves what the CLI set up, refuses a revoked key, and rotates the master key', async () => {

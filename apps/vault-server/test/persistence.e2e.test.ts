@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { rotateMasterKey } from '../src/rotate-master-key.ts';
 import { startTestVault } from '../src/testing.ts';
-import { clientOf, expectNoSecrets } from './support/helpers.ts';
+import { clientOf, expectNoSecrets, TEST_OPERATOR } from './support/helpers.ts';
 
 const dirs: string[] = [];
 const logLines: string[] = [];
@@ -192,9 +192,9 @@ describe('vault server persistence', () => {
       expect(items.length).toBeLessThanOrEqual(sent.size);
       // The audit record of a write is committed with the write: none is missing after the kill.
       const audited = new Set(
-        (await reopened.server.vault.admin.listAudit({ limit: 100_000, action: 'add/item' })).map(
-          (entry) => entry.target,
-        ),
+        (
+          await reopened.server.vault.adminAs(TEST_OPERATOR).listAudit({ limit: 100_000, action: 'add/item' })
+        ).map((entry) => entry.target),
       );
       for (const item of items) expect(audited.has(`item ${item.id}`), `audit of item ${item.id}`).toBe(true);
     } finally {

@@ -1,5 +1,16 @@
 import { BlockList, isIP } from 'node:net';
-import { invalid } from '../errors.ts';
+
+/**
+ * Address rules (CIDR allow-lists), below both the HTTP layer and the store: the store checks a
+ * key's allow-list, the HTTP layer its trusted proxies.
+ *
+ * @module
+ */
+
+/** A range that is not an IP address or a CIDR range. Its message names what was expected. */
+export class AddressRuleError extends Error {
+  override name = 'AddressRuleError';
+}
 
 /** Turns `::ffff:10.0.0.1` into `10.0.0.1`, so IPv4 rules match IPv4 clients on dual-stack sockets. */
 export function normalizeAddress(address: string): string {
@@ -21,14 +32,16 @@ export function parseCidrList(ranges: readonly string[], what: string): (address
     const [address = '', prefixText] = range.split('/');
     const family = isIP(address);
     if (family === 0)
-      throw invalid(
+      throw new AddressRuleError(
         `Expected ${what} to hold IP addresses or CIDR ranges, received ${JSON.stringify(range)}.`,
       );
     const type = family === 4 ? 'ipv4' : 'ipv6';
     const max = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? max : Number(prefixText);
     if (!/^\d{1,3}$/.test(prefixText ?? String(max)) || prefix > max) {
-      throw invalid(`Expected a prefix length of 0 to ${max} in ${what}, received ${JSON.stringify(range)}.`);
+      throw new AddressRuleError(
+        `Expected a prefix length of 0 to ${max} in ${what}, received ${JSON.stringify(range)}.`,
+      );
     }
     list.addSubnet(address, prefix, type);
   }

@@ -7,8 +7,9 @@ import {
   MAX_VALUE_LENGTH,
 } from '../constants.ts';
 import type { Queryable } from '../db/database.ts';
-import { forbidden, invalid, notFound, VaultServerError } from '../errors.ts';
 import type { Principal } from './access.ts';
+import type { Actor } from './actor.ts';
+import { conflict, invalid, notFound, refused } from './errors.ts';
 import type { FolderTree } from './folder-tree.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText, escapeLike, labelKey } from './text-rules.ts';
@@ -187,13 +188,14 @@ function parseValues(values: ItemValues): ItemInput {
   };
 }
 
+function similarLabel() {
+  return conflict('Label already exists: an item with a similar label exists.', 'similar_label');
+}
+
 async function checkLabelFree(tx: Queryable, key: string, exceptId: number | undefined) {
   const rows = await tx.query<{ id: number }>('SELECT id FROM items WHERE label_key = $1', [key]);
   if (rows.some((row) => Number(row.id) !== exceptId)) {
-    throw new VaultServerError(
-      'duplicate_label',
-      'Label already exists: an item with a similar label exists.',
-    );
+    throw similarLabel();
   }
 }
 
@@ -207,7 +209,7 @@ async function folderFor(ctx: StoreContext, principal: Principal, folderId: numb
   const rights = await ctx.rights(principal, true);
   const caps = permissionsOf(rights.get(folderId));
   if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`);
-  if (need === 'create' && !caps.add) throw forbidden(`This key may not add items to folder ${folderId}.`);
+  if (need === 'create' && !caps.add) throw refused(`This key may not add items to folder ${folderId}.`);
 }
 
 /**
@@ -230,9 +232,9 @@ function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[
 }
 
 /** add/item: one new item; fails on a similar label anywhere in the vault. */
-export async function addItem(ctx: StoreContext, principal: Principal, values: ItemValues): Promise<number> {
+export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValues): Promise<number> {
   const input = parseValues(values);
-  await folderFor(ctx, principal, input.folderId, 'create');
+  await folderFor(ctx, actor.principal, input.folderId, 'create');
   const key = labelKey(input.label);
   try {
     return await ctx.db.transaction(async (tx) => {
@@ -243,15 +245,11 @@ export async function addItem(ctx: StoreContext, principal: Principal, values: I
         itemColumns(ctx, input, key),
       );
       const id = Number(row!.id);
-      await auditWrite(tx, `item ${id}`);
+      await auditWrite(tx, actor, 'addItem', `item ${id}`);
       return id;
     });
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new VaultServerError(
-        'duplicate_label',
-        'Label already exists: an item with a similar label exists.',
-      );
+    if (isUniqueViolation(error)) throw similarLabel();
     throw error;
   }
 }
@@ -267,15 +265,15 @@ async function itemForChange(ctx: StoreContext, principal: Principal, id: number
   const caps = permissionsOf(rights.get(Number(row.folder_id)));
   if (!caps.read) throw notFound(`No item with id ${id}.`);
   const allowed = need === 'edit' ? caps.edit || row.anyone_can_modify : caps.delete;
-  if (!allowed) throw forbidden(`This key may not ${need} item ${id}.`);
+  if (!allowed) throw refused(`This key may not ${need} item ${id}.`);
   return Number(row.folder_id);
 }
 
 /** update/item: replaces all nine values. */
-export async function updateItem(ctx: StoreContext, principal: Principal, id: number, values: ItemValues) {
+export async function updateItem(ctx: StoreContext, actor: Actor, id: number, values: ItemValues) {
   const input = parseValues(values);
-  const currentFolder = await itemForChange(ctx, principal, id, 'edit');
-  if (input.folderId !== currentFolder) await folderFor(ctx, principal, input.folderId, 'create');
+  const currentFolder = await itemForChange(ctx, actor.principal, id, 'edit');
+  if (input.folderId !== currentFolder) await folderFor(ctx, actor.principal, input.folderId, 'create');
   const key = labelKey(input.label);
   ctx.forgetItems([id]);
   try {
@@ -288,31 +286,27 @@ export async function updateItem(ctx: StoreContext, principal: Principal, id: nu
         [id, ...itemColumns(ctx, input, key)],
       );
       if (rows.length === 0) throw notFound(`No item with id ${id}.`);
-      await auditWrite(tx, `item ${id}`);
+      await auditWrite(tx, actor, 'updateItem', `item ${id}`);
     });
   } catch (error) {
     ctx.forgetItems([id]);
-    if (isUniqueViolation(error))
-      throw new VaultServerError(
-        'duplicate_label',
-        'Label already exists: an item with a similar label exists.',
-      );
+    if (isUniqueViolation(error)) throw similarLabel();
     throw error;
   }
   ctx.forgetItems([id]);
 }
 
 /** delete/item: deletes all the given items, or none when one of them cannot be deleted. */
-export async function deleteItems(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
+export async function deleteItems(ctx: StoreContext, actor: Actor, ids: readonly number[]) {
   const unique = [...new Set(ids)];
-  for (const id of unique) await itemForChange(ctx, principal, id, 'delete');
+  for (const id of unique) await itemForChange(ctx, actor.principal, id, 'delete');
   ctx.forgetItems(unique);
   try {
     await ctx.db.transaction(async (tx) => {
       const rows = await tx.query('DELETE FROM items WHERE id = ANY($1::bigint[]) RETURNING id', [unique]);
       if (rows.length !== unique.length)
         throw notFound('An item was deleted by another request; nothing was deleted.');
-      await auditWrite(tx, `items ${unique.join(',')}`);
+      await auditWrite(tx, actor, 'deleteItems', `items ${unique.join(',')}`);
     });
   } finally {
     ctx.forgetItems(unique);

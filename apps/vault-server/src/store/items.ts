@@ -11,24 +11,13 @@ import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';
 import type { FolderTree } from './folder-tree.ts';
+import type { ItemRow } from './item-row.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText, escapeLike, labelKey } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
 
 /** An item record as the API answers it: every value a string. */
 export type ItemRecord = ItemWireRecord;
-
-interface ItemRow {
-  id: number;
-  folder_id: number;
-  label: string;
-  description: string;
-  login: string;
-  email: string;
-  url: string;
-  password: Uint8Array;
-  anyone_can_modify?: boolean;
-}
 
 const ITEM_COLUMNS = 'id, folder_id, label, description, login, email, url, password';
 
@@ -68,7 +57,7 @@ export async function readItems(ctx: StoreContext, principal: Principal, ids: re
   const cached = new Map<number, ItemRow>();
   const missing: number[] = [];
   for (const id of unique) {
-    const row = ctx.itemCache.get(id) as ItemRow | undefined;
+    const row = ctx.itemCache.get(id);
     if (row) cached.set(id, row);
     else missing.push(id);
   }

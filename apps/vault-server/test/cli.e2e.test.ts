@@ -77,7 +77,6 @@ describe('vaultline-server CLI', () => {
       ['users', 'assign'],
       ['grant'],
       ['audit'],
-      ['import'],
     ]) {
       const result = await cli([...command, '--help']);
       expect(result.code, command.join(' ')).toBe(0);

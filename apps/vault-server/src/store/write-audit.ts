@@ -51,3 +51,25 @@ export async function auditWrite(
     outcome: 'ok',
   });
 }
+
+/**
+ * Records one write of several things (one record per target) in the write's own transaction.
+ *
+ * @param tx The write's transaction.
+ * @param actor Who writes.
+ * @param action Which write.
+ * @param targets What was written, one record each.
+ */
+export async function auditWrites(
+  tx: Queryable,
+  actor: Actor,
+  action: WriteAction,
+  targets: readonly string[],
+): Promise<void> {
+  if (targets.length === 0) return;
+  await tx.query(
+    `INSERT INTO audit (actor, key_label, action, target, address, outcome)
+     SELECT $1, $2, $3, t, $4, 'ok' FROM unnest($5::text[]) AS t`,
+    [actor.name, actor.keyLabel, WRITE_ACTIONS[action], actor.address, targets.map((t) => t.slice(0, 500))],
+  );
+}

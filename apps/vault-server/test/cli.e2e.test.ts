@@ -70,14 +70,7 @@ describe('vaultline-server CLI', () => {
   });
 
   it('generates --help for every command, with exit code 0', async () => {
-    for (const command of [
-      [],
-      ['keys'],
-      ['keys', 'create'],
-      ['users', 'assign'],
-      ['grant'],
-      ['audit'],
-    ]) {
+    for (const command of [[], ['keys'], ['keys', 'create'], ['users', 'assign'], ['grant'], ['audit']]) {
       const result = await cli([...command, '--help']);
       expect(result.code, command.join(' ')).toBe(0);
       expect(result.stdout).toMatch(

@@ -506,7 +506,7 @@ function createProgram(io: CliIo = PROCESS_IO): { program: Command; keepAlive: (
     .description('Re-encrypt all secrets under a new master key (server stopped).')
     .action(async () => {
       const cfg = config(resolve('.data/vault'));
-      const result = await rotateMasterKey({
+      const result = await rotateMasterKey(operator(), {
         dataDir: cfg.dataDir,
         databaseUrl: cfg.databaseUrl,
         masterKey: cfg.masterKey,

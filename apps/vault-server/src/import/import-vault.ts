@@ -249,6 +249,10 @@ export async function importVault(
     }
     const key = labelKey(item.label);
     const what = `item ${item.id} (${item.label.slice(0, 60)})`;
+    if (!sourceFolders.has(item.folderId)) {
+      skip(what, `its folder ${item.folderId} is not imported`);
+      continue;
+    }
     try {
       items.checkItemValues(itemValues(item, 1));
     } catch (error) {

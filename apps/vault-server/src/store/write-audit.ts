@@ -23,6 +23,7 @@ export const WRITE_ACTIONS = {
   revoke: 'admin/revoke',
   createKey: 'admin/key-create',
   revokeKey: 'admin/key-revoke',
+  rotateMasterKey: 'admin/rotate-master-key',
 } as const;
 
 /** A store write, by name. */

@@ -1,42 +1,51 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { ACCESS_TYPES, VaultError } from '@vaultline/protocol';
+import { ACCESS_TYPES } from '@vaultline/protocol';
+import cliProgress from 'cli-progress';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { configFromEnv, type VaultServerConfig } from './config.ts';
 import { QUICKSTART_KEY_FILE } from './constants.ts';
 import { writeSecretFile } from './crypto/master-key.ts';
 import { seedDemo } from './demo.ts';
-import { invalid } from './errors.ts';
+import { type ImportSummary, importVault } from './import/import-vault.ts';
 import { rotateMasterKey } from './rotate-master-key.ts';
 import { startVaultServer } from './start-vault-server.ts';
-import { openVault, type Vault } from './vault.ts';
+import { type Actor, operatorActor } from './store/actor.ts';
+import { openVault, type Vault, type VaultAdmin } from './vault.ts';
 
-const USAGE = `Usage: vaultline-server <command> [options]
+/** Exit codes, the same as the `vaultline` CLI: 0 ok, 1 error, 2 usage. */
+const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
-Commands:
-  start                         Serve the API (configuration from VAULTLINE_* env and DATABASE_URL)
-  quickstart                    Start with the demo vault in ./.data/vault and print an admin key
-  demo                          Seed the demo vault into the configured store
-  keys create --label L [--user LOGIN] [--allow-ip CIDR]...   Create an API key (shown once)
-  keys list                     List keys (labels, owners, allow-lists; never the keys)
-  keys revoke --label L         Revoke a key
-  users list | users create --login L [--email E] | users assign --login L --role R
-  roles list | roles create --name N
-  grant --role R --folder ID --access W|ND|NE|NDNE|R   Set a role's right on a folder
-  revoke --role R --folder ID   Remove a role's right on a folder
-  audit [--limit N] [--action OP] [--json]             Show the audit log, newest first
-  rotate-master-key             Re-encrypt all secrets under a new master key (server stopped)
+/** Where the CLI writes: the process's streams, or a test's buffers. */
+interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
 
+const PROCESS_IO: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+const ENVIRONMENT_HELP = `
 Environment: VAULTLINE_HOST, VAULTLINE_PORT (7700), VAULTLINE_DATA_DIR (./.data/vault), DATABASE_URL,
 VAULTLINE_MASTER_KEY, VAULTLINE_MAX_URL_LENGTH, VAULTLINE_MAX_FILE_BYTES, VAULTLINE_RATE_LIMIT_PER_MINUTE,
-VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAULTLINE_CACHE_TTL_MS.`;
+VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAULTLINE_CACHE_TTL_MS.
+Exit codes: 0 ok, 1 error, 2 usage.`;
 
-/** A mistake in the command line: printed with the usage, exit code 2. */
-class UsageError extends Error {
-  override name = 'UsageError';
+/** Who runs the CLI, as the audit names them: the operating-system user. */
+function operator(): Actor {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? 'unknown';
+  }
+  return operatorActor(name, 'cli');
 }
 
 function repoRoot(): string {
@@ -48,28 +57,27 @@ function config(defaultDataDir: string): VaultServerConfig {
   return configFromEnv(process.env, defaultDataDir);
 }
 
-function options(args: string[], spec: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>) {
-  try {
-    return parseArgs({ args, options: spec, allowPositionals: false, strict: true }).values as Record<
-      string,
-      string | boolean | string[] | undefined
-    >;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+function positiveInteger(name: string, max: number) {
+  return (text: string): number => {
+    if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) > max) {
+      throw new InvalidArgumentError(`Expected ${name} to be a whole number from 1 to ${max}.`);
+    }
+    return Number(text);
+  };
 }
 
-function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`Missing --${name}.`);
-  return value;
+/** A right a role can be granted. */
+type GrantableRight = (typeof ACCESS_TYPES)[number];
+
+function accessType(text: string): GrantableRight {
+  const found = ACCESS_TYPES.find((access) => access === text);
+  if (found === undefined)
+    throw new InvalidArgumentError(`Expected --access to be one of ${ACCESS_TYPES.join(', ')}.`);
+  return found;
 }
 
-function folderIdOf(text: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`Expected --folder to be a positive integer, received ${JSON.stringify(text)}.`);
-  }
-  return Number(text);
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 async function withVault<T>(work: (vault: Vault) => Promise<T>): Promise<T> {
@@ -88,17 +96,22 @@ async function withVault<T>(work: (vault: Vault) => Promise<T>): Promise<T> {
   }
 }
 
-function untilSignal(close: () => Promise<void>): void {
+/** Runs `work` with the administration of the configured vault, acting as the CLI's operator. */
+function withAdmin<T>(work: (admin: VaultAdmin) => Promise<T>): Promise<T> {
+  return withVault((vault) => work(vault.adminAs(operator())));
+}
+
+function untilSignal(io: CliIo, close: () => Promise<void>): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`${signal} received: finishing requests in flight…\n`);
+    io.err(`${signal} received: finishing requests in flight…\n`);
     close().then(
-      () => process.exit(0),
+      () => process.exit(EXIT.ok),
       (error: unknown) => {
-        process.stderr.write(`error while stopping: ${(error as Error).message}\n`);
-        process.exit(1);
+        io.err(`error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(EXIT.error);
       },
     );
   };
@@ -106,38 +119,56 @@ function untilSignal(close: () => Promise<void>): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function start() {
-  const cfg = config(resolve('.data/vault'));
-  const server = await startVaultServer(cfg);
-  untilSignal(() => server.close());
-  process.stderr.write(`Vaultline vault server listening on ${server.url}\n`);
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(none)\n';
+  const columns = Object.keys(rows[0]!);
+  const cells = rows.map((row) => columns.map((column) => String(row[column] ?? '')));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((cell) => cell[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return `${[line(columns), ...cells.map(line)].join('\n')}\n`;
 }
 
-async function quickstart() {
+/** A list: a table, or with `--json` one JSON record per line. */
+function list(io: CliIo, json: boolean | undefined, rows: Record<string, unknown>[], records: unknown[]) {
+  if (json) io.out(records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  else io.out(table(rows));
+}
+
+async function start(io: CliIo) {
+  const cfg = config(resolve('.data/vault'));
+  const server = await startVaultServer(cfg);
+  untilSignal(io, () => server.close());
+  io.err(`Vaultline vault server listening on ${server.url}\n`);
+}
+
+async function quickstart(io: CliIo) {
   const cfg = config(join(repoRoot(), '.data/vault'));
-  if (cfg.databaseUrl === undefined && cfg.dataDir === undefined)
-    throw invalid('quickstart needs a data directory.');
+  if (cfg.dataDir === undefined) throw new Error('quickstart needs a data directory.');
+  const dataDir = cfg.dataDir;
   const server = await startVaultServer({ ...cfg, log: { write: () => {} } });
   // Before anything is printed: whoever reads "Press Ctrl+C" may signal at once.
-  untilSignal(() => server.close());
+  untilSignal(io, () => server.close());
   try {
-    const keyFile = join(cfg.dataDir!, QUICKSTART_KEY_FILE);
+    const keyFile = join(dataDir, QUICKSTART_KEY_FILE);
+    const admin = server.vault.adminAs(operator());
     let adminKey: string;
     if (existsSync(keyFile)) {
       adminKey = (await readFile(keyFile, 'utf8')).trim();
-      process.stdout.write(`Reusing the vault in ${cfg.dataDir}\n`);
+      io.out(`Reusing the vault in ${dataDir}\n`);
     } else {
-      adminKey = await server.vault.admin.createKey({ label: `quickstart-admin-${Date.now()}` });
+      adminKey = await admin.createKey({ label: `quickstart-admin-${Date.now()}` });
       // A vault that already has users (made with `start` and the CLI) keeps its data: no demo on top.
-      const empty = (await server.vault.admin.listUsers()).length === 0;
-      if (empty) await seedDemo(server.url, adminKey, server.vault.admin);
+      const empty = (await admin.listUsers()).length === 0;
+      if (empty) await seedDemo(server.url, adminKey, admin);
       await writeSecretFile(keyFile, adminKey);
-      process.stdout.write(
-        `${empty ? 'Created a demo vault' : 'Created an admin key for the vault'} in ${cfg.dataDir}\n`,
-      );
+      io.out(`${empty ? 'Created a demo vault' : 'Created an admin key for the vault'} in ${dataDir}\n`);
     }
     const api = `${server.url}/api/index.php`;
-    process.stdout.write(
+    io.out(
       [
         '',
         `Vaultline vault server: ${server.url}`,
@@ -159,15 +190,16 @@ async function quickstart() {
   }
 }
 
-async function demo() {
+async function demo(io: CliIo) {
   const cfg = config(resolve('.data/vault'));
   const server = await startVaultServer({ ...cfg, host: '127.0.0.1', port: 0, log: { write: () => {} } });
   const label = `demo-seed-${Date.now()}`;
+  const admin = server.vault.adminAs(operator());
   try {
-    const key = await server.vault.admin.createKey({ label });
-    const seeded = await seedDemo(server.url, key, server.vault.admin);
-    await server.vault.admin.revokeKey(label);
-    process.stdout.write(
+    const key = await admin.createKey({ label });
+    const seeded = await seedDemo(server.url, key, admin);
+    await admin.revokeKey(label);
+    io.out(
       `Seeded the demo vault: users ${Object.keys(seeded.users).join(', ')}; ${Object.keys(seeded.folders).length} folders; ${Object.keys(seeded.items).length} items.\n`,
     );
   } finally {
@@ -175,170 +207,219 @@ async function demo() {
   }
 }
 
-function table(rows: Record<string, unknown>[]): string {
-  if (rows.length === 0) return '(none)\n';
-  const columns = Object.keys(rows[0]!);
-  const cells = rows.map((row) => columns.map((column) => String(row[column] ?? '')));
-  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((cell) => cell[i]!.length)));
-  const line = (values: string[]) =>
-    values
-      .map((value, i) => value.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return `${[line(columns), ...cells.map(line)].join('\n')}\n`;
+function importReport(summary: ImportSummary): string {
+  const count = (name: string, c: { added: number; existing: number }) =>
+    `  ${name.padEnd(8)} ${summary.dryRun ? 'would add' : 'added'} ${c.added}, already here ${c.existing}\n`;
+  const lines = [
+    `${summary.dryRun ? 'Dry run: nothing written. ' : ''}Import from ${summary.source}:\n`,
+    count('folders', summary.folders),
+    count('items', summary.items),
+    count('files', summary.files),
+    count('users', summary.users),
+    count('rights', summary.rights),
+    `  skipped  ${summary.skipped.length}\n`,
+    ...summary.skipped.map((entry) => `    ${entry.what}: ${entry.reason}\n`),
+  ];
+  const nothingNew = [summary.folders, summary.items, summary.files, summary.users, summary.rights].every(
+    (c) => c.added === 0,
+  );
+  if (nothingNew)
+    lines.push('Nothing new to import: this vault already holds everything the source showed.\n');
+  return lines.join('');
 }
 
-async function keys(args: string[]) {
-  const [sub, ...rest] = args;
-  if (sub === 'create') {
-    const values = options(rest, {
-      label: { type: 'string' },
-      user: { type: 'string' },
-      'allow-ip': { type: 'string', multiple: true },
+/**
+ * Builds the command line: every command and option, with the help commander generates.
+ *
+ * @param io Where output goes.
+ * @returns The program; `keepAlive` tells whether a command left a server running.
+ */
+function createProgram(io: CliIo = PROCESS_IO): { program: Command; keepAlive: () => boolean } {
+  let keepAlive = false;
+  const program = new Command('vaultline-server')
+    .description('The Vaultline vault server and its administration.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', ENVIRONMENT_HELP);
+
+  program
+    .command('start')
+    .description('Serve the API (configuration from VAULTLINE_* env and DATABASE_URL).')
+    .action(async () => {
+      await start(io);
+      keepAlive = true;
     });
-    const label = required(values, 'label');
-    const key = await withVault((vault) =>
-      vault.admin.createKey({
-        label,
-        ...(typeof values.user === 'string' ? { login: values.user } : {}),
-        allowIps: (values['allow-ip'] as string[] | undefined) ?? [],
-      }),
-    );
-    process.stdout.write(`${key}\n`);
-    process.stderr.write('This key is shown once; only its hash is stored.\n');
-    return;
-  }
-  if (sub === 'list') {
-    options(rest, {});
-    const list = await withVault((vault) => vault.admin.listKeys());
-    process.stdout.write(
-      table(
-        list.map((k) => ({
+  program
+    .command('quickstart')
+    .description('Start with the demo vault in ./.data/vault and print an admin key.')
+    .action(async () => {
+      await quickstart(io);
+      keepAlive = true;
+    });
+  program
+    .command('demo')
+    .description('Seed the demo vault into the configured store.')
+    .action(() => demo(io));
+
+  const keys = program.command('keys').description('API keys: create, list, revoke.');
+  keys
+    .command('create')
+    .description('Create an API key; it is shown once and only its hash is stored.')
+    .requiredOption('--label <label>', 'a unique label for the key')
+    .option('--user <login>', 'bind the key to this user (an admin key without it)')
+    .option('--allow-ip <cidr>', 'allow only this address or CIDR range (repeatable)', collect, [])
+    .option('--json', 'print {"label","key"} as JSON')
+    .action(async (options: { label: string; user?: string; allowIp: string[]; json?: boolean }) => {
+      const key = await withAdmin((admin) =>
+        admin.createKey({
+          label: options.label,
+          ...(options.user === undefined ? {} : { login: options.user }),
+          allowIps: options.allowIp,
+        }),
+      );
+      io.out(options.json ? `${JSON.stringify({ label: options.label, key })}\n` : `${key}\n`);
+      io.err('This key is shown once; only its hash is stored.\n');
+    });
+  keys
+    .command('list')
+    .description('List keys (labels, owners, allow-lists; never the keys).')
+    .option('--json', 'one JSON record per line')
+    .action(async (options: { json?: boolean }) => {
+      const found = await withAdmin((admin) => admin.listKeys());
+      list(
+        io,
+        options.json,
+        found.map((k) => ({
           label: k.label,
           user: k.login ?? '(admin)',
           allow_ips: k.allowIps.join(',') || '(any)',
           created: k.createdAt,
           revoked: k.revokedAt ?? '',
         })),
-      ),
-    );
-    return;
-  }
-  if (sub === 'revoke') {
-    const values = options(rest, { label: { type: 'string' } });
-    const label = required(values, 'label');
-    await withVault((vault) => vault.admin.revokeKey(label));
-    process.stdout.write(`Revoked ${label}.\n`);
-    return;
-  }
-  throw new UsageError(`Expected keys create|list|revoke, received ${JSON.stringify(sub ?? '')}.`);
-}
+        found,
+      );
+    });
+  keys
+    .command('revoke')
+    .description('Revoke a key.')
+    .requiredOption('--label <label>', 'the key to revoke')
+    .action(async (options: { label: string }) => {
+      await withAdmin((admin) => admin.revokeKey(options.label));
+      io.out(`Revoked ${options.label}.\n`);
+    });
 
-async function users(args: string[]) {
-  const [sub = 'list', ...rest] = args;
-  if (sub === 'list') {
-    options(rest, {});
-    const list = await withVault((vault) => vault.admin.listUsers());
-    process.stdout.write(
-      table(list.map((u) => ({ id: u.id, login: u.login, email: u.email, roles: u.roles.join(',') }))),
-    );
-    return;
+  const users = program.command('users').description('Users: list, create, assign or unassign a role.');
+  users
+    .command('list', { isDefault: true })
+    .description('List users with their roles.')
+    .option('--json', 'one JSON record per line')
+    .action(async (options: { json?: boolean }) => {
+      const found = await withAdmin((admin) => admin.listUsers());
+      list(
+        io,
+        options.json,
+        found.map((u) => ({ id: u.id, login: u.login, email: u.email, roles: u.roles.join(',') })),
+        found,
+      );
+    });
+  users
+    .command('create')
+    .description('Create a user.')
+    .requiredOption('--login <login>', 'letters, digits, ".", "_", "@" or "-"')
+    .option('--email <email>', 'the email address')
+    .action(async (options: { login: string; email?: string }) => {
+      const { id } = await withAdmin((admin) =>
+        admin.createUser({
+          login: options.login,
+          ...(options.email === undefined ? {} : { email: options.email }),
+        }),
+      );
+      io.out(`Created user ${options.login} with id ${id}.\n`);
+    });
+  for (const [name, verb] of [
+    ['assign', 'Give a user a role.'],
+    ['unassign', 'Take a role from a user.'],
+  ] as const) {
+    users
+      .command(name)
+      .description(verb)
+      .requiredOption('--login <login>', 'the user')
+      .requiredOption('--role <role>', 'the role')
+      .action(async (options: { login: string; role: string }) => {
+        await withAdmin((admin) =>
+          name === 'assign'
+            ? admin.assignRole(options.login, options.role)
+            : admin.unassignRole(options.login, options.role),
+        );
+        io.out(
+          name === 'assign'
+            ? `Gave role ${options.role} to ${options.login}.\n`
+            : `Took role ${options.role} from ${options.login}.\n`,
+        );
+      });
   }
-  if (sub === 'create') {
-    const values = options(rest, { login: { type: 'string' }, email: { type: 'string' } });
-    const login = required(values, 'login');
-    const { id } = await withVault((vault) =>
-      vault.admin.createUser({ login, ...(typeof values.email === 'string' ? { email: values.email } : {}) }),
-    );
-    process.stdout.write(`Created user ${login} with id ${id}.\n`);
-    return;
-  }
-  if (sub === 'assign' || sub === 'unassign') {
-    const values = options(rest, { login: { type: 'string' }, role: { type: 'string' } });
-    const login = required(values, 'login');
-    const role = required(values, 'role');
-    await withVault((vault) =>
-      sub === 'assign' ? vault.admin.assignRole(login, role) : vault.admin.unassignRole(login, role),
-    );
-    process.stdout.write(
-      `${sub === 'assign' ? 'Gave' : 'Took'} role ${role} ${sub === 'assign' ? 'to' : 'from'} ${login}.\n`,
-    );
-    return;
-  }
-  throw new UsageError(`Expected users list|create|assign|unassign, received ${JSON.stringify(sub)}.`);
-}
 
-async function roles(args: string[]) {
-  const [sub = 'list', ...rest] = args;
-  if (sub === 'list') {
-    options(rest, {});
-    const list = await withVault((vault) => vault.admin.listRoles());
-    process.stdout.write(
-      table(
-        list.map((r) => ({
+  const roles = program.command('roles').description('Roles: list, create.');
+  roles
+    .command('list', { isDefault: true })
+    .description('List roles with their folder rights.')
+    .option('--json', 'one JSON record per line')
+    .action(async (options: { json?: boolean }) => {
+      const found = await withAdmin((admin) => admin.listRoles());
+      list(
+        io,
+        options.json,
+        found.map((r) => ({
           id: r.id,
           name: r.name,
           rights: r.rights.map((x) => `${x.folderId}:${x.access}`).join(' '),
         })),
-      ),
-    );
-    return;
-  }
-  if (sub === 'create') {
-    const values = options(rest, { name: { type: 'string' } });
-    const name = required(values, 'name');
-    const { id } = await withVault((vault) => vault.admin.createRole({ name }));
-    process.stdout.write(`Created role ${name} with id ${id}.\n`);
-    return;
-  }
-  throw new UsageError(`Expected roles list|create, received ${JSON.stringify(sub)}.`);
-}
+        found,
+      );
+    });
+  roles
+    .command('create')
+    .description('Create a role.')
+    .requiredOption('--name <name>', 'the role name')
+    .action(async (options: { name: string }) => {
+      const { id } = await withAdmin((admin) => admin.createRole({ name: options.name }));
+      io.out(`Created role ${options.name} with id ${id}.\n`);
+    });
 
-async function grant(args: string[]) {
-  const values = options(args, {
-    role: { type: 'string' },
-    folder: { type: 'string' },
-    access: { type: 'string' },
-  });
-  const role = required(values, 'role');
-  const folderId = folderIdOf(required(values, 'folder'));
-  const access = required(values, 'access');
-  if (!(ACCESS_TYPES as readonly string[]).includes(access)) {
-    throw new UsageError(
-      `Expected --access to be one of ${ACCESS_TYPES.join(', ')}, received ${JSON.stringify(access)}.`,
-    );
-  }
-  await withVault((vault) => vault.admin.grant(role, folderId, access as 'W'));
-  process.stdout.write(`Role ${role} has ${access} on folder ${folderId}.\n`);
-}
+  program
+    .command('grant')
+    .description("Set a role's right on a folder.")
+    .requiredOption('--role <role>', 'the role')
+    .requiredOption('--folder <id>', 'the folder id', positiveInteger('--folder', Number.MAX_SAFE_INTEGER))
+    .requiredOption('--access <right>', `the right: ${ACCESS_TYPES.join(', ')}`, accessType)
+    .action(async (options: { role: string; folder: number; access: GrantableRight }) => {
+      await withAdmin((admin) => admin.grant(options.role, options.folder, options.access));
+      io.out(`Role ${options.role} has ${options.access} on folder ${options.folder}.\n`);
+    });
+  program
+    .command('revoke')
+    .description("Remove a role's right on a folder.")
+    .requiredOption('--role <role>', 'the role')
+    .requiredOption('--folder <id>', 'the folder id', positiveInteger('--folder', Number.MAX_SAFE_INTEGER))
+    .action(async (options: { role: string; folder: number }) => {
+      await withAdmin((admin) => admin.revoke(options.role, options.folder));
+      io.out(`Role ${options.role} has no right on folder ${options.folder} any more.\n`);
+    });
 
-async function revoke(args: string[]) {
-  const values = options(args, { role: { type: 'string' }, folder: { type: 'string' } });
-  const role = required(values, 'role');
-  const folderId = folderIdOf(required(values, 'folder'));
-  await withVault((vault) => vault.admin.revoke(role, folderId));
-  process.stdout.write(`Role ${role} has no right on folder ${folderId} any more.\n`);
-}
-
-async function audit(args: string[]) {
-  const values = options(args, {
-    limit: { type: 'string' },
-    action: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  const limitText = typeof values.limit === 'string' ? values.limit : '50';
-  if (!/^[1-9][0-9]{0,5}$/.test(limitText))
-    throw new UsageError(`Expected --limit to be 1 to 999999, received ${JSON.stringify(limitText)}.`);
-  const entries = await withVault((vault) =>
-    vault.admin.listAudit({
-      limit: Number(limitText),
-      action: typeof values.action === 'string' ? values.action : undefined,
-    }),
-  );
-  if (values.json) process.stdout.write(`${entries.map((entry) => JSON.stringify(entry)).join('\n')}\n`);
-  else
-    process.stdout.write(
-      table(
+  program
+    .command('audit')
+    .description('Show the audit log, newest first.')
+    .option('--limit <n>', 'how many records (1 to 999999)', positiveInteger('--limit', 999_999), 50)
+    .option('--action <operation>', 'only this action, e.g. add/item or admin/grant')
+    .option('--json', 'one JSON record per line')
+    .action(async (options: { limit: number; action?: string; json?: boolean }) => {
+      const entries = await withAdmin((admin) =>
+        admin.listAudit({ limit: options.limit, action: options.action }),
+      );
+      list(
+        io,
+        options.json,
         entries.map((e) => ({
           at: e.at,
           actor: e.actor,
@@ -349,85 +430,122 @@ async function audit(args: string[]) {
           outcome: e.outcome,
           count: e.count,
         })),
-      ),
+        entries,
+      );
+    });
+
+  program
+    .command('import')
+    .description(
+      'Copy a vault that speaks the API (TeamPass, another Vaultline server) into this one: the folders and rights of the given logins, their items and attachments. A re-run adds only what is new.',
+    )
+    .requiredOption('--from <url>', "the source's base URL (before /api/index.php)")
+    .option(
+      '--api-key <key>',
+      "the source's API key (or VAULTLINE_IMPORT_API_KEY, kept out of the process list)",
+    )
+    .option(
+      '--login <login>',
+      'copy the folders this login sees, and its rights (repeatable, at least one)',
+      collect,
+      [],
+    )
+    .option('--dry-run', 'read the source and report what would be added, without writing')
+    .option('--json', 'print the summary as JSON')
+    .action(
+      async (
+        options: { from: string; apiKey?: string; login: string[]; dryRun?: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        const apiKey = options.apiKey ?? process.env.VAULTLINE_IMPORT_API_KEY;
+        if (apiKey === undefined || apiKey === '')
+          command.error('error: missing the source key: pass --api-key or set VAULTLINE_IMPORT_API_KEY', {
+            exitCode: EXIT.usage,
+          });
+        if (options.login.length === 0)
+          command.error(
+            'error: give at least one --login: the API lists folders per user only, so the logins decide what is copied',
+            { exitCode: EXIT.usage },
+          );
+        const bar =
+          process.stderr.isTTY && !options.json
+            ? new cliProgress.SingleBar(
+                { format: '{phase} [{bar}] {value}/{total}', stream: process.stderr, hideCursor: true },
+                cliProgress.Presets.shades_classic,
+              )
+            : undefined;
+        let phase = '';
+        try {
+          const summary = await withVault((vault) =>
+            importVault(vault, operatorActor(operator().name, 'import'), {
+              from: options.from,
+              apiKey,
+              logins: options.login,
+              dryRun: options.dryRun === true,
+              onProgress: (next, done, total) => {
+                if (!bar) return;
+                if (next !== phase) {
+                  if (phase !== '') bar.stop();
+                  phase = next;
+                  bar.start(total, done, { phase: next.padEnd(7) });
+                } else bar.update(done);
+              },
+            }),
+          );
+          bar?.stop();
+          io.out(options.json ? `${JSON.stringify(summary)}\n` : importReport(summary));
+        } catch (error) {
+          bar?.stop();
+          throw error;
+        }
+      },
     );
+
+  program
+    .command('rotate-master-key')
+    .description('Re-encrypt all secrets under a new master key (server stopped).')
+    .action(async () => {
+      const cfg = config(resolve('.data/vault'));
+      const result = await rotateMasterKey(operator(), {
+        dataDir: cfg.dataDir,
+        databaseUrl: cfg.databaseUrl,
+        masterKey: cfg.masterKey,
+        cacheTtlMs: 0,
+      });
+      io.out(`Re-encrypted ${result.items} passwords and ${result.files} attachments.\n`);
+      if (result.newKey) {
+        io.out(`New master key (set VAULTLINE_MASTER_KEY to it before the next start):\n${result.newKey}\n`);
+      }
+    });
+
+  return { program, keepAlive: () => keepAlive };
 }
 
-async function rotate(args: string[]) {
-  options(args, {});
-  const cfg = config(resolve('.data/vault'));
-  const result = await rotateMasterKey({
-    dataDir: cfg.dataDir,
-    databaseUrl: cfg.databaseUrl,
-    masterKey: cfg.masterKey,
-    cacheTtlMs: 0,
-  });
-  process.stdout.write(`Re-encrypted ${result.items} passwords and ${result.files} attachments.\n`);
-  if (result.newKey) {
-    process.stdout.write(
-      `New master key (set VAULTLINE_MASTER_KEY to it before the next start):\n${result.newKey}\n`,
-    );
+/**
+ * Runs the command line.
+ *
+ * @param argv The arguments after the script.
+ * @param io Where output goes.
+ * @returns The exit code, or -1 when a server keeps running.
+ */
+async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  const { program, keepAlive } = createProgram(io);
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return EXIT.usage;
   }
-}
-
-/** Runs the command line. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
   try {
-    switch (command) {
-      case 'start':
-        options(rest, {});
-        await start();
-        return -1;
-      case 'quickstart':
-        options(rest, {});
-        await quickstart();
-        return -1;
-      case 'demo':
-        options(rest, {});
-        await demo();
-        return 0;
-      case 'keys':
-        await keys(rest);
-        return 0;
-      case 'users':
-        await users(rest);
-        return 0;
-      case 'roles':
-        await roles(rest);
-        return 0;
-      case 'grant':
-        await grant(rest);
-        return 0;
-      case 'revoke':
-        await revoke(rest);
-        return 0;
-      case 'audit':
-        await audit(rest);
-        return 0;
-      case 'rotate-master-key':
-        await rotate(rest);
-        return 0;
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(`${USAGE}\n`);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`Unknown command ${JSON.stringify(command)}.`);
-    }
+    await program.parseAsync(argv, { from: 'user' });
+    return keepAlive() ? -1 : EXIT.ok;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
-      return 2;
+    if (error instanceof CommanderError) {
+      // commander has printed the message or the help already.
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
+        ? EXIT.ok
+        : EXIT.usage;
     }
-    if (error instanceof VaultError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
-    return 1;
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.error;
   }
 }
 

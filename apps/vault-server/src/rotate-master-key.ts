@@ -1,6 +1,8 @@
 import { rename } from 'node:fs/promises';
 import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } from './crypto/master-key.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
+import type { Actor } from './store/actor.ts';
+import { auditWrite } from './store/write-audit.ts';
 import { openVault, type VaultOptions } from './vault.ts';
 
 /** What a rotation did. */
@@ -14,9 +16,11 @@ export interface RotationResult {
 /**
  * Re-encrypts every password, attachment and the key check under a new master key, in one
  * transaction. With a key file, the new key is written to `master.key.next` before the commit and
- * renamed over `master.key` after it; a crash in between is finished on the next start.
+ * renamed over `master.key` after it; a crash in between is finished on the next start. The
+ * rotation is audited with `actor`, in the same transaction.
  */
 export async function rotateMasterKey(
+  actor: Actor,
   options: Omit<VaultOptions, 'createMasterKey'> & { newKey?: string | undefined },
 ): Promise<RotationResult> {
   const vault = await openVault({ ...options, createMasterKey: false });
@@ -51,6 +55,7 @@ export async function rotateMasterKey(
       await tx.query("UPDATE meta SET value = $1 WHERE name = 'canary'", [
         next.seal(old.open(canary!.value)),
       ]);
+      await auditWrite(tx, actor, 'rotateMasterKey', `${items.length} passwords, ${ids.length} attachments`);
       return { items: items.length, files: ids.length };
     });
     if (path) await rename(`${path}.next`, path);

@@ -13,6 +13,7 @@
 import { generateMasterKey } from './crypto/master-key.ts';
 import { type DemoVault, seedDemo } from './demo.ts';
 import { startVaultServer, type VaultServer } from './start-vault-server.ts';
+import { operatorActor } from './store/actor.ts';
 
 /** Options of {@link startTestVault}. */
 export interface TestVaultOptions {
@@ -92,7 +93,8 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }
       : { write: () => {} },
   });
-  const admin = server.vault.admin;
+  // The harness administers as an operator of its own: its changes are audited as `test-harness`.
+  const admin = server.vault.adminAs(operatorActor('test-harness', 'test'));
   let adminKey: string;
   try {
     adminKey = await admin.createKey({ label: `test-admin-${process.pid}-${++counter}-${Date.now()}` });

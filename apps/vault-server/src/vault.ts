@@ -7,6 +7,7 @@ import { migrate } from './db/migrations.ts';
 import { openPglite } from './db/open-pglite.ts';
 import { openPostgres } from './db/open-postgres.ts';
 import { VaultServerError } from './errors.ts';
+import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
@@ -24,7 +25,10 @@ export interface VaultOptions {
   createMasterKey: boolean;
 }
 
-/** Administration of users, roles, rights and keys: for the CLI and tests, never over HTTP. */
+/**
+ * Administration of users, roles, rights and keys: for the CLI and tests, never over HTTP. Every
+ * change is audited with the actor the administration was opened for ({@link Vault.adminAs}).
+ */
 export interface VaultAdmin {
   createUser(user: { login: string; email?: string }): Promise<{ id: number }>;
   createRole(role: { name: string }): Promise<{ id: number }>;
@@ -44,7 +48,8 @@ export interface VaultAdmin {
 export interface Vault {
   readonly db: Database;
   readonly ctx: StoreContext;
-  readonly admin: VaultAdmin;
+  /** The administration, acting as `actor`: every change it makes is audited with that actor. */
+  adminAs(actor: Actor): VaultAdmin;
   close(): Promise<void>;
 }
 
@@ -119,24 +124,24 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       ctx.invalidate();
       return result;
     };
-    const admin: VaultAdmin = {
-      createUser: (user) => directory.createUser(openDb, user),
-      createRole: (role) => directory.createRole(openDb, role),
-      assignRole: (login, role) => changed(directory.assignRole(openDb, login, role)),
-      unassignRole: (login, role) => changed(directory.unassignRole(openDb, login, role)),
-      grant: (role, folderId, access) => changed(directory.grant(openDb, role, folderId, access)),
-      revoke: (role, folderId) => changed(directory.revoke(openDb, role, folderId)),
-      createKey: (key) => keys.createKey(openDb, key),
+    const adminAs = (actor: Actor): VaultAdmin => ({
+      createUser: (user) => directory.createUser(openDb, actor, user),
+      createRole: (role) => directory.createRole(openDb, actor, role),
+      assignRole: (login, role) => changed(directory.assignRole(openDb, actor, login, role)),
+      unassignRole: (login, role) => changed(directory.unassignRole(openDb, actor, login, role)),
+      grant: (role, folderId, access) => changed(directory.grant(openDb, actor, role, folderId, access)),
+      revoke: (role, folderId) => changed(directory.revoke(openDb, actor, role, folderId)),
+      createKey: (key) => keys.createKey(openDb, actor, key),
       listKeys: () => keys.listKeys(openDb),
-      revokeKey: (label) => changed(keys.revokeKey(openDb, label)),
+      revokeKey: (label) => changed(keys.revokeKey(openDb, actor, label)),
       listUsers: () => directory.listUsers(openDb),
       listRoles: () => directory.listRoles(openDb),
       listAudit: (query) => auditLog.listAudit(openDb, query),
-    };
+    });
     return {
       db,
       ctx,
-      admin,
+      adminAs,
       async close() {
         await openDb.close();
         await release?.();

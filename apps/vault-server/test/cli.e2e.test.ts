@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -45,14 +45,14 @@ afterAll(async () => {
 describe('vaultline-server CLI', () => {
   it.each([
     [[], 2, /Usage: vaultline-server/],
-    [['bogus'], 2, /Unknown command "bogus"/],
-    [['keys'], 2, /Expected keys create\|list\|revoke/],
-    [['keys', 'create'], 2, /Missing --label/],
-    [['keys', 'create', '--label', 'x', '--nope'], 2, /Unknown option '--nope'/],
+    [['bogus'], 2, /unknown command 'bogus'/],
+    [['keys'], 2, /Usage: vaultline-server keys[\s\S]*create[\s\S]*list[\s\S]*revoke/],
+    [['keys', 'create'], 2, /required option '--label <label>' not specified/],
+    [['keys', 'create', '--label', 'x', '--nope'], 2, /unknown option '--nope'/],
     [
       ['grant', '--role', 'r', '--folder', 'abc', '--access', 'W'],
       2,
-      /Expected --folder to be a positive integer/,
+      /Expected --folder to be a whole number/,
     ],
     [
       ['grant', '--role', 'r', '--folder', '1', '--access', 'X'],
@@ -60,13 +60,23 @@ describe('vaultline-server CLI', () => {
       /Expected --access to be one of W, ND, NE, NDNE, R/,
     ],
     [['audit', '--limit', '0'], 2, /Expected --limit/],
-    [['users', 'create'], 2, /Missing --login/],
-    [['roles', 'rename'], 2, /Expected roles list\|create/],
-    [['start', 'extra'], 2, /Unexpected argument|positional/i],
+    [['users', 'create'], 2, /required option '--login <login>' not specified/],
+    [['roles', 'rename'], 2, /too many arguments|unknown command 'rename'/],
+    [['start', 'extra'], 2, /too many arguments/],
   ])('refuses %j with exit code %i and a clear message', async (args, code, message) => {
     const result = await cli(args);
     expect(result.code).toBe(code);
     expect(result.stderr + result.stdout).toMatch(message);
+  });
+
+  it('generates --help for every command, with exit code 0', async () => {
+    for (const command of [[], ['keys'], ['keys', 'create'], ['users', 'assign'], ['grant'], ['audit']]) {
+      const result = await cli([...command, '--help']);
+      expect(result.code, command.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`Usage: vaultline-server${command.map((c) => ` ${c}`).join('')}`),
+      );
+    }
   });
 
   it('refuses an invalid configuration, naming each bad variable', async () => {
@@ -155,6 +165,36 @@ describe('vaultline-server CLI', () => {
         .map((line) => JSON.parse(line) as { action: string; outcome: string });
       expect(entries).toHaveLength(2);
       expect(entries.every((entry) => entry.action === 'add/file' && entry.outcome === 'ok')).toBe(true);
+
+      // A write from the admin CLI is audited, in its own transaction, with who made it.
+      const adminWrites = await cli(['audit', '--limit', '100', '--json'], env);
+      const records = adminWrites.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              actor: string;
+              keyLabel: string;
+              action: string;
+              target: string;
+              address: string;
+            },
+        );
+      const daveCreated = records.find(
+        (entry) => entry.action === 'admin/user-create' && / dave$/.test(entry.target),
+      );
+      expect(daveCreated).toMatchObject({ actor: userInfo().username, keyLabel: '', address: 'cli' });
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          action: 'admin/grant',
+          target: 'role dba folder 2 NE',
+          actor: userInfo().username,
+        }),
+      );
+      expect(records).toContainEqual(
+        expect.objectContaining({ action: 'admin/key-create', target: 'key dave-key', address: 'cli' }),
+      );
     }, 300_000);
 
     it('serves what the CLI set up, refuses a revoked key, and rotates the master key', async () => {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { rotateMasterKey } from '../src/rotate-master-key.ts';
 import { startTestVault } from '../src/testing.ts';
-import { clientOf, expectNoSecrets } from './support/helpers.ts';
+import { clientOf, expectNoSecrets, TEST_OPERATOR } from './support/helpers.ts';
 
 const dirs: string[] = [];
 const logLines: string[] = [];
@@ -76,7 +76,7 @@ describe('vault server persistence', () => {
     await vault.close();
     const oldKey = (await readFile(join(dataDir, 'master.key'), 'utf8')).trim();
 
-    const result = await rotateMasterKey({
+    const result = await rotateMasterKey(TEST_OPERATOR, {
       dataDir,
       databaseUrl: undefined,
       masterKey: undefined,
@@ -92,6 +92,14 @@ describe('vault server persistence', () => {
       const again = clientOf(reopened);
       expect((await again.getItem(id)).password).toBe('rotate-password-1');
       expect([...(await again.downloadFile({ id: file.id! })).bytes]).toEqual([1, 2, 3, 250]);
+      const [rotation] = await reopened.server.vault
+        .adminAs(TEST_OPERATOR)
+        .listAudit({ limit: 1, action: 'admin/rotate-master-key' });
+      expect(rotation).toMatchObject({
+        actor: 'test',
+        address: 'test',
+        target: '1 passwords, 1 attachments',
+      });
     } finally {
       await reopened.close();
     }
@@ -109,7 +117,12 @@ describe('vault server persistence', () => {
       item: { label: 'env item', password: 'env-password-1', folderId: folder.id },
     });
     await vault.close();
-    const result = await rotateMasterKey({ dataDir, databaseUrl: undefined, masterKey: k1, cacheTtlMs: 0 });
+    const result = await rotateMasterKey(TEST_OPERATOR, {
+      dataDir,
+      databaseUrl: undefined,
+      masterKey: k1,
+      cacheTtlMs: 0,
+    });
     expect(result.newKey).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     await expect(startTestVault({ dataDir, masterKey: k1 })).rejects.toThrow(/master key does not match/);
     const reopened = await startTestVault({ dataDir, masterKey: result.newKey!, logLines });
@@ -192,9 +205,9 @@ describe('vault server persistence', () => {
       expect(items.length).toBeLessThanOrEqual(sent.size);
       // The audit record of a write is committed with the write: none is missing after the kill.
       const audited = new Set(
-        (await reopened.server.vault.admin.listAudit({ limit: 100_000, action: 'add/item' })).map(
-          (entry) => entry.target,
-        ),
+        (
+          await reopened.server.vault.adminAs(TEST_OPERATOR).listAudit({ limit: 100_000, action: 'add/item' })
+        ).map((entry) => entry.target),
       );
       for (const item of items) expect(audited.has(`item ${item.id}`), `audit of item ${item.id}`).toBe(true);
     } finally {

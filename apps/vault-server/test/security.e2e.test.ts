@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
-import { clientOf, expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { clientOf, expectJsonError, expectNoSecrets, rawRequest, TEST_OPERATOR } from './support/helpers.ts';
 
 describe('vault server security', () => {
   let vault: TestVault;
@@ -106,7 +106,9 @@ describe('vault server security', () => {
     expectJsonError(blocked, 429, 'rate_limited');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect((await read(vault, vault.adminKey, '127.0.0.9')).status).toBe(200);
-    const audit = await vault.server.vault.admin.listAudit({ limit: 100, action: 'auth/failed' });
+    const audit = await vault.server.vault
+      .adminAs(TEST_OPERATOR)
+      .listAudit({ limit: 100, action: 'auth/failed' });
     expect(audit.filter((entry) => entry.address === '127.0.0.8')).toHaveLength(3);
     expect(JSON.stringify(audit)).not.toContain('wrong-key-number');
   });
@@ -132,7 +134,7 @@ describe('vault server security', () => {
     await client.deleteItems({ ids: [id] });
     // Reads are audited in batches within 50 ms.
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const audit = await proxied.server.vault.admin.listAudit({ limit: 20 });
+    const audit = await proxied.server.vault.adminAs(TEST_OPERATOR).listAudit({ limit: 20 });
     const mine = audit
       .filter((entry) => entry.actor === 'admin')
       .map((entry) => [entry.action, entry.target, entry.outcome]);

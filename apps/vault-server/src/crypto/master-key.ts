@@ -2,15 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MASTER_KEY_FILE } from '../constants.ts';
-import { VaultServerError } from '../errors.ts';
+
+/** A master key that is missing or malformed. The message says where and what was expected, never the key. */
+export class MasterKeyError extends Error {
+  override name = 'MasterKeyError';
+}
 
 /** Reads a master key written as base64 (44 chars) or hex (64 chars). */
 export function parseMasterKey(text: string, where: string): Buffer {
   const value = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && key.toString('base64') !== value)) {
-    throw new VaultServerError(
-      'invalid_request',
+    throw new MasterKeyError(
       `Expected ${where} to hold a 32-byte key as base64 (44 characters) or hex (64 characters).`,
     );
   }
@@ -64,10 +67,7 @@ export async function loadMasterKeys(options: {
   if (current !== undefined) keys.push(parseMasterKey(current, path));
   else if (keys.length === 0) {
     if (!options.create) {
-      throw new VaultServerError(
-        'invalid_request',
-        `No master key: ${path} does not exist and VAULTLINE_MASTER_KEY is not set.`,
-      );
+      throw new MasterKeyError(`No master key: ${path} does not exist and VAULTLINE_MASTER_KEY is not set.`);
     }
     const created = generateMasterKey();
     await writeSecretFile(path, created);

@@ -25,3 +25,22 @@ export interface Database extends Queryable {
   /** Closes the connections (PGlite flushes its directory). */
   close(): Promise<void>;
 }
+
+/**
+ * A database whose statements all run in one open transaction: `transaction(work)` runs `work` in
+ * it too. Store operations given this database join the caller's transaction (the import commits
+ * everything, or nothing).
+ *
+ * @param kind The engine.
+ * @param tx The open transaction.
+ * @returns The database view of it; `close` does nothing.
+ */
+export function withinTransaction(kind: Database['kind'], tx: Queryable): Database {
+  return {
+    kind,
+    query: (sql, params) => tx.query(sql, params),
+    exec: (sql) => tx.exec(sql),
+    transaction: (work) => work(tx),
+    close: async () => {},
+  };
+}

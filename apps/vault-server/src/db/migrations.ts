@@ -107,6 +107,20 @@ CREATE TABLE meta (
 ALTER TABLE audit ADD COLUMN count integer NOT NULL DEFAULT 1;
 `,
   },
+  {
+    version: 3,
+    name: 'import: what each imported thing became, per source, so a re-run adds only what is new',
+    sql: `
+CREATE TABLE import_map (
+  source text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('folder', 'item', 'file')),
+  source_id text NOT NULL,
+  target_id bigint NOT NULL,
+  imported_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source, kind, source_id)
+);
+`,
+  },
 ];
 
 /**

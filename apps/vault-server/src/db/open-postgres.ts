@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
 
@@ -30,7 +31,8 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   client.release();
   // Statements with parameters are prepared once per connection (named by their text): the
   // server parses and plans each of them once instead of on every request.
-  const names = new Map<string, string>();
+  // Bounded like every cache: a statement text seen again after eviction is named the same way.
+  const names = new LRUCache<string, string>({ max: 1_000 });
   const nameOf = (sql: string): string => {
     let name = names.get(sql);
     if (name === undefined) {

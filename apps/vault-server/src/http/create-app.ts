@@ -5,10 +5,11 @@ import type { Logger } from 'pino';
 import { API_PREFIXES, AUDIT_AUTH_FAILED, FAILED_KEY_WINDOW_MS, STATUS_OF } from '../constants.ts';
 import { invalid, VaultServerError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
+import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
+import { isStoreError, type StoreErrorKind } from '../store/errors.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import { type WriteAuditScope, writeAuditScope } from '../store/write-audit.ts';
 import { clientAddress } from './client-address.ts';
 import { handlers } from './handlers.ts';
 import { parseCidrList } from './ip-rules.ts';
@@ -77,6 +78,22 @@ function respond(body: unknown): Response {
 /** The API's headers on an error answer (built by Hono, through `c.header()`). */
 function apiHeaders(c: Context<Env>): void {
   for (const [name, value] of Object.entries(API_HEADERS)) c.header(name, value);
+}
+
+const STORE_ERROR_STATUS: Readonly<Record<StoreErrorKind, [VaultServerError['code'], number]>> = {
+  invalid: ['invalid_request', 400],
+  not_found: ['not_found', 404],
+  refused: ['forbidden', 403],
+  conflict: ['invalid_request', 409],
+  too_large: ['too_large', 413],
+};
+
+/** The API's answer to a store error (a similar label is TeamPass's `duplicate_label`); other errors as they are. */
+function httpErrorOf(error: unknown): unknown {
+  if (!isStoreError(error)) return error;
+  if (error.reason === 'similar_label') return new VaultServerError('duplicate_label', error.message, 409);
+  const [code, status] = STORE_ERROR_STATUS[error.kind];
+  return new VaultServerError(code, error.message, status);
 }
 
 function actorOf(principal: Principal): string {
@@ -234,11 +251,12 @@ export function createApp(options: AppOptions): Hono<Env> {
         throw invalid(`${definition.operation} takes ${definition.method}, received ${c.req.method}.`);
       }
       const principal = c.get('principal');
+      const actor = keyActor(principal, c.get('address'));
       const base = {
-        actor: actorOf(principal),
-        keyLabel: principal.keyLabel,
+        actor: actor.name,
+        keyLabel: actor.keyLabel,
         action: definition.operation,
-        address: c.get('address'),
+        address: actor.address,
       };
       try {
         const rawPath = rawTarget(c).split('?')[0]!;
@@ -251,26 +269,26 @@ export function createApp(options: AppOptions): Hono<Env> {
         const input = {
           params,
           principal,
+          actor,
           request: () => c.req.raw,
           ctx,
           maxFileBytes: options.maxFileBytes,
         };
-        const run = handlers[name as EndpointName];
-        if (definition.access === 'write') {
-          // The store writes the audit record inside the write's transaction.
-          const scope: WriteAuditScope = { base, recorded: false };
-          const result = await writeAuditScope.run(scope, () => run(input));
-          if (!scope.recorded) await audit.recordNow({ ...base, target: result.target, outcome: 'ok' });
-          return respond(result.body);
-        }
-        const result = await run(input);
-        if (audited) audit.record({ ...base, target: result.target, outcome: 'ok' });
+        const result = await handlers[name as EndpointName](input);
+        // A write is audited by the store, inside the write's own transaction.
+        if (audited && definition.access !== 'write')
+          audit.record({ ...base, target: result.target, outcome: 'ok' });
         return respond(result.body);
       } catch (error) {
-        const failed = { ...base, target: '', outcome: error instanceof VaultError ? error.code : 'server' };
+        const failure = httpErrorOf(error);
+        const failed = {
+          ...base,
+          target: '',
+          outcome: failure instanceof VaultError ? failure.code : 'server',
+        };
         if (definition.access === 'write') await audit.recordNow(failed);
         else if (audited) audit.record(failed);
-        throw error;
+        throw failure;
       }
     };
     for (const prefix of API_PREFIXES) app.all(prefix + routePath, handle);

@@ -2,6 +2,7 @@ import type { DecodedFolderCreate, EndpointName, ItemValues } from '@vaultline/p
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden, invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
+import type { Actor } from '../store/actor.ts';
 import { userIdOf } from '../store/directory.ts';
 import * as files from '../store/files.ts';
 import * as folders from '../store/folders.ts';
@@ -15,6 +16,8 @@ export interface HandlerInput {
   // biome-ignore lint/suspicious/noExplicitAny: each row decodes its own parameter types.
   readonly params: Record<string, any>;
   readonly principal: Principal;
+  /** Who acts, for the store's writes (which audit it). */
+  readonly actor: Actor;
   /** The request, built only when a handler needs its body (building it costs). */
   readonly request: () => Request;
   readonly ctx: StoreContext;
@@ -57,38 +60,38 @@ function itemIdOf(text: string): number {
 
 /** The server side of every operation. */
 export const handlers: Handlers = {
-  async addItem({ params, principal, ctx }) {
-    const id = await items.addItem(ctx, principal, params.item as ItemValues);
+  async addItem({ params, actor, ctx }) {
+    const id = await items.addItem(ctx, actor, params.item as ItemValues);
     return { body: { status: 'item added', new_item_id: String(id) }, target: `item ${id}` };
   },
-  async updateItem({ params, principal, ctx }) {
-    await items.updateItem(ctx, principal, params.id as number, params.item as ItemValues);
+  async updateItem({ params, actor, ctx }) {
+    await items.updateItem(ctx, actor, params.id as number, params.item as ItemValues);
     return { body: { status: 'item updated' }, target: `item ${params.id}` };
   },
-  async deleteItems({ params, principal, ctx }) {
+  async deleteItems({ params, actor, ctx }) {
     const ids = idList(params.ids as number[]);
-    await items.deleteItems(ctx, principal, ids);
+    await items.deleteItems(ctx, actor, ids);
     return { body: 'OK', target: `items ${ids.join(',')}` };
   },
-  async addFolder({ params, principal, ctx }) {
-    const id = await folders.addFolder(ctx, principal, params.folder as DecodedFolderCreate);
+  async addFolder({ params, actor, ctx }) {
+    const id = await folders.addFolder(ctx, actor, params.folder as DecodedFolderCreate);
     return { body: { status: 'folder created', new_folder_id: String(id) }, target: `folder ${id}` };
   },
-  async updateFolder({ params, principal, ctx }) {
-    await folders.updateFolder(ctx, principal, params.id as number, params.folder);
+  async updateFolder({ params, actor, ctx }) {
+    await folders.updateFolder(ctx, actor, params.id as number, params.folder);
     return { body: { status: 'folder updated' }, target: `folder ${params.id}` };
   },
-  async deleteFolders({ params, principal, ctx }) {
+  async deleteFolders({ params, actor, ctx }) {
     const ids = idList(params.ids as number[]);
-    await folders.deleteFolders(ctx, principal, ids);
+    await folders.deleteFolders(ctx, actor, ids);
     return { body: 'OK', target: `folders ${ids.join(',')}` };
   },
-  async addFile({ request, principal, ctx, maxFileBytes }) {
+  async addFile({ request, principal, actor, ctx, maxFileBytes }) {
     const upload = await readMultipart(request(), maxFileBytes, async (text) =>
       files.checkCanAttach(ctx, principal, itemIdOf(text)),
     );
     const itemId = itemIdOf(upload.itemId ?? '');
-    const id = await files.addFile(ctx, principal, itemId, upload);
+    const id = await files.addFile(ctx, actor, itemId, upload);
     return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
   },
   async readFolders({ params, principal, ctx }) {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import busboy from 'busboy';
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { invalid, VaultServerError } from '../errors.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from './file-names.ts';
 
@@ -17,7 +17,7 @@ function tooLarge(maxBytes: number): VaultServerError {
 }
 
 /**
- * Streams a multipart/form-data body through busboy: the `item_id` field and one `file` part,
+ * Streams a multipart/form-data body through @fastify/busboy: the `item_id` field and one `file` part,
  * stopping with 413 as soon as the file passes `maxBytes`, and with `checkItem`'s error as soon as
  * the file part starts after an `item_id` the caller may not attach to.
  */
@@ -34,12 +34,11 @@ export async function readMultipart(
   // The form's other bytes (boundaries, item_id, part headers) stay well under 64 KiB.
   if (declared > maxBytes + 65_536) throw tooLarge(maxBytes);
   if (!request.body) throw invalid('Expected a multipart/form-data body, received none.');
-  let parser: busboy.Busboy;
+  let parser: BusboyInstance;
   try {
-    parser = busboy({
+    // Browsers and fetch send file names as raw UTF-8, which @fastify/busboy decodes as UTF-8.
+    parser = new Busboy({
       headers: { 'content-type': contentType },
-      // Browsers and fetch send file names as raw UTF-8.
-      defParamCharset: 'utf8',
       limits: { fileSize: maxBytes, files: 1, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
     });
   } catch {
@@ -61,7 +60,7 @@ export async function readMultipart(
     parser.on('field', (name, value) => {
       if (name === 'item_id') itemId = value;
     });
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (name, stream, filename, _encoding, mimeType) => {
       if (name !== 'file' || file !== undefined) {
         stream.resume();
         return;
@@ -95,12 +94,12 @@ export async function readMultipart(
           ),
         );
         stream.on('end', () => {
-          const safeName = safeFileName(info.filename);
+          const safeName = safeFileName(filename);
           const extension = extensionOf(safeName);
           file = {
             name: safeName,
             extension,
-            mediaType: mediaTypeOf(info.mimeType, extension),
+            mediaType: mediaTypeOf(mimeType, extension),
             bytes: Buffer.concat(chunks, size),
           };
           done();
@@ -108,7 +107,7 @@ export async function readMultipart(
       });
     });
     parser.on('error', () => fail(invalid('The multipart body is malformed.')));
-    parser.on('close', () => {
+    parser.on('finish', () => {
       void pending.then(() => {
         if (failure) return;
         if (!file) return fail(invalid('Expected a file part named "file".'));

@@ -1,10 +1,12 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX } from '../constants.ts';
-import type { Queryable } from '../db/database.ts';
-import { invalid, notFound, VaultServerError } from '../errors.ts';
-import { parseCidrList } from '../http/ip-rules.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { AddressRuleError, parseCidrList } from '../net/ip-rules.ts';
 import type { Principal } from './access.ts';
+import type { Actor } from './actor.ts';
+import { conflict, invalid, notFound } from './errors.ts';
 import { checkText } from './text-rules.ts';
+import { auditWrite } from './write-audit.ts';
 
 /** An API key as the server knows it after authentication. */
 export interface KeyIdentity {
@@ -37,34 +39,43 @@ export function hashKey(key: string): string {
  * @returns The key.
  */
 export async function createKey(
-  db: Queryable,
+  db: Database,
+  actor: Actor,
   options: { label: string; login?: string | undefined; allowIps?: readonly string[] | undefined },
 ): Promise<string> {
   const label = checkText(options.label.trim(), 'the key label', 100);
   if (label === '') throw invalid('Expected a non-empty key label.');
   const allowIps = (options.allowIps ?? []).map((range) => range.trim()).filter((range) => range !== '');
-  parseCidrList(allowIps, 'the allowed IP ranges');
-  let userId: number | null = null;
-  if (options.login !== undefined) {
-    const rows = await db.query<{ id: number }>('SELECT id FROM users WHERE login = $1', [options.login]);
-    if (!rows[0]) throw notFound(`User does not exist: ${options.login}.`);
-    userId = Number(rows[0].id);
-  }
+  allowListOf(allowIps);
   const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
-  const taken = await db.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
-  if (taken.length > 0)
-    throw new VaultServerError(
-      'invalid_request',
-      `A key labelled ${JSON.stringify(label)} already exists.`,
-      409,
-    );
-  await db.query('INSERT INTO api_keys (label, key_hash, user_id, allow_ips) VALUES ($1, $2, $3, $4)', [
-    label,
-    hashKey(key),
-    userId,
-    allowIps.join(','),
-  ]);
+  await db.transaction(async (tx) => {
+    let userId: number | null = null;
+    if (options.login !== undefined) {
+      const rows = await tx.query<{ id: number }>('SELECT id FROM users WHERE login = $1', [options.login]);
+      if (!rows[0]) throw notFound(`User does not exist: ${options.login}.`);
+      userId = Number(rows[0].id);
+    }
+    const taken = await tx.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
+    if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
+    await tx.query('INSERT INTO api_keys (label, key_hash, user_id, allow_ips) VALUES ($1, $2, $3, $4)', [
+      label,
+      hashKey(key),
+      userId,
+      allowIps.join(','),
+    ]);
+    await auditWrite(tx, actor, 'createKey', `key ${label}`);
+  });
   return key;
+}
+
+/** Parses an allow-list; a malformed range is the caller's mistake (`invalid`). */
+function allowListOf(ranges: readonly string[]): (address: string) => boolean {
+  try {
+    return parseCidrList(ranges, 'the allowed IP ranges');
+  } catch (error) {
+    if (error instanceof AddressRuleError) throw invalid(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -89,7 +100,7 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyId
   const row = rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
   const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
-  const inRange = parseCidrList(allowIps, 'the allowed IP ranges');
+  const inRange = allowListOf(allowIps);
   const principal: Principal =
     row.user_id === null
       ? { kind: 'admin', keyLabel: row.label }
@@ -121,10 +132,13 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
 }
 
 /** Revokes a key by label. */
-export async function revokeKey(db: Queryable, label: string): Promise<void> {
-  const rows = await db.query(
-    'UPDATE api_keys SET revoked_at = now() WHERE label = $1 AND revoked_at IS NULL RETURNING id',
-    [label],
-  );
-  if (rows.length === 0) throw notFound(`No active key labelled ${JSON.stringify(label)}.`);
+export async function revokeKey(db: Database, actor: Actor, label: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const rows = await tx.query(
+      'UPDATE api_keys SET revoked_at = now() WHERE label = $1 AND revoked_at IS NULL RETURNING id',
+      [label],
+    );
+    if (rows.length === 0) throw notFound(`No active key labelled ${JSON.stringify(label)}.`);
+    await auditWrite(tx, actor, 'revokeKey', `key ${label}`);
+  });
 }

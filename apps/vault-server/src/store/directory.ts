@@ -1,7 +1,9 @@
 import { ACCESS_TYPES, type AccessType } from '@vaultline/protocol';
-import type { Queryable } from '../db/database.ts';
-import { invalid, notFound, VaultServerError } from '../errors.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import type { Actor } from './actor.ts';
+import { conflict, invalid, notFound } from './errors.ts';
 import { checkText } from './text-rules.ts';
+import { auditWrite } from './write-audit.ts';
 
 /** A vault user. */
 export interface UserInfo {
@@ -21,21 +23,25 @@ function checkLogin(login: string): string {
   return login;
 }
 
-function conflict(message: string): VaultServerError {
-  return new VaultServerError('invalid_request', message, 409);
-}
-
 /** Creates a user. */
-export async function createUser(db: Queryable, user: { login: string; email?: string | undefined }) {
+export async function createUser(
+  db: Database,
+  actor: Actor,
+  user: { login: string; email?: string | undefined },
+): Promise<{ id: number }> {
   const login = checkLogin(user.login);
   const email = checkText(user.email ?? '', 'the email', 200);
-  const taken = await db.query('SELECT 1 FROM users WHERE login = $1', [login]);
-  if (taken.length > 0) throw conflict(`A user with login ${JSON.stringify(login)} already exists.`);
-  const [row] = await db.query<{ id: number }>(
-    'INSERT INTO users (login, email) VALUES ($1, $2) RETURNING id',
-    [login, email],
-  );
-  return { id: Number(row!.id) };
+  return db.transaction(async (tx) => {
+    const taken = await tx.query('SELECT 1 FROM users WHERE login = $1', [login]);
+    if (taken.length > 0) throw conflict(`A user with login ${JSON.stringify(login)} already exists.`);
+    const [row] = await tx.query<{ id: number }>(
+      'INSERT INTO users (login, email) VALUES ($1, $2) RETURNING id',
+      [login, email],
+    );
+    const id = Number(row!.id);
+    await auditWrite(tx, actor, 'createUser', `user ${id} ${login}`);
+    return { id };
+  });
 }
 
 /** Finds a user id by login. */
@@ -61,13 +67,21 @@ export async function listUsers(db: Queryable): Promise<UserInfo[]> {
 }
 
 /** Creates a role. */
-export async function createRole(db: Queryable, role: { name: string }) {
+export async function createRole(
+  db: Database,
+  actor: Actor,
+  role: { name: string },
+): Promise<{ id: number }> {
   const name = checkText(role.name.trim(), 'the role name', 100);
   if (name === '') throw invalid('Expected a non-empty role name.');
-  const taken = await db.query('SELECT 1 FROM roles WHERE name = $1', [name]);
-  if (taken.length > 0) throw conflict(`A role named ${JSON.stringify(name)} already exists.`);
-  const [row] = await db.query<{ id: number }>('INSERT INTO roles (name) VALUES ($1) RETURNING id', [name]);
-  return { id: Number(row!.id) };
+  return db.transaction(async (tx) => {
+    const taken = await tx.query('SELECT 1 FROM roles WHERE name = $1', [name]);
+    if (taken.length > 0) throw conflict(`A role named ${JSON.stringify(name)} already exists.`);
+    const [row] = await tx.query<{ id: number }>('INSERT INTO roles (name) VALUES ($1) RETURNING id', [name]);
+    const id = Number(row!.id);
+    await auditWrite(tx, actor, 'createRole', `role ${id} ${name}`);
+    return { id };
+  });
 }
 
 async function roleIdOf(db: Queryable, name: string): Promise<number> {
@@ -92,24 +106,36 @@ export async function listRoles(db: Queryable) {
 }
 
 /** Gives a user a role (idempotent). */
-export async function assignRole(db: Queryable, login: string, role: string) {
-  const userId = await userIdOf(db, login);
-  const roleId = await roleIdOf(db, role);
-  await db.query('INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-    userId,
-    roleId,
-  ]);
+export async function assignRole(db: Database, actor: Actor, login: string, role: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const userId = await userIdOf(tx, login);
+    const roleId = await roleIdOf(tx, role);
+    await tx.query('INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      userId,
+      roleId,
+    ]);
+    await auditWrite(tx, actor, 'assignRole', `user ${login} role ${role}`);
+  });
 }
 
 /** Takes a role from a user. */
-export async function unassignRole(db: Queryable, login: string, role: string) {
-  const userId = await userIdOf(db, login);
-  const roleId = await roleIdOf(db, role);
-  await db.query('DELETE FROM user_roles WHERE user_id = $1 AND role_id = $2', [userId, roleId]);
+export async function unassignRole(db: Database, actor: Actor, login: string, role: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const userId = await userIdOf(tx, login);
+    const roleId = await roleIdOf(tx, role);
+    await tx.query('DELETE FROM user_roles WHERE user_id = $1 AND role_id = $2', [userId, roleId]);
+    await auditWrite(tx, actor, 'unassignRole', `user ${login} role ${role}`);
+  });
 }
 
 /** Sets a role's right on a public folder (replaces a previous one). */
-export async function grant(db: Queryable, role: string, folderId: number, access: string) {
+export async function grant(
+  db: Database,
+  actor: Actor,
+  role: string,
+  folderId: number,
+  access: string,
+): Promise<void> {
   if (!(ACCESS_TYPES as readonly string[]).includes(access)) {
     throw invalid(
       `Expected a right among ${ACCESS_TYPES.join(', ')}, received ${JSON.stringify(access.slice(0, 10))}.`,
@@ -117,23 +143,29 @@ export async function grant(db: Queryable, role: string, folderId: number, acces
   }
   if (!Number.isSafeInteger(folderId) || folderId < 1)
     throw invalid(`Expected a folder id, received ${String(folderId)}.`);
-  const roleId = await roleIdOf(db, role);
-  const folders = await db.query<{ personal_owner: number | null }>(
-    'SELECT personal_owner FROM folders WHERE id = $1',
-    [folderId],
-  );
-  if (!folders[0]) throw notFound(`Folder ID does not exist: ${folderId}.`);
-  if (folders[0].personal_owner !== null)
-    throw invalid(`Folder ${folderId} is a personal folder: only its owner may access it.`);
-  await db.query(
-    `INSERT INTO role_rights (role_id, folder_id, access_type) VALUES ($1, $2, $3)
-     ON CONFLICT (role_id, folder_id) DO UPDATE SET access_type = EXCLUDED.access_type`,
-    [roleId, folderId, access],
-  );
+  await db.transaction(async (tx) => {
+    const roleId = await roleIdOf(tx, role);
+    const folders = await tx.query<{ personal_owner: number | null }>(
+      'SELECT personal_owner FROM folders WHERE id = $1',
+      [folderId],
+    );
+    if (!folders[0]) throw notFound(`Folder ID does not exist: ${folderId}.`);
+    if (folders[0].personal_owner !== null)
+      throw invalid(`Folder ${folderId} is a personal folder: only its owner may access it.`);
+    await tx.query(
+      `INSERT INTO role_rights (role_id, folder_id, access_type) VALUES ($1, $2, $3)
+       ON CONFLICT (role_id, folder_id) DO UPDATE SET access_type = EXCLUDED.access_type`,
+      [roleId, folderId, access],
+    );
+    await auditWrite(tx, actor, 'grant', `role ${role} folder ${folderId} ${access}`);
+  });
 }
 
 /** Removes a role's right on a folder. */
-export async function revoke(db: Queryable, role: string, folderId: number) {
-  const roleId = await roleIdOf(db, role);
-  await db.query('DELETE FROM role_rights WHERE role_id = $1 AND folder_id = $2', [roleId, folderId]);
+export async function revoke(db: Database, actor: Actor, role: string, folderId: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const roleId = await roleIdOf(tx, role);
+    await tx.query('DELETE FROM role_rights WHERE role_id = $1 AND folder_id = $2', [roleId, folderId]);
+    await auditWrite(tx, actor, 'revoke', `role ${role} folder ${folderId}`);
+  });
 }

@@ -18,20 +18,47 @@ export type StoreErrorKind =
   /** The input is over a size limit. */
   | 'too_large';
 
+/** Why a `conflict` happened, where the API tells the cases apart (TeamPass's "Label already exists"). */
+export type StoreConflictReason = 'similar_label';
+
 /** An error of the store. Its message is safe to show: never a key, a password or a value. */
 export class StoreError extends Error {
   override name = 'StoreError';
   /** What kind of failure. */
   readonly kind: StoreErrorKind;
+  /** For a `conflict`: what it collided with, when the API names it. */
+  readonly reason: StoreConflictReason | undefined;
 
   /**
    * @param kind What kind of failure.
    * @param message What happened, for the caller.
+   * @param reason For a `conflict`: what it collided with.
    */
-  constructor(kind: StoreErrorKind, message: string) {
+  constructor(kind: StoreErrorKind, message: string, reason?: StoreConflictReason) {
     super(message);
     this.kind = kind;
+    this.reason = reason;
   }
+}
+
+/** Shorthand: the input breaks a rule. */
+export function invalid(message: string): StoreError {
+  return new StoreError('invalid', message);
+}
+
+/** Shorthand: the thing does not exist, or the caller may not see it. */
+export function notFound(message: string): StoreError {
+  return new StoreError('not_found', message);
+}
+
+/** Shorthand: the caller may see the thing but not do this. */
+export function refused(message: string): StoreError {
+  return new StoreError('refused', message);
+}
+
+/** Shorthand: the change collides with the vault's state. */
+export function conflict(message: string, reason?: StoreConflictReason): StoreError {
+  return new StoreError('conflict', message, reason);
 }
 
 /** Tells whether a value is a {@link StoreError}. */

@@ -1,6 +1,7 @@
 import { permissionsOf } from '@vaultline/protocol';
-import { forbidden, notFound } from '../errors.ts';
 import type { Principal } from './access.ts';
+import type { Actor } from './actor.ts';
+import { notFound, refused } from './errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { auditWrite } from './write-audit.ts';
 
@@ -42,18 +43,18 @@ async function itemFolder(ctx: StoreContext, principal: Principal, itemId: numbe
 export async function checkCanAttach(ctx: StoreContext, principal: Principal, itemId: number) {
   const { caps, anyoneCanModify } = await itemFolder(ctx, principal, itemId, true);
   if (!caps.edit && !anyoneCanModify) {
-    throw forbidden(`This key may not attach files to item ${itemId}.`);
+    throw refused(`This key may not attach files to item ${itemId}.`);
   }
 }
 
 /** add/file: stores one encrypted attachment. */
 export async function addFile(
   ctx: StoreContext,
-  principal: Principal,
+  actor: Actor,
   itemId: number,
   file: NewFile,
 ): Promise<number> {
-  await checkCanAttach(ctx, principal, itemId);
+  await checkCanAttach(ctx, actor.principal, itemId);
   return ctx.db.transaction(async (tx) => {
     const items = await tx.query('SELECT 1 FROM items WHERE id = $1 FOR UPDATE', [itemId]);
     if (items.length === 0) throw notFound(`No item with id ${itemId}.`);
@@ -62,7 +63,7 @@ export async function addFile(
       [itemId, file.name, file.mediaType, file.extension, file.bytes.byteLength, ctx.box.seal(file.bytes)],
     );
     const id = Number(row!.id);
-    await auditWrite(tx, `item ${itemId} file ${id}`);
+    await auditWrite(tx, actor, 'addFile', `item ${itemId} file ${id}`);
     return id;
   });
 }

@@ -1,7 +1,8 @@
 import { COMPLEXITY_LEVELS, type DecodedFolderCreate } from '@vaultline/protocol';
 import { MAX_FOLDER_DEPTH, MAX_RENEWAL_MONTHS, MAX_TITLE_LENGTH } from '../constants.ts';
-import { forbidden, invalid, notFound, VaultServerError } from '../errors.ts';
 import type { Principal } from './access.ts';
+import type { Actor } from './actor.ts';
+import { conflict, invalid, notFound, refused } from './errors.ts';
 import type { FolderNode } from './folder-tree.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText } from './text-rules.ts';
@@ -68,9 +69,10 @@ export async function readUserFolders(
  */
 export async function addFolder(
   ctx: StoreContext,
-  principal: Principal,
+  actor: Actor,
   folder: DecodedFolderCreate,
 ): Promise<number> {
+  const { principal } = actor;
   const title = checkTitle(folder.title);
   const complexity = checkComplexity(folder.complexityLevel);
   const renewal = checkRenewal(folder.renewalPeriod);
@@ -89,7 +91,7 @@ export async function addFolder(
     const users = await ctx.db.query('SELECT 1 FROM users WHERE id = $1', [owner]);
     if (users.length === 0) throw notFound(`User does not exist: no user with id ${owner}.`);
     if (principal.kind === 'user' && principal.userId !== owner) {
-      throw forbidden("A user-bound key may only create the user's own personal folders.");
+      throw refused("A user-bound key may only create the user's own personal folders.");
     }
     if (parent && parent.personalOwner !== owner) {
       throw invalid(
@@ -97,7 +99,7 @@ export async function addFolder(
       );
     }
   } else {
-    if (principal.kind !== 'admin') throw forbidden('Only an admin key may create public folders.');
+    if (principal.kind !== 'admin') throw refused('Only an admin key may create public folders.');
     if (parent && parent.personalOwner !== null)
       throw invalid('A public folder cannot be placed inside a personal folder.');
   }
@@ -112,7 +114,7 @@ export async function addFolder(
       [title, parent?.id ?? null, complexity, renewal, owner],
     );
     const created = Number(row!.id);
-    await auditWrite(tx, `folder ${created}`);
+    await auditWrite(tx, actor, 'addFolder', `folder ${created}`);
     return created;
   });
   ctx.invalidate();
@@ -123,7 +125,7 @@ function checkFolderWrite(principal: Principal, node: FolderNode | undefined, id
   if (!node) throw notFound(`Folder ID does not exist: ${id}.`);
   if (principal.kind === 'user' && node.personalOwner !== principal.userId) {
     if (node.personalOwner !== null) throw notFound(`Folder ID does not exist: ${id}.`);
-    throw forbidden(`Only an admin key may change public folder ${id}.`);
+    throw refused(`Only an admin key may change public folder ${id}.`);
   }
   return node;
 }
@@ -131,14 +133,14 @@ function checkFolderWrite(principal: Principal, node: FolderNode | undefined, id
 /** update/folder: title, complexity level and renewal period; a personal folder stays personal. */
 export async function updateFolder(
   ctx: StoreContext,
-  principal: Principal,
+  actor: Actor,
   id: number,
   folder: { title: string; complexityLevel: number; renewalPeriod: number },
 ) {
   const title = checkTitle(folder.title);
   const complexity = checkComplexity(folder.complexityLevel);
   const renewal = checkRenewal(folder.renewalPeriod);
-  const node = checkFolderWrite(principal, (await ctx.folders(true)).get(id), id);
+  const node = checkFolderWrite(actor.principal, (await ctx.folders(true)).get(id), id);
   if (node.personalOwner !== null && title !== String(node.personalOwner)) {
     throw invalid("A personal folder's title is its owner's user id and cannot change.");
   }
@@ -148,7 +150,7 @@ export async function updateFolder(
       [id, title, complexity, renewal],
     );
     if (rows.length === 0) throw notFound(`Folder ID does not exist: ${id}.`);
-    await auditWrite(tx, `folder ${id}`);
+    await auditWrite(tx, actor, 'updateFolder', `folder ${id}`);
   });
   ctx.invalidate();
 }
@@ -157,31 +159,25 @@ export async function updateFolder(
  * delete/folder: deletes all the given folders, or none. A folder that still holds items, or
  * sub-folders not deleted in the same call, is refused (409).
  */
-export async function deleteFolders(ctx: StoreContext, principal: Principal, ids: readonly number[]) {
+export async function deleteFolders(ctx: StoreContext, actor: Actor, ids: readonly number[]) {
   const unique = [...new Set(ids)];
   const tree = await ctx.folders(true);
-  for (const id of unique) checkFolderWrite(principal, tree.get(id), id);
+  for (const id of unique) checkFolderWrite(actor.principal, tree.get(id), id);
   await ctx.db.transaction(async (tx) => {
     const items = await tx.query<{ folder_id: number }>(
       'SELECT folder_id FROM items WHERE folder_id = ANY($1::bigint[]) LIMIT 1',
       [unique],
     );
     if (items.length > 0) {
-      throw new VaultServerError(
-        'invalid_request',
-        `Folder ${Number(items[0]!.folder_id)} still holds items; delete or move them first.`,
-        409,
-      );
+      throw conflict(`Folder ${Number(items[0]!.folder_id)} still holds items; delete or move them first.`);
     }
     const children = await tx.query<{ id: number; parent_id: number }>(
       'SELECT id, parent_id FROM folders WHERE parent_id = ANY($1::bigint[]) AND NOT (id = ANY($1::bigint[])) LIMIT 1',
       [unique],
     );
     if (children.length > 0) {
-      throw new VaultServerError(
-        'invalid_request',
+      throw conflict(
         `Folder ${Number(children[0]!.parent_id)} still has sub-folders; delete them first or in the same call.`,
-        409,
       );
     }
     // Children before parents: the foreign key would refuse the other order.
@@ -193,7 +189,7 @@ export async function deleteFolders(ctx: StoreContext, principal: Principal, ids
       const rows = await tx.query('DELETE FROM folders WHERE id = $1 RETURNING id', [id]);
       if (rows.length === 0) throw notFound(`Folder ID does not exist: ${id}.`);
     }
-    await auditWrite(tx, `folders ${unique.join(',')}`);
+    await auditWrite(tx, actor, 'deleteFolders', `folders ${unique.join(',')}`);
   });
   ctx.invalidate();
 }

@@ -1,11 +1,34 @@
 import { type AccessType, unionOfRights } from '@vaultline/protocol';
+import { LRUCache } from 'lru-cache';
 import { COHERENT_CACHE_TTL_MS } from '../constants.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { Principal } from './access.ts';
 import type { KeyIdentity } from './api-keys.ts';
 import { type FolderTree, loadFolderTree } from './folder-tree.ts';
-import { TtlCache } from './ttl-cache.ts';
+import type { ItemRow } from './item-row.ts';
+
+/** What the store needs of a cache: lru-cache's own methods, or nothing cached when caching is off. */
+export interface ExpiringCache<K, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): unknown;
+  delete(key: K): unknown;
+  clear(): void;
+}
+
+/** The most users whose rights, and keys whose identity, are kept. */
+const MAX_CACHED_PRINCIPALS = 10_000;
+/** The most item rows kept (PGlite only): the hot ones, not the whole vault. */
+const MAX_CACHED_ITEMS = 10_000;
+
+/**
+ * A bounded cache whose entries expire after `ttlMs`; with `ttlMs <= 0`, one that keeps nothing
+ * (lru-cache reads a ttl of 0 as "never expires").
+ */
+function expiringCache<K extends {}, V extends {}>(ttlMs: number, max: number): ExpiringCache<K, V> {
+  if (ttlMs <= 0) return { get: () => undefined, set: () => undefined, delete: () => false, clear: () => {} };
+  return new LRUCache<K, V>({ max, ttl: ttlMs });
+}
 
 /** What every store operation shares: the database, the secret box and the caches. */
 export interface StoreContext {
@@ -20,12 +43,12 @@ export interface StoreContext {
   /** The rights of a user per folder, personal folders included. */
   userRights(userId: number, fresh?: boolean): Promise<ReadonlyMap<number, AccessType>>;
   /** Authenticated keys by hash, cached briefly; cleared with the rest. */
-  readonly keyCache: TtlCache<string, KeyIdentity>;
+  readonly keyCache: ExpiringCache<string, KeyIdentity>;
   /**
    * Item rows (password still encrypted) by id. Only on PGlite, where this process is the only
    * writer (the data directory is locked), so the cache is always coherent; empty on PostgreSQL.
    */
-  readonly itemCache: TtlCache<number, unknown>;
+  readonly itemCache: ExpiringCache<number, ItemRow>;
   /** Counts item writes: a read that started before a write must not fill the cache. */
   itemGeneration(): number;
   /** Forgets cached item rows after a write. */
@@ -68,10 +91,10 @@ export async function loadUserRights(
 export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
   const coherent = db.kind === 'pglite';
   const ttl = cacheTtlMs > 0 && coherent ? COHERENT_CACHE_TTL_MS : cacheTtlMs;
-  const treeCache = new TtlCache<'tree', FolderTree>(ttl, 1);
-  const rightsCache = new TtlCache<number, ReadonlyMap<number, AccessType>>(ttl);
-  const keyCache = new TtlCache<string, KeyIdentity>(ttl);
-  const itemCache = new TtlCache<number, unknown>(coherent ? ttl : 0, 50_000);
+  const treeCache = expiringCache<'tree', FolderTree>(ttl, 1);
+  const rightsCache = expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS);
+  const keyCache = expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS);
+  const itemCache = expiringCache<number, ItemRow>(coherent ? ttl : 0, MAX_CACHED_ITEMS);
   // An admin's rights follow from the tree alone: computed once per tree.
   const adminRights = new WeakMap<FolderTree, ReadonlyMap<number, AccessType>>();
   let itemGeneration = 0;

@@ -1,5 +1,5 @@
 import { foldLabel } from '@vaultline/protocol';
-import { invalid } from '../errors.ts';
+import { invalid } from './errors.ts';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot be stored in PostgreSQL text.
 const NUL = /\u0000/;

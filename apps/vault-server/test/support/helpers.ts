@@ -1,8 +1,12 @@
 import { request } from 'node:http';
 import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
 import { expect } from 'vitest';
+import { operatorActor } from '../../src/store/actor.ts';
 import { startTestVault, type TestVault, type TestVaultOptions } from '../../src/testing.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
+
+/** The operator tests administer as (reading the audit log, for one). */
+export const TEST_OPERATOR = operatorActor('test', 'test');
 
 /** The stores every core test runs on. */
 export const STORES = ['pglite', 'postgres'] as const;

@@ -1,5 +1,6 @@
 // A vault server in its own process, for tests that kill it: prints {"url","key"} once listening.
 import { startVaultServer } from '../../src/start-vault-server.ts';
+import { operatorActor } from '../../src/store/actor.ts';
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: server-child.ts <dataDir>');
@@ -11,7 +12,9 @@ const server = await startVaultServer({
   cacheTtlMs: 0,
   log: { write: () => {} },
 });
-const key = await server.vault.admin.createKey({ label: `child-${process.pid}` });
+const key = await server.vault
+  .adminAs(operatorActor('test-child', 'test'))
+  .createKey({ label: `child-${process.pid}` });
 process.stdout.write(`${JSON.stringify({ url: server.url, key })}\n`);
 process.on('SIGTERM', () => {
   void server.close().then(() => process.exit(0));

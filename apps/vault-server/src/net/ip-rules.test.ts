@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from './client-address.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { normalizeAddress, parseCidrList } from './ip-rules.ts';
 
 describe('parseCidrList', () => {

@@ -19,6 +19,8 @@ const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
+const presentationShot = resolve(root, '../../docs/images/vscode-presentation-mode.png');
+const walkthroughShot = resolve(root, '../../docs/images/vscode-walkthrough.png');
 const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
@@ -89,6 +91,8 @@ try {
       item: fixture.items.web.label,
       login: fixture.items.web.login,
       screenshot,
+      presentationShot,
+      walkthroughShot,
     }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
     for (const failure of failures) console.log(`UI check failure: ${failure}`);
     if (failures.length === 0) passed += 1;

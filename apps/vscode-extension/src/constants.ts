@@ -65,6 +65,8 @@ export const CONTEXT_KEYS = {
   /** True once at least one connection is configured (the walkthrough's first step). */
   connected: 'vaultline.connected',
   presentationMode: 'vaultline.presentationMode',
+  /** True in the Node extension host, where the terminal with vault values exists (not on the web). */
+  terminal: 'vaultline.terminal',
 } as const;
 
 /** Where API keys live in SecretStorage: one entry per connection name. */

@@ -10,7 +10,7 @@ import {
 } from './commands/index.ts';
 import { ConnectFlow } from './connect-flow.ts';
 import { ConnectionStore } from './connections.ts';
-import { VIEWS } from './constants.ts';
+import { CONTEXT_KEYS, VIEWS } from './constants.ts';
 import { ItemSearch } from './item-search.ts';
 import { Notifier } from './notifier.ts';
 import { PresentationMode } from './presentation-mode.ts';
@@ -56,6 +56,11 @@ export class Vaultline implements vscode.Disposable {
 
   constructor(context: vscode.ExtensionContext, options: VaultlineOptions) {
     const log = this.own(new RequestLog());
+    log.info(
+      options.platform.kind === 'web'
+        ? 'Vaultline activated in the web worker extension host (no terminal features)'
+        : 'Vaultline activated in the Node extension host',
+    );
     const notifier = new Notifier();
     const presentation = this.own(new PresentationMode());
     const connections = this.own(new ConnectionStore(context.secrets, log));
@@ -88,6 +93,11 @@ export class Vaultline implements vscode.Disposable {
       writer,
     };
     const groups = [...COMMAND_GROUPS, ...(options.hostCommands ?? [])];
+    void vscode.commands.executeCommand(
+      'setContext',
+      CONTEXT_KEYS.terminal,
+      options.platform.kind === 'node',
+    );
     for (const registration of registerCommands(
       groups.flatMap((group) => group(services)),
       log,

@@ -8,10 +8,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { startCodeServer } from './code-server.mjs';
+import { startCorsRelay } from './cors-relay.mjs';
 import { scanForSecrets } from './secret-scan.mjs';
 import { seedReplay } from './seed-replay.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
+import { webCheck } from './web-check.mjs';
 
 const bench = process.argv.includes('--bench');
 // Workbench and built-in extension chatter that the page forwards along with the suite's output.
@@ -21,6 +23,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
 const presentationShot = resolve(root, '../../docs/images/vscode-presentation-mode.png');
 const walkthroughShot = resolve(root, '../../docs/images/vscode-walkthrough.png');
+const webShot = resolve(root, '../../docs/images/vscode-web.png');
 const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
@@ -97,6 +100,23 @@ try {
     for (const failure of failures) console.log(`UI check failure: ${failure}`);
     if (failures.length === 0) passed += 1;
     else failed += 1;
+
+    // The web build in the web worker extension host (VS Code for the Web).
+    const relay = await startCorsRelay(fixture.url, `http://${server.host}`);
+    try {
+      const webFailures = await webCheck(server, {
+        tmp,
+        extensionPath: root,
+        apiKey: fixture.keys.alice,
+        screenshot: webShot,
+        relayUrl: relay.url,
+      }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
+      for (const failure of webFailures) console.log(`web check failure: ${failure}`);
+      if (webFailures.length === 0) passed += 1;
+      else failed += 1;
+    } finally {
+      await relay.close();
+    }
   }
 
   // Nothing VS Code wrote may hold a key or a password; the Output channel's log file must exist.

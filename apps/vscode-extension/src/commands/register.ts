@@ -17,6 +17,8 @@ export function registerCommands(
 ): vscode.Disposable[] {
   return commands.map(({ id, action, run }) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      // Which command ran, never its arguments (they may carry values): debug detail only.
+      log.debug(`command ${id}`);
       try {
         return await run(...args);
       } catch (error) {

@@ -111,6 +111,19 @@ export function errorAndLogTests(fixture: Fixture): void {
   });
 
   describe('the Output channel', () => {
+    it('is a LogOutputChannel: lines carry their level, the default level hides debug detail', async () => {
+      const api = await extensionApi();
+      assert.equal(api.log.level, vscode.LogLevel.Info);
+      assert.ok(api.log.lines.some((line) => /^info \[alice\] GET readUserFolders 200 /.test(line)));
+      assert.ok(api.log.lines.some((line) => /^warn \[(wrong|down)\] GET readUserFolders /.test(line)));
+      assert.ok(
+        api.log.lines.some((line) => /^error Connect: bad: /.test(line) || /^error bad: /.test(line)),
+      );
+      // Every command logs "command <id>" at debug; at the default level none of it is written.
+      assert.ok(api.log.lines.every((line) => /^(info|warn|error) /.test(line)));
+      assert.ok(!api.log.lines.some((line) => line.includes('command vaultline.')));
+    });
+
     it('logs requests with no API key and no password', async () => {
       const api = await extensionApi();
       const text = api.log.lines.join('\n');

@@ -5,8 +5,31 @@ import type { MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import { connect, disconnect, errorsSince, extensionApi, itemNode } from './helpers.ts';
 
-/** What only a TeamPass server shows: a release without file endpoints (issue #9, defect 4). */
+/** What only a TeamPass server shows: its own error words, a release without file endpoints (#9). */
 export function teampassOnlyTests(fixture: Fixture): void {
+  describe("TeamPass's own words", () => {
+    after(() => disconnect('tp-ghost'));
+
+    it('shows the server\'s message next to the plain sentence ("User does not exist")', async () => {
+      const api = await extensionApi();
+      await connect({
+        name: 'tp-ghost',
+        url: fixture.teampass.url,
+        login: 'ghost',
+        apiKey: fixture.teampass.key,
+        saveUnverified: true,
+      });
+      const [row] = (await api.tree.getChildren(
+        (
+          await api.tree.getChildren()
+        ).find((node) => node.kind === 'connection' && node.connection === 'tp-ghost'),
+      )) as MessageNode[];
+      assert.equal(row?.kind, 'message');
+      assert.match(row.text, /^tp-ghost: .*The vault said: "User does not exist"\.$/);
+      assert.equal(row.text.includes(fixture.teampass.key), false);
+    });
+  });
+
   describe('a TeamPass release without file endpoints', () => {
     before(async () => {
       await connect({

@@ -7,7 +7,6 @@ import {
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, CONTEXT_KEYS, DEFAULTS, SECRET_KEY_PREFIX } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
-import { FolderRights } from './folder-rights.ts';
 import type { RequestLog } from './request-log.ts';
 
 /** A connection as the machine-scoped setting stores it: no key here, the key is in SecretStorage. */
@@ -23,8 +22,12 @@ export interface ConnectionSettings {
 /** A connection that is ready to use. */
 export interface Connection extends ConnectionSettings {
   client: VaultClient;
+  /**
+   * The core's one access layer: folder records for the tree (read/userfolders), rights from the
+   * core's table, and the item list (read/userpw, every password of the user) read only when a
+   * folder right does not decide.
+   */
   access: AccessChecker;
-  folders: FolderRights;
 }
 
 /**
@@ -83,9 +86,15 @@ export class ConnectionStore implements vscode.Disposable {
     const existing = this.live.get(name);
     if (existing) return existing;
     const settings = this.list().find((entry) => entry.name === name);
-    if (!settings) throw new UserFacingError(`no connection named "${name}". Run "Vaultline: Connect".`);
+    if (!settings)
+      throw new UserFacingError(vscode.l10n.t('no connection named "{0}". Run "Vaultline: Connect".', name), {
+        needsConnect: true,
+      });
     const apiKey = await this.secrets.get(SECRET_KEY_PREFIX + name);
-    if (!apiKey) throw new UserFacingError('no API key stored. Run "Vaultline: Connect" again.');
+    if (!apiKey)
+      throw new UserFacingError(vscode.l10n.t('no API key stored. Run "Vaultline: Connect" again.'), {
+        needsConnect: true,
+      });
     const timeoutMs = vscode.workspace
       .getConfiguration(CONFIG_SECTION)
       .get<number>(CONFIG.requestTimeoutMs, DEFAULTS.requestTimeoutMs);
@@ -99,8 +108,7 @@ export class ConnectionStore implements vscode.Disposable {
     const connection: Connection = {
       ...settings,
       client,
-      access: createAccessChecker(client),
-      folders: new FolderRights(client, settings.login),
+      access: createAccessChecker(client, { itemList: 'fallback' }),
     };
     this.live.set(name, connection);
     return connection;
@@ -110,7 +118,6 @@ export class ConnectionStore implements vscode.Disposable {
   invalidateRights(): void {
     for (const connection of this.live.values()) {
       connection.access.invalidate();
-      connection.folders.invalidate();
     }
   }
 
@@ -149,6 +156,8 @@ export class ConnectionStore implements vscode.Disposable {
   }
 
   private async updateContext(): Promise<void> {
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connectionCount, this.list().length);
+    const count = this.list().length;
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connectionCount, count);
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connected, count > 0);
   }
 }

@@ -6,6 +6,7 @@ export const COMMANDS = {
   connect: 'vaultline.connect',
   disconnect: 'vaultline.disconnect',
   refresh: 'vaultline.refresh',
+  refreshNode: 'vaultline.refreshNode',
   retry: 'vaultline.retry',
   showAllItems: 'vaultline.showAllItems',
   search: 'vaultline.search',
@@ -30,9 +31,15 @@ export const COMMANDS = {
   saveAttachment: 'vaultline.saveAttachment',
   uploadAttachment: 'vaultline.uploadAttachment',
   togglePresentationMode: 'vaultline.togglePresentationMode',
+  presentationModeOn: 'vaultline.presentationModeOn',
+  presentationModeOff: 'vaultline.presentationModeOff',
+  openWalkthrough: 'vaultline.openWalkthrough',
   runWithValues: 'vaultline.runWithValues',
   showLog: 'vaultline.showLog',
 } as const;
+
+/** The walkthrough's id as `publisher.name#id`, for `workbench.action.openWalkthrough`. */
+export const WALKTHROUGH_ID = `${EXTENSION_ID}#vaultline.gettingStarted`;
 
 /** View and container ids. */
 export const VIEWS = {
@@ -55,7 +62,11 @@ export const CONFIG = {
 /** Context keys used in `when` clauses. */
 export const CONTEXT_KEYS = {
   connectionCount: 'vaultline.connectionCount',
+  /** True once at least one connection is configured (the walkthrough's first step). */
+  connected: 'vaultline.connected',
   presentationMode: 'vaultline.presentationMode',
+  /** True in the Node extension host, where the terminal with vault values exists (not on the web). */
+  terminal: 'vaultline.terminal',
 } as const;
 
 /** Where API keys live in SecretStorage: one entry per connection name. */
@@ -73,14 +84,6 @@ export const OUTPUT_CHANNEL_NAME = 'Vaultline';
 /** The item fields that can be inserted or copied. */
 export const ITEM_FIELDS = ['login', 'password', 'url', 'email'] as const;
 export type ItemField = (typeof ITEM_FIELDS)[number];
-
-/** How a field is called in the UI. */
-export const FIELD_LABELS: Readonly<Record<ItemField, string>> = {
-  login: 'Login',
-  password: 'Password',
-  url: 'URL',
-  email: 'Email',
-};
 
 /** Defaults of the settings, repeated in package.json. */
 export const DEFAULTS = {

@@ -37,12 +37,12 @@ export async function openVaultTerminal(
   connections: ConnectionStore,
   bindings: EnvBinding[],
 ): Promise<vscode.Terminal> {
-  if (bindings.length === 0) throw new UserFacingError('choose at least one item value.');
+  if (bindings.length === 0) throw new UserFacingError(vscode.l10n.t('choose at least one item value.'));
   const env: Record<string, string> = {};
   for (const binding of bindings) {
     const name = binding.name ?? envName(binding.ref.label ?? `item_${binding.ref.itemId}`, binding.field);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-      throw new UserFacingError(`"${name}" is not a valid variable name.`);
+      throw new UserFacingError(vscode.l10n.t('"{0}" is not a valid variable name.', name));
     env[name] = await fetchField(connections, binding.ref, binding.field);
   }
   const terminal = vscode.window.createTerminal({
@@ -59,14 +59,14 @@ export async function askBindings(refs: ItemRef[]): Promise<EnvBinding[] | undef
   const picks = refs.flatMap((ref) =>
     ITEM_FIELDS.map((field) => ({
       label: envName(ref.label ?? `item_${ref.itemId}`, field),
-      description: `${field} of ${ref.label ?? ref.itemId}`,
+      description: vscode.l10n.t('{0} of {1}', field, ref.label ?? String(ref.itemId)),
       picked: field === 'password',
       binding: { ref, field },
     })),
   );
   const chosen = await vscode.window.showQuickPick(picks, {
     canPickMany: true,
-    placeHolder: 'Variables to set',
+    placeHolder: vscode.l10n.t('Variables to set'),
   });
   return chosen?.map((pick) => pick.binding);
 }

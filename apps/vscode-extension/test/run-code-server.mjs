@@ -8,9 +8,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { startCodeServer } from './code-server.mjs';
+import { startCorsRelay } from './cors-relay.mjs';
 import { scanForSecrets } from './secret-scan.mjs';
+import { seedReplay } from './seed-replay.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
+import { webCheck } from './web-check.mjs';
 
 const bench = process.argv.includes('--bench');
 // Workbench and built-in extension chatter that the page forwards along with the suite's output.
@@ -18,6 +21,9 @@ const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
+const presentationShot = resolve(root, '../../docs/images/vscode-presentation-mode.png');
+const walkthroughShot = resolve(root, '../../docs/images/vscode-walkthrough.png');
+const webShot = resolve(root, '../../docs/images/vscode-web.png');
 const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
@@ -37,6 +43,9 @@ if (!sh(process.execPath, ['esbuild.config.mjs'])) {
 
 const { vault, fixture } = await seedVault({ bulkCount: bench ? 10_000 : 0 });
 console.log(`vault seeded at ${fixture.url} in ${Date.now() - started} ms`);
+// The search and attachment tests run again against TeamPass's API, through the same extension code.
+const replay = await seedReplay(fixture);
+fixture.teampass = replay.teampass;
 const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
 const workspace = join(tmp, 'ws');
 mkdirSync(workspace);
@@ -85,15 +94,35 @@ try {
       item: fixture.items.web.label,
       login: fixture.items.web.login,
       screenshot,
+      presentationShot,
+      walkthroughShot,
     }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
     for (const failure of failures) console.log(`UI check failure: ${failure}`);
     if (failures.length === 0) passed += 1;
     else failed += 1;
+
+    // The web build in the web worker extension host (VS Code for the Web).
+    const relay = await startCorsRelay(fixture.url, `http://${server.host}`);
+    try {
+      const webFailures = await webCheck(server, {
+        tmp,
+        extensionPath: root,
+        apiKey: fixture.keys.alice,
+        screenshot: webShot,
+        relayUrl: relay.url,
+      }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
+      for (const failure of webFailures) console.log(`web check failure: ${failure}`);
+      if (webFailures.length === 0) passed += 1;
+      else failed += 1;
+    } finally {
+      await relay.close();
+    }
   }
 
   // Nothing VS Code wrote may hold a key or a password; the Output channel's log file must exist.
   const secrets = [
     ...Object.values(fixture.keys),
+    fixture.teampass.key,
     ...Object.values(fixture.items).map((item) => item.password),
   ];
   const scan = scanForSecrets(tmp, secrets);
@@ -116,6 +145,7 @@ try {
   if (failed > 0 || process.env.VERBOSE) console.log(`--- code-server log ---\n${server.log().slice(-3000)}`);
   await server.close();
   await vault.close();
+  for (const replayServer of replay.servers) await replayServer.close();
 }
 
 if (!bench) {

@@ -30,12 +30,16 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   const vault = await startTestVault();
   const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
 
-  await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
+  const aliceUser = await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
   await vault.admin.createUser({ login: 'bob', email: 'bob@example.com' });
   await vault.admin.createRole({ name: 'developers' });
   await vault.admin.createRole({ name: 'support' });
   await vault.admin.assignRole('alice', 'developers');
   await vault.admin.assignRole('bob', 'support');
+  // carol may add and delete but not edit (NE): the rights table's odd one out.
+  await vault.admin.createUser({ login: 'carol', email: 'carol@example.com' });
+  await vault.admin.createRole({ name: 'clerks' });
+  await vault.admin.assignRole('carol', 'clerks');
 
   const infra = (await admin.addFolder({ folder: { title: 'Infrastructure', complexityLevel: 50 } })).id;
   const databases = (
@@ -46,6 +50,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   await vault.admin.grant('developers', databases, 'W');
   await vault.admin.grant('developers', payments, 'R');
   await vault.admin.grant('support', infra, 'R');
+  await vault.admin.grant('clerks', infra, 'NE');
 
   const add = async (item) => ({ ...item, id: (await admin.addItem({ item })).id });
   const items = {
@@ -114,11 +119,13 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     admin: vault.adminKey,
     alice: await vault.admin.createKey({ label: 'alice-vscode', login: 'alice' }),
     bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
+    carol: await vault.admin.createKey({ label: 'carol-vscode', login: 'carol' }),
   };
   const fixture = {
     url: vault.url,
     downUrl: `http://127.0.0.1:${await closedPort()}`,
     keys,
+    users: { alice: aliceUser.id },
     folders: { infra, databases, payments, ...(bulk ? { bulk } : {}) },
     items: Object.fromEntries(Object.entries(items).map(([k, v]) => [k, { ...v, folderId: v.folderId }])),
     attachment,

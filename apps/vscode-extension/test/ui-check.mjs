@@ -1,19 +1,22 @@
 // Drives the workbench like a user: opens the Vaultline view, expands a folder, clicks an item's
-// inline "Insert Login" action, checks the tree rows and the editor text, and saves a screenshot.
+// inline "Insert Login" action, checks the tree rows and the editor text, and saves a screenshot;
+// turns presentation mode on from the view's title (the icon turns, "Presenting" stays in the
+// status bar, logins are masked) and off; opens the walkthrough and checks its steps.
 /**
  * @param {import('playwright-core').Page} page A workbench page with the extension loaded.
- * @param {{ folder: string, item: string, login: string, screenshot: string }} expect
+ * @param {{ folder: string, item: string, login: string, screenshot: string, presentationShot?: string, walkthroughShot?: string }} expect
  * @returns {Promise<string[]>} The failures; empty when the check passed.
  */
 export async function uiCheck(page, expect) {
   try {
     return await drive(page, expect);
-  } finally {
+  } catch (error) {
     await page.screenshot({ path: expect.screenshot }).catch(() => {});
+    throw error;
   }
 }
 
-async function drive(page, { folder, item, login, screenshot }) {
+async function drive(page, { folder, item, login, screenshot, presentationShot, walkthroughShot }) {
   const failures = [];
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   await page.waitForSelector('.statusbar', { timeout: 60_000 });
@@ -61,7 +64,85 @@ async function drive(page, { folder, item, login, screenshot }) {
   if (alerts.some((text) => /error|failed/i.test(text)))
     failures.push(`an alert reports a failure: ${alerts.join(' | ')}`);
   await page.waitForTimeout(500);
-  console.log(`UI check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshot ${screenshot}`);
+  await page.screenshot({ path: screenshot });
+
+  // Presentation mode from the view's title: the eye icon turns, the status bar item stays.
+  // With one view in its container, the view's title actions sit in the side bar's title.
+  const sideBar = page.locator('.part.sidebar');
+  await sideBar.hover();
+  await sideBar.locator('.action-label[aria-label="Turn On Presentation Mode"]').first().click();
+  const indicator = page.locator('.statusbar-item', { hasText: 'Presenting' });
+  try {
+    await indicator.waitFor({ timeout: 10_000 });
+    await sideBar
+      .locator('.action-label[aria-label="Turn Off Presentation Mode"]')
+      .first()
+      .waitFor({ timeout: 10_000 });
+    // The rows redraw masked (a short wait: the tree redraws after the setting changed).
+    await page
+      .waitForFunction(
+        ([text, secret]) =>
+          [...document.querySelectorAll('.monaco-list-row')].some(
+            (row) => row.textContent.includes(text) && !row.textContent.includes(secret),
+          ),
+        [item, login],
+        { timeout: 10_000 },
+      )
+      .catch(() => failures.push('presentation mode still shows the login'));
+    await page.waitForTimeout(5000);
+    if (!(await indicator.isVisible())) failures.push('the "Presenting" status bar item went away by itself');
+    if (presentationShot) await page.screenshot({ path: presentationShot });
+  } catch (error) {
+    failures.push(
+      `presentation mode shows no lasting indicator: ${String(error?.message ?? error).split('\n')[0]}`,
+    );
+  }
+  // Only the user turns it off: here through the status bar item (its click runs "Turn Off").
+  await indicator
+    .click({ timeout: 10_000 })
+    .catch(() => failures.push('the "Presenting" status bar item cannot be clicked'));
+  await indicator.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {
+    failures.push('the indicator stayed after turning it off');
+  });
+  await sideBar.hover();
+  await sideBar
+    .locator('.action-label[aria-label="Turn On Presentation Mode"]')
+    .first()
+    .waitFor({ timeout: 10_000 })
+    .catch(() => failures.push('the title icon did not turn back'));
+
+  // The walkthrough, opened from the view's welcome link's command.
+  if (walkthroughShot) {
+    await runCommand(page, 'Vaultline: Get Started with Vaultline');
+    const walkthrough = page.locator('.gettingStartedContainer');
+    try {
+      await walkthrough.waitFor({ timeout: 20_000 });
+      // Each step title is on screen (not only in the hidden slides).
+      for (const step of [
+        'Connect to a vault',
+        'Find an item',
+        'Insert a reference, not a secret',
+        'Copy a password',
+        'Share your screen safely',
+      ]) {
+        const title = walkthrough.getByText(step, { exact: true }).first();
+        if (
+          !(await title.waitFor({ timeout: 10_000 }).then(
+            () => true,
+            () => false,
+          ))
+        )
+          failures.push(`the walkthrough shows no step "${step}"`);
+      }
+      console.log('UI walkthrough: five steps on screen');
+    } catch (error) {
+      failures.push(`the walkthrough did not open: ${String(error?.message ?? error).split('\n')[0]}`);
+    }
+    await page.screenshot({ path: walkthroughShot });
+  }
+  console.log(
+    `UI check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshots ${[screenshot, presentationShot, walkthroughShot].filter(Boolean).join(', ')}`,
+  );
   return failures;
 }
 

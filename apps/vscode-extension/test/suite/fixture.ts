@@ -14,13 +14,25 @@ export interface Fixture {
   url: string;
   /** A URL where nothing listens: the "server down" case. */
   downUrl: string;
-  /** `admin` is the TeamPass-style shared key; `alice` and `bob` are bound to their users. */
-  keys: { admin: string; alice: string; bob: string };
+  /** `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their users. */
+  keys: { admin: string; alice: string; bob: string; carol: string };
+  /** User ids (a personal folder is titled with its owner's id). */
+  users: { alice: number };
   folders: { infra: number; databases: number; payments: number; bulk?: number };
   items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
   attachment: { itemId: number; name: string; text: string };
   /** `test` or `bench`. */
   mode: string;
+  /** The TeamPass replay servers, seeded like the vault (the second without file endpoints). */
+  teampass: {
+    url: string;
+    noFilesUrl: string;
+    /** TeamPass's one shared key. */
+    key: string;
+    folders: { infra: number; databases: number; payments: number };
+    items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
+    attachment: { itemId: number; name: string; text: string };
+  };
   /** How many items the bulk folder holds (bench only). */
   bulkCount?: number;
 }

@@ -2,12 +2,15 @@ import { attachmentTests } from './attachments.test.ts';
 import { benchmarks } from './bench.ts';
 import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
-import { connect, extensionApi } from './helpers.ts';
+import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { searchTests } from './search.test.ts';
+import { teampassTarget, vaultTarget } from './target.ts';
+import { teampassOnlyTests } from './teampass.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
+import { firstRunTests, trustTests } from './trust.test.ts';
 import { writeTests } from './write.test.ts';
 
 // Mocha 12's package entry is ESM; its CommonJS build is what a CJS extension host can require.
@@ -16,26 +19,65 @@ const Mocha = require('mocha/lib/mocha.cjs') as typeof import('mocha');
 /** The entry VS Code calls in the extension host (`extensionTestsPath`). */
 export async function run(): Promise<void> {
   const fixture = readFixture();
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: 'spec' });
+  // VAULTLINE_TEST_GREP runs the tests whose full title matches (iterating on a few tests).
+  const grep = process.env.VAULTLINE_TEST_GREP;
+  const mocha = new Mocha({
+    ui: 'bdd',
+    color: false,
+    timeout: 30_000,
+    reporter: 'spec',
+    ...(grep ? { grep } : {}),
+  });
   mocha.suite.emit('pre-require', globalThis, '', mocha);
 
   before(async function () {
     this.timeout(60_000);
     await extensionApi();
-    await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
-    await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
   });
 
-  if (fixture.mode === 'bench') benchmarks(fixture);
-  else {
-    treeTests(fixture);
-    insertCopyTests(fixture);
-    searchTests(fixture);
-    writeTests(fixture);
-    attachmentTests(fixture);
-    terminalTests(fixture);
-    malformedInputTests(fixture);
-    errorAndLogTests(fixture);
+  if (fixture.mode !== 'bench') firstRunTests();
+  describe('with alice and bob connected', () => {
+    before(async function () {
+      this.timeout(60_000);
+      await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+      await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+    });
+
+    if (fixture.mode === 'bench') benchmarks(fixture);
+    else {
+      treeTests(fixture);
+      insertCopyTests(fixture);
+      searchTests(vaultTarget(fixture));
+      writeTests(fixture);
+      attachmentTests(vaultTarget(fixture));
+      terminalTests(fixture);
+      malformedInputTests(fixture);
+      errorAndLogTests(fixture);
+      trustTests(fixture);
+    }
+  });
+
+  // The same search and attachment tests, through the same extension code, against TeamPass's API.
+  if (fixture.mode !== 'bench') {
+    describe('with alice and bob connected to the TeamPass replay server', () => {
+      const target = teampassTarget(fixture);
+      before(async function () {
+        this.timeout(60_000);
+        for (const name of ['alice', 'bob']) await disconnect(name);
+        for (const login of ['alice', 'bob'])
+          await connect({ name: `tp-${login}`, url: target.url, login, apiKey: target.adminKey });
+      });
+      after(async function () {
+        this.timeout(60_000);
+        for (const name of [target.alice, target.bob]) await disconnect(name);
+        // The UI check that follows expects the vault connections.
+        await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+        await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+      });
+      searchTests(target);
+      attachmentTests(target);
+      teampassOnlyTests(fixture);
+    });
   }
 
   const { passed, failed } = await new Promise<{ passed: number; failed: number }>((resolve) => {

@@ -1,0 +1,99 @@
+// Runs the extension in code-server's web worker extension host (what VS Code for the Web uses):
+// the user setting `remote.extensionKind` sends it there, so VS Code loads its `browser` entry
+// (dist/web/extension.cjs). Drives it like a user: the request log says which host it runs in,
+// the connect dialog's four steps connect to the vault (through a CORS relay: a web worker fetches
+// from the workbench's origin), the tree shows the folders with their rights in words, the vault
+// without CORS is unreachable from there (the proof that the code runs in the browser), and the
+// terminal command is not offered.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * @param {{ openWorkbench: Function, host: string }} server The running code-server.
+ * @param {{ tmp: string, extensionPath: string, vaultUrl: string, apiKey: string, screenshot: string, startRelay: Function }} options
+ * @returns {Promise<string[]>} The failures; empty when the check passed.
+ */
+export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot, relayUrl }) {
+  const settingsPath = join(tmp, 'ud/User/settings.json');
+  const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
+  settings['remote.extensionKind'] = { 'vaultline.vaultline-vscode': ['web'] };
+  writeFileSync(settingsPath, JSON.stringify(settings));
+  const page = await server.openWorkbench({ extensionPath });
+  const failures = [];
+  try {
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await page.waitForSelector('.statusbar', { timeout: 60_000 });
+    await page.waitForTimeout(3000);
+    await runCommand(page, 'Vaultline: Show Request Log');
+    const logText = await page
+      .waitForFunction(
+        () => {
+          const text = document.querySelector('.part.panel .view-lines')?.textContent ?? '';
+          return /Vaultline activated in/.test(text) ? text : false;
+        },
+        undefined,
+        { timeout: 20_000 },
+      )
+      .then((handle) => handle.jsonValue())
+      .catch(() => '');
+    console.log(
+      `web check: the log says ${JSON.stringify(/Vaultline activated in[^\n]*?host/.exec(logText)?.[0] ?? logText.slice(0, 120))}`,
+    );
+    const logSaysWeb = /activated in the web worker extension host/.test(logText);
+
+    await runCommand(page, 'Vaultline: Connect to a Vault');
+    const input = page.locator('.quick-input-widget input');
+    const steps = [];
+    for (const value of ['web-alice', relayUrl, 'alice', apiKey]) {
+      await input.waitFor({ timeout: 15_000 });
+      steps.push(((await page.locator('.quick-input-title').textContent()) ?? '').trim());
+      await input.fill(value);
+      await page.waitForTimeout(300);
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(700);
+    }
+    console.log(`web check: connect dialog titles ${JSON.stringify(steps)}`);
+    if (!steps.every((title, i) => title.includes('Connect to a Vault') && title.includes(`${i + 1}/4`)))
+      failures.push(`the connect dialog steps are not titled with their count: ${JSON.stringify(steps)}`);
+    await runCommand(page, 'Vaultline: Focus on Vault View');
+    const row = page.locator('.monaco-list-row', { hasText: /Infrastructure\s*full access/ }).first();
+    const connected = await row.waitFor({ timeout: 30_000 }).then(
+      () => true,
+      () => false,
+    );
+    const rows = await page.locator('.part.sidebar .monaco-list-row').allTextContents();
+    console.log('web check: tree rows', JSON.stringify(rows.map((r) => r.replace(/\s+/g, ' ').trim())));
+    if (!connected) failures.push('the web extension did not list the vault folders after connecting');
+    // Proof of the host besides the log line: only a fetch from the browser is held to CORS, so the
+    // connections to the vault itself (no CORS) cannot be reached while the relayed one works.
+    const blocked = rows.some((text) => /^alice: cannot reach the vault/.test(text.trim()));
+    if (!logSaysWeb && !blocked) failures.push('the extension did not run in the web worker extension host');
+
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Vaultline: Open Terminal with Vault Values');
+    await page.waitForTimeout(1000);
+    const offered = await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'Open Terminal with Vault Values' })
+      .count();
+    await page.keyboard.press('Escape');
+    if (offered > 0) failures.push('the web extension offers the terminal with vault values');
+  } catch (error) {
+    failures.push(String(error?.message ?? error).split('\n')[0]);
+  } finally {
+    await page.screenshot({ path: screenshot }).catch(() => {});
+  }
+  console.log(`web check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshot ${screenshot}`);
+  return failures;
+}
+
+/** Runs a command by its exact palette label. */
+async function runCommand(page, label) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 15_000 });
+  await row.click();
+  await page.waitForTimeout(500);
+}

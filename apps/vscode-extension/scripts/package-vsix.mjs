@@ -21,17 +21,21 @@ try {
   // The screenshot lives outside the package (docs/images): the Marketplace README goes without it.
   const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\([^)]*\)\n\n?/gm, '');
   writeFileSync(join(stage, 'README.md'), readme);
-  for (const path of ['dist/extension.cjs', 'media', 'LICENSE', '.vscodeignore']) {
+  for (const path of [
+    'dist/extension.cjs',
+    'dist/web',
+    'media',
+    'l10n',
+    'package.nls.json',
+    'LICENSE',
+    '.vscodeignore',
+  ]) {
     if (existsSync(join(root, path))) cpSync(join(root, path), join(stage, path), { recursive: true });
   }
-  const result = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '-o', out],
-    {
-      cwd: stage,
-      stdio: 'inherit',
-    },
-  );
+  const result = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '-o', out], {
+    cwd: stage,
+    stdio: 'inherit',
+  });
   if (result.status !== 0 || !existsSync(out)) process.exit(result.status || 1);
   const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
   console.log(

@@ -1,10 +1,16 @@
 import type * as vscode from 'vscode';
+import { terminalCommands } from './commands/terminal.ts';
 import { Vaultline, type VaultlineApi } from './vaultline.ts';
 
 const loadedAt = performance.now();
 
+/** The desktop and remote entry (Node extension host): everything, the terminal included. */
 export function activate(context: vscode.ExtensionContext): VaultlineApi {
-  const vaultline = new Vaultline(context, loadedAt, performance.now());
+  const vaultline = new Vaultline(context, {
+    loadedAt,
+    activateCalledAt: performance.now(),
+    hostCommands: [terminalCommands],
+  });
   context.subscriptions.push(vaultline);
   return vaultline.api;
 }

@@ -1,0 +1,31 @@
+import * as vscode from 'vscode';
+import { COMMANDS } from '../constants.ts';
+import { UserFacingError } from '../error-messages.ts';
+import { type ItemRef, toItemRef } from '../item-ref.ts';
+import { askBindings, type EnvBinding, openVaultTerminal } from '../vault-terminal.ts';
+import { type CommandGroup, command } from './command.ts';
+
+/** A terminal whose environment holds vault values (desktop and remote hosts only, not the web). */
+export const terminalCommands: CommandGroup = ({ search, connections }) => [
+  command(
+    COMMANDS.runWithValues,
+    'Run with vault values',
+    async (target?: unknown, selected?: unknown, bindings?: EnvBinding[]) => {
+      if (!vscode.workspace.isTrusted)
+        throw new UserFacingError('trust this workspace before running commands with vault values.');
+      let chosen = bindings;
+      if (!chosen) {
+        const nodes = Array.isArray(selected) && selected.length > 0 ? selected : [target];
+        let refs = nodes.map(toItemRef).filter((ref): ref is ItemRef => ref !== undefined);
+        if (refs.length === 0) {
+          const picked = await search.pick('Item whose values the terminal gets');
+          refs = picked ? [picked] : [];
+        }
+        if (refs.length === 0) return undefined;
+        chosen = await askBindings(refs);
+      }
+      if (!chosen) return undefined;
+      return openVaultTerminal(connections, chosen);
+    },
+  ),
+];

@@ -76,6 +76,43 @@ export {
   type VaultErrorCode,
   type VaultErrorOptions,
 } from './errors.ts';
+export { type FoundReference, findReferences } from './references/find-references.ts';
+export {
+  escapeReferenceSegment,
+  FILE_FIELD_PREFIX,
+  fieldText,
+  formatReference,
+  type IdReference,
+  isReference,
+  MAX_REFERENCE_DEPTH,
+  MAX_REFERENCE_LENGTH,
+  type PathReference,
+  parseReference,
+  REFERENCE_FIELDS,
+  REFERENCE_SCHEME,
+  type ReferableItem,
+  type Reference,
+  type ReferenceField,
+  type ReferenceFieldName,
+  type ReferenceToItemOptions,
+  referenceToItem,
+} from './references/reference.ts';
+export {
+  isReferenceError,
+  REFERENCE_ERROR_CODES,
+  type ReferenceErrorCode,
+  VaultReferenceError,
+  type VaultReferenceErrorOptions,
+} from './references/reference-error.ts';
+export {
+  type ReferenceClient,
+  type ResolvedItem,
+  type ResolvedReference,
+  type ResolvedValue,
+  type ResolveReferencesOptions,
+  resolveReferences,
+  type UnresolvedReference,
+} from './references/resolve-references.ts';
 export { classifyError } from './response.ts';
 export {
   ACCESS_TYPES,

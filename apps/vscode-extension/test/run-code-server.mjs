@@ -95,6 +95,7 @@ try {
   const secrets = [
     ...Object.values(fixture.keys),
     ...Object.values(fixture.items).map((item) => item.password),
+    ...Object.values(fixture.detection),
   ];
   const scan = scanForSecrets(tmp, secrets);
   const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));

@@ -47,7 +47,7 @@ export function bigFile(): string {
     '  const url = new URL(request.url);',
     "  const token = request.headers.get('authorization')?.slice(7) ?? '';",
     '  if (!token) return new Response("missing token", { status: 401 });',
-    '  const key = `${url.pathname}:${url.searchParams.get("page") ?? 1}`;',
+    '  const key = url.pathname + ":" + (url.searchParams.get("page") ?? 1);',
     '  const cached = await env.CACHE.get(key, { type: "json" });',
     '  return Response.json({ ok: true, cached, passwordPolicy: policy.describe() });',
     '}',

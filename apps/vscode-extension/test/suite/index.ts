@@ -5,7 +5,9 @@ import { readFixture } from './fixture.ts';
 import { connect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
+import { referenceTests } from './references.test.ts';
 import { searchTests } from './search.test.ts';
+import { secretTests } from './secrets.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
 import { writeTests } from './write.test.ts';
@@ -35,6 +37,8 @@ export async function run(): Promise<void> {
     attachmentTests(fixture);
     terminalTests(fixture);
     malformedInputTests(fixture);
+    referenceTests(fixture);
+    secretTests(fixture);
     errorAndLogTests(fixture);
   }
 

@@ -22,6 +22,8 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    // A document restored or reopened while presenting shows nothing of the attachment.
+    if (this.presentation.enabled) return vscode.l10n.t('(hidden in presentation mode)');
     const [connection, id] = decodeURIComponent(uri.authority).split('\u0000');
     const fileId = Number(id ?? uri.path.split('/')[1]);
     const { bytes } = await this.download(connection ?? '', fileId);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, DEFAULTS, MAX_CLEAR_SECONDS } from './constants.ts';
 
@@ -31,7 +30,7 @@ export class ClipboardCopier implements vscode.Disposable {
         : this.delaySeconds();
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
-    const digest = sha256(value);
+    const digest = await sha256(value);
     this.pendingDigest = digest;
     const deadline = Date.now() + seconds * 1000;
     const cleared = new Promise<boolean>((resolve) => {
@@ -74,7 +73,7 @@ export class ClipboardCopier implements vscode.Disposable {
     this.timer = undefined;
     let cleared = false;
     try {
-      if (sha256(await vscode.env.clipboard.readText()) === digest) {
+      if ((await sha256(await vscode.env.clipboard.readText())) === digest) {
         await vscode.env.clipboard.writeText('');
         cleared = true;
       }
@@ -94,6 +93,8 @@ export class ClipboardCopier implements vscode.Disposable {
   }
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/** The SHA-256 of a text, hex (Web Crypto: the same in Node and in a web worker). */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }

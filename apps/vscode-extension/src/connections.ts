@@ -83,9 +83,15 @@ export class ConnectionStore implements vscode.Disposable {
     const existing = this.live.get(name);
     if (existing) return existing;
     const settings = this.list().find((entry) => entry.name === name);
-    if (!settings) throw new UserFacingError(`no connection named "${name}". Run "Vaultline: Connect".`);
+    if (!settings)
+      throw new UserFacingError(vscode.l10n.t('no connection named "{0}". Run "Vaultline: Connect".', name), {
+        needsConnect: true,
+      });
     const apiKey = await this.secrets.get(SECRET_KEY_PREFIX + name);
-    if (!apiKey) throw new UserFacingError('no API key stored. Run "Vaultline: Connect" again.');
+    if (!apiKey)
+      throw new UserFacingError(vscode.l10n.t('no API key stored. Run "Vaultline: Connect" again.'), {
+        needsConnect: true,
+      });
     const timeoutMs = vscode.workspace
       .getConfiguration(CONFIG_SECTION)
       .get<number>(CONFIG.requestTimeoutMs, DEFAULTS.requestTimeoutMs);
@@ -149,6 +155,8 @@ export class ConnectionStore implements vscode.Disposable {
   }
 
   private async updateContext(): Promise<void> {
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connectionCount, this.list().length);
+    const count = this.list().length;
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connectionCount, count);
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connected, count > 0);
   }
 }

@@ -6,6 +6,7 @@ export const COMMANDS = {
   connect: 'vaultline.connect',
   disconnect: 'vaultline.disconnect',
   refresh: 'vaultline.refresh',
+  refreshNode: 'vaultline.refreshNode',
   retry: 'vaultline.retry',
   showAllItems: 'vaultline.showAllItems',
   search: 'vaultline.search',
@@ -30,6 +31,9 @@ export const COMMANDS = {
   saveAttachment: 'vaultline.saveAttachment',
   uploadAttachment: 'vaultline.uploadAttachment',
   togglePresentationMode: 'vaultline.togglePresentationMode',
+  presentationModeOn: 'vaultline.presentationModeOn',
+  presentationModeOff: 'vaultline.presentationModeOff',
+  openWalkthrough: 'vaultline.openWalkthrough',
   runWithValues: 'vaultline.runWithValues',
   showLog: 'vaultline.showLog',
   insertReference: 'vaultline.insertReference',
@@ -38,6 +42,9 @@ export const COMMANDS = {
   fixReference: 'vaultline.fixReference',
   storeSecret: 'vaultline.storeSecret',
 } as const;
+
+/** The walkthrough's id as `publisher.name#id`, for `workbench.action.openWalkthrough`. */
+export const WALKTHROUGH_ID = `${EXTENSION_ID}#vaultline.gettingStarted`;
 
 /** View and container ids. */
 export const VIEWS = {
@@ -62,6 +69,8 @@ export const CONFIG = {
 /** Context keys used in `when` clauses. */
 export const CONTEXT_KEYS = {
   connectionCount: 'vaultline.connectionCount',
+  /** True once at least one connection is configured (the walkthrough's first step). */
+  connected: 'vaultline.connected',
   presentationMode: 'vaultline.presentationMode',
 } as const;
 

@@ -1,25 +1,41 @@
 import { isVaultError, toVaultError, type VaultErrorCode } from '@vaultline/protocol';
+import * as vscode from 'vscode';
+
+/** A button on an error: the command that fixes what failed ("Connect", "Retry"). */
+export interface FixAction {
+  title: string;
+  command: string;
+  args?: unknown[];
+}
 
 /** What to tell the user for each error code: one plain sentence, never a stack trace. */
 const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
   unauthorized: (where) =>
-    `${where}: the vault rejected the API key. Run "Vaultline: Connect" again with a valid key.`,
-  forbidden: (where) => `${where}: you have no right to do this in the vault.`,
-  not_found: (where) => `${where}: not found in the vault (it may have been deleted).`,
-  duplicate_label: (where) => `${where}: an item with a similar label already exists. Choose another label.`,
-  invalid_request: (where) => `${where}: the vault refused the request.`,
-  api_disabled: (where) => `${where}: the vault's API is switched off. Ask your vault administrator.`,
-  too_large: (where) => `${where}: the request or answer is too large.`,
-  rate_limited: (where) => `${where}: too many requests. Wait a moment and retry.`,
-  invalid_response: (where) => `${where}: the vault sent an answer Vaultline does not understand.`,
-  network: (where) => `${where}: cannot reach the vault. Is the server running and the URL right?`,
-  timeout: (where) => `${where}: the vault did not answer in time.`,
-  aborted: (where) => `${where}: cancelled.`,
-  server: (where) => `${where}: the vault failed with a server error.`,
+    vscode.l10n.t(
+      '{0}: the vault rejected the API key. Run "Vaultline: Connect" again with a valid key.',
+      where,
+    ),
+  forbidden: (where) => vscode.l10n.t('{0}: you have no right to do this in the vault.', where),
+  not_found: (where) => vscode.l10n.t('{0}: not found in the vault (it may have been deleted).', where),
+  duplicate_label: (where) =>
+    vscode.l10n.t('{0}: an item with a similar label already exists. Choose another label.', where),
+  invalid_request: (where) => vscode.l10n.t('{0}: the vault refused the request.', where),
+  api_disabled: (where) =>
+    vscode.l10n.t("{0}: the vault's API is switched off. Ask your vault administrator.", where),
+  too_large: (where) => vscode.l10n.t('{0}: the request or answer is too large.', where),
+  rate_limited: (where) => vscode.l10n.t('{0}: too many requests. Wait a moment and retry.', where),
+  invalid_response: (where) =>
+    vscode.l10n.t('{0}: the vault sent an answer Vaultline does not understand.', where),
+  network: (where) =>
+    vscode.l10n.t('{0}: cannot reach the vault. Is the server running and the URL right?', where),
+  timeout: (where) => vscode.l10n.t('{0}: the vault did not answer in time.', where),
+  aborted: (where) => vscode.l10n.t('{0}: cancelled.', where),
+  server: (where) => vscode.l10n.t('{0}: the vault failed with a server error.', where),
 };
 
 /**
- * Turns anything thrown into one line for the user.
+ * Turns anything thrown into one line for the user: the plain sentence for its code, then the
+ * server's own words (first line, redacted) in parentheses when the server sent any.
  *
  * @param error The thrown value.
  * @param where The connection name or the action, put first.
@@ -31,7 +47,7 @@ export function userMessage(
   where: string,
   redact: (text: string) => string = (t) => t,
 ): string {
-  if (error instanceof UserFacingError) return `${where}: ${error.message}`;
+  if (error instanceof UserFacingError) return error.complete ? error.message : `${where}: ${error.message}`;
   const vaultError = isVaultError(error) ? error : toVaultError(error, redact);
   // Refused before anything was sent (bad URL, value too long): the core's own one-line message says
   // exactly what was expected and received.
@@ -42,15 +58,35 @@ export function userMessage(
     return `${where}: ${redact(vaultError.message).split('\n')[0]?.slice(0, 300)}`;
   }
   const base = MESSAGES[vaultError.code](where);
-  // The server's own words help for refusals (which value, which rule), but only its first line.
-  const detail =
-    vaultError.serverMessage && ['invalid_request', 'forbidden', 'duplicate_label'].includes(vaultError.code)
-      ? ` (${redact(vaultError.serverMessage).split('\n')[0]?.slice(0, 200)})`
-      : '';
-  return base + detail;
+  // The server's own words say which value, which rule, which user: shown next to the sentence.
+  const words = vaultError.serverMessage
+    ? redact(vaultError.serverMessage).split('\n')[0]?.trim().slice(0, 200)
+    : '';
+  return words ? `${base} (${words})` : base;
+}
+
+/** Whether an error means the key is wrong: fixed by connecting again, not by retrying. */
+export function isKeyProblem(error: unknown): boolean {
+  return isVaultError(error) && error.code === 'unauthorized';
 }
 
 /** An error the extension raises itself for the user to read, e.g. a missing right. */
 export class UserFacingError extends Error {
   override name = 'UserFacingError';
+  /** The message already names where it happened: shown as is, not prefixed with the action. */
+  readonly complete: boolean;
+  /** Buttons on the notification, each running the command that fixes the problem. */
+  readonly actions: readonly FixAction[];
+  /** Fixed by connecting (again): no connection, or no key stored for it. */
+  readonly needsConnect: boolean;
+
+  constructor(
+    message: string,
+    options: { complete?: boolean; actions?: readonly FixAction[]; needsConnect?: boolean } = {},
+  ) {
+    super(message);
+    this.complete = options.complete ?? false;
+    this.actions = options.actions ?? [];
+    this.needsConnect = options.needsConnect ?? false;
+  }
 }

@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import { terminalCommands } from './commands/terminal.ts';
+import { keyringWarning } from './keyring-warning.ts';
 import { Vaultline, type VaultlineApi } from './vaultline.ts';
 
 const loadedAt = performance.now();
@@ -9,6 +10,7 @@ export function activate(context: vscode.ExtensionContext): VaultlineApi {
   const vaultline = new Vaultline(context, {
     loadedAt,
     activateCalledAt: performance.now(),
+    platform: { kind: 'node', keyringWarning: () => keyringWarning(process.env, process.platform) },
     hostCommands: [terminalCommands],
   });
   context.subscriptions.push(vaultline);

@@ -1,7 +1,8 @@
+import { searchItems } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
-import { userMessage } from './error-messages.ts';
+import { type FixAction, userMessage } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import { type ItemSummary, summarizeItem } from './tree-nodes.ts';
@@ -13,14 +14,36 @@ export interface SearchHit {
   item: ItemSummary;
 }
 
-/** A QuickPick entry, with its hit when it is one. */
+/** Why a connection (or the search as a whole) could not be searched, and what fixes it. */
+export interface SearchProblem {
+  /** The connection, or `undefined` for "no connection at all". */
+  connection: string | undefined;
+  /** The same sentence the tree shows for the same failure. */
+  text: string;
+  /** The command that fixes it: Connect (no connection, rejected key) or Retry. */
+  fix: FixAction;
+}
+
+/** What one search found. */
+export interface SearchOutcome {
+  hits: SearchHit[];
+  /** One per connection that could not be searched; the others' hits are still there. */
+  problems: SearchProblem[];
+  /** The connections whose server may have left results out (it answered as many as its cap). */
+  truncated: string[];
+}
+
+/** A QuickPick entry, with its hit or the problem it stands for. */
 export interface HitPick extends vscode.QuickPickItem {
   hit?: SearchHit;
+  problem?: SearchProblem;
 }
 
 /**
- * Search over find/item in every folder each connection's login may read, with the login's rights
- * applied to the results. The QuickPick queries as the user types, debounced.
+ * Search over the protocol core's `searchItems` (the whole text where the server accepts it, the
+ * longest accepted run on TeamPass, filtered here on the whole text) in every folder each
+ * connection's login may read. When a connection cannot be searched, the search says why in the
+ * tree's words and offers the fix; it never answers "no item" for a search that did not run.
  */
 export class ItemSearch implements vscode.Disposable {
   /** The QuickPick while it is open: lets scripts and tests type into it. */
@@ -36,28 +59,48 @@ export class ItemSearch implements vscode.Disposable {
     this.presentation = presentation;
   }
 
-  /** Runs one search over all connections. Errors of one connection do not hide another's hits. */
-  async find(query: string): Promise<{ hits: SearchHit[]; errors: string[] }> {
+  /** Runs one search over all connections. A connection that fails does not hide another's hits. */
+  async find(query: string): Promise<SearchOutcome> {
     const hits: SearchHit[] = [];
-    const errors: string[] = [];
+    const problems: SearchProblem[] = [];
+    const truncated: string[] = [];
+    const names = this.connections.list().map((c) => c.name);
+    if (names.length === 0) {
+      problems.push({
+        connection: undefined,
+        text: vscode.l10n.t('No vault is connected.'),
+        fix: { title: vscode.l10n.t('Connect to a Vault'), command: 'vaultline.connect' },
+      });
+    }
     await Promise.all(
-      this.connections.list().map(async ({ name }) => {
+      names.map(async (name) => {
+        // The folder list comes from the tree, so a failure here is the tree's own error row.
+        const folders = await this.tree.readableFolders(name);
+        if (!Array.isArray(folders)) {
+          problems.push({ connection: name, text: folders.text, fix: this.tree.fixOf(folders) });
+          return;
+        }
+        if (folders.length === 0) return;
+        let redact = (text: string) => text;
         try {
           const connection = await this.connections.get(name);
-          const folders = await this.tree.readableFolders(name);
-          if (folders.length === 0) return;
-          const folderIds = new Set(folders.map((f) => f.folder.id));
-          const found = await connection.client.findItems({ folderIds: [...folderIds], query });
-          const inFolders = found.filter((item) => folderIds.has(item.folderId));
+          redact = connection.client.redact;
+          const result = await searchItems(connection.client, {
+            folderIds: folders.map((f) => f.folder.id),
+            text: query,
+          });
           // Every folder searched grants read (readableFolders), so every hit in them is readable.
-          for (const item of inFolders) hits.push({ connection: name, item: summarizeItem(item) });
+          for (const item of result.items) hits.push({ connection: name, item: summarizeItem(item) });
+          if (result.truncated) truncated.push(name);
         } catch (error) {
-          errors.push(userMessage(error, name));
+          const text = userMessage(error, name, redact);
+          problems.push({ connection: name, text, fix: this.tree.fixFor(name, error) });
         }
       }),
     );
     hits.sort((a, b) => a.item.label.localeCompare(b.item.label));
-    return { hits, errors };
+    problems.sort((a, b) => (a.connection ?? '').localeCompare(b.connection ?? ''));
+    return { hits, problems, truncated };
   }
 
   /** The entry text: `label — path — login`, the login masked in presentation mode. */
@@ -66,17 +109,54 @@ export class ItemSearch implements vscode.Disposable {
     return [hit.item.label, hit.item.path.join(' / '), login].filter((part) => part !== '').join(' — ');
   }
 
+  /** The QuickPick entries of an outcome: problems first (Enter fixes them), then hits. */
+  entries(query: string, outcome: SearchOutcome): HitPick[] {
+    const many = this.connections.list().length > 1;
+    const entries: HitPick[] = [
+      ...outcome.problems.map(
+        (problem): HitPick => ({
+          label: `$(error) ${problem.text}`,
+          detail: vscode.l10n.t('Press Enter to {0}.', problem.fix.title.toLowerCase()),
+          alwaysShow: true,
+          problem,
+        }),
+      ),
+      ...outcome.hits.map(
+        (hit): HitPick => ({
+          label: this.format(hit),
+          ...(many ? { detail: hit.connection } : {}),
+          alwaysShow: true,
+          hit,
+        }),
+      ),
+      ...outcome.truncated.map(
+        (name): HitPick => ({
+          label: vscode.l10n.t(
+            '$(info) {0}: the vault returned as many results as it sends; type more to narrow.',
+            name,
+          ),
+          alwaysShow: true,
+        }),
+      ),
+    ];
+    // "No item" only when every connection was searched.
+    if (outcome.hits.length === 0 && outcome.problems.length === 0)
+      entries.push({ label: vscode.l10n.t('No item label contains "{0}"', query), alwaysShow: true });
+    return entries;
+  }
+
   /**
-   * Shows the QuickPick and resolves with the chosen item, or `undefined` when dismissed.
+   * Shows the QuickPick and resolves with the chosen item, or `undefined` when dismissed. Enter on
+   * a problem runs its fix (Connect, Retry) instead.
    *
    * @param title What the choice is for.
    */
-  pick(title = 'Search the vault'): Promise<ItemRef | undefined> {
+  pick(title = vscode.l10n.t('Search the vault')): Promise<ItemRef | undefined> {
     this.active?.dispose();
     const quickPick = vscode.window.createQuickPick<HitPick>();
     this.active = quickPick;
     quickPick.title = title;
-    quickPick.placeholder = 'Type part of an item label';
+    quickPick.placeholder = vscode.l10n.t('Type part of an item label');
     quickPick.matchOnDescription = true;
     const debounceMs = vscode.workspace
       .getConfiguration(CONFIG_SECTION)
@@ -91,22 +171,9 @@ export class ItemSearch implements vscode.Disposable {
         return;
       }
       quickPick.busy = true;
-      const { hits, errors } = await this.find(query.trim());
+      const outcome = await this.find(query.trim());
       if (mine !== generation) return;
-      quickPick.items = [
-        ...errors.map((text): HitPick => ({ label: `$(error) ${text}`, alwaysShow: true })),
-        ...hits.map(
-          (hit): HitPick => ({
-            label: this.format(hit),
-            ...(this.connections.list().length > 1 ? { detail: hit.connection } : {}),
-            alwaysShow: true,
-            hit,
-          }),
-        ),
-      ];
-      if (hits.length === 0 && errors.length === 0) {
-        quickPick.items = [{ label: `No item label contains "${query.trim()}"`, alwaysShow: true }];
-      }
+      quickPick.items = this.entries(query.trim(), outcome);
       quickPick.busy = false;
     };
     return new Promise<ItemRef | undefined>((resolve) => {
@@ -115,7 +182,14 @@ export class ItemSearch implements vscode.Disposable {
         timer = setTimeout(() => void run(value), debounceMs);
       });
       quickPick.onDidAccept(() => {
-        const hit = quickPick.selectedItems[0]?.hit;
+        const [selected] = quickPick.selectedItems;
+        if (selected?.problem) {
+          const { command, args } = selected.problem.fix;
+          quickPick.hide();
+          void vscode.commands.executeCommand(command, ...(args ?? []));
+          return;
+        }
+        const hit = selected?.hit;
         if (!hit) return;
         resolve({
           connection: hit.connection,

@@ -1,14 +1,17 @@
 import * as vscode from 'vscode';
+import type { FixAction } from './error-messages.ts';
 
 /** A message shown to the user. */
 export interface Notice {
   severity: 'error' | 'warning' | 'info';
   text: string;
+  /** The titles of its buttons. */
+  actions: string[];
 }
 
 /**
  * Shows messages and remembers the last ones (already plain, redacted sentences) so that the
- * "what happened" is inspectable by scripts and tests.
+ * "what happened" is inspectable by scripts and tests. A button runs its command.
  */
 export class Notifier {
   private readonly recent: Notice[] = [];
@@ -17,24 +20,27 @@ export class Notifier {
     return this.recent;
   }
 
-  error(text: string): void {
-    this.remember({ severity: 'error', text });
-    void vscode.window.showErrorMessage(text);
+  error(text: string, actions: readonly FixAction[] = []): void {
+    this.remember({ severity: 'error', text, actions: actions.map((a) => a.title) });
+    void vscode.window
+      .showErrorMessage(text, ...actions.map((a) => a.title))
+      .then((chosen) => run(actions, chosen));
   }
 
   warning(text: string): void {
-    this.remember({ severity: 'warning', text });
+    this.remember({ severity: 'warning', text, actions: [] });
     void vscode.window.showWarningMessage(text);
   }
 
+  /** A confirmation of what was done (added, uploaded, saved, disconnected). */
   info(text: string): void {
-    this.remember({ severity: 'info', text });
+    this.remember({ severity: 'info', text, actions: [] });
     void vscode.window.showInformationMessage(text);
   }
 
   /** A short confirmation in the status bar, for frequent actions such as insert. */
   status(text: string): void {
-    this.remember({ severity: 'info', text });
+    this.remember({ severity: 'info', text, actions: [] });
     vscode.window.setStatusBarMessage(text, 4000);
   }
 
@@ -42,4 +48,9 @@ export class Notifier {
     this.recent.push(notice);
     if (this.recent.length > 100) this.recent.shift();
   }
+}
+
+function run(actions: readonly FixAction[], chosen: string | undefined): void {
+  const action = actions.find((a) => a.title === chosen);
+  if (action) void vscode.commands.executeCommand(action.command, ...(action.args ?? []));
 }

@@ -1,4 +1,16 @@
-import { randomInt } from 'node:crypto';
+/**
+ * A uniform random integer in [0, max) from the Web Crypto generator (the same in Node and in a web
+ * worker), by rejection: no modulo bias.
+ */
+function randomInt(max: number): number {
+  const limit = Math.floor(0x1_0000_0000 / max) * max;
+  const buffer = new Uint32Array(1);
+  for (;;) {
+    crypto.getRandomValues(buffer);
+    const value = buffer[0]!;
+    if (value < limit) return value % max;
+  }
+}
 
 const CLASSES = [
   'abcdefghijkmnopqrstuvwxyz',

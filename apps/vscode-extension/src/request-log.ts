@@ -2,19 +2,28 @@ import type { RequestEvent } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { OUTPUT_CHANNEL_NAME, REQUEST_LOG_MEMORY } from './constants.ts';
 
+/** The level of a log line, as VS Code's log levels name them. */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+
 /**
- * The Output channel: one line per HTTP exchange, taken from the client's already redacted
- * `onRequest` events and passed once more through every known key's redactor. Nothing is sent
- * anywhere else (no telemetry).
+ * The Output channel, a `LogOutputChannel`: VS Code adds time and level and drops lines below the
+ * user's log level (Developer: Set Log Level…). One line per HTTP exchange, taken from the client's
+ * already redacted `onRequest` events and passed once more through every known key's redactor;
+ * nothing is sent anywhere else (no telemetry).
  */
 export class RequestLog implements vscode.Disposable {
-  private readonly channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
+  private readonly channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME, { log: true });
   private readonly recent: string[] = [];
   private readonly redactors = new Set<(text: string) => string>();
 
-  /** The last lines written, exactly as written (for the command that shows them and for tests). */
+  /** The last lines written, as `level text`, redacted (for the command that shows them and for tests). */
   get lines(): readonly string[] {
     return this.recent;
+  }
+
+  /** The user's log level for this channel. */
+  get level(): vscode.LogLevel {
+    return this.channel.logLevel;
   }
 
   /** Adds a redactor, e.g. a client's; returns a disposable that removes it. */
@@ -23,18 +32,29 @@ export class RequestLog implements vscode.Disposable {
     return new vscode.Disposable(() => this.redactors.delete(redact));
   }
 
-  /** Logs one request of a connection. */
+  /** Logs one request of a connection: failures as warnings, the rest as info. */
   request(connection: string, event: RequestEvent): void {
     const status = event.status === undefined ? '---' : String(event.status);
     const outcome = event.errorCode ? ` ${event.errorCode}` : '';
     this.write(
+      event.errorCode ? 'warn' : 'info',
       `[${connection}] ${event.method} ${event.endpoint} ${status}${outcome} ${event.durationMs}ms ${event.url}`,
     );
   }
 
   /** Logs a line of the extension's own. */
   info(text: string): void {
-    this.write(text);
+    this.write('info', text);
+  }
+
+  /** Logs a failure the user was told about. */
+  error(text: string): void {
+    this.write('error', text);
+  }
+
+  /** Logs detail that helps only when debugging (shown when the user lowers the level). */
+  debug(text: string): void {
+    this.write('debug', text);
   }
 
   show(): void {
@@ -45,12 +65,26 @@ export class RequestLog implements vscode.Disposable {
     this.channel.dispose();
   }
 
-  private write(text: string): void {
-    let line = `${new Date().toISOString()} ${text}`;
+  private write(level: LogLevel, text: string): void {
+    let line = text;
     for (const redact of this.redactors) line = redact(line);
-    this.recent.push(line);
+    if (!this.enabled(level)) return;
+    this.recent.push(`${level} ${line}`);
     if (this.recent.length > REQUEST_LOG_MEMORY)
       this.recent.splice(0, this.recent.length - REQUEST_LOG_MEMORY);
-    this.channel.appendLine(line);
+    this.channel[level](line);
+  }
+
+  private enabled(level: LogLevel): boolean {
+    const current = this.channel.logLevel;
+    if (current === vscode.LogLevel.Off) return false;
+    const rank: Record<LogLevel, vscode.LogLevel> = {
+      trace: vscode.LogLevel.Trace,
+      debug: vscode.LogLevel.Debug,
+      info: vscode.LogLevel.Info,
+      warn: vscode.LogLevel.Warning,
+      error: vscode.LogLevel.Error,
+    };
+    return rank[level] >= current;
   }
 }

@@ -1,4 +1,5 @@
 import type { AccessType, Item } from '@vaultline/protocol';
+import type { FixAction } from './error-messages.ts';
 
 /** What the tree keeps of an item: never the password. */
 export interface ItemSummary {
@@ -21,6 +22,8 @@ export interface FolderSummary {
   level: number;
   /** The folder's minimum password strength when the server reports it. */
   complexityLevel: number | undefined;
+  /** A user's personal folder (TeamPass titles it with the owner's user id): shown as "Personal". */
+  personal: boolean;
 }
 
 export interface ConnectionNode {
@@ -34,6 +37,8 @@ export interface FolderNode {
   kind: 'folder';
   connection: string;
   folder: FolderSummary;
+  /** The login of the connection, for the personal folder's tooltip. */
+  parentLogin: string;
   parent: ConnectionNode | FolderNode;
   subfolders: FolderNode[];
 }
@@ -60,6 +65,8 @@ export interface MessageNode {
   text: string;
   /** Set on the row that stands for the items of a large folder that are not shown yet. */
   more?: FolderNode;
+  /** What fixes an error row when it is not Retry (Connect again, for a rejected or missing key). */
+  fix?: FixAction;
   parent: VaultNode | undefined;
 }
 

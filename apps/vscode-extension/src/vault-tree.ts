@@ -1,8 +1,8 @@
-import { type Folder, permissionsOf } from '@vaultline/protocol';
+import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, VIEWS } from './constants.ts';
-import { userMessage } from './error-messages.ts';
+import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, TEXT_MEDIA_TYPES, VIEWS } from './constants.ts';
+import { type FixAction, isKeyProblem, UserFacingError, userMessage } from './error-messages.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import {
   type ConnectionNode,
@@ -35,6 +35,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   private readonly disposables: vscode.Disposable[] = [];
   /** How many items of a folder are shown, when more than a page were shown on request. */
   private readonly shown = new Map<string, number>();
+  /** Whether each connection's server has file endpoints, from its capabilities. */
+  private readonly fileSupport = new Map<string, boolean | 'unknown'>();
 
   private readonly connections: ConnectionStore;
   private readonly presentation: PresentationMode;
@@ -49,17 +51,46 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     );
   }
 
-  /** Drops cached data below a node (everything when absent) and re-renders it. */
+  /**
+   * Drops cached data below a node and re-renders it; without a node, every root reloads (the
+   * view's title action and the palette).
+   */
   refresh(node?: VaultNode): void {
-    if (!node) {
+    if (!node || node.kind === 'message') {
       this.folders.clear();
       this.items.clear();
       this.files.clear();
       this.connectionNodes.clear();
       this.shown.clear();
+      this.fileSupport.clear();
       this.connections.invalidateRights();
-    } else this.forget(node);
-    this.changed.fire(node && node.kind !== 'message' ? node : undefined);
+      this.changed.fire(undefined);
+      return;
+    }
+    this.forget(node);
+    this.changed.fire(node);
+  }
+
+  /** What fixes a failed row: Connect again for a key problem, Retry otherwise. */
+  fixOf(node: MessageNode): FixAction {
+    return node.fix ?? { title: vscode.l10n.t('Retry'), command: COMMANDS.retry, args: [node] };
+  }
+
+  /** What fixes an error of a connection: Connect again (prefilled) for a key problem, Retry otherwise. */
+  fixFor(connection: string, error: unknown): FixAction {
+    if (isKeyProblem(error) || (error instanceof UserFacingError && error.needsConnect)) {
+      return {
+        title: vscode.l10n.t('Connect'),
+        command: COMMANDS.connect,
+        args: [{ reconnect: connection }],
+      };
+    }
+    const root = this.connectionList().find((node) => node.connection === connection);
+    return {
+      title: vscode.l10n.t('Retry'),
+      command: COMMANDS.refreshNode,
+      ...(root ? { args: [root] } : {}),
+    };
   }
 
   /** Re-renders a node (everything when absent) from loaded data: for label changes such as masking. */
@@ -98,7 +129,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       case 'folder': {
         const items = await this.loadItems(node);
         if (!Array.isArray(items)) return [...node.subfolders, items];
-        if (items.length === 0 && node.subfolders.length === 0) return [this.info(node, 'No items')];
+        if (items.length === 0 && node.subfolders.length === 0)
+          return [this.info(node, vscode.l10n.t('No items'))];
         // A very large folder shows its first page; the rest come on request (drawing 10,000 rows
         // costs the workbench several hundred ms).
         const limit = this.shown.get(folderKey(node)) ?? this.pageSize();
@@ -106,7 +138,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const more: MessageNode = {
           ...this.info(
             node,
-            `Show the other ${(items.length - limit).toLocaleString('en')} item${items.length - limit === 1 ? '' : 's'}`,
+            items.length - limit === 1
+              ? vscode.l10n.t('Show the other {0} item', (items.length - limit).toLocaleString('en'))
+              : vscode.l10n.t('Show the other {0} items', (items.length - limit).toLocaleString('en')),
           ),
           more: node,
         };
@@ -114,7 +148,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       }
       case 'item': {
         const files = await this.loadFiles(node);
-        return Array.isArray(files) ? files : [files];
+        if (!Array.isArray(files)) return [files];
+        return files.length > 0 ? files : [this.info(node, vscode.l10n.t('No attachments'))];
       }
       default:
         return [];
@@ -134,17 +169,27 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         return item;
       }
       case 'folder': {
-        const item = new vscode.TreeItem(node.folder.title, vscode.TreeItemCollapsibleState.Collapsed);
+        const title = node.folder.personal ? vscode.l10n.t('Personal') : node.folder.title;
+        const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `c/${node.connection}/f/${node.folder.id}`;
-        item.description = node.folder.accessType;
-        item.tooltip = `${node.folder.title}\nYour right: ${node.folder.accessType}`;
+        const words = describeRight(node.folder.accessType);
+        item.description = words;
+        item.tooltip = [
+          node.folder.personal ? vscode.l10n.t('Personal folder of {0}', mask(node.parentLogin)) : title,
+          vscode.l10n.t('Your right: {0} ({1})', words, node.folder.accessType),
+        ].join('\n');
         item.iconPath = vscode.ThemeIcon.Folder;
         item.contextValue = `folder${contextRights(node.folder)}`;
         return item;
       }
       case 'item': {
         const { item: entry } = node;
-        const item = new vscode.TreeItem(entry.label, vscode.TreeItemCollapsibleState.Collapsed);
+        // No expand arrow where the server has no file endpoints (the branch would always be empty).
+        const files = this.fileSupport.get(node.connection) ?? 'unknown';
+        const item = new vscode.TreeItem(
+          entry.label,
+          files === false ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.id = `c/${node.connection}/i/${entry.id}`;
         item.description = mask(entry.login);
         // The tooltip is built in resolveTreeItem, on hover: a folder of 10,000 items renders faster.
@@ -159,19 +204,32 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         item.tooltip = `${node.file.name} (${node.file.type || 'unknown type'}, ${formatSize(node.file.size)})`;
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = 'file';
+        // A click opens a text attachment and saves any other (or any, while presenting).
+        const opens = isTextType(node.file.type) && !this.presentation.enabled;
+        item.command = {
+          command: opens ? COMMANDS.openAttachment : COMMANDS.saveAttachment,
+          title: opens ? vscode.l10n.t('Open Attachment') : vscode.l10n.t('Save Attachment As...'),
+          arguments: [node],
+        };
         return item;
       }
       case 'message': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
         item.tooltip = node.text;
         if (node.severity === 'error') {
+          const fix = this.fixOf(node);
           item.iconPath = new vscode.ThemeIcon('error');
-          item.contextValue = 'error';
-          item.command = { command: COMMANDS.retry, title: 'Retry', arguments: [node] };
+          item.contextValue = node.fix ? 'error connect' : 'error';
+          item.tooltip = `${node.text}\n${vscode.l10n.t('Click to {0}.', fix.title.toLowerCase())}`;
+          item.command = { command: fix.command, title: fix.title, arguments: fix.args ?? [] };
         } else if (node.more) {
           item.iconPath = new vscode.ThemeIcon('ellipsis');
           item.contextValue = 'more';
-          item.command = { command: COMMANDS.showAllItems, title: 'Show all items', arguments: [node] };
+          item.command = {
+            command: COMMANDS.showAllItems,
+            title: vscode.l10n.t('Show all items'),
+            arguments: [node],
+          };
         } else {
           item.iconPath = new vscode.ThemeIcon('info');
           item.contextValue = 'info';
@@ -212,14 +270,17 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     return items[index];
   }
 
-  /** The folders of a connection that its login may read, for search. */
-  async readableFolders(connection: string): Promise<FolderNode[]> {
+  /**
+   * The folders of a connection that its login may read, for search; the tree's own error row when
+   * the folder list cannot be loaded (so that search says the same).
+   */
+  async readableFolders(connection: string): Promise<FolderNode[] | MessageNode> {
     const root = this.connectionList().find((node) => node.connection === connection);
     if (!root) return [];
     const tree = await this.loadFolders(root);
     return 'byId' in tree
       ? [...tree.byId.values()].filter((f) => permissionsOf(f.folder.accessType).read)
-      : [];
+      : tree;
   }
 
   dispose(): void {
@@ -277,7 +338,11 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     if (!pending) {
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
-        const folders = await connection.folders.list();
+        const [folders, capabilities] = await Promise.all([
+          connection.folders.list(),
+          connection.client.capabilities().catch(() => undefined),
+        ]);
+        if (capabilities) this.fileSupport.set(node.connection, capabilities.files);
         return nestFolders(node, folders);
       }, node);
       this.folders.set(node.connection, pending);
@@ -353,12 +418,14 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       } catch {
         // The connection itself is what failed; the message carries no server text then.
       }
+      const fix = this.fixFor(connection, error);
       return {
         kind: 'message',
         severity: 'error',
         connection,
         text: userMessage(error, connection, redact),
         parent,
+        ...(fix.command === COMMANDS.connect ? { fix } : {}),
       };
     }
   }
@@ -378,9 +445,19 @@ function folderKey(node: FolderNode): string {
   return `${node.connection}/${node.folder.id}`;
 }
 
+/**
+ * The menu tokens of a folder's right, from the core's rights table: ` add` (items and folders),
+ * ` edit` (items, the folder itself, attachments), ` delete`. An `NE` folder gets add and delete.
+ */
 function contextRights(folder: FolderSummary): string {
   const rights = permissionsOf(folder.accessType);
-  return `${rights.edit ? ' writable' : ''}${rights.delete ? ' deletable' : ''}`;
+  return `${rights.add ? ' add' : ''}${rights.edit ? ' edit' : ''}${rights.delete ? ' delete' : ''}`;
+}
+
+/** Whether an attachment of this media type opens as text (an unknown type is tried as text). */
+function isTextType(type: string): boolean {
+  const media = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  return media === '' || media.startsWith('text/') || (TEXT_MEDIA_TYPES as readonly string[]).includes(media);
 }
 
 function formatSize(bytes: number): string {
@@ -404,7 +481,9 @@ function nestFolders(root: ConnectionNode, folders: readonly Folder[]): FolderTr
         parentId: folder.parentId,
         level: folder.level,
         complexityLevel: Number.isFinite(complexity) ? complexity : undefined,
+        personal: folder.personal,
       },
+      parentLogin: root.login,
       parent: root,
       subfolders: [],
     });

@@ -49,7 +49,7 @@ export class VaultWriter {
 
   async addItem(folder: FolderNode, values: NewItem = {}): Promise<number | undefined> {
     const connection = await this.connections.get(folder.connection);
-    this.requireRight(folder, 'edit', 'add items to');
+    this.requireRight(folder, 'add', 'add items to');
     const label = values.label ?? (await ask({ prompt: 'Label of the new item', validateInput: required }));
     if (label === undefined) return undefined;
     const login = values.login ?? (await ask({ prompt: 'Login (optional)' }));
@@ -135,7 +135,7 @@ export class VaultWriter {
   ): Promise<number | undefined> {
     const connection = await this.connections.get(parent.connection);
     const parentFolder = 'folder' in parent ? parent : undefined;
-    if (parentFolder) this.requireRight(parentFolder, 'edit', 'add folders to');
+    if (parentFolder) this.requireRight(parentFolder, 'add', 'add folders to');
     const title = values.title ?? (await ask({ prompt: 'Title of the new folder', validateInput: required }));
     if (title === undefined) return undefined;
     const complexityLevel = values.complexityLevel ?? (await askComplexity());
@@ -179,7 +179,7 @@ export class VaultWriter {
     return true;
   }
 
-  private requireRight(folder: FolderNode, right: 'edit' | 'delete', verb: string): void {
+  private requireRight(folder: FolderNode, right: 'add' | 'edit' | 'delete', verb: string): void {
     if (!permissionsOf(folder.folder.accessType)[right]) {
       throw new UserFacingError(`you have no right to ${verb} folder "${folder.folder.title}".`);
     }

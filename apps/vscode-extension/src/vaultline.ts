@@ -5,8 +5,10 @@ import {
   COMMAND_GROUPS,
   type CommandGroup,
   type CommandServices,
+  type HostPlatform,
   registerCommands,
 } from './commands/index.ts';
+import { ConnectFlow } from './connect-flow.ts';
 import { ConnectionStore } from './connections.ts';
 import { VIEWS } from './constants.ts';
 import { ItemSearch } from './item-search.ts';
@@ -35,6 +37,7 @@ export interface VaultlineApi {
   readonly references: ReferenceFeatures;
   /** Secret detection in files. */
   readonly secrets: SecretDiagnostics;
+  readonly connectFlow: ConnectFlow;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
   /** The part of it spent in `activate()`, in ms. */
@@ -47,6 +50,8 @@ export interface VaultlineOptions {
   loadedAt: number;
   /** `performance.now()` when `activate()` was called. */
   activateCalledAt: number;
+  /** What this host can do. */
+  platform: HostPlatform;
   /** Command groups only this host has (the terminal on desktop and remote hosts). */
   hostCommands?: readonly CommandGroup[];
 }
@@ -73,8 +78,11 @@ export class Vaultline implements vscode.Disposable {
     const clipboard = this.own(new ClipboardCopier());
     const attachments = this.own(new Attachments(connections, presentation));
     const writer = new VaultWriter(connections);
+    const connectFlow = this.own(new ConnectFlow(connections));
     const services: CommandServices = {
       context,
+      platform: options.platform,
+      connectFlow,
       log,
       notifier,
       presentation,
@@ -106,6 +114,7 @@ export class Vaultline implements vscode.Disposable {
       presentation,
       references,
       secrets,
+      connectFlow,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,
     };

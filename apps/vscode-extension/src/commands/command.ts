@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Attachments } from '../attachments.ts';
 import type { ClipboardCopier } from '../clipboard-copy.ts';
+import type { ConnectFlow } from '../connect-flow.ts';
 import type { ConnectionStore } from '../connections.ts';
 import type { ItemSearch } from '../item-search.ts';
 import type { Notifier } from '../notifier.ts';
@@ -10,13 +11,23 @@ import type { VaultNode } from '../tree-nodes.ts';
 import type { VaultTree } from '../vault-tree.ts';
 import type { VaultWriter } from '../vault-writer.ts';
 
+/** What differs between the Node host (desktop, remote) and the web worker host. */
+export interface HostPlatform {
+  /** `node` or `web`. */
+  readonly kind: 'node' | 'web';
+  /** A warning when SecretStorage has no OS keyring behind it, once per installation. */
+  keyringWarning(): string | undefined;
+}
+
 /** The parts of the extension that commands act on, built once in `vaultline.ts`. */
 export interface CommandServices {
   readonly context: vscode.ExtensionContext;
+  readonly platform: HostPlatform;
   readonly log: RequestLog;
   readonly notifier: Notifier;
   readonly presentation: PresentationMode;
   readonly connections: ConnectionStore;
+  readonly connectFlow: ConnectFlow;
   readonly tree: VaultTree;
   readonly treeView: vscode.TreeView<VaultNode>;
   readonly search: ItemSearch;

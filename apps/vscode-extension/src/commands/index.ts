@@ -27,6 +27,6 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   secretCommands,
 ];
 
-export type { CommandGroup, CommandServices, VaultlineCommand } from './command.ts';
+export type { CommandGroup, CommandServices, HostPlatform, VaultlineCommand } from './command.ts';
 export { command } from './command.ts';
 export { registerCommands } from './register.ts';

@@ -1,11 +1,32 @@
+import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
+import type { Notifier } from '../notifier.ts';
+import type { PresentationMode } from '../presentation-mode.ts';
 import { type CommandGroup, command } from './command.ts';
 
-/** Presentation mode, for screen sharing. */
+async function set(
+  presentation: PresentationMode,
+  notifier: Notifier,
+  on: boolean | undefined,
+): Promise<boolean> {
+  await presentation.toggle(on);
+  notifier.status(
+    presentation.enabled
+      ? vscode.l10n.t('Vaultline presentation mode on')
+      : vscode.l10n.t('Vaultline presentation mode off'),
+  );
+  return presentation.enabled;
+}
+
+/** Presentation mode, for screen sharing: a toggle for the palette, on and off for the view's title. */
 export const presentationCommands: CommandGroup = ({ presentation, notifier }) => [
-  command(COMMANDS.togglePresentationMode, 'Presentation mode', async (on?: boolean) => {
-    await presentation.toggle(typeof on === 'boolean' ? on : undefined);
-    notifier.status(`Vaultline presentation mode ${presentation.enabled ? 'on' : 'off'}`);
-    return presentation.enabled;
-  }),
+  command(COMMANDS.togglePresentationMode, vscode.l10n.t('Presentation mode'), (on?: unknown) =>
+    set(presentation, notifier, typeof on === 'boolean' ? on : undefined),
+  ),
+  command(COMMANDS.presentationModeOn, vscode.l10n.t('Presentation mode'), () =>
+    set(presentation, notifier, true),
+  ),
+  command(COMMANDS.presentationModeOff, vscode.l10n.t('Presentation mode'), () =>
+    set(presentation, notifier, false),
+  ),
 ];

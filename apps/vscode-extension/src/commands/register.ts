@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { userMessage } from '../error-messages.ts';
+import { UserFacingError, userMessage } from '../error-messages.ts';
 import type { Notifier } from '../notifier.ts';
 import type { RequestLog } from '../request-log.ts';
 import type { VaultlineCommand } from './command.ts';
@@ -21,8 +21,8 @@ export function registerCommands(
         return await run(...args);
       } catch (error) {
         const message = userMessage(error, action);
-        log.info(`error: ${message}`);
-        notifier.error(message);
+        log.error(message);
+        notifier.error(message, error instanceof UserFacingError ? error.actions : []);
         return undefined;
       }
     }),

@@ -5,7 +5,7 @@ import { COMMANDS } from '../../src/constants.ts';
 import { userMessage } from '../../src/error-messages.ts';
 import type { MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { connect, connectionNode, errorsSince, extensionApi } from './helpers.ts';
+import { connect, connectionNode, disconnect, errorsSince, extensionApi } from './helpers.ts';
 
 const WRONG_KEY = 'wrong-key-0123456789abcdef0123456789abcdef';
 
@@ -33,8 +33,7 @@ export function errorAndLogTests(fixture: Fixture): void {
 
   describe('errors', () => {
     after(async () => {
-      for (const name of ['wrong', 'down'])
-        await vscode.commands.executeCommand(COMMANDS.disconnect, { kind: 'connection', connection: name });
+      for (const name of ['wrong', 'down']) await disconnect(name);
     });
 
     it('refuses to connect with a wrong key and says the key was rejected', async () => {
@@ -49,7 +48,7 @@ export function errorAndLogTests(fixture: Fixture): void {
       assert.equal((message ?? '').includes(WRONG_KEY), false);
     });
 
-    it('shows an error node with Retry for a stored wrong key', async () => {
+    it('shows an error node whose fix is Connect (prefilled) for a stored wrong key', async () => {
       const api = await extensionApi();
       assert.equal(
         await connect({
@@ -65,8 +64,9 @@ export function errorAndLogTests(fixture: Fixture): void {
       assert.equal(node?.kind, 'message');
       assert.match(node.text, /^wrong: the vault rejected the API key/);
       const treeItem = api.tree.getTreeItem(node);
-      assert.equal(treeItem.command?.command, COMMANDS.retry);
-      assert.equal(treeItem.contextValue, 'error');
+      assert.equal(treeItem.command?.command, COMMANDS.connect);
+      assert.deepEqual(treeItem.command?.arguments, [{ reconnect: 'wrong' }]);
+      assert.equal(treeItem.contextValue, 'error connect');
       assert.doesNotMatch(node.text, /\n|\bat \S+:\d+/, 'no stack trace');
     });
 
@@ -98,7 +98,7 @@ export function errorAndLogTests(fixture: Fixture): void {
         );
         assert.match(
           errorsSince(api, before)[0] ?? '',
-          /^Connect: bad: (Expected the vault's base URL|Expected an http:\/\/ or https:\/\/ base URL|The base URL cannot carry a query)/,
+          /^bad: (Expected the vault's base URL|Expected an http:\/\/ or https:\/\/ base URL|The base URL cannot carry a query)/,
         );
       }
       assert.equal(

@@ -28,6 +28,15 @@ export async function connect(args: ConnectArgs): Promise<boolean | undefined> {
   return vscode.commands.executeCommand<boolean | undefined>(COMMANDS.connect, args);
 }
 
+/** Removes a connection without the confirmation dialog (the test stands for the user's "yes"). */
+export async function disconnect(name: string): Promise<boolean | undefined> {
+  return vscode.commands.executeCommand<boolean | undefined>(
+    COMMANDS.disconnect,
+    { kind: 'connection', connection: name },
+    { confirmed: true },
+  );
+}
+
 export async function roots(api: VaultlineApi): Promise<ConnectionNode[]> {
   return (await api.tree.getChildren()) as ConnectionNode[];
 }

@@ -5,6 +5,7 @@ import { meetsComplexity } from '../../src/password-generator.ts';
 import type { Fixture } from './fixture.ts';
 import {
   connect,
+  disconnect,
   errorsSince,
   extensionApi,
   folderNode,
@@ -82,10 +83,7 @@ export function insertCopyTests(fixture: Fixture): void {
           `first=${fixture.items.web.password}\nsecond=${fixture.items.web.password}\n`,
         );
       } finally {
-        await vscode.commands.executeCommand(COMMANDS.disconnect, {
-          kind: 'connection',
-          connection: 'shared',
-        });
+        await disconnect('shared');
       }
     });
 

@@ -29,8 +29,8 @@ export function searchTests(fixture: Fixture): void {
   describe('search', () => {
     it('finds items by label part and formats entries as label — path — login', async () => {
       const api = await extensionApi();
-      const { hits, errors } = await api.search.find('db-');
-      assert.deepEqual(errors, []);
+      const { hits, problems } = await api.search.find('db-');
+      assert.deepEqual(problems, []);
       const mine = hits.filter((hit) => hit.connection === 'alice');
       assert.deepEqual(
         mine.map((hit) => api.search.format(hit)),
@@ -52,9 +52,9 @@ export function searchTests(fixture: Fixture): void {
     it('answers hostile and unicode queries without failing', async () => {
       const api = await extensionApi();
       for (const query of ['%2F..%2F', "'; DROP TABLE items; --", 'ünï©ødé 🔑', 'x'.repeat(300)]) {
-        const { hits, errors } = await api.search.find(query);
+        const { hits, problems } = await api.search.find(query);
         assert.deepEqual(hits, [], `no hit for ${query}`);
-        for (const error of errors) assert.doesNotMatch(error, /\n\s+at /, 'no stack trace');
+        for (const problem of problems) assert.doesNotMatch(problem.text, /\n\s+at /, 'no stack trace');
       }
     });
 

@@ -36,11 +36,14 @@ export function treeTests(fixture: Fixture): void {
       ]);
       assert.equal(folders.get('Infrastructure')?.folder.accessType, 'W');
       assert.equal(folders.get('Payments')?.folder.accessType, 'R');
-      assert.match(
-        String(api.tree.getTreeItem(folders.get('Infrastructure')!).contextValue),
-        /writable deletable/,
-      );
-      assert.doesNotMatch(String(api.tree.getTreeItem(folders.get('Payments')!).contextValue), /writable/);
+      const infra = api.tree.getTreeItem(folders.get('Infrastructure')!);
+      assert.equal(infra.contextValue, 'folder add edit delete');
+      assert.equal(infra.description, 'full access');
+      assert.match(String(infra.tooltip), /Your right: full access \(W\)/);
+      const payments = api.tree.getTreeItem(folders.get('Payments')!);
+      assert.equal(payments.contextValue, 'folder');
+      assert.equal(payments.description, 'read only');
+      assert.match(String(payments.tooltip), /Your right: read only \(R\)/);
     });
 
     it('shows bob only the folder he was granted, read-only', async () => {

@@ -229,7 +229,7 @@ export function writeTests(fixture: Fixture): void {
         { ...node, folder: { ...node.folder, id: sub } },
         { confirmed: true },
       );
-      await vscode.commands.executeCommand(COMMANDS.disconnect, root);
+      await vscode.commands.executeCommand(COMMANDS.disconnect, root, { confirmed: true });
     });
   });
 }

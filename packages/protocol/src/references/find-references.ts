@@ -6,7 +6,7 @@
  * @module
  */
 
-import { parseReference, type Reference } from './reference.ts';
+import { parseReference, REFERENCE_SCHEME, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
 /** A reference found in text. */
@@ -30,10 +30,16 @@ export interface FoundReference {
  */
 const REFERENCE_PATTERN = /(?<![A-Za-z0-9+.-])vaultline:\/\/(?:[A-Za-z0-9\-._~%/:@]|[\p{L}\p{M}\p{N}])+/gu;
 
+const SCHEME_LENGTH = REFERENCE_SCHEME.length;
+
+/** How many shorter readings of one match are tried before it is reported as invalid. */
+const MAX_CUTS = 16;
+
 /**
  * Finds every reference in a text, with its range. References that do not parse are reported too,
- * with their error, so an editor can mark them. A `.` or `:` that ends a sentence is not taken as
- * part of a reference that parses without it.
+ * with their error, so an editor can mark them. When a match does not parse, it is read as ending
+ * before its last `@`, `:` or `.` that leaves a valid reference (a sentence's full stop, or a
+ * reference inside a URL: `postgres://app:vaultline://42/password@db:5432/app`).
  *
  * @param text The text.
  * @returns The references found, in order.
@@ -50,12 +56,16 @@ export function findReferences(text: string): FoundReference[] {
     let candidate = match[0];
     let result = tryParse(candidate);
     if (result.error) {
-      const trimmed = candidate.replace(/[.:]+$/, '');
-      if (trimmed !== candidate) {
-        const retry = tryParse(trimmed);
+      let tries = 0;
+      for (let cut = candidate.length - 1; cut > SCHEME_LENGTH && tries < MAX_CUTS; cut--) {
+        const char = candidate[cut];
+        if (char !== '@' && char !== ':' && char !== '.') continue;
+        tries++;
+        const retry = tryParse(candidate.slice(0, cut));
         if (!retry.error) {
-          candidate = trimmed;
+          candidate = candidate.slice(0, cut);
           result = retry;
+          break;
         }
       }
     }

@@ -261,6 +261,18 @@ describe('findReferences', () => {
     expect(found?.reference).toEqual({ kind: 'id', id: 42, field: 'password' });
   });
 
+  it('reads a reference inside a URL as ending before the @ or : that follows its field', () => {
+    const text = 'DATABASE_URL=postgres://app:vaultline://Dev/db/password@db.internal:5432/app';
+    const [found] = findReferences(text);
+    expect(found?.text).toBe('vaultline://Dev/db/password');
+    expect(found?.reference).toEqual({ kind: 'path', folders: ['Dev'], label: 'db', field: 'password' });
+    expect(findReferences('x=vaultline://42/password:extra')[0]?.text).toBe('vaultline://42/password');
+    // A typo is not cut at a /: it is reported whole.
+    const [typo] = findReferences('vaultline://a/b/label/typo');
+    expect(typo?.error?.code).toBe('unknown_field');
+    expect(typo?.text).toBe('vaultline://a/b/label/typo');
+  });
+
   it('reports references that do not parse, with their error and range', () => {
     const [bad, good] = findReferences('A=vaultline://42/pw\nB=vaultline://abc/password vaultline://1/url');
     expect(bad?.error?.code).toBe('unknown_field');

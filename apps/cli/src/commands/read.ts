@@ -1,0 +1,181 @@
+/**
+ * `vaultline read <reference>` and `vaultline get <reference|id> [--field F]`: one value, to stdout,
+ * because it was asked for. `get <id>` without a field prints the item without its password.
+ *
+ * @module
+ */
+
+import {
+  decodeId,
+  formatReference,
+  parseReference,
+  REFERENCE_FIELDS,
+  type Reference,
+  type ReferenceField,
+  type ResolvedValue,
+} from '@vaultline/protocol';
+import { Command } from 'commander';
+import { EXIT } from '../constants.ts';
+import { type CommandContext, connectionOption } from '../context.ts';
+import { CliError } from '../errors.ts';
+import { printable } from '../output.ts';
+import { assertResolved, resolveAll } from '../resolve.ts';
+import { withSpinner } from '../spinner.ts';
+
+/** The fields `get <id>` shows: everything but the password. */
+const SHOWN_FIELDS = REFERENCE_FIELDS.filter((field) => field !== 'password');
+
+function parseField(text: string): ReferenceField {
+  const probe = parseReference(`vaultline://1/${text}`);
+  return probe.field;
+}
+
+function parseTarget(text: string): { reference: Reference | undefined; id: number | undefined } {
+  if (/^[0-9]+$/.test(text)) {
+    try {
+      return { reference: undefined, id: decodeId(text) };
+    } catch {
+      throw new CliError(
+        'invalid_reference',
+        `Expected an item id or a reference, received ${JSON.stringify(text.slice(0, 40))}.`,
+        EXIT.reference,
+      );
+    }
+  }
+  return { reference: parseReference(text), id: undefined };
+}
+
+async function resolveOne(
+  context: CommandContext,
+  command: Command,
+  reference: Reference,
+  json: boolean | undefined,
+): Promise<ResolvedValue> {
+  const resolution = await withSpinner(
+    'Reading…',
+    () => resolveAll(context.env, [reference], connectionOption(command)),
+    { json },
+  );
+  assertResolved(resolution.failures);
+  const result = resolution.results.get(formatReference(reference));
+  if (!result?.ok)
+    throw new CliError('not_found', `${formatReference(reference)}: not resolved.`, EXIT.reference);
+  return result;
+}
+
+function printValue(
+  context: CommandContext,
+  result: ResolvedValue,
+  options: { json?: boolean; newline?: boolean },
+) {
+  const { output } = context;
+  if (options.json) {
+    output.json(
+      result.bytes === undefined
+        ? { reference: result.text, value: result.value }
+        : {
+            reference: result.text,
+            file: (result.reference.field as { file: string }).file,
+            base64: Buffer.from(result.bytes).toString('base64'),
+          },
+    );
+    return;
+  }
+  if (result.bytes !== undefined) output.out(result.bytes);
+  else output.out(options.newline === false ? result.value : `${result.value}\n`);
+}
+
+/**
+ * The `read` command.
+ *
+ * @param context The environment and output.
+ * @returns The command.
+ */
+export function readCommand(context: CommandContext): Command {
+  return new Command('read')
+    .description('Print the value a reference names (a password, a field, an attachment) to stdout.')
+    .argument('<reference>', 'e.g. vaultline://42/password or vaultline://Team/Databases/prod%20db/login')
+    .option('--json', 'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments)')
+    .option('--no-newline', 'do not end the value with a newline')
+    .action(async (text: string, options: { json?: boolean; newline?: boolean }, command: Command) => {
+      const reference = parseReference(text);
+      printValue(context, await resolveOne(context, command, reference, options.json), options);
+    });
+}
+
+/**
+ * The `get` command.
+ *
+ * @param context The environment and output.
+ * @returns The command.
+ */
+export function getCommand(context: CommandContext): Command {
+  return new Command('get')
+    .description(
+      'Show an item by id or reference. With --field (or a reference), print that value; an item alone is shown without its password.',
+    )
+    .argument('<target>', 'an item id (42) or a reference (vaultline://42/password)')
+    .option('-f, --field <field>', `the field to print: ${REFERENCE_FIELDS.join(', ')} or file:<name>`)
+    .option('--json', 'print JSON')
+    .option('--no-newline', 'do not end a printed value with a newline')
+    .action(
+      async (
+        text: string,
+        options: { field?: string; json?: boolean; newline?: boolean },
+        command: Command,
+      ) => {
+        const { reference, id } = parseTarget(text);
+        const field = options.field === undefined ? undefined : parseField(options.field);
+        if (reference) {
+          const chosen = field === undefined ? reference : { ...reference, field };
+          printValue(context, await resolveOne(context, command, chosen, options.json), options);
+          return;
+        }
+        if (field !== undefined) {
+          printValue(
+            context,
+            await resolveOne(context, command, { kind: 'id', id: id!, field }, options.json),
+            options,
+          );
+          return;
+        }
+        const references = SHOWN_FIELDS.map((name): Reference => ({ kind: 'id', id: id!, field: name }));
+        const resolution = await withSpinner(
+          'Reading…',
+          () => resolveAll(context.env, references, connectionOption(command)),
+          options,
+        );
+        assertResolved(resolution.failures);
+        const values: Record<string, string> = {};
+        let item: ResolvedValue['item'] | undefined;
+        for (const ref of references) {
+          const result = resolution.results.get(formatReference(ref));
+          if (result?.ok) {
+            values[ref.field as string] = result.value;
+            item = result.item;
+          }
+        }
+        const shown = {
+          id: id!,
+          ...values,
+          path: item?.path ?? [],
+          folderId: item?.folderId,
+          reference: formatReference({ kind: 'id', id: id!, field: 'password' }),
+        };
+        if (options.json) {
+          context.output.json(shown);
+          return;
+        }
+        const lines = [
+          ['id', String(shown.id)],
+          ...SHOWN_FIELDS.map((name) => [name, values[name] ?? '']),
+          ['path', shown.path.join('/')],
+          ['password', shown.reference],
+        ];
+        const width = Math.max(...lines.map(([name]) => name!.length));
+        context.output.out(
+          `${lines.map(([name, value]) => `${name!.padEnd(width)}  ${printable(value!)}`).join('\n')}\n`,
+        );
+      },
+    );
+}

@@ -1,0 +1,28 @@
+/**
+ * What every command gets: the environment, the output, and the global options.
+ *
+ * @module
+ */
+
+import type { Command } from 'commander';
+import type { CliEnvironment } from './env.ts';
+import type { Output } from './output.ts';
+
+/** What every command gets. */
+export interface CommandContext {
+  /** The environment, read once. */
+  readonly env: CliEnvironment;
+  /** Where results go. */
+  readonly output: Output;
+}
+
+/**
+ * The `--connection` option, wherever it was given.
+ *
+ * @param command The running command.
+ * @returns The connection's name, or `undefined` for the default.
+ */
+export function connectionOption(command: Command): string | undefined {
+  const value: unknown = command.optsWithGlobals().connection;
+  return typeof value === 'string' ? value : undefined;
+}

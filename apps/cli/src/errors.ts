@@ -1,0 +1,80 @@
+/**
+ * The CLI's error: a message for people and an exit code for scripts. Vault and reference errors
+ * are mapped to exit codes in one table.
+ *
+ * @module
+ */
+
+import { isReferenceError, isVaultError, type VaultErrorCode } from '@vaultline/protocol';
+import { EXIT } from './constants.ts';
+
+/** An error the CLI reports as one line and an exit code. */
+export class CliError extends Error {
+  override name = 'CliError';
+  /** The process's exit code. */
+  readonly exitCode: number;
+  /** A code for `--json` output. */
+  readonly code: string;
+
+  /**
+   * Creates an error.
+   *
+   * @param code A code for scripts.
+   * @param message One line for people.
+   * @param exitCode The exit code.
+   */
+  constructor(code: string, message: string, exitCode: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Vault error codes → exit codes. */
+const VAULT_EXIT: Readonly<Record<VaultErrorCode, number>> = {
+  unauthorized: EXIT.auth,
+  forbidden: EXIT.auth,
+  api_disabled: EXIT.auth,
+  not_found: EXIT.reference,
+  duplicate_label: EXIT.error,
+  invalid_request: EXIT.error,
+  too_large: EXIT.error,
+  rate_limited: EXIT.vault,
+  invalid_response: EXIT.vault,
+  network: EXIT.vault,
+  timeout: EXIT.vault,
+  aborted: EXIT.vault,
+  server: EXIT.vault,
+};
+
+/** Extra words for the vault errors people meet most. */
+const VAULT_HINT: Partial<Record<VaultErrorCode, string>> = {
+  unauthorized: 'The vault refused the API key: check VAULTLINE_API_KEY or run vaultline connect again.',
+  network: 'Is the vault running, and is the URL right?',
+  timeout: 'Is the vault running, and is the URL right?',
+};
+
+/**
+ * Turns anything thrown into a {@link CliError}.
+ *
+ * @param error The thrown value.
+ * @returns The CLI error.
+ */
+export function toCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (isReferenceError(error))
+    return new CliError(error.code, error.message, EXIT.reference, { cause: error });
+  if (isVaultError(error)) {
+    const hint = VAULT_HINT[error.code];
+    return new CliError(
+      error.code,
+      hint ? `${error.message} ${hint}` : error.message,
+      VAULT_EXIT[error.code],
+      {
+        cause: error,
+      },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError('error', message, EXIT.error, { cause: error });
+}

@@ -1,0 +1,96 @@
+/**
+ * Masking resolved values in a child's output, as bytes: a value split across chunks is still
+ * masked, because the bytes that could begin a value are held back until the next chunk (or the
+ * end) tells. Nothing that could be part of a value is written early.
+ *
+ * @module
+ */
+
+import { Transform, type TransformCallback } from 'node:stream';
+import { MASK, MIN_MASK_LENGTH } from './constants.ts';
+
+/** Lines of a multi-line value at least this long are masked on their own too. */
+const MIN_LINE_LENGTH = 8;
+
+/**
+ * The byte strings to mask: each value, and each long line of a multi-line value (a private key
+ * printed line by line), longest first; short values are left out.
+ *
+ * @param values The values.
+ * @returns The needles.
+ */
+export function maskNeedles(values: Iterable<string>): Buffer[] {
+  const texts = new Set<string>();
+  for (const value of values) {
+    if (value.length >= MIN_MASK_LENGTH) texts.add(value);
+    if (value.includes('\n')) {
+      for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_LINE_LENGTH) texts.add(line);
+    }
+  }
+  return [...texts].map((text) => Buffer.from(text, 'utf8')).sort((a, b) => b.length - a.length);
+}
+
+/** Finds the earliest, then longest, needle at or after `from`. */
+function nextMatch(
+  haystack: Buffer,
+  needles: readonly Buffer[],
+  from: number,
+): { at: number; length: number } | undefined {
+  let best: { at: number; length: number } | undefined;
+  for (const needle of needles) {
+    const at = haystack.indexOf(needle, from);
+    if (at >= 0 && (best === undefined || at < best.at || (at === best.at && needle.length > best.length)))
+      best = { at, length: needle.length };
+  }
+  return best;
+}
+
+/** How many bytes at the end of `tail` could begin a needle. */
+function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
+  let longest = 0;
+  for (const needle of needles) {
+    const max = Math.min(needle.length - 1, tail.length);
+    for (let k = max; k > longest; k--) {
+      if (tail.subarray(tail.length - k).equals(needle.subarray(0, k))) {
+        longest = k;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
+/**
+ * A stream that replaces every needle with {@link MASK}.
+ *
+ * @param needles The byte strings to mask (from {@link maskNeedles}).
+ * @returns The transform.
+ */
+export function createMasker(needles: readonly Buffer[]): Transform {
+  const mask = Buffer.from(MASK);
+  let pending = Buffer.alloc(0);
+  function process(chunk: Buffer, final: boolean): Buffer {
+    const data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    const out: Buffer[] = [];
+    let from = 0;
+    for (let match = nextMatch(data, needles, 0); match; match = nextMatch(data, needles, from)) {
+      out.push(data.subarray(from, match.at), mask);
+      from = match.at + match.length;
+    }
+    const rest = data.subarray(from);
+    const keep = final ? 0 : heldBack(rest, needles);
+    out.push(rest.subarray(0, rest.length - keep));
+    pending = Buffer.from(rest.subarray(rest.length - keep));
+    return Buffer.concat(out);
+  }
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      const out = process(chunk, false);
+      callback(null, out.length > 0 ? out : undefined);
+    },
+    flush(callback: TransformCallback) {
+      const out = process(Buffer.alloc(0), true);
+      callback(null, out.length > 0 ? out : undefined);
+    },
+  });
+}

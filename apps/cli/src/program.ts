@@ -1,0 +1,81 @@
+/**
+ * The command tree: commander builds `--help` for every command and the completion scripts are
+ * generated from the same tree.
+ *
+ * @module
+ */
+
+import { readFileSync } from 'node:fs';
+import { Argument, Command } from 'commander';
+import { connectCommand, disconnectCommand } from './commands/connect.ts';
+import { findCommand } from './commands/find.ts';
+import { injectCommand } from './commands/inject.ts';
+import { getCommand, readCommand } from './commands/read.ts';
+import { runCommand } from './commands/run.ts';
+import { completionScript, SHELLS, type Shell } from './completion.ts';
+import { ENV, EXIT } from './constants.ts';
+import type { CommandContext } from './context.ts';
+
+function version(): string {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : '0.0.0';
+}
+
+const EXIT_HELP = `
+Environment:
+  ${ENV.url}        the vault's base URL (overrides the stored default connection)
+  ${ENV.login}      the vault login to act for
+  ${ENV.apiKey}    the API key (overrides the keychain; never passed to run's command)
+
+Exit codes:
+  ${EXIT.ok} ok, ${EXIT.error} error, ${EXIT.usage} usage, ${EXIT.reference} reference not resolved, ${EXIT.auth} no connection/key or key refused,
+  ${EXIT.vault} vault unreachable or failing, ${EXIT.exists} output file exists; run: the command's own code
+  (${EXIT.notFound} not found, ${EXIT.cannotExecute} not executable, ${EXIT.signalBase}+N killed by signal N).
+
+References: vaultline://<item id>/<field>, vaultline://<folder>/.../<label>/<field>
+  fields: password, login, email, url, description, label, file:<name>
+`;
+
+/**
+ * Builds the `vaultline` command tree.
+ *
+ * @param context The environment and output.
+ * @returns The root command.
+ */
+export function createProgram(context: CommandContext): Command {
+  const program = new Command('vaultline')
+    .description(
+      'Secret references for TeamPass-style vaults: keep vaultline:// references in files, resolve them into the process that needs them.',
+    )
+    .version(version(), '-V, --version')
+    .option(
+      '-c, --connection <name>',
+      'the stored connection to use (see connect --name); references may name one too',
+    )
+    .enablePositionalOptions()
+    .showHelpAfterError('(run vaultline --help for usage)')
+    .addHelpText('after', EXIT_HELP);
+  for (const command of [
+    connectCommand(context),
+    disconnectCommand(context),
+    findCommand(context),
+    getCommand(context),
+    readCommand(context),
+    runCommand(context),
+    injectCommand(context),
+  ])
+    program.addCommand(command);
+  program.addCommand(
+    new Command('completion')
+      .description('Print a shell completion script (bash, zsh or fish).')
+      .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+      .addHelpText(
+        'after',
+        '\nLoad it:\n  bash: source <(vaultline completion bash)\n  zsh:  source <(vaultline completion zsh)\n  fish: vaultline completion fish | source',
+      )
+      .action((shell: Shell) => {
+        context.output.out(completionScript(program, shell));
+      }),
+  );
+  return program;
+}

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built executable: tests run the real `vaultline` from dist. */
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** What a run of `vaultline` gave. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link runCli}. */
+export interface CliOptions {
+  /** Environment variables on top of a minimal one (PATH, HOME and XDG_CONFIG_HOME in a temp dir). */
+  env?: Record<string, string | undefined>;
+  /** Text for stdin; stdin is closed either way. */
+  input?: string;
+  /** Working directory. */
+  cwd?: string;
+  /** Called with the process once it started. */
+  onSpawn?: (child: ChildProcess) => void;
+  /** Kill it after this long (ms). Default 30 000. */
+  timeoutMs?: number;
+}
+
+/** A temporary home for one test file: config and HOME live there. */
+export async function tempHome(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'vaultline-cli-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs `node dist/cli.js …` as a real process.
+ *
+ * @param home The temp home (config under `<home>/config`).
+ * @param args The arguments.
+ * @param options Environment, stdin.
+ * @returns Exit code, signal, stdout and stderr.
+ */
+export function runCli(home: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+  };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: options.cwd ?? home, stdio: 'pipe' });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
+    });
+    options.onSpawn?.(child);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * Fails when any secret appears in a result, except those allowed (asked for).
+ *
+ * @param result The result.
+ * @param secrets The secrets.
+ * @param allowed The secrets this command was asked to print.
+ * @returns The leaked secrets (empty when none).
+ */
+export function leaks(
+  result: CliResult,
+  secrets: readonly string[],
+  allowed: readonly string[] = [],
+): string[] {
+  const text = result.stdout + result.stderr;
+  return secrets.filter((secret) => !allowed.includes(secret) && text.includes(secret));
+}

@@ -1,0 +1,495 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, MASK } from '../src/constants.ts';
+import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
+import { HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
+
+let seeded: SeededVault;
+let home: { dir: string; cleanup: () => Promise<void> };
+/** Every result, with the secrets it was asked to print: scanned for leaks at the end. */
+const outputs: { args: readonly string[]; result: CliResult; allowed: string[] }[] = [];
+
+beforeAll(async () => {
+  seeded = await startSeededVault();
+  home = await tempHome();
+});
+afterAll(async () => {
+  await seeded?.vault.close();
+  await home?.cleanup();
+});
+
+function asAlice(): Record<string, string> {
+  return { VAULTLINE_URL: seeded.vault.url, VAULTLINE_API_KEY: seeded.aliceKey, VAULTLINE_LOGIN: 'alice' };
+}
+
+async function cli(
+  args: readonly string[],
+  options: CliOptions & { allowed?: string[] } = {},
+): Promise<CliResult> {
+  const result = await runCli(home.dir, args, { ...options, env: { ...asAlice(), ...options.env } });
+  outputs.push({ args, result, allowed: options.allowed ?? [] });
+  return result;
+}
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+const pw = (label: string) => seeded.passwords[label]!;
+const id = (label: string) => seeded.items[label]!;
+
+describe('vaultline against the Vaultline server', () => {
+  it('has generated --help for every command', async () => {
+    for (const command of ['connect', 'disconnect', 'find', 'get', 'read', 'run', 'inject', 'completion']) {
+      const result = await cli([command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: vaultline ${command}`);
+    }
+    const root = await cli(['--help']);
+    expect(root.stdout).toContain('Exit codes:');
+    const usage = await cli(['read']);
+    expect(usage.code).toBe(EXIT.usage);
+    expect(usage.stderr).toContain("missing required argument 'reference'");
+  });
+
+  describe('connect', () => {
+    it('stores URL and login in the config file, never the key', async () => {
+      const result = await cli(['connect', seeded.vault.url, '--login', 'alice'], {
+        env: { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('Connected to');
+      const path = join(home.dir, 'config', 'vaultline', 'config.json');
+      const config = JSON.parse(await readFile(path, 'utf8'));
+      expect(config).toEqual({ connections: { default: { url: seeded.vault.url, login: 'alice' } } });
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+      expect((await readFile(path, 'utf8')).includes(seeded.aliceKey)).toBe(false);
+      // The stored URL and login are used; the key comes from the environment.
+      const read = await cli(['read', `vaultline://${id('api token')}/login`], {
+        env: { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+      });
+      expect(read.stdout).toBe('ci-bot\n');
+    });
+
+    it('says clearly that there is no keychain here and points to VAULTLINE_API_KEY', async () => {
+      const result = await cli(
+        ['connect', seeded.vault.url, '--login', 'alice', '--name', 'kc', '--key-stdin'],
+        {
+          env: { VAULTLINE_API_KEY: undefined },
+          input: `${seeded.aliceKey}\n`,
+        },
+      );
+      expect(result.code).toBe(EXIT.auth);
+      expect(result.stderr).toContain('No OS keychain is available here');
+      expect(result.stderr).toContain('VAULTLINE_API_KEY');
+      // Later commands on that connection say where a key can come from.
+      const read = await cli(['--connection', 'kc', 'read', `vaultline://${id('api token')}/login`], {
+        env: { VAULTLINE_API_KEY: undefined, VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+      });
+      expect(read.code).toBe(EXIT.auth);
+      expect(read.stderr).toContain('No API key');
+      expect(read.stderr).toContain('VAULTLINE_API_KEY');
+    });
+
+    it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {
+      const wrong = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'x'], {
+        env: { VAULTLINE_API_KEY: 'wrong-key-Zz0123456789' },
+      });
+      expect(wrong.code).toBe(EXIT.auth);
+      expect(wrong.stderr).toContain('refused the API key');
+      expect(wrong.stderr).not.toContain('wrong-key-Zz0123456789');
+      const nobody = await cli(['connect', seeded.vault.url, '--login', 'nobody', '--name', 'x'], {
+        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+      });
+      expect(nobody.code).toBe(EXIT.auth);
+      expect(nobody.stderr).toContain('no user "nobody"');
+      const url = await cli(['connect', 'ftp://vault', '--login', 'alice', '--name', 'x']);
+      expect(url.code).toBe(EXIT.usage);
+    });
+
+    it('explains how to connect when there is no connection', async () => {
+      const empty = await tempHome();
+      try {
+        const result = await runCli(empty.dir, ['read', 'vaultline://1/password']);
+        expect(result.code).toBe(EXIT.auth);
+        expect(result.stderr).toContain('vaultline connect');
+        expect(result.stderr).toContain('VAULTLINE_URL');
+      } finally {
+        await empty.cleanup();
+      }
+    });
+  });
+
+  describe('find, get, read', () => {
+    it('finds items the login may read, with references and no passwords', async () => {
+      const json = await cli(['find', 'db', '--json']);
+      expect(json.code).toBe(0);
+      const rows = JSON.parse(json.stdout) as {
+        id: number;
+        label: string;
+        path: string[];
+        reference: string;
+      }[];
+      expect(rows.map((row) => row.label)).toEqual(['prod db']);
+      expect(rows[0]).toMatchObject({
+        path: ['Dev', 'Databases'],
+        reference: `vaultline://${id('prod db')}/password`,
+      });
+      const none = await cli(['find', 'ops']);
+      expect(none.stdout).toBe('');
+      expect(none.stderr).toContain('No item label contains');
+      const text = await cli(['find', 'evil']);
+      expect(text.stdout).toContain('ID');
+      expect(text.stdout).not.toContain('\u001b');
+      expect(text.stdout).not.toContain('\u202e');
+      expect(text.stdout).toContain('\\u{1b}[31mred');
+    });
+
+    it('gets an item without its password, or one field when asked', async () => {
+      const item = await cli(['get', String(id('prod db')), '--json']);
+      expect(item.code).toBe(0);
+      expect(JSON.parse(item.stdout)).toMatchObject({
+        id: id('prod db'),
+        label: 'prod db',
+        login: 'postgres',
+        path: ['Dev', 'Databases'],
+        reference: `vaultline://${id('prod db')}/password`,
+      });
+      const text = await cli(['get', String(id('prod db'))]);
+      expect(text.stdout).toContain('postgres');
+      const field = await cli(['get', String(id('prod db')), '--field', 'password'], {
+        allowed: [pw('prod db')],
+      });
+      expect(field.stdout).toBe(`${pw('prod db')}\n`);
+      const ref = await cli(['get', `vaultline://${id('prod db')}/password`, '--field', 'url', '--json']);
+      expect(JSON.parse(ref.stdout)).toEqual({
+        reference: `vaultline://${id('prod db')}/url`,
+        value: 'postgres://db.internal:5432',
+      });
+      const badField = await cli(['get', '1', '--field', 'pw']);
+      expect(badField.code).toBe(EXIT.reference);
+    });
+
+    it('reads a value by id, by path, with unicode, and an attachment', async () => {
+      const byId = await cli(['read', `vaultline://${id('prod db')}/password`], { allowed: [pw('prod db')] });
+      expect(byId.stdout).toBe(`${pw('prod db')}\n`);
+      const byPath = await cli(['read', 'vaultline://Dev/Databases/prod%20db/password', '--no-newline'], {
+        allowed: [pw('prod db')],
+      });
+      expect(byPath.stdout).toBe(pw('prod db'));
+      const handWritten = await cli(['read', 'vaultline://Dev/Databases/prod db/login']);
+      expect(handWritten.stdout).toBe('postgres\n');
+      const unicode = await cli(
+        ['read', 'vaultline://Shared/Caf%C3%A9%20%E2%98%95%20100%25%20%2F%20wifi/password', '--json'],
+        {
+          allowed: [pw('Café ☕ 100% / wifi')],
+        },
+      );
+      expect(JSON.parse(unicode.stdout).value).toBe(pw('Café ☕ 100% / wifi'));
+      const file = await cli(['read', `vaultline://${id('prod db')}/file:client-key.pem`], {
+        allowed: ['Attachment-Secret-Line-1234'],
+      });
+      expect(file.stdout).toBe('-----BEGIN KEY-----\nAttachment-Secret-Line-1234\n-----END KEY-----\n');
+    });
+
+    it('fails with exit 3 and names the reference: no right, not found, unknown field', async () => {
+      const forbidden = await cli(['read', `vaultline://${id('ops secret')}/password`], {
+        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+      });
+      expect(forbidden.code).toBe(EXIT.reference);
+      expect(forbidden.stderr).toContain(`vaultline://${id('ops secret')}/password`);
+      expect(forbidden.stderr).toContain('no right');
+      const missing = await cli(['read', 'vaultline://999999/password']);
+      expect(missing.code).toBe(EXIT.reference);
+      expect(missing.stderr).toContain('no item with id 999999');
+      const path = await cli(['read', 'vaultline://Dev/nothing/password', '--json']);
+      expect(path.code).toBe(EXIT.reference);
+      expect(JSON.parse(path.stderr)).toMatchObject({ error: { code: 'not_found' } });
+      const field = await cli(['read', 'vaultline://1/secret']);
+      expect(field.code).toBe(EXIT.reference);
+      expect(field.stderr).toContain('unknown field');
+    });
+
+    it.each([
+      ['hostile', 'vaultline://Dev/\u001b]0;pwned\u0007/password'],
+      ['a terminal escape in the field', 'vaultline://1/\u001b[2Jpassword'],
+      ['unicode', 'vaultline://Dév/ключ/😀/password'],
+      ['oversized', `vaultline://Dev/${'a'.repeat(5000)}/password`],
+      ['not a reference', 'https://example.com/password'],
+      ['broken escapes', 'vaultline://Dev/%E2%28%A1/password'],
+    ])('rejects a %s reference with a short, safe message', async (_name, reference) => {
+      const result = await cli(['read', reference]);
+      expect(result.code).toBe(EXIT.reference);
+      expect(result.stderr.length).toBeLessThan(600);
+      expect(result.stderr.includes('\u001b') || result.stderr.includes('\u0007')).toBe(false);
+      expect(result.stdout).toBe('');
+    });
+
+    it('reports a wrong key (exit 4) and a vault that is down (exit 5)', async () => {
+      const wrong = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_API_KEY: 'not-the-key-0123456789abcdef' },
+      });
+      expect(wrong.code).toBe(EXIT.auth);
+      expect(wrong.stderr).not.toContain('not-the-key-0123456789abcdef');
+      const down = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_URL: 'http://127.0.0.1:9' },
+      });
+      expect(down.code).toBe(EXIT.vault);
+      expect(down.stderr).toContain('could not reach the vault');
+    });
+  });
+
+  describe('run', () => {
+    const show = `
+      const { createHash } = require('node:crypto');
+      const sha = (t) => createHash('sha256').update(t ?? '').digest('hex');
+      console.log('DB_PASS=' + process.env.DB_PASS);
+      console.error('on stderr: ' + process.env.TOKEN);
+      console.log('hash ' + sha(process.env.DB_PASS) + ' ' + sha(process.env.TOKEN) + ' ' + sha(process.env.DSN));
+      console.log('key passed on: ' + ('VAULTLINE_API_KEY' in process.env));
+      console.log('plain ' + process.env.PLAIN);
+    `;
+
+    it('gives the values to the child only and masks them in its stdout and stderr', async () => {
+      const result = await cli(['run', '--', process.execPath, '-e', show], {
+        env: {
+          DB_PASS: `vaultline://${id('prod db')}/password`,
+          TOKEN: 'vaultline://Dev/api%20token/password',
+          DSN: `postgres://postgres:vaultline://${id('prod db')}/password@db:5432/app`,
+          PLAIN: 'not a reference',
+        },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`DB_PASS=${MASK}`);
+      expect(result.stderr).toContain(`on stderr: ${MASK}`);
+      expect(result.stdout).toContain(
+        `hash ${sha(pw('prod db'))} ${sha(pw('api token'))} ${sha(`postgres://postgres:${pw('prod db')}@db:5432/app`)}`,
+      );
+      expect(result.stdout).toContain('key passed on: false');
+      expect(result.stdout).toContain('plain not a reference');
+    });
+
+    it('masks a value written in pieces across chunks', async () => {
+      const script = `
+        const v = process.env.SECRET;
+        process.stdout.write('start ' + v.slice(0, 4));
+        setTimeout(() => process.stdout.write(v.slice(4, 9)), 80);
+        setTimeout(() => process.stdout.write(v.slice(9) + ' end\\n'), 160);
+      `;
+      const result = await cli(['run', '--', process.execPath, '-e', script], {
+        env: { SECRET: `vaultline://${id('github deploy')}/password` },
+      });
+      expect(result.stdout).toBe(`start ${MASK} end\n`);
+    });
+
+    it('does not mask with --no-masking', async () => {
+      const result = await cli(
+        ['run', '--no-masking', '--', process.execPath, '-e', 'console.log(process.env.S)'],
+        {
+          env: { S: `vaultline://${id('api token')}/password` },
+          allowed: [pw('api token')],
+        },
+      );
+      expect(result.stdout).toBe(`${pw('api token')}\n`);
+    });
+
+    it('reads env files: later files win, the environment wins over files', async () => {
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(
+        join(home.dir, 'a.env'),
+        `A=vaultline://${id('api token')}/login\nB=from-a\nC=from-a\n`,
+      );
+      await writeFile(
+        join(home.dir, 'b.env'),
+        `B=vaultline://Dev/Databases/prod%20db/login\n# comment\nC=from-b\n`,
+      );
+      const result = await cli(
+        [
+          'run',
+          '--env-file',
+          'a.env',
+          '--env-file',
+          'b.env',
+          '--',
+          process.execPath,
+          '-e',
+          'console.log([process.env.A, process.env.B, process.env.C].join(","))',
+        ],
+        { env: { C: 'from-env' } },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`${MASK},${MASK},from-env\n`);
+      const missing = await cli([
+        'run',
+        '-f',
+        'nope.env',
+        '--',
+        process.execPath,
+        '-e',
+        "console.log('started')",
+      ]);
+      expect(missing.code).toBe(EXIT.usage);
+      expect(missing.stderr).toContain('Cannot read the env file nope.env');
+      expect(missing.stdout).toBe('');
+      // Node itself refuses a missing --env-file file, even after the script name (exit 9).
+      const long = await cli([
+        'run',
+        '--env-file',
+        'nope.env',
+        '--',
+        process.execPath,
+        '-e',
+        "console.log('started')",
+      ]);
+      expect(long.code).not.toBe(0);
+      expect(long.stdout).toBe('');
+    });
+
+    it('exits with the child code, 127 for a missing command, 128+N for a signal', async () => {
+      expect((await cli(['run', '--', process.execPath, '-e', 'process.exit(42)'])).code).toBe(42);
+      expect((await cli(['run', '--', 'definitely-not-a-command-vaultline'])).code).toBe(EXIT.notFound);
+      const killed = await cli(['run', '--', process.execPath, '-e', "process.kill(process.pid, 'SIGKILL')"]);
+      expect(killed.code).toBe(128 + 9);
+    });
+
+    it('forwards SIGTERM to the child and exits with its code', async () => {
+      const script = `
+        process.on('SIGTERM', () => { console.log('child got SIGTERM'); process.exit(7); });
+        console.log('ready');
+        setInterval(() => {}, 1000);
+      `;
+      let sent = false;
+      const result = await cli(['run', '--', process.execPath, '-e', script], {
+        env: { S: `vaultline://${id('api token')}/password` },
+        onSpawn: (child) => {
+          child.stdout?.on('data', (chunk: Buffer) => {
+            if (!sent && chunk.toString().includes('ready')) {
+              sent = true;
+              child.kill('SIGTERM');
+            }
+          });
+        },
+      });
+      expect(sent).toBe(true);
+      expect(result.stdout).toContain('child got SIGTERM');
+      expect(result.code).toBe(7);
+    });
+
+    it('starts nothing when a reference fails, and names the variable', async () => {
+      const result = await cli(['run', '--', process.execPath, '-e', "console.log('started')"], {
+        env: {
+          GOOD: `vaultline://${id('api token')}/password`,
+          BAD: 'vaultline://999999/password',
+          WORSE: 'vaultline://x/pw',
+        },
+      });
+      expect(result.code).toBe(EXIT.reference);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('WORSE');
+    });
+
+    it('writes nothing to disk', async () => {
+      const before = await listFiles(home.dir);
+      await cli(['run', '--', process.execPath, '-e', 'console.log(process.env.S)'], {
+        env: {
+          S: `vaultline://${id('ops secret')}/password`,
+          VAULTLINE_API_KEY: seeded.vault.adminKey,
+          VAULTLINE_LOGIN: 'bob',
+        },
+      });
+      const after = await listFiles(home.dir);
+      expect(after).toEqual(before);
+      for (const file of after) {
+        const text = await readFile(file, 'utf8');
+        for (const secret of seeded.secrets) expect(text.includes(secret)).toBe(false);
+      }
+    });
+  });
+
+  describe('inject', () => {
+    it('writes a 0600 file, refuses to overwrite it without --force, and replaces it with --force', async () => {
+      const { writeFile, chmod } = await import('node:fs/promises');
+      const template = join(home.dir, 'app.tpl');
+      const out = join(home.dir, 'app.conf');
+      await writeFile(
+        template,
+        `user = vaultline://${id('prod db')}/login\npass = "vaultline://Dev/Databases/prod%20db/password"\n`,
+      );
+      const first = await cli(['inject', '-i', template, '-o', out]);
+      expect(first.code).toBe(0);
+      expect(await readFile(out, 'utf8')).toBe(`user = postgres\npass = "${pw('prod db')}"\n`);
+      expect((await stat(out)).mode & 0o777).toBe(0o600);
+      await writeFile(out, 'keep me');
+      await chmod(out, 0o644);
+      const again = await cli(['inject', '-i', template, '-o', out]);
+      expect(again.code).toBe(EXIT.exists);
+      expect(again.stderr).toContain('--force');
+      expect(await readFile(out, 'utf8')).toBe('keep me');
+      const forced = await cli(['inject', '-i', template, '-o', out, '--force']);
+      expect(forced.code).toBe(0);
+      expect(await readFile(out, 'utf8')).toContain(pw('prod db'));
+      expect((await stat(out)).mode & 0o777).toBe(0o600);
+      expect((await readdir(home.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    });
+
+    it('writes to stdout with -o - and reads the template from stdin', async () => {
+      const result = await cli(['inject', '-o', '-'], {
+        input: `TOKEN=vaultline://${id('api token')}/password\n`,
+        allowed: [pw('api token')],
+      });
+      expect(result.stdout).toBe(`TOKEN=${pw('api token')}\n`);
+    });
+
+    it('writes nothing when a reference fails', async () => {
+      const out = join(home.dir, 'never.conf');
+      const result = await cli(['inject', '-o', out], {
+        input: `a=vaultline://${id('api token')}/password\nb=vaultline://${id('ops secret')}/password\n`,
+      });
+      expect(result.code).toBe(EXIT.reference);
+      await expect(stat(out)).rejects.toThrow();
+      const bad = await cli(['inject', '-o', out], { input: 'x\ny=vaultline://1/nope\n' });
+      expect(bad.code).toBe(EXIT.reference);
+      expect(bad.stderr).toContain('line 2');
+    });
+  });
+
+  it('completes commands and options in bash, from the commander tree', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const script = (await cli(['completion', 'bash'])).stdout;
+    const complete = async (words: string[]) => {
+      const line = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _vaultline; echo "\${COMPREPLY[*]}"`;
+      return (await promisify(execFile)('bash', ['-c', line])).stdout.trim();
+    };
+    expect(await complete(['vaultline', 'r'])).toBe('read run');
+    expect((await complete(['vaultline', 'run', '--'])).split(' ')).toEqual(
+      expect.arrayContaining(['--env-file', '--no-masking']),
+    );
+    expect(await complete(['vaultline', 'completion', ''])).toBe('bash zsh fish');
+    expect(await complete(['vaultline', '-c', 'work', 'inject', '--f'])).toBe('--force');
+    const zsh = (await cli(['completion', 'zsh'])).stdout;
+    expect(zsh).toContain('#compdef vaultline');
+    expect(zsh).toContain("'inject:");
+    const fish = (await cli(['completion', 'fish'])).stdout;
+    expect(fish).toContain('complete -c vaultline -n "__fish_seen_subcommand_from run" -l env-file -r -F');
+    expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
+  });
+
+  it('never prints a key or a password that was not asked for', () => {
+    expect(outputs.length).toBeGreaterThan(30);
+    for (const { args, result, allowed } of outputs) {
+      expect({ args: args.join(' ').slice(0, 80), leaked: leaks(result, seeded.secrets, allowed) }).toEqual({
+        args: args.join(' ').slice(0, 80),
+        leaked: [],
+      });
+    }
+    expect(HOSTILE_LABEL).toContain('\u001b');
+  });
+});
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}

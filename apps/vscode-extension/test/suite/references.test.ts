@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -75,14 +76,46 @@ export function referenceTests(fixture: Fixture): void {
       assert.equal(editor.document.getText(), `LOGIN=${db.login}`);
     });
 
+    it('asks reference or value and offers the last choice of the language first', async () => {
+      const editor = await openText('X=', 'ini');
+      editor.selection = new vscode.Selection(0, 2, 0, 2);
+      const target = { connection: 'alice', itemId: db.id, label: db.label };
+      // First time in ini files: Reference comes first; take the second entry, Value.
+      let pending = vscode.commands.executeCommand(COMMANDS.insertReference, target, 'login');
+      // showQuickPick gives no handle: wait, generously, for it to open.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      await pending;
+      assert.equal(editor.document.getText(), `X=${db.login}`);
+      // Next time the remembered Value is first: accepting the first entry inserts the value again.
+      pending = vscode.commands.executeCommand(COMMANDS.insertReference, target, 'login');
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      await pending;
+      assert.equal(editor.document.getText(), `X=${db.login}${db.login}`);
+      // Another language still starts with Reference.
+      const other = await openText('Y=', 'yaml');
+      other.selection = new vscode.Selection(0, 2, 0, 2);
+      pending = vscode.commands.executeCommand(COMMANDS.insertReference, target, 'login');
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      await pending;
+      assert.equal(other.document.getText(), `Y=vaultline://${db.id}/login`);
+      await closeEditors();
+    });
+
     it('hovers a reference with label, folder path and login, never the password', async () => {
       const editor = await openText(`# the database\nDB_PASS=vaultline://${db.id}/password\n`);
-      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-        'vscode.executeHoverProvider',
-        editor.document.uri,
-        new vscode.Position(1, 20),
-      );
-      const text = hoverText(hovers);
+      // The first hover request may come before the extension host has the new document.
+      const text = await waitFor(async () => {
+        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+          'vscode.executeHoverProvider',
+          editor.document.uri,
+          new vscode.Position(1, 20),
+        );
+        return hoverText(hovers) || undefined;
+      }, 'a hover');
       assert.match(text, new RegExp(db.label));
       assert.match(text, /Infrastructure \/ Databases/);
       assert.match(text, new RegExp(`Login: ${db.login}`));
@@ -221,6 +254,36 @@ export function referenceTests(fixture: Fixture): void {
         `vaultline://${db.id}/password`,
         'the launch configuration was changed',
       );
+    });
+
+    it('launches a real Node program whose environment holds the resolved value', async function () {
+      this.timeout(60_000);
+      const program = join(dir, 'check-env.cjs');
+      const result = join(dir, 'result.txt');
+      writeFileSync(
+        program,
+        [
+          "const { createHash } = require('node:crypto');",
+          "const hash = createHash('sha256').update(process.env.DB_PASS ?? '').digest('hex');",
+          "require('node:fs').writeFileSync(process.argv[2], hash === process.argv[3] ? 'match' : 'mismatch');",
+        ].join('\n'),
+      );
+      const started = await vscode.debug.startDebugging(undefined, {
+        type: 'node',
+        request: 'launch',
+        name: 'check env',
+        program,
+        args: [result, createHash('sha256').update(db.password).digest('hex')],
+        env: { DB_PASS: `vaultline://${db.id}/password` },
+        console: 'internalConsole',
+      });
+      assert.equal(started, true);
+      const outcome = await waitFor(
+        () => (existsSync(result) ? readFileSync(result, 'utf8') : undefined),
+        'the program to write its result',
+        45_000,
+      );
+      assert.equal(outcome, 'match');
     });
 
     it('passes configurations without references through untouched', async () => {

@@ -27,7 +27,7 @@ export class DebugReferences implements vscode.DebugConfigurationProvider {
   }
 
   async resolveDebugConfigurationWithSubstitutedVariables(
-    _folder: vscode.WorkspaceFolder | undefined,
+    folder: vscode.WorkspaceFolder | undefined,
     configuration: vscode.DebugConfiguration,
   ): Promise<vscode.DebugConfiguration | undefined> {
     const launch = configuration as vscode.DebugConfiguration & LaunchEnv;
@@ -35,7 +35,12 @@ export class DebugReferences implements vscode.DebugConfigurationProvider {
     for (const file of envFiles(launch.envFile)) {
       let text: string;
       try {
-        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
+        // A relative envFile is taken relative to the workspace folder.
+        const uri =
+          /^([A-Za-z]:)?[\\/]/.test(file) || !folder
+            ? vscode.Uri.file(file)
+            : vscode.Uri.joinPath(folder.uri, file);
+        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       } catch {
         continue; // The debug adapter reports a missing env file in its own words.
       }

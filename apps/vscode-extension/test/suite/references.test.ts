@@ -124,6 +124,26 @@ export function referenceTests(fixture: Fixture): void {
       for (const secret of secrets) assert.ok(!text.includes(secret), 'a password is in the hover');
     });
 
+    it('masks the login in the hover in presentation mode', async () => {
+      const api = await extensionApi();
+      const editor = await openText(`DB_PASS=vaultline://${db.id}/password\n`);
+      await api.presentation.toggle(true);
+      try {
+        const text = await waitFor(async () => {
+          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+            'vscode.executeHoverProvider',
+            editor.document.uri,
+            new vscode.Position(0, 12),
+          );
+          return hoverText(hovers) || undefined;
+        }, 'a hover');
+        assert.match(text, new RegExp(db.label));
+        assert.ok(!text.includes(`Login: ${db.login}`), 'the login is shown in presentation mode');
+      } finally {
+        await api.presentation.toggle(false);
+      }
+    });
+
     it('hovers a malformed or unknown reference with the reason', async () => {
       const editor = await openText('A=vaultline://999999/password\nB=vaultline://7/pin\n');
       const text = await waitFor(async () => {
@@ -284,6 +304,31 @@ export function referenceTests(fixture: Fixture): void {
         45_000,
       );
       assert.equal(outcome, 'match');
+    });
+
+    it('reads a relative envFile from the workspace folder', async () => {
+      const api = await extensionApi();
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      assert.ok(folder, 'the suite needs a workspace folder');
+      const uri = vscode.Uri.joinPath(folder.uri, 'relative-launch.env');
+      await vscode.workspace.fs.writeFile(
+        uri,
+        new TextEncoder().encode(`TOKEN=vaultline://${ci.id}/password\n`),
+      );
+      try {
+        const resolved = await api.references.debug.resolveDebugConfigurationWithSubstitutedVariables(
+          folder,
+          {
+            type: 'node',
+            request: 'launch',
+            name: 'relative',
+            envFile: 'relative-launch.env',
+          },
+        );
+        assert.deepEqual(resolved?.env, { TOKEN: ci.password });
+      } finally {
+        await vscode.workspace.fs.delete(uri);
+      }
     });
 
     it('passes configurations without references through untouched', async () => {

@@ -8,14 +8,29 @@ import { COMMANDS } from '../../src/constants.ts';
 import type { Fixture } from './fixture.ts';
 import { errorsSince, extensionApi, waitFor } from './helpers.ts';
 
-/** Opens a document with the given text in an editor (untitled: nothing on disk). */
+let opened = 0;
+
+/**
+ * Opens an untitled document with the given text in an editor (nothing on disk). Each gets its own
+ * name: VS Code reuses `Untitled-N` names, and a reused name can meet a stale copy of the closed
+ * document in the extension host.
+ */
 async function openText(content: string, language = 'properties'): Promise<vscode.TextEditor> {
-  const document = await vscode.workspace.openTextDocument({ content, language });
-  return vscode.window.showTextDocument(document);
+  const uri = vscode.Uri.parse(`untitled:vaultline-references-${process.pid}-${++opened}.txt`);
+  const document = await vscode.languages.setTextDocumentLanguage(
+    await vscode.workspace.openTextDocument(uri),
+    language,
+  );
+  const editor = await vscode.window.showTextDocument(document);
+  await editor.edit((builder) => builder.insert(new vscode.Position(0, 0), content));
+  await waitFor(() => vscode.window.activeTextEditor?.document === document, 'the editor to be active');
+  return editor;
 }
 
+/** Closes every editor the test opened, without a save prompt. */
 async function closeEditors(): Promise<void> {
-  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  for (let i = 0; i < 10 && vscode.window.activeTextEditor; i++)
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 }
 
 function referenceDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {

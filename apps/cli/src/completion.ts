@@ -93,6 +93,8 @@ function zshSpec(option: Option): string {
   const argument =
     option.required || option.optional ? `:${argName}:${takesPath(option) ? '_files' : ' '}` : '';
   const body = `[${description}]${argument}`;
+  // A repeatable option (collected into a list) may be given again: `*`, not an exclusion list.
+  if (Array.isArray(option.defaultValue)) return flags.map((flag) => `'*${flag}${body}'`).join(' ');
   if (flags.length > 1) return `'(${flags.join(' ')})'{${flags.join(',')}}'${body}'`;
   return `'${flags[0]}${body}'`;
 }

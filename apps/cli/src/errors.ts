@@ -64,6 +64,20 @@ export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (isReferenceError(error))
     return new CliError(error.code, error.message, EXIT.reference, { cause: error });
+  if (
+    isVaultError(error, 'not_found') &&
+    (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems')
+  ) {
+    // The login the command acts for does not exist: a connection problem, not a reference's.
+    return new CliError(
+      'unknown_login',
+      `${error.message} Check VAULTLINE_LOGIN or the connection's login.`,
+      EXIT.auth,
+      {
+        cause: error,
+      },
+    );
+  }
   if (isVaultError(error)) {
     const hint = VAULT_HINT[error.code];
     return new CliError(

@@ -88,6 +88,13 @@ describe('vaultline against the Vaultline server', () => {
       expect(read.code).toBe(EXIT.auth);
       expect(read.stderr).toContain('No API key');
       expect(read.stderr).toContain('VAULTLINE_API_KEY');
+      // disconnect forgets it, and says why no key could be removed.
+      const gone = await cli(['disconnect', '--name', 'kc']);
+      expect(gone.code).toBe(0);
+      expect(gone.stderr).toContain('Forgot connection "kc"');
+      const config = JSON.parse(await readFile(join(home.dir, 'config', 'vaultline', 'config.json'), 'utf8'));
+      expect(config.connections.kc).toBeUndefined();
+      expect((await cli(['disconnect', '--name', 'kc'])).code).toBe(EXIT.auth);
     });
 
     it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {
@@ -235,6 +242,11 @@ describe('vaultline against the Vaultline server', () => {
       });
       expect(down.code).toBe(EXIT.vault);
       expect(down.stderr).toContain('could not reach the vault');
+      const nobody = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_API_KEY: seeded.vault.adminKey, VAULTLINE_LOGIN: 'nobody' },
+      });
+      expect(nobody.code).toBe(EXIT.auth);
+      expect(nobody.stderr).toContain('VAULTLINE_LOGIN');
     });
   });
 
@@ -452,6 +464,27 @@ describe('vaultline against the Vaultline server', () => {
     });
   });
 
+  it('shows a spinner on a terminal only, and never with --json', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { CLI } = await import('./support/cli.ts');
+    // script(1) gives the command a pseudo-terminal, as a person's shell would.
+    const inTerminal = async (args: string[]) => {
+      const line = [process.execPath, CLI, ...args].map((word) => `'${word}'`).join(' ');
+      const env = { PATH: process.env.PATH ?? '', HOME: home.dir, TERM: 'xterm-256color', ...asAlice() };
+      return (await promisify(execFile)('script', ['-qec', line, '/dev/null'], { env })).stdout;
+    };
+    const frames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+    const spun = await inTerminal(['get', String(id('prod db'))]);
+    expect(spun).toMatch(frames);
+    expect(spun).toContain('postgres');
+    const json = await inTerminal(['get', String(id('prod db')), '--json']);
+    expect(json).not.toMatch(frames);
+    expect(json).toContain('"login": "postgres"');
+    const piped = await cli(['get', String(id('prod db'))]);
+    expect(piped.stdout + piped.stderr).not.toMatch(frames);
+  });
+
   it('completes commands and options in bash, from the commander tree', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
@@ -470,7 +503,9 @@ describe('vaultline against the Vaultline server', () => {
     expect(zsh).toContain('#compdef vaultline');
     expect(zsh).toContain("'inject:");
     const fish = (await cli(['completion', 'fish'])).stdout;
-    expect(fish).toContain('complete -c vaultline -n "__fish_seen_subcommand_from run" -l env-file -r -F');
+    expect(fish).toContain(
+      'complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F',
+    );
     expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
   });
 

@@ -38,6 +38,7 @@ export {
   decodeFolderValues,
   decodeId,
   decodeIdList,
+  decodeIdValue,
   decodeItemValues,
   decodeRawSegment,
   decodeValue,
@@ -56,6 +57,7 @@ export {
   isValidId,
   itemToValues,
   MAX_ID,
+  parseId,
 } from './codec.ts';
 export {
   type CallOptions,
@@ -84,11 +86,13 @@ export {
   isVaultError,
   REDACTED,
   type Redactor,
+  serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  withServerWords,
 } from './errors.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {

@@ -104,6 +104,21 @@ function calls(path: string): number {
   return server.requests.filter((request) => request.url.includes(path)).length;
 }
 
+describe('the references module', () => {
+  it('is host-free: no Node built-ins, so it runs in browsers and web workers', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const dir = new URL('../src/references/', import.meta.url);
+    for (const name of await readdir(dir)) {
+      if (name.endsWith('.test.ts')) continue;
+      const source = await readFile(new URL(name, dir), 'utf8');
+      expect({ name, nodeImport: /from ['"]node:|require\(/.test(source) }).toEqual({
+        name,
+        nodeImport: false,
+      });
+    }
+  });
+});
+
 describe('resolveReferences', () => {
   it('resolves every field of items by id in one read/items call', async () => {
     const results = await resolveReferences(vault, [

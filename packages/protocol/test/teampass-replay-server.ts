@@ -186,6 +186,14 @@ export interface ReplayServer {
    * results"}` whatever they are given (every TeamPass release). Default true.
    */
   fileEndpoints: boolean;
+  /**
+   * TeamPass's default install: 3-byte `utf8` tables. A character outside the BMP (emoji) in a
+   * label, description, login, email, URL or folder title then makes the write answer HTTP 200
+   * with MySQL's error text, not JSON, and nothing is stored. Default false (4-byte tables).
+   */
+  threeByteTables: boolean;
+  /** Store each character outside the BMP as `????` (what some TeamPass installs do). Default false. */
+  mangleFourByte: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
   close(): Promise<void>;
@@ -278,6 +286,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     deleteBody: 'json',
     collectionShape: 'teampass',
     fileEndpoints: true,
+    threeByteTables: false,
+    mangleFourByte: false,
     fault(fault) {
       faults.push(fault);
     },
@@ -288,6 +298,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       state.deleteBody = 'json';
       state.collectionShape = 'teampass';
       state.fileEndpoints = true;
+      state.threeByteTables = false;
+      state.mangleFourByte = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -307,6 +319,23 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     if (state.collectionShape === 'arrays') return records;
     return Object.fromEntries(records.map((r) => [byId(r), r]));
   };
+
+  /** With 3-byte tables: MySQL's refusal of the first column holding a character outside the BMP. */
+  function fourByteRefusal(columns: Record<string, string>): Answer | undefined {
+    if (!state.threeByteTables) return undefined;
+    for (const [column, value] of Object.entries(columns)) {
+      const match = /[\u{10000}-\u{10FFFF}]/u.exec(value);
+      if (!match) continue;
+      const bytes = [...Buffer.from(match[0])]
+        .map((byte) => `\\x${byte.toString(16).toUpperCase()}`)
+        .join('');
+      return {
+        status: 200,
+        body: `Incorrect string value: '${bytes}' for column \`teampass\`.\`teampass_items\`.\`${column}\` at row 1`,
+      };
+    }
+    return undefined;
+  }
 
   async function emulate(request: SeenRequest): Promise<Answer> {
     if (options.apiDisabled) return table(ERROR_TABLE.apiDisabled);
@@ -362,6 +391,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         if (label === '' || folderId === '') return table(ERROR_TABLE.fieldMissing);
         if (pw === '') return table(ERROR_TABLE.passwordEmpty);
         if (pw.length > 200) return table(ERROR_TABLE.passwordTooLong);
@@ -377,9 +408,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           if (!item.deleted && similar(item.label) === similar(label)) return table(ERROR_TABLE.labelExists);
         }
         const id = String(nextId++);
+        const stored = (text: string) =>
+          state.mangleFourByte ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, '????') : text;
         items.set(id, {
           id,
-          label,
+          label: stored(label),
           pw,
           description,
           folder_id: folderId,
@@ -408,6 +441,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         Object.assign(item, {
           label,
           pw,
@@ -436,6 +471,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         const values = tpDecode(segment).split(';');
         if (values.length !== (add ? 5 : 3)) return { status: 200, body: NON_JSON_BODIES.sql };
         const title = values[0] ?? '';
+        const refused = fourByteRefusal({ title });
+        if (refused) return refused;
         if (/^[0-9]+$/.test(title)) return table(ERROR_TABLE.numericTitle);
         if (add) {
           const parent = values[2] ?? '0';
@@ -570,8 +607,16 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       while (left > 0 && !res.destroyed) {
         const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
         left -= piece.length;
-        if (!res.write(piece))
-          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(piece)) {
+          // Wait for drain or close, and take both listeners off again (they would pile up).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done).off('close', done);
+              resolve();
+            };
+            res.once('drain', done).once('close', done);
+          });
+        }
       }
       res.end();
       return;

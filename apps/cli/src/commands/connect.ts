@@ -96,7 +96,7 @@ export function connectCommand(context: CommandContext): Command {
       } catch (error) {
         const failure = toCliError(error);
         const message =
-          failure.code === 'not_found'
+          failure.code === 'unknown_login'
             ? `The vault has no user ${JSON.stringify(options.login)}.`
             : failure.message;
         throw new CliError(

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { formatReference, permissionsOf } from '@vaultline/protocol';
+import { formatReference, permissionsOf, searchItems } from '@vaultline/protocol';
 import { Command } from 'commander';
 import { openConnection, requireLogin } from '../connection.ts';
 import { type CommandContext, connectionOption } from '../context.ts';
@@ -29,20 +29,20 @@ export function findCommand(context: CommandContext): Command {
       const { env, output } = context;
       const connection = await openConnection(env, connectionOption(command));
       const login = requireLogin(connection, 'find');
-      const items = await withSpinner(
+      const { items, truncated } = await withSpinner(
         'Searching…',
         async () => {
           const folders = await connection.client.readUserFolders({ login });
           const readable = folders
             .filter((folder) => permissionsOf(folder.accessType).read)
             .map((folder) => folder.id);
-          if (readable.length === 0) return [];
-          const found = await connection.client.findItems({ folderIds: readable, query: text });
-          const allowed = new Set(readable);
-          return found.filter((item) => allowed.has(item.folderId));
+          // The core's one search: what the server accepts goes to find/item, the rest is filtered there.
+          return searchItems(connection.client, { folderIds: readable, text });
         },
         options,
       );
+      if (truncated)
+        output.err('The vault capped the results: some items may be left out; search for more words.');
       const rows = items.map((item) => ({
         id: item.id,
         label: item.label,

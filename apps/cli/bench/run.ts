@@ -1,0 +1,126 @@
+// Benchmark of `vaultline run`, with plain `node bench/run.ts` (Node ≥ 23.6 strips the types).
+// Overhead of `vaultline run` with 10 references in the environment (goal < 150 ms), against the
+// named baseline "direct": the same command started directly, measured in the same run, and the
+// HTTP requests one `vaultline run` makes (goal: one round trip per batch).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVaultClient } from '@vaultline/protocol';
+import { startTestVault } from '@vaultline/vault-server/testing';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+const CHILD = [process.execPath, '-e', 'if (!process.env.REF_9) process.exit(3)'];
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`;
+
+interface Timing {
+  /** Wall time, ms. */
+  wall: number;
+  /** CPU time (user + system) of the command and its children, ms: steadier than wall time on a loaded machine. */
+  cpu: number;
+}
+
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** Runs a command under bash, whose `times` gives the CPU time its children used. */
+function timed(command: string, args: string[], env: Record<string, string>): Promise<Timing> {
+  const script = `${[command, ...args].map(quote).join(' ')} >/dev/null || exit $?; times`;
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wall = performance.now() - started;
+      if (code !== 0) return reject(new Error(`${command} ${args[0]} exited with ${code}`));
+      // `times` prints the shell's own times, then its children's: "0m0.081s 0m0.012s".
+      const children = out.trim().split('\n').at(-1) ?? '';
+      const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+      resolve({ wall, cpu: (seconds.reduce((a, b) => a + b, 0) || Number.NaN) * 1000 });
+    });
+  });
+}
+
+const logLines: string[] = [];
+const vault = await startTestVault({ logLines });
+const home = await mkdtemp(join(tmpdir(), 'vaultline-bench-'));
+try {
+  await vault.admin.createUser({ login: 'bench' });
+  await vault.admin.createRole({ name: 'bench' });
+  await vault.admin.assignRole('bench', 'bench');
+  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const { id: folderId } = await admin.addFolder({
+    folder: { title: 'Bench', complexityLevel: 0, parentId: 0 },
+  });
+  await vault.admin.grant('bench', folderId, 'R');
+  const refs: Record<string, string> = {};
+  for (let i = 0; i < 10; i++) {
+    const { id } = await admin.addItem({
+      item: { label: `bench ${i}`, password: `Bench-Secret-${i}-Zq9`, folderId },
+    });
+    // Half by id, half by path: both kinds of batch.
+    refs[`REF_${i}`] = i % 2 === 0 ? `vaultline://${id}/password` : `vaultline://Bench/bench%20${i}/password`;
+  }
+  const base = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config') };
+  const connection = {
+    VAULTLINE_URL: vault.url,
+    VAULTLINE_API_KEY: vault.adminKey,
+    VAULTLINE_LOGIN: 'bench',
+  };
+  const withRefs = { ...base, ...connection, ...refs };
+  const plain = { ...base, ...refs };
+
+  // Warm up the file cache and the server.
+  await timed(process.execPath, [CLI, 'run', '--', ...CHILD], withRefs);
+  await timed(CHILD[0]!, CHILD.slice(1), plain);
+
+  const before = logLines.length;
+  await timed(process.execPath, [CLI, 'run', '--', ...CHILD], withRefs);
+  const requests = logLines
+    .slice(before)
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => String((JSON.parse(line) as { op?: unknown }).op));
+
+  const direct: Timing[] = [];
+  const run: Timing[] = [];
+  const noRefs: Timing[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Interleaved, so all three see the same machine load.
+    direct.push(await timed(CHILD[0]!, CHILD.slice(1), plain));
+    run.push(await timed(process.execPath, [CLI, 'run', '--', ...CHILD], withRefs));
+    noRefs.push(
+      await timed(process.execPath, [CLI, 'run', '--', ...CHILD], { ...base, ...connection, REF_9: 'x' }),
+    );
+  }
+  const wall = (timings: Timing[]) => median(timings.map((t) => t.wall));
+  const cpu = (timings: Timing[]) => median(timings.map((t) => t.cpu));
+  const overhead = wall(run) - wall(direct);
+  console.log(`vaultline run, 10 references (5 by id, 5 by path), ${ROUNDS} rounds, medians:`);
+  // Wall times stretch with the machine's load; CPU times much less.
+  console.log(`  machine: ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log('                                    wall        cpu');
+  const row = (name: string, timings: Timing[]) =>
+    console.log(`  ${name.padEnd(28)} ${ms(wall(timings))} ${ms(cpu(timings))}`);
+  row('direct (baseline)', direct);
+  row('vaultline run, no references', noRefs);
+  row('vaultline run, 10 references', run);
+  console.log(
+    `  overhead                     ${ms(overhead)} ${ms(cpu(run) - cpu(direct))}  ratio ${(wall(run) / wall(direct)).toFixed(2)}x wall`,
+  );
+  console.log(`  goal: overhead < 150 ms (wall): ${overhead < 150 ? 'met' : 'NOT met'}`);
+  console.log(
+    `  HTTP requests per run        ${String(requests.length).padStart(7)}     ${requests.sort().join(', ')}`,
+  );
+} finally {
+  await vault.close();
+  await rm(home, { recursive: true, force: true });
+}

@@ -1,0 +1,23 @@
+// Bundles the program (src/main.ts and its dependencies) into dist/main.js, one file: loading one
+// module instead of about a hundred cuts the CLI's start-up. Run after tsc, which emits the
+// types and dist/cli.js; the native keychain module stays external.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22.12',
+  sourcemap: true,
+  external: ['@napi-rs/keyring'],
+  // ofetch's "node" entry wraps node-fetch-native, which loads node:http, https and http2 (about
+  // 60 ms at start); Node 24 has fetch, so take its standard entry, listed under "worker".
+  conditions: ['worker'],
+  // commander is CommonJS: give the bundle a require for its node: built-ins.
+  banner: {
+    js: "import { createRequire as __vaultlineRequire } from 'node:module';\nconst require = __vaultlineRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});

@@ -1,0 +1,43 @@
+/**
+ * The `vaultline` program (bundled into one file by bundle.ts, loaded by cli.ts): runs the command tree, reports errors as one line (or JSON with
+ * --json) with the documented exit code, and never prints an API key.
+ *
+ * @module
+ */
+
+import { createRedactor } from '@vaultline/protocol';
+import { CommanderError } from 'commander';
+import { EXIT } from './constants.ts';
+import { readEnvironment } from './env.ts';
+import { toCliError } from './errors.ts';
+import { printable, processOutput } from './output.ts';
+import { createProgram } from './program.ts';
+
+const env = readEnvironment();
+const output = processOutput();
+const program = createProgram({ env, output });
+program.exitOverride();
+for (const command of program.commands) command.exitOverride();
+const redact = createRedactor(env.apiKey === undefined ? [] : [env.apiKey]);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // commander has printed the message or the help already.
+    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else {
+    const failure = toCliError(error);
+    const json = process.argv.includes('--json');
+    const message = redact(failure.message);
+    if (json) process.stderr.write(`${JSON.stringify({ error: { code: failure.code, message } })}\n`);
+    else
+      process.stderr.write(
+        `${message
+          .split('\n')
+          .map((line) => `vaultline: ${printable(line)}`)
+          .join('\n')}\n`,
+      );
+    process.exitCode = failure.exitCode;
+  }
+}

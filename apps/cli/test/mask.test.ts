@@ -1,0 +1,70 @@
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MASK } from '../src/constants.ts';
+import { createMasker, maskNeedles } from '../src/mask.ts';
+
+async function through(needles: Buffer[], chunks: Buffer[]): Promise<string> {
+  const out: Buffer[] = [];
+  const masker = createMasker(needles);
+  masker.on('data', (chunk: Buffer) => out.push(chunk));
+  const done = new Promise((resolve) => masker.on('end', resolve));
+  Readable.from(chunks).pipe(masker);
+  await done;
+  return Buffer.concat(out).toString('utf8');
+}
+
+function split(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(from, point));
+    from = point;
+  }
+  chunks.push(bytes.subarray(from));
+  return chunks;
+}
+
+describe('createMasker', () => {
+  it('masks values however the output is cut into chunks, even inside a UTF-8 character', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.string({ unit: 'grapheme', minLength: 3, maxLength: 12 }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 10 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        async (secrets, fillers, cuts) => {
+          const text = fillers
+            .map((filler, index) => filler + (secrets[index % secrets.length] ?? ''))
+            .join('|');
+          const output = await through(maskNeedles(secrets), split(Buffer.from(text), cuts));
+          for (const secret of secrets) expect(output.includes(secret)).toBe(false);
+          // Masking the whole text at once gives the same result as masking it in chunks.
+          expect(output).toBe(await through(maskNeedles(secrets), [Buffer.from(text)]));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps output without values as it is, and masks lines of a multi-line value', async () => {
+    expect(await through(maskNeedles(['s3cret-value']), [Buffer.from('plain '), Buffer.from('text\n')])).toBe(
+      'plain text\n',
+    );
+    const key = '-----BEGIN KEY-----\nAAAABBBBCCCCDDDD\n-----END KEY-----';
+    expect(await through(maskNeedles([key]), [Buffer.from('line: AAAABBBBCCCCDDDD\n')])).toBe(
+      `line: ${MASK}\n`,
+    );
+    expect(await through(maskNeedles(['ab', '']), [Buffer.from('ab')])).toBe('ab');
+  });
+
+  it('holds back only what could begin a value, and lets it go at the end', async () => {
+    expect(await through(maskNeedles(['secret']), [Buffer.from('a sec')])).toBe('a sec');
+    expect(await through(maskNeedles(['secret']), [Buffer.from('a sec'), Buffer.from('ret!')])).toBe(
+      `a ${MASK}!`,
+    );
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ReplayServer,
+  startReplayServer,
+} from '../../../packages/protocol/test/teampass-replay-server.ts';
+import { EXIT, MASK } from '../src/constants.ts';
+import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
+
+const KEY = 'tpCliKey0123456789abcdefghijklmnopqrstuv';
+/** The replay server's seeded passwords (see teampass-replay-server.ts). */
+const SECRETS = ['pw-db-seeded', 'pw-cache-seeded', KEY];
+
+let server: ReplayServer;
+let home: { dir: string; cleanup: () => Promise<void> };
+const outputs: { result: CliResult; allowed: string[] }[] = [];
+
+beforeAll(async () => {
+  server = await startReplayServer({ apiKey: KEY });
+  home = await tempHome();
+});
+afterAll(async () => {
+  await server?.close();
+  await home?.cleanup();
+});
+
+async function cli(
+  args: readonly string[],
+  options: CliOptions & { allowed?: string[] } = {},
+): Promise<CliResult> {
+  const result = await runCli(home.dir, args, {
+    ...options,
+    env: { VAULTLINE_URL: server.url, VAULTLINE_API_KEY: KEY, VAULTLINE_LOGIN: 'alice', ...options.env },
+  });
+  outputs.push({ result, allowed: options.allowed ?? [] });
+  return result;
+}
+
+describe('vaultline against TeamPass 2.x (the replay server)', () => {
+  it('connects, finds, gets and reads', async () => {
+    const connect = await cli(['connect', server.url, '--login', 'alice'], {
+      env: { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+    });
+    expect(connect.code).toBe(0);
+    const find = await cli(['find', 'db', '--json']);
+    expect(find.code).toBe(0);
+    expect(JSON.parse(find.stdout)).toEqual([
+      expect.objectContaining({ id: 10, label: 'db', path: ['Team'], reference: 'vaultline://10/password' }),
+    ]);
+    const get = await cli(['get', '10', '--json']);
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db', login: 'admin', path: ['Team'] });
+    const read = await cli(['read', 'vaultline://10/password'], { allowed: ['pw-db-seeded'] });
+    expect(read.stdout).toBe('pw-db-seeded\n');
+    const byPath = await cli(['read', 'vaultline://Team/Staging/cache/password', '--json'], {
+      allowed: ['pw-cache-seeded'],
+    });
+    expect(JSON.parse(byPath.stdout)).toEqual({
+      reference: 'vaultline://Team/Staging/cache/password',
+      value: 'pw-cache-seeded',
+    });
+  });
+
+  it('says when TeamPass did not return a password, and that it has no attachments', async () => {
+    const personal = await cli(['read', 'vaultline://12/password']);
+    expect(personal.code).toBe(EXIT.reference);
+    expect(personal.stderr).toContain('did not return the password');
+    const file = await cli(['read', 'vaultline://10/file:id_rsa']);
+    expect(file.code).toBe(EXIT.reference);
+    expect(file.stderr).toContain('no attachment named "id_rsa"');
+  });
+
+  it('runs a command with masked values and injects a template', async () => {
+    const run = await cli(
+      ['run', '--', process.execPath, '-e', 'console.log(process.env.A + " " + process.env.B)'],
+      {
+        env: { A: 'vaultline://10/password', B: 'vaultline://Team/Staging/cache/login' },
+      },
+    );
+    expect(run.code).toBe(0);
+    // Every resolved value is masked, logins too.
+    expect(run.stdout).toBe(`${MASK} ${MASK}\n`);
+    const inject = await cli(['inject'], {
+      input: 'pw: vaultline://11/password\n',
+      allowed: ['pw-cache-seeded'],
+    });
+    expect(inject.stdout).toBe('pw: pw-cache-seeded\n');
+  });
+
+  it('never prints the key TeamPass echoes back in its error', async () => {
+    const wrong = 'tpWrongKey0123456789abcdefghijklmnopqrs';
+    const result = await cli(['read', 'vaultline://10/password'], { env: { VAULTLINE_API_KEY: wrong } });
+    expect(result.code).toBe(EXIT.auth);
+    expect(result.stderr).not.toContain(wrong);
+    expect(server.requests.some((request) => request.url.includes(wrong))).toBe(true);
+  });
+
+  it('reports a switched-off API (exit 4) and a server that drops connections (exit 5)', async () => {
+    const disabled = await startReplayServer({ apiKey: KEY, apiDisabled: true });
+    try {
+      const result = await cli(['read', 'vaultline://10/password'], { env: { VAULTLINE_URL: disabled.url } });
+      expect(result.code).toBe(EXIT.auth);
+    } finally {
+      await disabled.close();
+    }
+    server.fault({ reply: { destroy: true } });
+    const dropped = await cli(['read', 'vaultline://10/password']);
+    expect(dropped.code).toBe(EXIT.vault);
+    server.reset();
+  });
+
+  it('never prints a key or a password that was not asked for', () => {
+    expect(outputs.length).toBeGreaterThan(8);
+    for (const { result, allowed } of outputs) expect(leaks(result, SECRETS, allowed)).toEqual([]);
+  });
+});

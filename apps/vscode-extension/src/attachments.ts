@@ -32,14 +32,16 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
 
   /** Opens a text attachment in a read-only editor. */
   async open(node: FileNode): Promise<vscode.TextEditor> {
-    this.presentation.assertOff('Opening an attachment');
+    this.presentation.assertOff(vscode.l10n.t('Opening an attachment'));
     if (node.file.size > MAX_TEXT_ATTACHMENT_BYTES)
-      throw new UserFacingError('the attachment is too large to open.');
+      throw new UserFacingError(vscode.l10n.t('the attachment is too large to open.'));
     await this.requireRead(node);
     // Checks the type from the bytes before an editor shows anything.
     const { bytes, contentType } = await this.download(node.connection, node.file.id);
     if (!isText(contentType || node.file.type, bytes)) {
-      throw new UserFacingError(`"${node.file.name}" is not a text file. Use "Save Attachment" instead.`);
+      throw new UserFacingError(
+        vscode.l10n.t('"{0}" is not a text file. Use "Save Attachment" instead.', node.file.name),
+      );
     }
     const uri = vscode.Uri.from({
       scheme: ATTACHMENT_SCHEME,
@@ -55,7 +57,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
     const destination =
       target ??
       (await vscode.window.showSaveDialog({
-        saveLabel: 'Save attachment',
+        saveLabel: vscode.l10n.t('Save attachment'),
         defaultUri: vscode.Uri.joinPath(
           vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file('/'),
           safeName(node.file.name),
@@ -72,10 +74,13 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   async upload(ref: ItemRef, source?: vscode.Uri): Promise<number | undefined> {
     const connection = await this.connections.get(ref.connection);
     if (!(await connection.access.canWrite(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
-      throw new UserFacingError(`${connection.login} has no right to add files to this item.`);
+      throw new UserFacingError(
+        vscode.l10n.t('{0} has no right to add files to this item.', connection.login),
+      );
     }
     const file =
-      source ?? (await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Attach' }))?.[0];
+      source ??
+      (await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: vscode.l10n.t('Attach') }))?.[0];
     if (!file) return undefined;
     const bytes = await vscode.workspace.fs.readFile(file);
     const fileName = file.path.split('/').pop() || 'attachment';
@@ -91,12 +96,13 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
     const connection = await this.connections.get(node.connection);
     const item = node.parent.item;
     if (!(await connection.folders.canRead(connection.access, item))) {
-      throw new UserFacingError(`${connection.login} has no access to this item.`);
+      throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
     }
   }
 
   private async download(connectionName: string, fileId: number) {
-    if (!Number.isInteger(fileId) || fileId <= 0) throw new UserFacingError('that is not an attachment.');
+    if (!Number.isInteger(fileId) || fileId <= 0)
+      throw new UserFacingError(vscode.l10n.t('that is not an attachment.'));
     const connection = await this.connections.get(connectionName);
     return connection.client.downloadFile({ id: fileId });
   }

@@ -38,10 +38,10 @@ export class ClipboardCopier implements vscode.Disposable {
     });
     const tick = () => {
       const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-      this.status.text = `$(clippy) ${what} clears in ${left}s`;
+      this.status.text = vscode.l10n.t('$(clippy) {0} clears in {1}s', what, left);
       if (Date.now() >= deadline) void this.clear(digest);
     };
-    this.status.tooltip = 'Vaultline clears the clipboard if it still holds the copied value.';
+    this.status.tooltip = vscode.l10n.t('Vaultline clears the clipboard if it still holds the copied value.');
     tick();
     this.status.show();
     this.visible = true;

@@ -52,11 +52,14 @@ export class ConnectFlow implements vscode.Disposable {
    * Asks for whatever `known` does not give, starting from `start` (a previous attempt or an
    * existing connection).
    *
+   * @param replacing The connection this run gives a new key to: its name is not flagged as taken.
+   *
    * @returns The answers, or `undefined` when the user cancelled.
    */
   async ask(
     known: Partial<ConnectionSettings>,
     start: Partial<ConnectionSettings> = {},
+    replacing?: string,
   ): Promise<ConnectAnswers | undefined> {
     const values = { name: '', url: '', login: '', apiKey: '', ...start, ...known };
     const existing = new Set(this.connections.list().map((c) => c.name));
@@ -68,7 +71,7 @@ export class ConnectFlow implements vscode.Disposable {
           value: values.name || (existing.has('vault') ? '' : 'vault'),
           validate: (text) => {
             if (text.trim() === '') return vscode.l10n.t('Enter a name.');
-            if (existing.has(text.trim()) && text.trim() !== start.name)
+            if (existing.has(text.trim()) && text.trim() !== replacing)
               return {
                 message: vscode.l10n.t(
                   'A connection named "{0}" exists: you will be asked before it is replaced.',

@@ -90,14 +90,6 @@ export const OUTPUT_CHANNEL_NAME = 'Vaultline';
 export const ITEM_FIELDS = ['login', 'password', 'url', 'email'] as const;
 export type ItemField = (typeof ITEM_FIELDS)[number];
 
-/** How a field is called in the UI. */
-export const FIELD_LABELS: Readonly<Record<ItemField, string>> = {
-  login: 'Login',
-  password: 'Password',
-  url: 'URL',
-  email: 'Email',
-};
-
 /** Defaults of the settings, repeated in package.json. */
 export const DEFAULTS = {
   clipboardClearSeconds: 30,

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { FIELD_LABELS, type ItemField } from './constants.ts';
+import type { ItemField } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
+import { noValueMessage } from './field-labels.ts';
 import type { ItemRef } from './item-ref.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import { fetchField } from './secret-fields.ts';
@@ -18,15 +19,16 @@ export async function insertField(
   ref: ItemRef,
   field: ItemField,
 ): Promise<number> {
-  if (field === 'password') presentation.assertOff('Inserting a password');
+  if (field === 'password') presentation.assertOff(vscode.l10n.t('Inserting a password'));
   const editor = vscode.window.activeTextEditor;
-  if (!editor) throw new UserFacingError('open an editor and place the cursor where the value goes.');
+  if (!editor)
+    throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the value goes.'));
   const selections = [...editor.selections];
   const value = await fetchField(connections, ref, field);
-  if (value === '') throw new UserFacingError(`the item has no ${FIELD_LABELS[field].toLowerCase()}.`);
+  if (value === '') throw new UserFacingError(noValueMessage(field));
   const done = await editor.edit((builder) => {
     for (const selection of selections) builder.replace(selection, value);
   });
-  if (!done) throw new UserFacingError('the editor did not accept the edit.');
+  if (!done) throw new UserFacingError(vscode.l10n.t('the editor did not accept the edit.'));
   return selections.length;
 }

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { UserFacingError } from './error-messages.ts';
 import type { VaultNode } from './tree-nodes.ts';
 
@@ -45,6 +46,7 @@ export function toItemRef(target: unknown): ItemRef | undefined {
 /** Like {@link toItemRef}, but throws a plain message when no item is named. */
 export function requireItemRef(target: unknown): ItemRef {
   const ref = toItemRef(target);
-  if (!ref) throw new UserFacingError('choose an item in the Vaultline view or in search first.');
+  if (!ref)
+    throw new UserFacingError(vscode.l10n.t('choose an item in the Vaultline view or in search first.'));
   return ref;
 }

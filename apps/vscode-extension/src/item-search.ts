@@ -163,6 +163,8 @@ export class ItemSearch implements vscode.Disposable {
       .get<number>(CONFIG.searchDebounceMs, DEFAULTS.searchDebounceMs);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let generation = 0;
+    // The fix of a problem entry runs once the QuickPick is gone, so that its own dialog stays open.
+    let fix: FixAction | undefined;
     const run = async (query: string) => {
       const mine = ++generation;
       if (query.trim() === '') {
@@ -184,9 +186,8 @@ export class ItemSearch implements vscode.Disposable {
       quickPick.onDidAccept(() => {
         const [selected] = quickPick.selectedItems;
         if (selected?.problem) {
-          const { command, args } = selected.problem.fix;
+          fix = selected.problem.fix;
           quickPick.hide();
-          void vscode.commands.executeCommand(command, ...(args ?? []));
           return;
         }
         const hit = selected?.hit;
@@ -204,6 +205,7 @@ export class ItemSearch implements vscode.Disposable {
         resolve(undefined);
         quickPick.dispose();
         if (this.active === quickPick) this.active = undefined;
+        if (fix) void vscode.commands.executeCommand(fix.command, ...(fix.args ?? []));
       });
       quickPick.show();
     });

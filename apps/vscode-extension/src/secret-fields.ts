@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import type { ItemField } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
@@ -15,6 +16,6 @@ export async function fetchField(
   const connection = await connections.get(ref.connection);
   const item = await connection.client.getItem(ref.itemId);
   const allowed = await connection.folders.canRead(connection.access, item);
-  if (!allowed) throw new UserFacingError(`${connection.login} has no access to this item.`);
+  if (!allowed) throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
   return item[field];
 }

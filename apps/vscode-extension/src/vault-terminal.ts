@@ -48,7 +48,7 @@ export async function openVaultTerminal(
   connections: ConnectionStore,
   bindings: EnvBinding[],
 ): Promise<vscode.Terminal> {
-  if (bindings.length === 0) throw new UserFacingError('choose at least one item value.');
+  if (bindings.length === 0) throw new UserFacingError(vscode.l10n.t('choose at least one item value.'));
   const env: Record<string, string> = {};
   const withReferences: ReferenceBinding[] = [];
   for (const binding of bindings) {
@@ -57,7 +57,7 @@ export async function openVaultTerminal(
         ? binding.name
         : (binding.name ?? envName(binding.ref.label ?? `item_${binding.ref.itemId}`, binding.field));
     if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-      throw new UserFacingError(`"${name}" is not a valid variable name.`);
+      throw new UserFacingError(vscode.l10n.t('"{0}" is not a valid variable name.', String(name)));
     if ('value' in binding) withReferences.push({ name, value: binding.value });
     else env[name] = await fetchField(connections, binding.ref, binding.field);
   }
@@ -94,14 +94,14 @@ export async function askBindings(refs: ItemRef[]): Promise<EnvBinding[] | undef
   const picks = refs.flatMap((ref) =>
     ITEM_FIELDS.map((field) => ({
       label: envName(ref.label ?? `item_${ref.itemId}`, field),
-      description: `${field} of ${ref.label ?? ref.itemId}`,
+      description: vscode.l10n.t('{0} of {1}', field, ref.label ?? String(ref.itemId)),
       picked: field === 'password',
       binding: { ref, field },
     })),
   );
   const chosen = await vscode.window.showQuickPick(picks, {
     canPickMany: true,
-    placeHolder: 'Variables to set',
+    placeHolder: vscode.l10n.t('Variables to set'),
   });
   return chosen?.map((pick) => pick.binding);
 }

@@ -163,7 +163,11 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const item = new vscode.TreeItem(node.connection, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `c/${node.connection}`;
         item.description = mask(node.login);
-        item.tooltip = `${node.connection}\nLogin: ${mask(node.login)}\nURL: ${mask(node.url)}`;
+        item.tooltip = [
+          node.connection,
+          vscode.l10n.t('Login: {0}', mask(node.login)),
+          vscode.l10n.t('URL: {0}', mask(node.url)),
+        ].join('\n');
         item.iconPath = new vscode.ThemeIcon('server');
         item.contextValue = 'connection';
         return item;
@@ -201,7 +205,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const item = new vscode.TreeItem(node.file.name, vscode.TreeItemCollapsibleState.None);
         item.id = `c/${node.connection}/a/${node.file.id}`;
         item.description = formatSize(node.file.size);
-        item.tooltip = `${node.file.name} (${node.file.type || 'unknown type'}, ${formatSize(node.file.size)})`;
+        item.tooltip = `${node.file.name} (${node.file.type || vscode.l10n.t('unknown type')}, ${formatSize(node.file.size)})`;
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = 'file';
         // A click opens a text attachment and saves any other (or any, while presenting).
@@ -248,9 +252,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   itemTooltip(node: ItemNode): string {
     const mask = (text: string) => this.presentation.mask(text);
     const { item: entry } = node;
-    const lines = [entry.label, `Path: ${entry.path.join(' / ')}`];
-    if (entry.url) lines.push(`URL: ${mask(entry.url)}`);
-    if (entry.login) lines.push(`Login: ${mask(entry.login)}`);
+    const lines = [entry.label, vscode.l10n.t('Path: {0}', entry.path.join(' / '))];
+    if (entry.url) lines.push(vscode.l10n.t('URL: {0}', mask(entry.url)));
+    if (entry.login) lines.push(vscode.l10n.t('Login: {0}', mask(entry.login)));
     if (entry.description && !this.presentation.enabled) lines.push(entry.description);
     return lines.join('\n');
   }

@@ -49,19 +49,25 @@ export class VaultWriter {
 
   async addItem(folder: FolderNode, values: NewItem = {}): Promise<number | undefined> {
     const connection = await this.connections.get(folder.connection);
-    this.requireRight(folder, 'add', 'add items to');
-    const label = values.label ?? (await ask({ prompt: 'Label of the new item', validateInput: required }));
+    this.requireRight(
+      folder,
+      'add',
+      vscode.l10n.t('you have no right to add items to folder "{0}".', folder.folder.title),
+    );
+    const label =
+      values.label ??
+      (await ask({ prompt: vscode.l10n.t('Label of the new item'), validateInput: required }));
     if (label === undefined) return undefined;
-    const login = values.login ?? (await ask({ prompt: 'Login (optional)' }));
+    const login = values.login ?? (await ask({ prompt: vscode.l10n.t('Login (optional)') }));
     if (login === undefined) return undefined;
     const password = values.password ?? (await this.askNewPassword(folder));
     if (password === undefined) return undefined;
     if (!meetsComplexity(password, folder.folder.complexityLevel)) {
       throw new UserFacingError(
-        `the password is too weak for folder "${folder.folder.title}". Use the generator.`,
+        vscode.l10n.t('the password is too weak for folder "{0}". Use the generator.', folder.folder.title),
       );
     }
-    const url = values.url ?? (await ask({ prompt: 'URL (optional)' }));
+    const url = values.url ?? (await ask({ prompt: vscode.l10n.t('URL (optional)') }));
     if (url === undefined) return undefined;
     const { id } = await connection.client.addItem({
       item: {
@@ -81,13 +87,13 @@ export class VaultWriter {
   async editItem(ref: ItemRef, folder: FolderNode | undefined, change: ItemChange = {}): Promise<boolean> {
     const connection = await this.connections.get(ref.connection);
     if (!(await connection.access.canWrite(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
-      throw new UserFacingError(`${connection.login} has no right to edit this item.`);
+      throw new UserFacingError(vscode.l10n.t('{0} has no right to edit this item.', connection.login));
     }
     const field =
       change.field ??
-      ((await vscode.window.showQuickPick([...EDITABLE_FIELDS], { placeHolder: 'Which field to change?' })) as
-        | ItemChange['field']
-        | undefined);
+      ((await vscode.window.showQuickPick([...EDITABLE_FIELDS], {
+        placeHolder: vscode.l10n.t('Which field to change?'),
+      })) as ItemChange['field'] | undefined);
     if (field === undefined) return false;
     let value = change.value;
     if (value === undefined) {
@@ -96,7 +102,7 @@ export class VaultWriter {
         // Only the chosen field is shown for editing; the password is never prefilled.
         const current = (await connection.client.getItem(ref.itemId))[field];
         value = await ask({
-          prompt: `New ${field}`,
+          prompt: vscode.l10n.t('New {0}', field),
           value: current,
           ...(field === 'label' ? { validateInput: required } : {}),
         });
@@ -105,13 +111,21 @@ export class VaultWriter {
     if (value === undefined) return false;
     if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
       throw new UserFacingError(
-        `expected one of ${EDITABLE_FIELDS.join(', ')}, received ${JSON.stringify(field)?.slice(0, 40)}.`,
+        vscode.l10n.t(
+          'expected one of {0}, received {1}.',
+          EDITABLE_FIELDS.join(', '),
+          String(JSON.stringify(field)).slice(0, 40),
+        ),
       );
     }
-    if (typeof value !== 'string') throw new UserFacingError('expected the new value as text.');
-    if (field === 'label' && value.trim() === '') throw new UserFacingError('the label cannot be empty.');
+    if (typeof value !== 'string')
+      throw new UserFacingError(vscode.l10n.t('expected the new value as text.'));
+    if (field === 'label' && value.trim() === '')
+      throw new UserFacingError(vscode.l10n.t('the label cannot be empty.'));
     if (field === 'password' && !meetsComplexity(value, folder?.folder.complexityLevel)) {
-      throw new UserFacingError('the password is too weak for this folder. Use the generator.');
+      throw new UserFacingError(
+        vscode.l10n.t('the password is too weak for this folder. Use the generator.'),
+      );
     }
     await connection.client.updateItemFields(ref.itemId, { [field]: value });
     return true;
@@ -120,10 +134,11 @@ export class VaultWriter {
   async deleteItem(ref: ItemRef, options: DeleteOptions = {}): Promise<boolean> {
     const connection = await this.connections.get(ref.connection);
     if (!(await connection.access.canDelete(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
-      throw new UserFacingError(`${connection.login} has no right to delete this item.`);
+      throw new UserFacingError(vscode.l10n.t('{0} has no right to delete this item.', connection.login));
     }
-    const name = ref.label ?? `item ${ref.itemId}`;
-    if (!options.confirmed && !(await confirm(`Delete "${name}" from the vault?`))) return false;
+    const name = ref.label ?? vscode.l10n.t('item {0}', ref.itemId);
+    if (!options.confirmed && !(await confirm(vscode.l10n.t('Delete "{0}" from the vault?', name))))
+      return false;
     await connection.client.deleteItems({ ids: [ref.itemId] });
     connection.access.invalidate(connection.login);
     return true;
@@ -135,8 +150,15 @@ export class VaultWriter {
   ): Promise<number | undefined> {
     const connection = await this.connections.get(parent.connection);
     const parentFolder = 'folder' in parent ? parent : undefined;
-    if (parentFolder) this.requireRight(parentFolder, 'add', 'add folders to');
-    const title = values.title ?? (await ask({ prompt: 'Title of the new folder', validateInput: required }));
+    if (parentFolder)
+      this.requireRight(
+        parentFolder,
+        'add',
+        vscode.l10n.t('you have no right to add folders to folder "{0}".', parentFolder.folder.title),
+      );
+    const title =
+      values.title ??
+      (await ask({ prompt: vscode.l10n.t('Title of the new folder'), validateInput: required }));
     if (title === undefined) return undefined;
     const complexityLevel = values.complexityLevel ?? (await askComplexity());
     if (complexityLevel === undefined) return undefined;
@@ -149,10 +171,18 @@ export class VaultWriter {
 
   async editFolder(folder: FolderNode, values: FolderValues = {}): Promise<boolean> {
     const connection = await this.connections.get(folder.connection);
-    this.requireRight(folder, 'edit', 'edit');
+    this.requireRight(
+      folder,
+      'edit',
+      vscode.l10n.t('you have no right to edit folder "{0}".', folder.folder.title),
+    );
     const title =
       values.title ??
-      (await ask({ prompt: 'New folder title', value: folder.folder.title, validateInput: required }));
+      (await ask({
+        prompt: vscode.l10n.t('New folder title'),
+        value: folder.folder.title,
+        validateInput: required,
+      }));
     if (title === undefined) return false;
     const complexityLevel =
       values.complexityLevel ?? asLevel(folder.folder.complexityLevel) ?? (await askComplexity());
@@ -167,10 +197,16 @@ export class VaultWriter {
 
   async deleteFolder(folder: FolderNode, options: DeleteOptions = {}): Promise<boolean> {
     const connection = await this.connections.get(folder.connection);
-    this.requireRight(folder, 'delete', 'delete');
+    this.requireRight(
+      folder,
+      'delete',
+      vscode.l10n.t('you have no right to delete folder "{0}".', folder.folder.title),
+    );
     if (
       !options.confirmed &&
-      !(await confirm(`Delete folder "${folder.folder.title}" and everything in it from the vault?`))
+      !(await confirm(
+        vscode.l10n.t('Delete folder "{0}" and everything in it from the vault?', folder.folder.title),
+      ))
     ) {
       return false;
     }
@@ -179,30 +215,30 @@ export class VaultWriter {
     return true;
   }
 
-  private requireRight(folder: FolderNode, right: 'add' | 'edit' | 'delete', verb: string): void {
-    if (!permissionsOf(folder.folder.accessType)[right]) {
-      throw new UserFacingError(`you have no right to ${verb} folder "${folder.folder.title}".`);
-    }
+  /** Throws `message` when the folder's right (from the core's rights table) does not allow it. */
+  private requireRight(folder: FolderNode, right: 'add' | 'edit' | 'delete', message: string): void {
+    if (!permissionsOf(folder.folder.accessType)[right]) throw new UserFacingError(message);
   }
 
   private async askNewPassword(folder: FolderNode | undefined): Promise<string | undefined> {
     const level = folder?.folder.complexityLevel;
-    const generate = 'Generate a strong password';
-    const choice = await vscode.window.showQuickPick([generate, 'Type a password'], {
-      placeHolder: 'Password of the item',
+    const generate = vscode.l10n.t('Generate a strong password');
+    const choice = await vscode.window.showQuickPick([generate, vscode.l10n.t('Type a password')], {
+      placeHolder: vscode.l10n.t('Password of the item'),
     });
     if (choice === undefined) return undefined;
     if (choice === generate) return generatePassword(level);
     return ask({
-      prompt: 'Password',
+      prompt: vscode.l10n.t('Password'),
       password: true,
-      validateInput: (text) => (meetsComplexity(text, level) ? undefined : 'Too weak for this folder.'),
+      validateInput: (text) =>
+        meetsComplexity(text, level) ? undefined : vscode.l10n.t('Too weak for this folder.'),
     });
   }
 }
 
 function required(text: string): string | undefined {
-  return text.trim() === '' ? 'Required.' : undefined;
+  return text.trim() === '' ? vscode.l10n.t('Required.') : undefined;
 }
 
 function asLevel(level: number | undefined): ComplexityLevel | undefined {
@@ -216,15 +252,24 @@ async function ask(options: vscode.InputBoxOptions): Promise<string | undefined>
 }
 
 async function askComplexity(): Promise<ComplexityLevel | undefined> {
-  const names = ['Very weak', 'Weak', 'Medium', 'Strong', 'Very strong', 'Heavy', 'Very heavy'];
+  const names = [
+    vscode.l10n.t('Very weak'),
+    vscode.l10n.t('Weak'),
+    vscode.l10n.t('Medium'),
+    vscode.l10n.t('Strong'),
+    vscode.l10n.t('Very strong'),
+    vscode.l10n.t('Heavy'),
+    vscode.l10n.t('Very heavy'),
+  ];
   const picked = await vscode.window.showQuickPick(
     COMPLEXITY_LEVELS.map((level, i) => ({ label: names[i] ?? String(level), level })),
-    { placeHolder: 'Minimum password strength of the folder' },
+    { placeHolder: vscode.l10n.t('Minimum password strength of the folder') },
   );
   return picked?.level;
 }
 
 async function confirm(message: string): Promise<boolean> {
-  const answer = await vscode.window.showWarningMessage(message, { modal: true }, 'Delete');
-  return answer === 'Delete';
+  const remove = vscode.l10n.t('Delete');
+  const answer = await vscode.window.showWarningMessage(message, { modal: true }, remove);
+  return answer === remove;
 }

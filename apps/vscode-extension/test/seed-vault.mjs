@@ -37,6 +37,10 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   await vault.admin.createRole({ name: 'support' });
   await vault.admin.assignRole('alice', 'developers');
   await vault.admin.assignRole('bob', 'support');
+  // carol may add and delete but not edit (NE): the rights table's odd one out.
+  await vault.admin.createUser({ login: 'carol', email: 'carol@example.com' });
+  await vault.admin.createRole({ name: 'clerks' });
+  await vault.admin.assignRole('carol', 'clerks');
 
   const infra = (await admin.addFolder({ folder: { title: 'Infrastructure', complexityLevel: 50 } })).id;
   const databases = (
@@ -47,6 +51,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   await vault.admin.grant('developers', databases, 'W');
   await vault.admin.grant('developers', payments, 'R');
   await vault.admin.grant('support', infra, 'R');
+  await vault.admin.grant('clerks', infra, 'NE');
 
   const add = async (item) => ({ ...item, id: (await admin.addItem({ item })).id });
   const items = {
@@ -115,6 +120,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     admin: vault.adminKey,
     alice: await vault.admin.createKey({ label: 'alice-vscode', login: 'alice' }),
     bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
+    carol: await vault.admin.createKey({ label: 'carol-vscode', login: 'carol' }),
   };
   // Literals the secret-detection tests store in the vault: made now, from parts, so no token is in
   // the repository; the harness scans every file VS Code wrote for them afterwards.

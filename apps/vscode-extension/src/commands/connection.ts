@@ -125,12 +125,17 @@ export const connectionCommands: CommandGroup = (services) => [
       settings = { name: args.name!.trim(), url: (args.url ?? '').trim(), login: (args.login ?? '').trim() };
       apiKey = args.apiKey!.trim();
     } else {
-      const answers = await connectFlow.ask(known, start);
+      const answers = await connectFlow.ask(known, start, args.reconnect);
       if (!answers) return false;
       settings = answers.settings;
       apiKey = args.apiKey?.trim() ?? answers.apiKey;
     }
-    if (!(await mayReplace(services, settings.name, scripted, args))) return false;
+    try {
+      if (!(await mayReplace(services, settings.name, scripted, args))) return false;
+    } catch (error) {
+      connectFlow.remember(settings);
+      throw error;
+    }
     return connectTo(services, settings, apiKey, args.saveUnverified === true);
   }),
   command(

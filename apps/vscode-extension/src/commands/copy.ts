@@ -1,5 +1,7 @@
-import { COMMANDS, FIELD_LABELS } from '../constants.ts';
+import * as vscode from 'vscode';
+import { COMMANDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
+import { fieldLabel, noValueMessage } from '../field-labels.ts';
 import { generatePassword } from '../password-generator.ts';
 import { fetchField } from '../secret-fields.ts';
 import type { FolderNode, VaultNode } from '../tree-nodes.ts';
@@ -18,31 +20,37 @@ export async function copyValue(
   seconds?: unknown,
 ): Promise<{ cleared: Promise<boolean> } | undefined> {
   const { search, connections, clipboard } = services;
-  const ref = await chooseItem(search, target, 'Copy a vault value');
+  const ref = await chooseItem(search, target, vscode.l10n.t('Copy a vault value'));
   if (!ref) return undefined;
   const chosen = await chooseField(field);
   if (!chosen) return undefined;
   const value = await fetchField(connections, ref, chosen);
-  if (value === '') throw new UserFacingError(`the item has no ${FIELD_LABELS[chosen].toLowerCase()}.`);
-  return clipboard.copy(value, FIELD_LABELS[chosen], seconds);
+  if (value === '') throw new UserFacingError(noValueMessage(chosen));
+  return clipboard.copy(value, fieldLabel(chosen), seconds);
 }
 
 /** Copy with auto-clear: any field, one field each, and a generated password. */
 export const copyCommands: CommandGroup = (services) => [
-  command(COMMANDS.copyField, 'Copy', (target?: unknown, field?: unknown, seconds?: unknown) =>
+  command(COMMANDS.copyField, vscode.l10n.t('Copy'), (target?: unknown, field?: unknown, seconds?: unknown) =>
     copyValue(services, target, field, seconds),
   ),
-  command(COMMANDS.copyLogin, 'Copy login', (target?: unknown) => copyValue(services, target, 'login')),
-  command(COMMANDS.copyPassword, 'Copy password', (target?: unknown) =>
+  command(COMMANDS.copyLogin, vscode.l10n.t('Copy login'), (target?: unknown) =>
+    copyValue(services, target, 'login'),
+  ),
+  command(COMMANDS.copyPassword, vscode.l10n.t('Copy password'), (target?: unknown) =>
     copyValue(services, target, 'password'),
   ),
-  command(COMMANDS.copyUrl, 'Copy URL', (target?: unknown) => copyValue(services, target, 'url')),
-  command(COMMANDS.copyEmail, 'Copy email', (target?: unknown) => copyValue(services, target, 'email')),
-  command(COMMANDS.generatePassword, 'Generate password', (node?: unknown) => {
+  command(COMMANDS.copyUrl, vscode.l10n.t('Copy URL'), (target?: unknown) =>
+    copyValue(services, target, 'url'),
+  ),
+  command(COMMANDS.copyEmail, vscode.l10n.t('Copy email'), (target?: unknown) =>
+    copyValue(services, target, 'email'),
+  ),
+  command(COMMANDS.generatePassword, vscode.l10n.t('Generate password'), (node?: unknown) => {
     const level =
       (node as VaultNode | undefined)?.kind === 'folder'
         ? (node as FolderNode).folder.complexityLevel
         : undefined;
-    return services.clipboard.copy(generatePassword(level), 'Generated password');
+    return services.clipboard.copy(generatePassword(level), vscode.l10n.t('Generated password'));
   }),
 ];

@@ -1,4 +1,6 @@
-import { COMMANDS, FIELD_LABELS } from '../constants.ts';
+import * as vscode from 'vscode';
+import { COMMANDS } from '../constants.ts';
+import { fieldLabel } from '../field-labels.ts';
 import { insertField } from '../insert-field.ts';
 import { type CommandGroup, type CommandServices, command } from './command.ts';
 import { chooseField, chooseItem } from './targets.ts';
@@ -14,24 +16,30 @@ export async function insertValue(
   field: unknown,
 ): Promise<number> {
   const { search, presentation, connections, notifier } = services;
-  const ref = await chooseItem(search, target, 'Insert a vault value');
+  const ref = await chooseItem(search, target, vscode.l10n.t('Insert a vault value'));
   if (!ref) return 0;
   const chosen = await chooseField(field, presentation.enabled ? ['password'] : []);
   if (!chosen) return 0;
   const count = await insertField(connections, presentation, ref, chosen);
-  notifier.status(`Vaultline: inserted ${FIELD_LABELS[chosen].toLowerCase()} at ${count} cursor(s)`);
+  notifier.status(vscode.l10n.t('Vaultline: inserted {0} at {1} cursor(s)', fieldLabel(chosen), count));
   return count;
 }
 
 /** Insert at cursor: any field, or one field each. */
 export const insertCommands: CommandGroup = (services) => [
-  command(COMMANDS.insertField, 'Insert', (target?: unknown, field?: unknown) =>
+  command(COMMANDS.insertField, vscode.l10n.t('Insert'), (target?: unknown, field?: unknown) =>
     insertValue(services, target, field),
   ),
-  command(COMMANDS.insertLogin, 'Insert login', (target?: unknown) => insertValue(services, target, 'login')),
-  command(COMMANDS.insertPassword, 'Insert password', (target?: unknown) =>
+  command(COMMANDS.insertLogin, vscode.l10n.t('Insert login'), (target?: unknown) =>
+    insertValue(services, target, 'login'),
+  ),
+  command(COMMANDS.insertPassword, vscode.l10n.t('Insert password'), (target?: unknown) =>
     insertValue(services, target, 'password'),
   ),
-  command(COMMANDS.insertUrl, 'Insert URL', (target?: unknown) => insertValue(services, target, 'url')),
-  command(COMMANDS.insertEmail, 'Insert email', (target?: unknown) => insertValue(services, target, 'email')),
+  command(COMMANDS.insertUrl, vscode.l10n.t('Insert URL'), (target?: unknown) =>
+    insertValue(services, target, 'url'),
+  ),
+  command(COMMANDS.insertEmail, vscode.l10n.t('Insert email'), (target?: unknown) =>
+    insertValue(services, target, 'email'),
+  ),
 ];

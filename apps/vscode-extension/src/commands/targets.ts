@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { FIELD_LABELS, ITEM_FIELDS, type ItemField } from '../constants.ts';
+import { ITEM_FIELDS, type ItemField } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
+import { fieldLabel } from '../field-labels.ts';
 import { type ItemRef, requireItemRef } from '../item-ref.ts';
 import type { ItemSearch } from '../item-search.ts';
 import type { FileNode, FolderNode, VaultNode } from '../tree-nodes.ts';
@@ -23,12 +24,16 @@ export async function chooseField(field: unknown, exclude: ItemField[] = []): Pr
     return field as ItemField;
   if (field !== undefined) {
     throw new UserFacingError(
-      `expected one of ${ITEM_FIELDS.join(', ')}, received ${JSON.stringify(field)?.slice(0, 40)}.`,
+      vscode.l10n.t(
+        'expected one of {0}, received {1}.',
+        ITEM_FIELDS.join(', '),
+        String(JSON.stringify(field)).slice(0, 40),
+      ),
     );
   }
   const picked = await vscode.window.showQuickPick(
-    ITEM_FIELDS.filter((f) => !exclude.includes(f)).map((f) => ({ label: FIELD_LABELS[f], field: f })),
-    { placeHolder: 'Which field?' },
+    ITEM_FIELDS.filter((f) => !exclude.includes(f)).map((f) => ({ label: fieldLabel(f), field: f })),
+    { placeHolder: vscode.l10n.t('Which field?') },
   );
   return picked?.field;
 }
@@ -36,14 +41,14 @@ export async function chooseField(field: unknown, exclude: ItemField[] = []): Pr
 /** The folder row a command was invoked on. */
 export function asFolder(node: unknown): FolderNode {
   if ((node as VaultNode | undefined)?.kind !== 'folder')
-    throw new UserFacingError('choose a folder in the Vaultline view.');
+    throw new UserFacingError(vscode.l10n.t('choose a folder in the Vaultline view.'));
   return node as FolderNode;
 }
 
 /** The attachment row a command was invoked on. */
 export function asFile(node: unknown): FileNode {
   if ((node as VaultNode | undefined)?.kind !== 'file')
-    throw new UserFacingError('choose an attachment in the Vaultline view.');
+    throw new UserFacingError(vscode.l10n.t('choose an attachment in the Vaultline view.'));
   return node as FileNode;
 }
 

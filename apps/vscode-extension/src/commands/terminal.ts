@@ -10,10 +10,12 @@ import { type CommandGroup, command } from './command.ts';
 export const terminalCommands: CommandGroup = ({ search, connections }) => [
   command(
     COMMANDS.runWithValues,
-    'Run with vault values',
+    vscode.l10n.t('Run with vault values'),
     async (target?: unknown, selected?: unknown, bindings?: EnvBinding[]) => {
       if (!vscode.workspace.isTrusted)
-        throw new UserFacingError('trust this workspace before running commands with vault values.');
+        throw new UserFacingError(
+          vscode.l10n.t('trust this workspace before running commands with vault values.'),
+        );
       let chosen = bindings;
       if (!chosen) {
         const nodes = Array.isArray(selected) && selected.length > 0 ? selected : [target];
@@ -23,7 +25,7 @@ export const terminalCommands: CommandGroup = ({ search, connections }) => [
         const fromFile = target === undefined && document ? envFileReferences(document.getText()) : [];
         if (refs.length === 0 && fromFile.length > 0) return openVaultTerminal(connections, fromFile);
         if (refs.length === 0) {
-          const picked = await search.pick('Item whose values the terminal gets');
+          const picked = await search.pick(vscode.l10n.t('Item whose values the terminal gets'));
           refs = picked ? [picked] : [];
         }
         if (refs.length === 0) return undefined;

@@ -14,8 +14,8 @@ export interface Fixture {
   url: string;
   /** A URL where nothing listens: the "server down" case. */
   downUrl: string;
-  /** `admin` is the TeamPass-style shared key; `alice` and `bob` are bound to their users. */
-  keys: { admin: string; alice: string; bob: string };
+  /** `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their users. */
+  keys: { admin: string; alice: string; bob: string; carol: string };
   folders: { infra: number; databases: number; payments: number; bulk?: number };
   items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
   attachment: { itemId: number; name: string; text: string };

@@ -96,3 +96,39 @@ export function errorsSince(api: VaultlineApi, from: number): string[] {
 export async function setConfig(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('vaultline').update(key, value, vscode.ConfigurationTarget.Global);
 }
+
+/** A TCP relay to a server that the test can stop: "the server went away" without stopping it. */
+export interface StoppableRelay {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startRelay(target: string): Promise<StoppableRelay> {
+  const { createServer, connect: tcp } = await import('node:net');
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((client) => {
+    const upstream = tcp(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as import('node:net').AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The workspace's `.vscode/settings.json`, written as a hostile repository would ship it. */
+export function workspaceSettingsUri(): vscode.Uri {
+  return vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'settings.json');
+}

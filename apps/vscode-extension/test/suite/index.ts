@@ -10,6 +10,7 @@ import { searchTests } from './search.test.ts';
 import { secretTests } from './secrets.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
+import { firstRunTests, trustTests } from './trust.test.ts';
 import { writeTests } from './write.test.ts';
 
 // Mocha 12's package entry is ESM; its CommonJS build is what a CJS extension host can require.
@@ -18,29 +19,45 @@ const Mocha = require('mocha/lib/mocha.cjs') as typeof import('mocha');
 /** The entry VS Code calls in the extension host (`extensionTestsPath`). */
 export async function run(): Promise<void> {
   const fixture = readFixture();
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: 'spec' });
+  // VAULTLINE_TEST_GREP runs the tests whose full title matches (iterating on a few tests).
+  const grep = process.env.VAULTLINE_TEST_GREP;
+  const mocha = new Mocha({
+    ui: 'bdd',
+    color: false,
+    timeout: 30_000,
+    reporter: 'spec',
+    ...(grep ? { grep } : {}),
+  });
   mocha.suite.emit('pre-require', globalThis, '', mocha);
 
   before(async function () {
     this.timeout(60_000);
     await extensionApi();
-    await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
-    await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
   });
 
-  if (fixture.mode === 'bench') benchmarks(fixture);
-  else {
-    treeTests(fixture);
-    insertCopyTests(fixture);
-    searchTests(fixture);
-    writeTests(fixture);
-    attachmentTests(fixture);
-    terminalTests(fixture);
-    malformedInputTests(fixture);
-    referenceTests(fixture);
-    secretTests(fixture);
-    errorAndLogTests(fixture);
-  }
+  if (fixture.mode !== 'bench') firstRunTests();
+  describe('with alice and bob connected', () => {
+    before(async function () {
+      this.timeout(60_000);
+      await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+      await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+    });
+
+    if (fixture.mode === 'bench') benchmarks(fixture);
+    else {
+      treeTests(fixture);
+      insertCopyTests(fixture);
+      searchTests(fixture);
+      writeTests(fixture);
+      attachmentTests(fixture);
+      terminalTests(fixture);
+      malformedInputTests(fixture);
+      referenceTests(fixture);
+      secretTests(fixture);
+      errorAndLogTests(fixture);
+      trustTests(fixture);
+    }
+  });
 
   const { passed, failed } = await new Promise<{ passed: number; failed: number }>((resolve) => {
     const runner = mocha.run(() =>

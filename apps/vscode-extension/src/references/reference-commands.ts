@@ -9,8 +9,9 @@ import {
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { chooseField, chooseItem } from '../commands/targets.ts';
-import { COMMANDS, FIELD_LABELS, INSERT_CHOICES, type ItemField } from '../constants.ts';
+import { COMMANDS, INSERT_CHOICES, type ItemField } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
+import { fieldLabel } from '../field-labels.ts';
 import { insertField } from '../insert-field.ts';
 import type { ItemRef } from '../item-ref.ts';
 import { ReferenceResolver } from './reference-resolver.ts';
@@ -49,7 +50,7 @@ async function askChoice(
     {
       choice: 'value',
       label: vscode.l10n.t('$(key) Value'),
-      description: vscode.l10n.t('the {0} itself, in plain text', FIELD_LABELS[field].toLowerCase()),
+      description: vscode.l10n.t('the {0} itself, in plain text', fieldLabel(field).toLowerCase()),
     },
   ];
   if (choices[languageId] === 'value') items.reverse();

@@ -9,7 +9,7 @@
 import { createRedactor, createVaultClient, type Redactor, type VaultClient } from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
 import { DEFAULT_CONNECTION, ENV, EXIT } from './constants.ts';
-import type { CliEnvironment } from './env.ts';
+import { type CliEnvironment, keyVariable } from './env.ts';
 import { CliError } from './errors.ts';
 import { keychainAccount, readKey } from './keychain.ts';
 
@@ -52,20 +52,25 @@ export async function openConnection(env: CliEnvironment, name?: string): Promis
     );
   }
   const login = (isDefault ? env.login : undefined) ?? (useEnv ? undefined : stored?.login);
-  let apiKey = isDefault ? env.apiKey : undefined;
+  let apiKey = env.keyFor(chosen);
   if (apiKey === undefined) {
     try {
       apiKey = await readKey(keychainAccount(url, login));
     } catch (error) {
       if (error instanceof CliError && error.code === 'keychain_unavailable') {
-        throw new CliError('no_key', `No API key for ${url}. ${error.message}`, EXIT.auth, { cause: error });
+        throw new CliError(
+          'no_key',
+          `No API key for ${url}. ${error.message.replace(ENV.apiKey, keyVariable(chosen))}`,
+          EXIT.auth,
+          { cause: error },
+        );
       }
       throw error;
     }
     if (apiKey === undefined) {
       throw new CliError(
         'no_key',
-        `No API key for ${url} in the keychain: run vaultline connect ${url} --key-stdin, or set ${ENV.apiKey}.`,
+        `No API key for ${url} in the keychain: run vaultline connect ${url} --key-stdin, or set ${keyVariable(chosen)}.`,
         EXIT.auth,
       );
     }

@@ -18,7 +18,7 @@ const output = processOutput();
 const program = createProgram({ env, output });
 program.exitOverride();
 for (const command of program.commands) command.exitOverride();
-const redact = createRedactor(env.apiKey === undefined ? [] : [env.apiKey]);
+const redact = createRedactor(env.apiKeys);
 
 try {
   await program.parseAsync(process.argv);

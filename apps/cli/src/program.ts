@@ -25,7 +25,8 @@ const EXIT_HELP = `
 Environment:
   ${ENV.url}        the vault's base URL (overrides the stored default connection)
   ${ENV.login}      the vault login to act for
-  ${ENV.apiKey}    the API key (overrides the keychain; never passed to run's command)
+  ${ENV.apiKey}    the API key (overrides the keychain; never passed to run's command);
+                       ${ENV.apiKey}_<NAME> for the connection named <name>
 
 Exit codes:
   ${EXIT.ok} ok, ${EXIT.error} error, ${EXIT.usage} usage, ${EXIT.reference} reference not resolved, ${EXIT.auth} no connection/key or key refused,

@@ -99,18 +99,51 @@ describe('vaultline against the Vaultline server', () => {
 
     it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {
       const wrong = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'x'], {
-        env: { VAULTLINE_API_KEY: 'wrong-key-Zz0123456789' },
+        env: { VAULTLINE_API_KEY_X: 'wrong-key-Zz0123456789' },
       });
       expect(wrong.code).toBe(EXIT.auth);
       expect(wrong.stderr).toContain('refused the API key');
       expect(wrong.stderr).not.toContain('wrong-key-Zz0123456789');
       const nobody = await cli(['connect', seeded.vault.url, '--login', 'nobody', '--name', 'x'], {
-        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+        env: { VAULTLINE_API_KEY_X: seeded.vault.adminKey },
       });
       expect(nobody.code).toBe(EXIT.auth);
       expect(nobody.stderr).toContain('no user "nobody"');
-      const url = await cli(['connect', 'ftp://vault', '--login', 'alice', '--name', 'x']);
+      const url = await cli(['connect', 'ftp://vault', '--login', 'alice', '--name', 'x'], {
+        env: { VAULTLINE_API_KEY_X: seeded.aliceKey },
+      });
       expect(url.code).toBe(EXIT.usage);
+    });
+
+    it('uses a named connection chosen by --connection or by the reference, with its own key variable', async () => {
+      const named = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'work'], {
+        env: { VAULTLINE_API_KEY: undefined, VAULTLINE_API_KEY_WORK: seeded.aliceKey },
+      });
+      expect(named.code).toBe(0);
+      expect(named.stderr).toContain('VAULTLINE_API_KEY_WORK');
+      const read = await cli(['--connection', 'work', 'read', `vaultline://${id('api token')}/login`], {
+        env: {
+          VAULTLINE_API_KEY: undefined,
+          VAULTLINE_URL: undefined,
+          VAULTLINE_API_KEY_WORK: seeded.aliceKey,
+        },
+      });
+      expect(read.stdout).toBe('ci-bot\n');
+      const script =
+        "console.log(process.env.S === undefined, Object.keys(process.env).filter((k) => k.startsWith('VAULTLINE_API_KEY')).length)";
+      const run = await cli(['run', '--', process.execPath, '-e', script], {
+        env: { VAULTLINE_API_KEY_WORK: seeded.aliceKey, S: `vaultline://work@${id('api token')}/login` },
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('false 0\n');
+      const missing = await cli(['read', `vaultline://work@${id('api token')}/login`], {
+        env: { VAULTLINE_API_KEY_WORK: undefined },
+      });
+      expect(missing.code).toBe(EXIT.auth);
+      expect(missing.stderr).toContain('VAULTLINE_API_KEY_WORK');
+      const unknown = await cli(['read', `vaultline://nowhere@${id('api token')}/login`]);
+      expect(unknown.code).toBe(EXIT.auth);
+      expect(unknown.stderr).toContain('No connection named "nowhere"');
     });
 
     it('explains how to connect when there is no connection', async () => {

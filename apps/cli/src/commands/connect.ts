@@ -12,6 +12,7 @@ import { Command } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
 import { DEFAULT_CONNECTION, ENV, EXIT } from '../constants.ts';
 import type { CommandContext } from '../context.ts';
+import { keyVariable } from '../env.ts';
 import { CliError, toCliError } from '../errors.ts';
 import { deleteKey, keychainAccount, storeKey } from '../keychain.ts';
 import { withSpinner } from '../spinner.ts';
@@ -71,11 +72,11 @@ export function connectCommand(context: CommandContext): Command {
     )
     .action(async (url: string, options: { login: string; name: string; keyStdin?: boolean }) => {
       const { env, output } = context;
-      const key = options.keyStdin ? await readKeyFromStdin() : env.apiKey;
+      const key = options.keyStdin ? await readKeyFromStdin() : env.keyFor(options.name);
       if (key === undefined || key === '') {
         throw new CliError(
           'no_key',
-          `No API key: pipe it to vaultline connect --key-stdin (stored in the OS keychain), or set ${ENV.apiKey}.`,
+          `No API key: pipe it to vaultline connect --key-stdin (stored in the OS keychain), or set ${keyVariable(options.name)}.`,
           EXIT.auth,
         );
       }
@@ -119,7 +120,7 @@ export function connectCommand(context: CommandContext): Command {
         await storeKey(keychainAccount(client.baseUrl, options.login), key);
         output.err('Stored the API key in the OS keychain.');
       } else {
-        output.err(`The API key stays in ${ENV.apiKey}; it was not stored.`);
+        output.err(`The API key was not stored: later commands read it from ${keyVariable(options.name)}.`);
       }
     });
 }

@@ -101,7 +101,8 @@ export function runCommand(context: CommandContext): Command {
       const environment: Record<string, string> = {};
       for (const path of options.envFile) Object.assign(environment, await readEnvFile(path));
       Object.assign(environment, env.all);
-      delete environment[ENV.apiKey];
+      // The command gets its values, not the keys to the vault.
+      for (const name of Object.keys(environment)) if (name.startsWith(ENV.apiKey)) delete environment[name];
 
       const { found, references, where } = referencesIn(environment);
       const values = new Map<string, string>();

@@ -95,7 +95,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   private async requireRead(node: FileNode): Promise<void> {
     const connection = await this.connections.get(node.connection);
     const item = node.parent.item;
-    if (!(await connection.folders.canRead(connection.access, item))) {
+    if (!(await connection.access.canRead(connection.login, item))) {
       throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
     }
   }

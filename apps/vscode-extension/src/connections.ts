@@ -7,7 +7,6 @@ import {
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, CONTEXT_KEYS, DEFAULTS, SECRET_KEY_PREFIX } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
-import { FolderRights } from './folder-rights.ts';
 import type { RequestLog } from './request-log.ts';
 
 /** A connection as the machine-scoped setting stores it: no key here, the key is in SecretStorage. */
@@ -23,8 +22,12 @@ export interface ConnectionSettings {
 /** A connection that is ready to use. */
 export interface Connection extends ConnectionSettings {
   client: VaultClient;
+  /**
+   * The core's one access layer: folder records for the tree (read/userfolders), rights from the
+   * core's table, and the item list (read/userpw, every password of the user) read only when a
+   * folder right does not decide.
+   */
   access: AccessChecker;
-  folders: FolderRights;
 }
 
 /**
@@ -105,8 +108,7 @@ export class ConnectionStore implements vscode.Disposable {
     const connection: Connection = {
       ...settings,
       client,
-      access: createAccessChecker(client),
-      folders: new FolderRights(client, settings.login),
+      access: createAccessChecker(client, { itemList: 'fallback' }),
     };
     this.live.set(name, connection);
     return connection;
@@ -116,7 +118,6 @@ export class ConnectionStore implements vscode.Disposable {
   invalidateRights(): void {
     for (const connection of this.live.values()) {
       connection.access.invalidate();
-      connection.folders.invalidate();
     }
   }
 

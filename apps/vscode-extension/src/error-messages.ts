@@ -1,4 +1,4 @@
-import { isVaultError, toVaultError, type VaultErrorCode } from '@vaultline/protocol';
+import { isVaultError, toVaultError, type VaultErrorCode, withServerWords } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 
 /** A button on an error: the command that fixes what failed ("Connect", "Retry"). */
@@ -35,7 +35,7 @@ const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
 
 /**
  * Turns anything thrown into one line for the user: the plain sentence for its code, then the
- * server's own words (first line, redacted) in parentheses when the server sent any.
+ * server's own words (`The vault said: "…"`, first line, redacted) when the server sent any.
  *
  * @param error The thrown value.
  * @param where The connection name or the action, put first.
@@ -57,12 +57,9 @@ export function userMessage(
   ) {
     return `${where}: ${redact(vaultError.message).split('\n')[0]?.slice(0, 300)}`;
   }
-  const base = MESSAGES[vaultError.code](where);
-  // The server's own words say which value, which rule, which user: shown next to the sentence.
-  const words = vaultError.serverMessage
-    ? redact(vaultError.serverMessage).split('\n')[0]?.trim().slice(0, 200)
-    : '';
-  return words ? `${base} (${words})` : base;
+  // The server's own words say which value, which rule, which user: the core puts them next to
+  // the sentence (first line, short, redacted).
+  return withServerWords(MESSAGES[vaultError.code](where), vaultError, redact);
 }
 
 /** Whether an error means the key is wrong: fixed by connecting again, not by retrying. */

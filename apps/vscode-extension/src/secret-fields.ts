@@ -15,7 +15,7 @@ export async function fetchField(
 ): Promise<string> {
   const connection = await connections.get(ref.connection);
   const item = await connection.client.getItem(ref.itemId);
-  const allowed = await connection.folders.canRead(connection.access, item);
+  const allowed = await connection.access.canRead(connection.login, item);
   if (!allowed) throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
   return item[field];
 }

@@ -320,7 +320,6 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         void this.connections.get(node.connection).then(
           (c) => {
             c.access.invalidate();
-            c.folders.invalidate();
           },
           () => undefined,
         );
@@ -343,7 +342,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
         const [folders, capabilities] = await Promise.all([
-          connection.folders.list(),
+          connection.access.folders(connection.login),
           connection.client.capabilities().catch(() => undefined),
         ]);
         if (capabilities) this.fileSupport.set(node.connection, capabilities.files);
@@ -370,10 +369,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         const records = await connection.client.readFolders({ ids: [node.folder.id] });
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
-        // The folder's right decides for all its items; the checker only for a folder without one.
-        const readable = permissionsOf(node.folder.accessType).read
-          ? own
-          : await connection.access.filterReadable(connection.login, own);
+        // The folder's right decides for all its items; the item list is read only when it does not.
+        const readable = await connection.access.filterReadable(connection.login, own);
         return readable
           .map(
             (record): ItemNode => ({

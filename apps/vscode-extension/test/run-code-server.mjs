@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { startCodeServer } from './code-server.mjs';
 import { scanForSecrets } from './secret-scan.mjs';
+import { seedReplay } from './seed-replay.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
 
@@ -37,6 +38,9 @@ if (!sh(process.execPath, ['esbuild.config.mjs'])) {
 
 const { vault, fixture } = await seedVault({ bulkCount: bench ? 10_000 : 0 });
 console.log(`vault seeded at ${fixture.url} in ${Date.now() - started} ms`);
+// The search and attachment tests run again against TeamPass's API, through the same extension code.
+const replay = await seedReplay(fixture);
+fixture.teampass = replay.teampass;
 const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
 const workspace = join(tmp, 'ws');
 mkdirSync(workspace);
@@ -94,6 +98,7 @@ try {
   // Nothing VS Code wrote may hold a key or a password; the Output channel's log file must exist.
   const secrets = [
     ...Object.values(fixture.keys),
+    fixture.teampass.key,
     ...Object.values(fixture.items).map((item) => item.password),
     ...Object.values(fixture.detection),
   ];
@@ -117,6 +122,7 @@ try {
   if (failed > 0 || process.env.VERBOSE) console.log(`--- code-server log ---\n${server.log().slice(-3000)}`);
   await server.close();
   await vault.close();
+  for (const replayServer of replay.servers) await replayServer.close();
 }
 
 if (!bench) {

@@ -31,7 +31,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   const vault = await startTestVault();
   const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
 
-  await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
+  const aliceUser = await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
   await vault.admin.createUser({ login: 'bob', email: 'bob@example.com' });
   await vault.admin.createRole({ name: 'developers' });
   await vault.admin.createRole({ name: 'support' });
@@ -137,6 +137,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     detection,
     downUrl: `http://127.0.0.1:${await closedPort()}`,
     keys,
+    users: { alice: aliceUser.id },
     folders: { infra, databases, payments, ...(bulk ? { bulk } : {}) },
     items: Object.fromEntries(Object.entries(items).map(([k, v]) => [k, { ...v, folderId: v.folderId }])),
     attachment,

@@ -16,6 +16,8 @@ export interface Fixture {
   downUrl: string;
   /** `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their users. */
   keys: { admin: string; alice: string; bob: string; carol: string };
+  /** User ids (a personal folder is titled with its owner's id). */
+  users: { alice: number };
   folders: { infra: number; databases: number; payments: number; bulk?: number };
   items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
   attachment: { itemId: number; name: string; text: string };
@@ -23,6 +25,16 @@ export interface Fixture {
   detection: { token: string; password: string };
   /** `test` or `bench`. */
   mode: string;
+  /** The TeamPass replay servers, seeded like the vault (the second without file endpoints). */
+  teampass: {
+    url: string;
+    noFilesUrl: string;
+    /** TeamPass's one shared key. */
+    key: string;
+    folders: { infra: number; databases: number; payments: number };
+    items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
+    attachment: { itemId: number; name: string; text: string };
+  };
   /** How many items the bulk folder holds (bench only). */
   bulkCount?: number;
 }

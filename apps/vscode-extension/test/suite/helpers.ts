@@ -54,7 +54,8 @@ export async function folderPaths(api: VaultlineApi, name: string): Promise<Map<
   const walk = async (node: VaultNode, prefix: string) => {
     for (const child of await api.tree.getChildren(node)) {
       if (child.kind !== 'folder') continue;
-      const path = prefix ? `${prefix} / ${child.folder.title}` : child.folder.title;
+      const title = child.folder.personal ? 'Personal' : child.folder.title;
+      const path = prefix ? `${prefix} / ${title}` : title;
       out.set(path, child);
       await walk(child, path);
     }

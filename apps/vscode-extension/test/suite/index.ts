@@ -2,12 +2,14 @@ import { attachmentTests } from './attachments.test.ts';
 import { benchmarks } from './bench.ts';
 import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
-import { connect, extensionApi } from './helpers.ts';
+import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { referenceTests } from './references.test.ts';
 import { searchTests } from './search.test.ts';
 import { secretTests } from './secrets.test.ts';
+import { teampassTarget, vaultTarget } from './target.ts';
+import { teampassOnlyTests } from './teampass.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
 import { firstRunTests, trustTests } from './trust.test.ts';
@@ -47,9 +49,9 @@ export async function run(): Promise<void> {
     else {
       treeTests(fixture);
       insertCopyTests(fixture);
-      searchTests(fixture);
+      searchTests(vaultTarget(fixture));
       writeTests(fixture);
-      attachmentTests(fixture);
+      attachmentTests(vaultTarget(fixture));
       terminalTests(fixture);
       malformedInputTests(fixture);
       referenceTests(fixture);
@@ -58,6 +60,29 @@ export async function run(): Promise<void> {
       trustTests(fixture);
     }
   });
+
+  // The same search and attachment tests, through the same extension code, against TeamPass's API.
+  if (fixture.mode !== 'bench') {
+    describe('with alice and bob connected to the TeamPass replay server', () => {
+      const target = teampassTarget(fixture);
+      before(async function () {
+        this.timeout(60_000);
+        for (const name of ['alice', 'bob']) await disconnect(name);
+        for (const login of ['alice', 'bob'])
+          await connect({ name: `tp-${login}`, url: target.url, login, apiKey: target.adminKey });
+      });
+      after(async function () {
+        this.timeout(60_000);
+        for (const name of [target.alice, target.bob]) await disconnect(name);
+        // The UI check that follows expects the vault connections.
+        await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+        await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+      });
+      searchTests(target);
+      attachmentTests(target);
+      teampassOnlyTests(fixture);
+    });
+  }
 
   const { passed, failed } = await new Promise<{ passed: number; failed: number }>((resolve) => {
     const runner = mocha.run(() =>

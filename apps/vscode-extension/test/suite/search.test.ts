@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
+import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { HitPick } from '../../src/item-search.ts';
-import type { Fixture } from './fixture.ts';
 import { extensionApi, waitFor } from './helpers.ts';
+import type { Target } from './target.ts';
 
 /**
  * Makes `match` the active entry and accepts it, again while the results refresh, until the
@@ -25,13 +26,14 @@ async function acceptWhen(
   assert.notEqual(search.active, quickPick, 'the QuickPick accepted the entry');
 }
 
-export function searchTests(fixture: Fixture): void {
-  describe('search', () => {
+export function searchTests(target: Target): void {
+  const fixture = target;
+  describe(`search on ${target.title}`, () => {
     it('finds items by label part and formats entries as label — path — login', async () => {
       const api = await extensionApi();
       const { hits, problems } = await api.search.find('db-');
       assert.deepEqual(problems, []);
-      const mine = hits.filter((hit) => hit.connection === 'alice');
+      const mine = hits.filter((hit) => hit.connection === target.alice);
       assert.deepEqual(
         mine.map((hit) => api.search.format(hit)),
         [`${fixture.items.db.label} — Infrastructure / Databases — ${fixture.items.db.login}`],
@@ -43,10 +45,35 @@ export function searchTests(fixture: Fixture): void {
       const { hits } = await api.search.find(fixture.items.db.label);
       assert.deepEqual(
         hits.map((hit) => hit.connection),
-        ['alice'],
+        [target.alice],
       );
       const web = await api.search.find(fixture.items.web.label);
-      assert.deepEqual(web.hits.map((hit) => hit.connection).sort(), ['alice', 'bob']);
+      assert.deepEqual(web.hits.map((hit) => hit.connection).sort(), [target.alice, target.bob].sort());
+    });
+
+    it('finds a label by a query with a space, a dot and another case (TeamPass refuses such a segment)', async () => {
+      const api = await extensionApi();
+      const admin = createVaultClient({ baseUrl: target.url, apiKey: target.adminKey });
+      const { id } = await admin.addItem({
+        item: {
+          label: 'Postgres prod.example',
+          password: 'Sp4ce-Dot!Pass-2026',
+          folderId: target.folders.databases,
+        },
+      });
+      try {
+        for (const query of ['postgres prod.example', 'PROD.EX', 'gres prod']) {
+          const { hits, problems } = await api.search.find(query);
+          assert.deepEqual(problems, [], query);
+          assert.deepEqual(
+            hits.map((hit) => [hit.connection, hit.item.label]),
+            [[target.alice, 'Postgres prod.example']],
+            query,
+          );
+        }
+      } finally {
+        await admin.deleteItems({ ids: [id] });
+      }
     });
 
     it('answers hostile and unicode queries without failing', async () => {
@@ -69,14 +96,14 @@ export function searchTests(fixture: Fixture): void {
       await acceptWhen(
         api.search,
         quickPick,
-        (entry) => entry.hit?.item.id === fixture.items.web.id && entry.hit.connection === 'alice',
+        (entry) => entry.hit?.item.id === fixture.items.web.id && entry.hit.connection === target.alice,
       );
       const ref = await chosen;
       const queries = api.log.lines.filter((line) => line.includes(' findItems ')).length - queriesBefore;
       // Three keystrokes, two connections: without the debounce that would be six queries.
       assert.ok(queries >= 2 && queries < 6, `${queries} find/item queries`);
       assert.equal(ref?.itemId, fixture.items.web.id);
-      assert.equal(ref?.connection, 'alice');
+      assert.equal(ref?.connection, target.alice);
     });
 
     it('runs the whole search command: type, choose the item, choose "Insert Login"', async () => {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { ATTACHMENT_SCHEME, COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
 import { generatePassword } from '../../src/password-generator.ts';
@@ -11,6 +12,7 @@ import {
   errorsSince,
   extensionApi,
   folderNode,
+  folderPaths,
   itemNode,
   itemNodes,
   roots,
@@ -362,6 +364,29 @@ export function trustTests(fixture: Fixture): void {
           .join('\n'),
         /Disconnected "short-lived"/,
       );
+    });
+  });
+
+  describe("the tree in people's words", () => {
+    it('shows a personal folder as "Personal", not as its owner\'s user id', async () => {
+      const api = await extensionApi();
+      const admin = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.admin });
+      const { id } = await admin.addFolder({
+        folder: { title: String(fixture.users.alice), complexityLevel: 0, personal: true },
+      });
+      try {
+        api.tree.refresh();
+        const folders = await folderPaths(api, 'alice');
+        const personal = folders.get('Personal');
+        assert.ok(personal, `folders: ${[...folders.keys()].join(', ')}`);
+        assert.equal(personal.folder.id, id);
+        const treeItem = api.tree.getTreeItem(personal);
+        assert.equal(treeItem.label, 'Personal');
+        assert.match(String(treeItem.tooltip), /^Personal folder of alice\nYour right: /);
+      } finally {
+        await admin.deleteFolders({ ids: [id] });
+        api.tree.refresh();
+      }
     });
   });
 

@@ -130,7 +130,7 @@ export function writeTests(fixture: Fixture): void {
       const [message] = errorsSince(api, before);
       assert.match(
         message ?? '',
-        /^Add folder: you have no right to do this in the vault\. \(.*admin key.*\)$/,
+        /^Add folder: you have no right to do this in the vault\. The vault said: ".*admin key.*"\.$/,
       );
       assert.equal((message ?? '').includes(fixture.keys.alice), false);
     });

@@ -113,7 +113,7 @@ async function storeSecret(
   const connection = await connections.get(name);
 
   // Folders where the login may add items, from the one rights table.
-  const folders = await connection.folders.list();
+  const folders = await connection.access.folders(connection.login);
   const byId = new Map(folders.map((folder) => [folder.id, folder]));
   const writable = folders.filter((folder) => permissionsOf(folder.accessType).add);
   if (writable.length === 0)

@@ -13,6 +13,12 @@ import { toCliError } from './errors.ts';
 import { printable, processOutput } from './output.ts';
 import { createProgram } from './program.ts';
 
+// A reader that went away (`vaultline read … | head -c 4`) ends the command quietly, as for cat.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? EXIT.ok);
+});
+
 const env = readEnvironment();
 const output = processOutput();
 const program = createProgram({ env, output });

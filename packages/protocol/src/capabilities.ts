@@ -228,7 +228,9 @@ export function createServerProbe(options: ServerProbeOptions): ServerProbe {
   }
 
   function known(): ServerCapabilities | undefined {
-    return current !== undefined && now() < expiresAt ? current : undefined;
+    // Asked before every call: no clock read once the answer is conclusive.
+    if (current === undefined || expiresAt === Number.POSITIVE_INFINITY) return current;
+    return now() < expiresAt ? current : undefined;
   }
 
   return {

@@ -200,9 +200,15 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
   ): Promise<EndpointOutput<K>> {
     const transport = knownTransport() ?? (await probe.get()).keyTransport;
     const plan = planner.plan(name, input, transport);
-    const results: unknown[] = [];
+    const { requests } = plan;
     try {
-      for (const request of plan.requests) results.push(await send(name, request, plan.body, callOptions));
+      // The common case, one request, without a results list.
+      if (requests.length === 1) {
+        return plan.merge([await send(name, requests[0]!, plan.body, callOptions)]) as EndpointOutput<K>;
+      }
+      const results: unknown[] = [];
+      for (const request of requests) results.push(await send(name, request, plan.body, callOptions));
+      return plan.merge(results) as EndpointOutput<K>;
     } catch (error) {
       // A server without file endpoints answers add/file with "No results".
       if (plan.body && isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
@@ -210,7 +216,6 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       }
       throw error;
     }
-    return plan.merge(results) as EndpointOutput<K>;
   }
 
   const methods = Object.fromEntries(

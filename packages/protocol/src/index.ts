@@ -94,6 +94,18 @@ export {
   type VaultErrorOptions,
   withServerWords,
 } from './errors.ts';
+export {
+  API_BASE_PATH,
+  createOpenApiDocument,
+  ERROR_ANSWERS,
+  type ErrorAnswer,
+  OPENAPI_DOCUMENT_PATH,
+  OPENAPI_VERSION,
+  type OpenApiDocument,
+  type OpenApiObject,
+  type OpenApiOptions,
+  SERVER_INFO_OPERATION_ID,
+} from './openapi.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   escapeReferenceSegment,

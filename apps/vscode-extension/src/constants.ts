@@ -36,6 +36,11 @@ export const COMMANDS = {
   openWalkthrough: 'vaultline.openWalkthrough',
   runWithValues: 'vaultline.runWithValues',
   showLog: 'vaultline.showLog',
+  insertReference: 'vaultline.insertReference',
+  goToItem: 'vaultline.goToItem',
+  copyReferencedValue: 'vaultline.copyReferencedValue',
+  fixReference: 'vaultline.fixReference',
+  storeSecret: 'vaultline.storeSecret',
 } as const;
 
 /** The walkthrough's id as `publisher.name#id`, for `workbench.action.openWalkthrough`. */
@@ -57,6 +62,8 @@ export const CONFIG = {
   searchDebounceMs: 'searchDebounceMs',
   requestTimeoutMs: 'requestTimeoutMs',
   treePageSize: 'treePageSize',
+  secretDetectionEnabled: 'secretDetection.enabled',
+  secretDetectionMaxFileSize: 'secretDetection.maxFileSize',
 } as const;
 
 /** Context keys used in `when` clauses. */
@@ -91,6 +98,18 @@ export const DEFAULTS = {
   searchDebounceMs: 250,
   requestTimeoutMs: 10_000,
   treePageSize: 1000,
+  /** Characters: larger documents get neither secret detection nor reference checks. */
+  secretDetectionMaxFileSize: 1_000_000,
+} as const;
+
+/** globalState key: per language id, whether the last insert was a `reference` or a `value`. */
+export const INSERT_CHOICES = 'vaultline.insertChoices';
+
+/** The `source` and collection names of Vaultline's diagnostics. */
+export const DIAGNOSTICS = {
+  secrets: 'vaultline.secrets',
+  references: 'vaultline.references',
+  source: 'Vaultline',
 } as const;
 
 /** The longest a copied value may stay on the clipboard, in seconds (the setting's maximum). */

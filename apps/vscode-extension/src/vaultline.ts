@@ -14,7 +14,10 @@ import { CONTEXT_KEYS, VIEWS } from './constants.ts';
 import { ItemSearch } from './item-search.ts';
 import { Notifier } from './notifier.ts';
 import { PresentationMode } from './presentation-mode.ts';
+import { type ReferenceFeatures, registerReferences } from './references/register-references.ts';
 import { RequestLog } from './request-log.ts';
+import { registerSecrets } from './secrets/register-secrets.ts';
+import type { SecretDiagnostics } from './secrets/secret-diagnostics.ts';
 import type { VaultNode } from './tree-nodes.ts';
 import { VaultTree } from './vault-tree.ts';
 import { VaultWriter } from './vault-writer.ts';
@@ -30,6 +33,10 @@ export interface VaultlineApi {
   readonly notifier: Notifier;
   readonly clipboard: ClipboardCopier;
   readonly presentation: PresentationMode;
+  /** References in files: diagnostics and the debug configuration provider. */
+  readonly references: ReferenceFeatures;
+  /** Secret detection in files. */
+  readonly secrets: SecretDiagnostics;
   readonly connectFlow: ConnectFlow;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
@@ -104,6 +111,8 @@ export class Vaultline implements vscode.Disposable {
       notifier,
     ))
       this.own(registration);
+    const references = registerReferences(services, (disposable) => this.own(disposable));
+    const secrets = registerSecrets((disposable) => this.own(disposable));
 
     this.api = {
       tree,
@@ -113,6 +122,8 @@ export class Vaultline implements vscode.Disposable {
       notifier,
       clipboard,
       presentation,
+      references,
+      secrets,
       connectFlow,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,

@@ -124,6 +124,7 @@ try {
     ...Object.values(fixture.keys),
     fixture.teampass.key,
     ...Object.values(fixture.items).map((item) => item.password),
+    ...Object.values(fixture.detection),
   ];
   const scan = scanForSecrets(tmp, secrets);
   const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));

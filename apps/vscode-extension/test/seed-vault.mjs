@@ -1,5 +1,6 @@
 // Starts a real vault server in this process and seeds it through its HTTP API (protocol client on
 // the admin key) plus its admin helpers: two users with different rights. Shared by both runners.
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createVaultClient } from '@vaultline/protocol';
 import { startTestVault } from '@vaultline/vault-server/testing';
@@ -121,8 +122,19 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
     carol: await vault.admin.createKey({ label: 'carol-vscode', login: 'carol' }),
   };
+  // Literals the secret-detection tests store in the vault: made now, from parts, so no token is in
+  // the repository; the harness scans every file VS Code wrote for them afterwards.
+  const alnum = (n) =>
+    [...randomBytes(n)]
+      .map((b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62])
+      .join('');
+  const detection = {
+    token: ['gh', 'p_', alnum(36)].join(''),
+    password: `Vl-${alnum(10)}#${alnum(4)}!`,
+  };
   const fixture = {
     url: vault.url,
+    detection,
     downUrl: `http://127.0.0.1:${await closedPort()}`,
     keys,
     users: { alice: aliceUser.id },

@@ -1,3 +1,5 @@
+import { referenceCommands } from '../references/reference-commands.ts';
+import { secretCommands } from '../secrets/store-secret.ts';
 import { attachmentCommands } from './attachments.ts';
 import type { CommandGroup } from './command.ts';
 import { connectionCommands } from './connection.ts';
@@ -21,6 +23,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   writeCommands,
   attachmentCommands,
   presentationCommands,
+  referenceCommands,
+  secretCommands,
 ];
 
 export type { CommandGroup, CommandServices, HostPlatform, VaultlineCommand } from './command.ts';

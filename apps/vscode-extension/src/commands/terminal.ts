@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { type ItemRef, toItemRef } from '../item-ref.ts';
+import { envFileReferences } from '../references/env-references.ts';
 import { askBindings, type EnvBinding, openVaultTerminal } from '../vault-terminal.ts';
 import { type CommandGroup, command } from './command.ts';
 
@@ -19,6 +20,10 @@ export const terminalCommands: CommandGroup = ({ search, connections }) => [
       if (!chosen) {
         const nodes = Array.isArray(selected) && selected.length > 0 ? selected : [target];
         let refs = nodes.map(toItemRef).filter((ref): ref is ItemRef => ref !== undefined);
+        // From an editor whose file sets variables to references (`DB_PASS=vaultline://…`): those.
+        const document = vscode.window.activeTextEditor?.document;
+        const fromFile = target === undefined && document ? envFileReferences(document.getText()) : [];
+        if (refs.length === 0 && fromFile.length > 0) return openVaultTerminal(connections, fromFile);
         if (refs.length === 0) {
           const picked = await search.pick(vscode.l10n.t('Item whose values the terminal gets'));
           refs = picked ? [picked] : [];

@@ -5,7 +5,9 @@ import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
+import { referenceTests } from './references.test.ts';
 import { searchTests } from './search.test.ts';
+import { secretTests } from './secrets.test.ts';
 import { teampassTarget, vaultTarget } from './target.ts';
 import { teampassOnlyTests } from './teampass.test.ts';
 import { terminalTests } from './terminal.test.ts';
@@ -52,6 +54,8 @@ export async function run(): Promise<void> {
       attachmentTests(vaultTarget(fixture));
       terminalTests(fixture);
       malformedInputTests(fixture);
+      referenceTests(fixture);
+      secretTests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
     }

@@ -1,0 +1,177 @@
+import {
+  formatReference,
+  parseReference,
+  REFERENCE_FIELDS,
+  type ReferenceField,
+  type ResolvedValue,
+  referenceToItem,
+} from '@vaultline/protocol';
+import * as vscode from 'vscode';
+import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
+import { chooseField, chooseItem } from '../commands/targets.ts';
+import { COMMANDS, INSERT_CHOICES, type ItemField } from '../constants.ts';
+import { UserFacingError } from '../error-messages.ts';
+import { fieldLabel } from '../field-labels.ts';
+import { insertField } from '../insert-field.ts';
+import type { ItemRef } from '../item-ref.ts';
+import { ReferenceResolver } from './reference-resolver.ts';
+
+/** How an insert writes an item field into a file. */
+export type InsertChoice = 'reference' | 'value';
+
+/**
+ * The reference text for an item field. The connection is named only when it is not the first one
+ * configured (the one a reference without a name goes to), so that references stay portable
+ * between people whose connections have other names.
+ */
+export function referenceFor(services: CommandServices, ref: ItemRef, field: ReferenceField): string {
+  const first = services.connections.list()[0]?.name;
+  return formatReference(
+    referenceToItem({ id: ref.itemId, label: ref.label ?? '', path: [] }, field, {
+      connection: ref.connection === first ? undefined : ref.connection,
+    }),
+  );
+}
+
+/** Asks reference or value, the language's last choice first, and remembers the answer. */
+async function askChoice(
+  services: CommandServices,
+  languageId: string,
+  field: ItemField,
+): Promise<InsertChoice | undefined> {
+  const state = services.context.globalState;
+  const choices = state.get<Record<string, InsertChoice>>(INSERT_CHOICES) ?? {};
+  const items: (vscode.QuickPickItem & { choice: InsertChoice })[] = [
+    {
+      choice: 'reference',
+      label: vscode.l10n.t('$(link) Reference'),
+      description: vscode.l10n.t('vaultline://…/{0}: the file never holds the value', field),
+    },
+    {
+      choice: 'value',
+      label: vscode.l10n.t('$(key) Value'),
+      description: vscode.l10n.t('the {0} itself, in plain text', fieldLabel(field).toLowerCase()),
+    },
+  ];
+  if (choices[languageId] === 'value') items.reverse();
+  const picked = await vscode.window.showQuickPick(items, {
+    placeHolder: vscode.l10n.t('Insert a reference or the value? (remembered for {0} files)', languageId),
+  });
+  if (!picked) return undefined;
+  await state.update(INSERT_CHOICES, { ...choices, [languageId]: picked.choice });
+  return picked.choice;
+}
+
+/**
+ * Inserts a reference to an item field (or, if chosen, the value) at every cursor.
+ *
+ * @returns How many cursors received it; 0 when cancelled.
+ */
+async function insertReference(
+  services: CommandServices,
+  target: unknown,
+  field: unknown,
+  choice: unknown,
+): Promise<number> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor)
+    throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the reference goes.'));
+  const ref = await chooseItem(services.search, target, vscode.l10n.t('Insert a reference to a vault value'));
+  if (!ref) return 0;
+  const chosen = await chooseField(field ?? (target === undefined ? undefined : 'password'));
+  if (!chosen) return 0;
+  const how =
+    choice === 'reference' || choice === 'value'
+      ? choice
+      : await askChoice(services, editor.document.languageId, chosen);
+  if (!how) return 0;
+  if (how === 'value') return insertField(services.connections, services.presentation, ref, chosen);
+  const text = referenceFor(services, ref, chosen);
+  const selections = [...editor.selections];
+  const done = await editor.edit((builder) => {
+    for (const selection of selections) builder.replace(selection, text);
+  });
+  if (!done) throw new UserFacingError(vscode.l10n.t('the editor did not accept the edit.'));
+  services.notifier.status(
+    vscode.l10n.t('Vaultline: inserted a reference at {0} cursor(s)', selections.length),
+  );
+  return selections.length;
+}
+
+/** The reference a command acts on: its argument, or the one at the cursor. */
+function referenceArgument(text: unknown): string {
+  if (typeof text === 'string') return text;
+  const editor = vscode.window.activeTextEditor;
+  const at = editor ? ReferenceResolver.at(editor.document, editor.selection.active) : undefined;
+  if (!at) throw new UserFacingError(vscode.l10n.t('place the cursor on a vaultline:// reference.'));
+  return at.text;
+}
+
+async function resolveOne(
+  resolver: ReferenceResolver,
+  text: string,
+): Promise<{ connection: string; result: ResolvedValue }> {
+  const [outcome] = await resolver.resolve([text]);
+  if (!outcome?.result.ok || outcome.connection === undefined)
+    throw new UserFacingError(outcome && !outcome.result.ok ? outcome.result.error.message : text);
+  return { connection: outcome.connection, result: outcome.result };
+}
+
+/** Insert reference, Go to Item, Copy the referenced value, and the quick fix that picks the item. */
+export const referenceCommands: CommandGroup = (services) => {
+  const resolver = new ReferenceResolver(services.connections);
+  return [
+    command(
+      COMMANDS.insertReference,
+      'Insert reference',
+      (target?: unknown, field?: unknown, choice?: unknown) =>
+        insertReference(services, target, field, choice),
+    ),
+    command(COMMANDS.goToItem, 'Go to item', async (text?: unknown) => {
+      const { connection, result } = await resolveOne(resolver, referenceArgument(text));
+      const node = await services.tree.findItem(connection, result.item.folderId, result.item.id);
+      if (!node) throw new UserFacingError(vscode.l10n.t('the item is not in the Vaultline view.'));
+      await services.treeView.reveal(node, { select: true, focus: true, expand: false });
+      return true;
+    }),
+    command(COMMANDS.copyReferencedValue, 'Copy value', async (text?: unknown, seconds?: unknown) => {
+      const { result } = await resolveOne(resolver, referenceArgument(text));
+      if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));
+      return services.clipboard.copy(result.value, vscode.l10n.t('Referenced value'), seconds);
+    }),
+    command(
+      COMMANDS.fixReference,
+      'Fix reference',
+      async (uri: unknown, range: unknown, target?: unknown) => {
+        if (!(uri instanceof vscode.Uri) || !(range instanceof vscode.Range))
+          throw new UserFacingError(vscode.l10n.t('expected a document and the range of a reference.'));
+        const document = await vscode.workspace.openTextDocument(uri);
+        const at = ReferenceResolver.at(document, range.start);
+        const ref = await chooseItem(
+          services.search,
+          target,
+          vscode.l10n.t('The item this reference should point at'),
+        );
+        if (!ref) return undefined;
+        let field: ReferenceField | undefined;
+        try {
+          field = at ? parseReference(at.text).field : undefined;
+        } catch {
+          field = undefined;
+        }
+        if (
+          field === undefined ||
+          (typeof field === 'string' && !(REFERENCE_FIELDS as readonly string[]).includes(field))
+        )
+          field = await chooseField(undefined);
+        if (field === undefined) return undefined;
+        const text = referenceFor(services, ref, field);
+        const edit = new vscode.WorkspaceEdit();
+        edit.replace(uri, at?.range ?? range, text);
+        if (!(await vscode.workspace.applyEdit(edit)))
+          throw new UserFacingError(vscode.l10n.t('the editor did not accept the edit.'));
+        return text;
+      },
+    ),
+  ];
+};

@@ -1,0 +1,71 @@
+import * as vscode from 'vscode';
+import { COMMANDS, MASK } from '../constants.ts';
+import { userMessage } from '../error-messages.ts';
+import type { PresentationMode } from '../presentation-mode.ts';
+import { ReferenceResolver } from './reference-resolver.ts';
+
+/** A `command:` link whose arguments are JSON, as markdown hovers need them. */
+function commandLink(title: string, command: string, args: unknown[]): string {
+  return `[${title}](command:${command}?${encodeURIComponent(JSON.stringify(args))})`;
+}
+
+/**
+ * The hover of a reference in any file: the item's label, folder path and login (masked in
+ * presentation mode), never the password, with Reveal and Copy links. A reference that does not
+ * resolve shows why.
+ */
+export class ReferenceHover implements vscode.HoverProvider {
+  private readonly resolver: ReferenceResolver;
+  private readonly presentation: PresentationMode;
+
+  constructor(resolver: ReferenceResolver, presentation: PresentationMode) {
+    this.resolver = resolver;
+    this.presentation = presentation;
+  }
+
+  async provideHover(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+  ): Promise<vscode.Hover | undefined> {
+    const at = ReferenceResolver.at(document, position);
+    if (!at) return undefined;
+    const markdown = new vscode.MarkdownString();
+    markdown.isTrusted = { enabledCommands: [COMMANDS.goToItem, COMMANDS.copyReferencedValue] };
+    markdown.supportThemeIcons = true;
+    markdown.appendMarkdown('$(key) **Vaultline** ');
+    if (at.error) {
+      markdown.appendText(at.error.message);
+      return new vscode.Hover(markdown, at.range);
+    }
+    let outcome: Awaited<ReturnType<ReferenceResolver['resolve']>>[number] | undefined;
+    try {
+      [outcome] = await this.resolver.resolve([at.text]);
+    } catch (error) {
+      markdown.appendText(userMessage(error, vscode.l10n.t('Reference')));
+      return new vscode.Hover(markdown, at.range);
+    }
+    const result = outcome?.result;
+    if (!result) return undefined;
+    if (!result.ok) {
+      markdown.appendText(result.error.message);
+      return new vscode.Hover(markdown, at.range);
+    }
+    const { item } = result;
+    const login = this.presentation.enabled ? MASK : item.login;
+    markdown.appendText(item.label);
+    markdown.appendMarkdown('\n\n');
+    markdown.appendText(
+      vscode.l10n.t(
+        'Folder: {0} · Login: {1} · Connection: {2}',
+        item.path.join(' / ') || '—',
+        login || '—',
+        outcome?.connection ?? '—',
+      ),
+    );
+    markdown.appendMarkdown('\n\n');
+    markdown.appendMarkdown(
+      `${commandLink(vscode.l10n.t('$(list-tree) Reveal'), COMMANDS.goToItem, [at.text])} · ${commandLink(vscode.l10n.t('$(copy) Copy value'), COMMANDS.copyReferencedValue, [at.text])}`,
+    );
+    return new vscode.Hover(markdown, at.range);
+  }
+}

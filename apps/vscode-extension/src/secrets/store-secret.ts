@@ -1,0 +1,206 @@
+import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
+import * as vscode from 'vscode';
+import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
+import { COMMANDS, DIAGNOSTICS } from '../constants.ts';
+import { UserFacingError } from '../error-messages.ts';
+import { referenceFor } from '../references/reference-commands.ts';
+import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
+import { SECRET_RULES } from './rules.ts';
+
+/** What the store command may be told instead of asking (scripts, tests). */
+export interface StoreSecretOptions {
+  connection?: string;
+  folderId?: number;
+  label?: string;
+}
+
+/** The result of a store: the new item and the reference that replaced the literal. */
+export interface StoredSecret {
+  itemId: number;
+  reference: string;
+}
+
+const FORMAT_RULES: ReadonlySet<string> = new Set(SECRET_RULES.map((rule) => rule.id));
+
+/** Proposes a label: the variable's words (`DB_PASSWORD` → `db password`), else what and where. */
+export function proposeLabel(finding: Pick<SecretFinding, 'name' | 'title'>, fileName: string): string {
+  const words = finding.name ? nameWords(finding.name) : [];
+  if (words.length > 0) return words.join(' ');
+  const base = fileName.split(/[\\/]/).at(-1) ?? fileName;
+  return `${finding.title} (${base})`;
+}
+
+/** The Code Action on each detected secret. */
+export class StoreSecretAction implements vscode.CodeActionProvider {
+  static readonly kinds = [vscode.CodeActionKind.QuickFix];
+
+  provideCodeActions(
+    document: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
+    return context.diagnostics
+      .filter(
+        (diagnostic) =>
+          diagnostic.source === DIAGNOSTICS.source &&
+          (FORMAT_RULES.has(String(diagnostic.code)) || String(diagnostic.code).endsWith('-assignment')),
+      )
+      .map((diagnostic) => {
+        const action = new vscode.CodeAction(
+          vscode.l10n.t('Store in Vaultline and replace with a reference'),
+          vscode.CodeActionKind.QuickFix,
+        );
+        action.diagnostics = [diagnostic];
+        action.isPreferred = true;
+        action.command = {
+          command: COMMANDS.storeSecret,
+          title: action.title,
+          arguments: [document.uri, diagnostic.range],
+        };
+        return action;
+      });
+  }
+}
+
+/** The folder path of a folder, root first, from the login's folder list. */
+function folderPath(folder: Folder, byId: ReadonlyMap<number, Folder>): string {
+  const titles: string[] = [];
+  for (let at: Folder | undefined = folder; at && titles.length < 64; at = byId.get(at.parentId ?? -1))
+    titles.unshift(at.title);
+  return titles.join(' / ');
+}
+
+/** The login and URL a connection string carries, stored beside it so the item is findable. */
+function connectionDetails(secret: string): { login: string; url: string } {
+  try {
+    const url = new URL(secret);
+    const login = decodeURIComponent(url.username);
+    url.password = '';
+    url.username = '';
+    return { login, url: url.toString() };
+  } catch {
+    return { login: '', url: '' };
+  }
+}
+
+async function storeSecret(
+  services: CommandServices,
+  uri: unknown,
+  range: unknown,
+  options: StoreSecretOptions = {},
+): Promise<StoredSecret | undefined> {
+  if (!(uri instanceof vscode.Uri) || !(range instanceof vscode.Range))
+    throw new UserFacingError(vscode.l10n.t('expected a document and the range of a detected secret.'));
+  const document = await vscode.workspace.openTextDocument(uri);
+  const start = document.offsetAt(range.start);
+  const end = document.offsetAt(range.end);
+  const finding = detectSecrets(document.getText(), { languageId: document.languageId }).find(
+    (entry) => entry.start === start && entry.end === end,
+  );
+  if (!finding)
+    throw new UserFacingError(vscode.l10n.t('the text changed: no detected secret is there any more.'));
+
+  const { connections } = services;
+  const names = connections.list().map((entry) => entry.name);
+  if (names.length === 0)
+    throw new UserFacingError(vscode.l10n.t('no vault is connected. Run "Vaultline: Connect".'));
+  const name =
+    options.connection ??
+    (names.length === 1
+      ? names[0]
+      : await vscode.window.showQuickPick(names, { placeHolder: vscode.l10n.t('Which vault stores it?') }));
+  if (name === undefined) return undefined;
+  const connection = await connections.get(name);
+
+  // Folders where the login may add items, from the one rights table.
+  const folders = await connection.access.folders(connection.login);
+  const byId = new Map(folders.map((folder) => [folder.id, folder]));
+  const writable = folders.filter((folder) => permissionsOf(folder.accessType).add);
+  if (writable.length === 0)
+    throw new UserFacingError(
+      vscode.l10n.t('{0} may add items to no folder of "{1}".', connection.login, name),
+    );
+  let folder: Folder | undefined;
+  if (options.folderId !== undefined) {
+    folder = writable.find((entry) => entry.id === options.folderId);
+    if (!folder)
+      throw new UserFacingError(
+        vscode.l10n.t('{0} may not add items to folder {1}.', connection.login, String(options.folderId)),
+      );
+  } else {
+    folder = (
+      await vscode.window.showQuickPick(
+        writable.map((entry) => ({
+          label: folderPath(entry, byId),
+          description: describeRight(entry.accessType),
+          folder: entry,
+        })),
+        { placeHolder: vscode.l10n.t('Folder of the new item') },
+      )
+    )?.folder;
+  }
+  if (!folder) return undefined;
+
+  const label =
+    options.label ??
+    (await vscode.window.showInputBox({
+      prompt: vscode.l10n.t('Label of the new item'),
+      value: proposeLabel(finding, document.fileName),
+      ignoreFocusOut: true,
+      validateInput: (text) => (text.trim() === '' ? vscode.l10n.t('Required.') : undefined),
+    }));
+  if (label === undefined || label.trim() === '') return undefined;
+
+  const details =
+    finding.ruleId === 'connection-string' ? connectionDetails(finding.secret) : { login: '', url: '' };
+  const { id } = await connection.client.addItem({
+    item: {
+      label: label.trim(),
+      password: finding.secret,
+      folderId: folder.id,
+      login: details.login,
+      url: details.url,
+      email: '',
+      description: vscode.l10n.t(
+        '{0} stored from {1} by Vaultline for VS Code.',
+        finding.title,
+        document.fileName.split(/[\\/]/).at(-1) ?? '',
+      ),
+    },
+  });
+  connection.access.invalidate(connection.login);
+  services.tree.refresh();
+
+  const reference = referenceFor(
+    services,
+    { connection: name, itemId: id, folderId: folder.id, label },
+    'password',
+  );
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(
+    document.uri,
+    new vscode.Range(document.positionAt(start), document.positionAt(end)),
+    reference,
+  );
+  if (!(await vscode.workspace.applyEdit(edit))) {
+    throw new UserFacingError(
+      vscode.l10n.t(
+        'item {0} was created, but the editor did not accept the edit: replace the literal with {1}.',
+        String(id),
+        reference,
+      ),
+    );
+  }
+  services.notifier.status(vscode.l10n.t('Vaultline: stored "{0}" and inserted its reference', label.trim()));
+  return { itemId: id, reference };
+}
+
+/** Store in Vaultline and replace with a reference. */
+export const secretCommands: CommandGroup = (services) => [
+  command(
+    COMMANDS.storeSecret,
+    'Store secret',
+    (uri: unknown, range: unknown, options?: StoreSecretOptions) =>
+      storeSecret(services, uri, range, options),
+  ),
+];

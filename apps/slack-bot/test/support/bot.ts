@@ -60,6 +60,9 @@ export async function startBot(
     AUDIT_FILE: auditFile,
     LOG_LEVEL: 'debug',
     VAULT_TIMEOUT_MS: '3000',
+    BOT_DATA_DIR: 'memory://',
+    // The fake Slack stands in for Slack's hooks host.
+    ...(env.SLACK_API_URL ? { SLACK_RESPONSE_URL_ORIGINS: new URL(env.SLACK_API_URL).origin } : {}),
     ...env,
   });
   const bot = await createBot(config, {

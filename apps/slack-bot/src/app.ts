@@ -55,6 +55,8 @@ export interface BotOptions {
   logDestination?: DestinationStream | undefined;
   /** The `fetch` the vault client uses. */
   fetch?: typeof globalThis.fetch | undefined;
+  /** A dump of a store to start an in-memory PGlite from (tests start many bots). */
+  storeSnapshot?: Blob | undefined;
 }
 
 /** A built bot. */
@@ -88,7 +90,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   );
   // The operator's files first: a bad line is reported before anything else starts.
   const identity = await createIdentityResolver(config.identity);
-  const db = await openDatabase(config.store);
+  const db = await openDatabase(config.store, { snapshot: options.storeSnapshot });
   const seen = createSeenSignatures(db);
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,

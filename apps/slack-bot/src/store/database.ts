@@ -26,14 +26,18 @@ export interface Database {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
   /** Closes the connections (PGlite flushes its directory). */
   close(): Promise<void>;
+  /** PGlite only: the whole store as a tarball, to start in-memory copies from. */
+  dump?: () => Promise<Blob>;
 }
 
 const INT8_OID = 20;
 
-async function openPglite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create({ dataDir });
+async function openPglite(dataDir: string, snapshot: Blob | undefined): Promise<Database> {
+  // A snapshot (a dumped, migrated store) skips PGlite's initdb: tests start many bots.
+  const db = await PGlite.create(snapshot ? { loadDataDir: snapshot } : { dataDir });
   return {
     kind: 'pglite',
+    dump: () => db.dumpDataDir('none'),
     async query<T>(sql: string, params: readonly unknown[] = []) {
       const result = await db.query<T>(sql, params as unknown[]);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
@@ -70,16 +74,25 @@ async function openPostgres(connectionString: string): Promise<Database> {
 /** Where the store lives. */
 export type StoreLocation = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
 
+/** Options of {@link openDatabase}. */
+export interface OpenOptions {
+  /** For in-memory PGlite: start from this dump instead of an empty directory. */
+  snapshot?: Blob | undefined;
+}
+
 /**
  * Opens the store and brings its schema up to date. Safe to run from several processes at once
  * on PostgreSQL (an advisory lock orders them).
  *
  * @param location A PGlite data directory (`memory://` keeps it in memory) or a PostgreSQL URL.
+ * @param options A snapshot to start an in-memory PGlite from.
  * @returns The database.
  */
-export async function openDatabase(location: StoreLocation): Promise<Database> {
+export async function openDatabase(location: StoreLocation, options: OpenOptions = {}): Promise<Database> {
   const db =
-    location.kind === 'pglite' ? await openPglite(location.dataDir) : await openPostgres(location.url);
+    location.kind === 'pglite'
+      ? await openPglite(location.dataDir, options.snapshot)
+      : await openPostgres(location.url);
   try {
     await migrate(db);
   } catch (error) {

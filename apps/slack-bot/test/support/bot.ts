@@ -4,6 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Bot, createBot } from '../../src/app.ts';
 import { readConfig } from '../../src/env.ts';
+import { openDatabase } from '../../src/store/database.ts';
+
+let snapshot: Promise<Blob> | undefined;
+/** One migrated, empty store per test process, copied into each bot (PGlite's initdb is slow). */
+function storeSnapshot(): Promise<Blob> {
+  snapshot ??= (async () => {
+    const db = await openDatabase({ kind: 'pglite', dataDir: 'memory://' });
+    try {
+      if (!db.dump) throw new Error('PGlite can dump its store');
+      return await db.dump();
+    } finally {
+      await db.close();
+    }
+  })();
+  return snapshot;
+}
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const BOT_TOKEN = 'xoxb-test-bot-token-4242';
@@ -67,6 +83,10 @@ export async function startBot(
   });
   const bot = await createBot(config, {
     logDestination: { write: (line: string) => void logLines.push(line) },
+    storeSnapshot:
+      config.store.kind === 'pglite' && config.store.dataDir === 'memory://'
+        ? await storeSnapshot()
+        : undefined,
   });
   const { port } = await bot.start();
   return {
@@ -106,12 +126,14 @@ export interface SlashFields {
   response_url: string;
   channel_id?: string;
   command?: string;
+  team_id?: string;
+  api_app_id?: string;
 }
 
 export function slashBody(fields: SlashFields): string {
   return new URLSearchParams({
     token: 'legacy-verification-token',
-    team_id: 'T1',
+    team_id: fields.team_id ?? 'T1',
     team_domain: 'example',
     channel_id: fields.channel_id ?? 'C1',
     channel_name: 'general',
@@ -119,7 +141,7 @@ export function slashBody(fields: SlashFields): string {
     user_name: fields.user_id.toLowerCase(),
     command: fields.command ?? '/vault',
     text: fields.text,
-    api_app_id: 'A1',
+    api_app_id: fields.api_app_id ?? 'A1',
     is_enterprise_install: 'false',
     response_url: fields.response_url,
     trigger_id: 'trigger-1',

@@ -9,6 +9,8 @@ export interface RecordedCall {
   raw: string;
   /** The Web API arguments or the response_url body, parsed. */
   body: Record<string, unknown>;
+  /** Set when the fake refused the call (429). */
+  status?: number;
 }
 
 /** A Slack profile users.info answers with. */
@@ -103,6 +105,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           const channel = String(body.channel);
           const last = lastPost.get(channel) ?? Number.NEGATIVE_INFINITY;
           if (Date.now() - last < fake.channelIntervalMs) {
+            const call = calls.at(-1);
+            if (call) call.status = 429;
             res.statusCode = 429;
             res.setHeader('retry-after', '1');
             return res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
@@ -185,7 +189,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     channelIntervalMs: 1000,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
-    apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}`),
+    apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),
     async waitFor(probe, ms = 5000) {
       const started = Date.now();
       for (;;) {

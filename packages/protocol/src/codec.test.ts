@@ -4,6 +4,7 @@ import {
   decodeFolderValues,
   decodeId,
   decodeIdList,
+  decodeIdValue,
   decodeItemValues,
   decodeRawSegment,
   decodeValue,
@@ -19,6 +20,7 @@ import {
   isValidId,
   itemToValues,
   MAX_ID,
+  parseId,
 } from './codec.ts';
 import { VaultError } from './errors.ts';
 
@@ -341,8 +343,43 @@ describe('ids', () => {
     ['1e3'],
     ['0x10'],
     ['١'],
+    [' 1'],
+    ['1 '],
+    ['+1'],
+    ['01'],
+    ['007'],
+    ['1e3'],
+    ['1\n'],
+    ['\t1'],
   ])('decodeId refuses %j with invalid_request', (segment) => {
     expectInvalid(() => decodeId(segment));
+    expect(parseId(segment)).toBeUndefined();
+  });
+
+  it('reads exactly the spellings encodeId writes', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 20 }), (text) => {
+        const id = parseId(text);
+        if (id !== undefined) expect(encodeId(id)).toBe(text);
+      }),
+    );
+    expect(parseId(String(MAX_ID))).toBe(MAX_ID);
+    expect(decodeId('10')).toBe(10);
+  });
+
+  it('decodeIdValue reads ids inside values canonically and names the value', () => {
+    expect(decodeIdValue('12', 'folder_id')).toBe(12);
+    expect(decodeIdValue('0', 'parent_id', { allowZero: true })).toBe(0);
+    for (const value of ['1 ', ' 1', '+1', '1.0', '01', '', '0']) {
+      expect(() => decodeIdValue(value, 'folder_id')).toThrow(/Expected folder_id to be an id \(digits/);
+    }
+    expect(() => decodeIdValue('00', 'parent_id', { allowZero: true })).toThrow(/to be an id or 0/);
+    try {
+      decodeIdValue('1 ', 'folder_id');
+    } catch (error) {
+      expect((error as VaultError).code).toBe('invalid_request');
+      expect((error as VaultError).message).toContain('"1 "');
+    }
   });
 
   it('decodeIdList refuses an empty entry, a trailing ; and a bad id', () => {

@@ -223,17 +223,64 @@ export function encodeId(id: number): string {
   return String(id);
 }
 
+/** The canonical spelling of an id: what {@link encodeId} writes; `1`, never `01`, ` 1`, `+1` or `1.0`. */
+const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+
 /**
- * Decodes one plain id: decimal digits only, no sign, no fraction.
+ * Reads an id in its one canonical spelling: decimal digits without a leading zero, sign, space,
+ * fraction or exponent, at most {@link MAX_ID}. So `decodeId(s)` succeeds exactly when
+ * `encodeId(decodeId(s)) === s`: one id has one spelling, in paths and inside values alike
+ * (leading zeros are refused because `01` would be a second spelling of `1`).
+ *
+ * @param text The text.
+ * @returns The id, or `undefined` when the text is not a canonical id.
+ * @example
+ * ```ts
+ * parseId('42'); // 42
+ * parseId('042'); // undefined
+ * parseId('1 '); // undefined
+ * ```
+ */
+export function parseId(text: string): number | undefined {
+  if (!CANONICAL_ID.test(text)) return undefined;
+  const id = Number(text);
+  return isValidId(id) ? id : undefined;
+}
+
+/**
+ * Decodes one plain id (a path segment): the canonical spelling only, see {@link parseId}.
  *
  * @param segment The path segment.
  * @returns The id.
- * @throws {VaultError} `invalid_request` when it is not a positive integer.
+ * @throws {VaultError} `invalid_request` when it is not a canonical positive integer.
  */
 export function decodeId(segment: string): number {
-  if (!/^[0-9]{1,16}$/.test(segment)) throw invalid(`Expected a numeric id, received ${describe(segment)}.`);
-  const id = Number(segment);
-  if (!isValidId(id)) throw invalid(`Expected a positive integer id, received ${describe(segment)}.`);
+  const id = parseId(segment);
+  if (id === undefined) {
+    throw invalid(`Expected an id (digits, no sign, space or leading 0), received ${describe(segment)}.`);
+  }
+  return id;
+}
+
+/**
+ * Decodes an id carried inside a value (the folder of an item, the parent of a folder, after
+ * base64 decoding): the same canonical spelling as {@link decodeId}, so `"1 "`, `"+1"` and
+ * `"1.0"` are refused there too.
+ *
+ * @param value The decoded value.
+ * @param what The value's name for the error message, e.g. `folder_id`.
+ * @param options `allowZero`: accept `0` (the root, as a folder's parent).
+ * @returns The id (or 0).
+ * @throws {VaultError} `invalid_request` naming the value when it is not a canonical id.
+ */
+export function decodeIdValue(value: string, what: string, options: { allowZero?: boolean } = {}): number {
+  if (options.allowZero && value === '0') return 0;
+  const id = parseId(value);
+  if (id === undefined) {
+    throw invalid(
+      `Expected ${what} to be an id${options.allowZero ? ' or 0' : ''} (digits, no sign, space or leading 0), received ${describe(value)}.`,
+    );
+  }
   return id;
 }
 

@@ -119,14 +119,6 @@ export const SLACK_MAX_BUTTON_URL = 3000;
 export const MAX_PAGE_SIZE = 23;
 /** Longest label or path shown before it is shortened. */
 export const MAX_SHOWN_TEXT = 300;
-/** Characters TeamPass's find/item accepts; other queries are matched by the bot over the user's items. */
-export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
-/** Runs of those characters inside other text. */
-export const SERVER_SEARCH_RUNS = /[A-Za-z0-9_:'-]+/g;
-/** The shortest run worth a server search; shorter ones match too much to narrow anything. */
-export const MIN_SERVER_RUN = 3;
-/** The most results a search lists; Vaultline's find/item returns at most this many. */
-export const VAULT_FIND_LIMIT = 1000;
 /** How long a Slack user's profile email is trusted, in ms. */
 export const PROFILE_CACHE_MS = 10 * 60_000;
 /** The most profile emails kept. */
@@ -149,5 +141,3 @@ export const AUDIT_FLUSH_MS = 200;
 export const MAX_REASON_LENGTH = 500;
 /** How many recent reveals the App Home lists. */
 export const HOME_RECENT_REVEALS = 10;
-/** Longest query accepted; longer ones are refused with a message, not cut. */
-export const MAX_QUERY_LENGTH = 100;

@@ -7,7 +7,7 @@ import type {
   SlackActionMiddlewareArgs,
   types,
 } from '@slack/bolt';
-import { decodeId } from '@vaultline/protocol';
+import { parseId } from '@vaultline/protocol';
 import { modalOf, plain } from '../blocks.ts';
 import { escapeText } from '../escape.ts';
 import type { Caller } from '../run-as-user.ts';
@@ -85,9 +85,5 @@ export function itemIdOf(args: ButtonArgs): number | undefined {
  * @returns The id, or undefined when the text is not one.
  */
 export function readItemId(value: string): number | undefined {
-  try {
-    return decodeId(value);
-  } catch {
-    return undefined;
-  }
+  return parseId(value);
 }

@@ -115,7 +115,9 @@ export function itemBlocks(item: ListedItem): Block[] {
   return [
     {
       type: 'section',
-      text: plain(`${escapeText(item.label)}  ·  #${id}\n${pathOf(item)}\nLogin: ${login}`),
+      text: plain(
+        `${escapeText(item.label)}  ·  #${id}\n${pathOf(item)}\nLogin: ${login}\nYour access: ${item.access}`,
+      ),
     },
     { type: 'actions', block_id: `item_${id}`, elements: buttons },
   ];

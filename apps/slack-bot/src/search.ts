@@ -1,5 +1,6 @@
 import {
   type AccessChecker,
+  describeRight,
   foldLabel,
   type Item,
   parseId,
@@ -16,6 +17,8 @@ export interface ListedItem {
   url: string;
   path: string[];
   folderId: number;
+  /** What the person may do with it, in the core's words for their right ("read only", …). */
+  access: string;
 }
 
 /** Finds the items a vault user may read. */
@@ -44,7 +47,7 @@ export interface ItemSearch {
    * @param id The item id.
    * @returns The item with its password, or undefined when the user may not read it.
    */
-  readFresh(login: string, id: number): Promise<Item | undefined>;
+  readFresh(login: string, id: number): Promise<(Item & { access: string }) | undefined>;
 }
 
 /**
@@ -55,6 +58,7 @@ export interface ItemSearch {
  */
 export function toListed(
   item: Pick<Item, 'id' | 'label' | 'login' | 'url' | 'path' | 'folderId'>,
+  access: string,
 ): ListedItem {
   return {
     id: item.id,
@@ -63,6 +67,7 @@ export function toListed(
     url: item.url,
     path: item.path,
     folderId: item.folderId,
+    access,
   };
 }
 
@@ -87,7 +92,10 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
 
   async function readable(login: string, items: Item[]): Promise<ListedItem[]> {
     const allowed = await access.filterReadable(login, items);
-    return allowed.map(toListed).sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
+    const rights = await access.load(login);
+    return allowed
+      .map((item) => toListed(item, describeRight(rights.folders.get(item.folderId)?.accessType)))
+      .sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
   }
 
   return {
@@ -118,7 +126,9 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
       access.invalidate(login);
       const [item] = await vault.readItems({ ids: [id] });
       if (item?.id !== id) return undefined;
-      return (await access.canRead(login, { id, folderId: item.folderId })) ? item : undefined;
+      if (!(await access.canRead(login, { id, folderId: item.folderId }))) return undefined;
+      const rights = await access.load(login);
+      return { ...item, access: describeRight(rights.folders.get(item.folderId)?.accessType) };
     },
   };
 }

@@ -508,3 +508,28 @@ describe('identity by Slack profile email', () => {
     }
   });
 });
+
+describe('rights in the core’s words', () => {
+  it('shows an NE user “add and delete, no edit” for an item of their NE folder, from the core’s table', async () => {
+    await seeded.vault.admin.createUser({ login: 'erin' });
+    await seeded.vault.admin.createRole({ name: 'dropbox' });
+    await seeded.vault.admin.assignRole('erin', 'dropbox');
+    const { id: folderId } = await seeded.admin.addFolder({
+      folder: { title: 'Drop', complexityLevel: 0, parentId: 0 },
+    });
+    await seeded.vault.admin.grant('dropbox', folderId, 'NE');
+    await seeded.admin.addItem({ item: { label: 'drop-box', password: 'Drop-Pw-1', folderId } });
+    const bot = await startBot(
+      { VAULT_URL: seeded.vault.url, VAULT_API_KEY: seeded.vault.adminKey, SLACK_API_URL: slack.apiUrl },
+      { UERIN: 'erin' },
+    );
+    try {
+      const { answer } = await ask(bot, 'UERIN', 'find drop-box');
+      expect(labelsOf(answer)).toEqual(['drop-box']);
+      const section = answer.blocks?.find((block) => block.text?.text.startsWith('drop-box'));
+      expect(section?.text?.text).toContain('Your access: add and delete, no edit');
+    } finally {
+      await bot.stop();
+    }
+  });
+});

@@ -44,7 +44,8 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         // An approved access request lets the bot reveal that one item, within its time and count.
         const grant = await deps.requests.useGrant(caller.slackUser, id);
         if (grant) {
-          [item] = (await deps.vault.readItems({ ids: [id] })).filter((found) => found.id === id);
+          const [found] = (await deps.vault.readItems({ ids: [id] })).filter((read) => read.id === id);
+          item = found && { ...found, access: 'one approved reveal' };
           requestId = grant.id;
         }
       }
@@ -93,8 +94,8 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
   };
 }
 
-async function deliver(deps: Deps, args: ButtonArgs, item: Item): Promise<void> {
-  const listed = toListed(item);
+async function deliver(deps: Deps, args: ButtonArgs, item: Item & { access: string }): Promise<void> {
+  const listed = toListed(item, item.access);
   const delayMs = deps.config.revealSeconds * 1000;
   const responseUrl = responseUrlOf(args);
   if (deps.config.revealMode === 'ephemeral' && responseUrl) {

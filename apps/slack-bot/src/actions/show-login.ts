@@ -27,7 +27,9 @@ export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
         label: item?.label,
         outcome: item ? 'shown' : 'no_access',
       });
-      await caller.respond(item ? loginShown(toListed(item)) : note('You cannot read this item (any more).'));
+      await caller.respond(
+        item ? loginShown(toListed(item, item.access)) : note('You cannot read this item (any more).'),
+      );
     });
   };
 }

@@ -37,6 +37,7 @@ import {
 } from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
+import { registerHome } from './home.ts';
 import { GuardedHTTPReceiver } from './http/guarded-receiver.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { createIdentityResolver } from './identity.ts';
@@ -211,6 +212,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     pageAction(deps),
   );
   registerRequestAccess(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     log.error({ ...errorFields(error, redact), code: error.code }, 'unhandled error in a listener');
   });

@@ -230,3 +230,34 @@ export function nextId(prefix = 'r'): string {
   responseCounter += 1;
   return `${prefix}${responseCounter}`;
 }
+
+/** Posts a signed interactive payload (shortcut, view submission, click) as Slack does. */
+export async function postPayload(base: string, payload: Record<string, unknown>) {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const res = await fetch(`${base}/slack/events`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+/** Posts a signed Events API callback. */
+export async function postEvent(base: string, event: Record<string, unknown>) {
+  const body = JSON.stringify({
+    token: 'legacy-verification-token',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Date.now()}${Math.random().toString(36).slice(2, 8)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
+  const res = await fetch(`${base}/slack/events`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...sign(body) },
+  });
+  return { status: res.status, text: await res.text() };
+}

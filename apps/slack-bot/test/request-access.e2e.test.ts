@@ -313,6 +313,32 @@ describe('request → approve → reveal → expire', () => {
   });
 });
 
+describe('an approvals channel', () => {
+  it('sends the request to the channel instead of DMs, and still counts only a listed approver’s click', async () => {
+    const bot = await startBot(env({ APPROVALS_CHANNEL: 'CAPPROVE' }));
+    try {
+      const before = slack.apiCalls('chat.postMessage').length;
+      await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']} on call`);
+      const posts = await slack.waitFor(() => requestPosts(before).length > 0 && requestPosts(before));
+      expect(posts.map((call) => call.body.channel)).toEqual(['CAPPROVE']);
+      const requestId = buttonsOf(posts[0] as RecordedCall)[0]?.value ?? '';
+      // Anyone in the channel can click; only the folder's approvers count.
+      expect((await press(bot, 'UANYONE', 'vault_request_approve', requestId)).text).toContain(
+        'not an approver',
+      );
+      const updates = slack.apiCalls('chat.update').length;
+      await click(bot.base, SLACK_USERS.bob, 'vault_request_deny', requestId, slack.responseUrl(nextId('c')));
+      const [update] = await slack.waitFor(
+        () => slack.apiCalls('chat.update').length > updates && slack.apiCalls('chat.update').slice(updates),
+      );
+      expect(update?.body.channel).toBe('CAPPROVE');
+      expect(String(update?.body.text)).toContain(`Denied by ${SLACK_USERS.bob}`);
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
 describe('expiry and restarts', () => {
   it('expires an undecided request, says so to both sides, and refuses a late approval', async () => {
     const bot = await startBot(env({ REQUEST_EXPIRY_SECONDS: '1' }));

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { webApi } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
 import { PROFILE_CACHE_MS, PROFILE_CACHE_SIZE } from './constants.ts';
 import type { Config } from './env.ts';
@@ -116,7 +117,12 @@ export async function createIdentityResolver(
     };
   }
   const directory = await readUserDirectory(identity.directoryFile);
-  const profiles = new Map<string, { email: string | undefined; member: boolean; at: number }>();
+  // Profiles are trusted for a while: bounded, and each entry expires (now() is the cache's clock).
+  const profiles = new LRUCache<string, { email: string | undefined; member: boolean }>({
+    max: PROFILE_CACHE_SIZE,
+    ttl: PROFILE_CACHE_MS,
+    perf: { now },
+  });
   let installTeam: string | undefined;
   const teamsOf = async (client: webApi.WebClient): Promise<readonly string[]> => {
     if (identity.teamIds) return identity.teamIds;
@@ -126,7 +132,7 @@ export async function createIdentityResolver(
   return {
     async resolve(slackUserId, client) {
       let cached = profiles.get(slackUserId);
-      if (!cached || now() - cached.at > PROFILE_CACHE_MS) {
+      if (!cached) {
         let email: string | undefined;
         let member = false;
         try {
@@ -149,8 +155,7 @@ export async function createIdentityResolver(
         } catch {
           return { ok: false, reason: 'lookup_failed' };
         }
-        if (profiles.size >= PROFILE_CACHE_SIZE) profiles.clear();
-        cached = { email, member, at: now() };
+        cached = { email, member };
         profiles.set(slackUserId, cached);
       }
       if (!cached.member) return { ok: false, reason: 'not_member' };

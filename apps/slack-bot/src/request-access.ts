@@ -258,6 +258,13 @@ export async function requestAccess(
       requestId: request.id,
       outcome: 'pending',
     });
+    // The requester's answer does not wait for the approvers' messages (Slack allows about one
+    // post a second per channel; a busy approver's DM would hold every answer back).
+    await caller.respond(
+      note(
+        `Your request for “${escapeText(typed, 200)}” went to the approvers. It expires in ${minutes(request.expiresAt - request.createdAt)} minutes; you will get a message when it is decided.`,
+      ),
+    );
     const text = requestText(request);
     const blocks = approverBlocks(request);
     const channels = deps.config.approvalsChannel ? [deps.config.approvalsChannel] : approvers;
@@ -276,11 +283,6 @@ export async function requestAccess(
     await deps.requests.setMessages(
       request.id,
       posted.filter((message) => message !== undefined),
-    );
-    await caller.respond(
-      note(
-        `Your request for “${escapeText(typed, 200)}” went to the approvers. It expires in ${minutes(request.expiresAt - request.createdAt)} minutes; you will get a message when it is decided.`,
-      ),
     );
   });
 }

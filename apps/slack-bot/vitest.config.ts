@@ -5,8 +5,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     restoreMocks: true,
     clearMocks: true,
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     // The suites start real servers; in one process they share the two cores more fairly.
     fileParallelism: false,
   },

@@ -6,12 +6,16 @@ import { slash } from '../test/support/bot.ts';
 interface Burst {
   base: string;
   text: string;
+  /** One text per command, when they differ (a mix of find and request). */
+  texts?: string[] | undefined;
   responseUrls: string[];
 }
 
-parentPort?.on('message', async ({ base, text, responseUrls }: Burst) => {
+parentPort?.on('message', async ({ base, text, texts, responseUrls }: Burst) => {
   const results = await Promise.all(
-    responseUrls.map((url) => slash(base, { text, user_id: 'UALICE', response_url: url })),
+    responseUrls.map((url, index) =>
+      slash(base, { text: texts?.[index] ?? text, user_id: 'UALICE', response_url: url }),
+    ),
   );
   parentPort?.postMessage({ ms: results.map((r) => r.ms), statuses: results.map((r) => r.status) });
 });

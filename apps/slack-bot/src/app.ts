@@ -1,40 +1,54 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  type AllMiddlewareArgs,
+  type AnyMiddlewareArgs,
   App,
   type BlockAction,
   type ButtonAction,
-  HTTPReceiver,
   type Receiver,
   SocketModeReceiver,
 } from '@slack/bolt';
 import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
 import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
+import { createAccessRequests } from './access-requests.ts';
 import { createAckFirst } from './ack-first.ts';
 import { openUrlAction } from './actions/open-url.ts';
 import { pageAction } from './actions/page.ts';
 import { revealAction } from './actions/reveal.ts';
 import { showLoginAction } from './actions/show-login.ts';
 import { createAuditLog } from './audit.ts';
+import { note } from './blocks.ts';
 import { vaultCommand } from './commands/vault.ts';
 import {
   ACK_MAX_DEFER_MS,
   ACK_QUIET_MS,
   ACTIONS,
   AFTER_ACK_CONCURRENCY,
+  AUDIT_EVENTS,
   COMMAND,
   EVENTS_PATH,
   HEALTH_PATH,
   MAX_REQUEST_BYTES,
+  MAX_REQUEST_SKEW_SECONDS,
+  SWEEP_INTERVAL_MS,
 } from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
+import { registerHome } from './home.ts';
+import { GuardedHTTPReceiver } from './http/guarded-receiver.ts';
+import { createRequestGuard } from './http/request-guard.ts';
 import { createIdentityResolver } from './identity.ts';
+import { createLimiter } from './limiter.ts';
 import { createLogger } from './logger.ts';
-import { createRedactionTimers } from './redaction-timers.ts';
-import { createRevealLimiter } from './reveal-limiter.ts';
+import { createRedactions, type Redaction } from './redactions.ts';
+import { registerRequestAccess, sweepRequests } from './request-access.ts';
+import { errorFields } from './safe-error.ts';
 import { createItemSearch } from './search.ts';
+import { openDatabase } from './store/database.ts';
+import { createSeenSignatures } from './store/seen-signatures.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
 export interface BotOptions {
@@ -42,6 +56,8 @@ export interface BotOptions {
   logDestination?: DestinationStream | undefined;
   /** The `fetch` the vault client uses. */
   fetch?: typeof globalThis.fetch | undefined;
+  /** A dump of a store to start an in-memory PGlite from (tests start many bots). */
+  storeSnapshot?: Blob | undefined;
 }
 
 /** A built bot. */
@@ -56,7 +72,7 @@ export interface Bot {
    * @returns The HTTP port in HTTP mode.
    */
   start(): Promise<{ port: number | undefined }>;
-  /** Hides every password still on screen, then stops. */
+  /** Hides every password this instance still shows, sends the queued audit posts, then stops. */
   stop(): Promise<void>;
 }
 
@@ -68,11 +84,15 @@ export interface Bot {
  * @returns The bot, not started.
  */
 export async function createBot(config: Config, options: BotOptions = {}): Promise<Bot> {
-  const { log, bolt } = createLogger(
+  const { log, bolt, redact } = createLogger(
     config.logLevel,
     [config.vaultApiKey, config.botToken, config.signingSecret, config.appToken],
     options.logDestination,
   );
+  // The operator's files first: a bad line is reported before anything else starts.
+  const identity = await createIdentityResolver(config.identity);
+  const db = await openDatabase(config.store, { snapshot: options.storeSnapshot });
+  const seen = createSeenSignatures(db);
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,
     apiKey: config.vaultApiKey,
@@ -85,24 +105,6 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     // Folder rights decide; the user's item list would carry every password they may see.
     itemList: false,
   });
-  const deps: Deps = {
-    config,
-    vault,
-    access,
-    search: createItemSearch(vault, access),
-    identity: await createIdentityResolver(config.identity),
-    audit: createAuditLog({ file: config.auditFile, channel: config.auditChannel, logger: log }),
-    limiter: createRevealLimiter(config.revealLimit, config.revealWindowSeconds),
-    timers: createRedactionTimers((error) =>
-      log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'could not hide a revealed password',
-      ),
-    ),
-    logger: log,
-    afterAck: pLimit(AFTER_ACK_CONCURRENCY),
-    ackFirst: createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS),
-  };
 
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const receiver: Receiver =
@@ -112,27 +114,85 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
           logger: bolt,
           installerOptions: { clientOptions },
         })
-      : new HTTPReceiver({
-          signingSecret: config.signingSecret,
-          endpoints: EVENTS_PATH,
-          bodyLimit: MAX_REQUEST_BYTES,
-          logger: bolt,
-          customRoutes: [
-            {
-              path: HEALTH_PATH,
-              method: 'GET',
-              handler: (_req, res) => {
-                res.writeHead(200, { 'content-type': 'text/plain' });
-                res.end('ok');
+      : new GuardedHTTPReceiver(
+          {
+            signingSecret: config.signingSecret,
+            endpoints: EVENTS_PATH,
+            bodyLimit: MAX_REQUEST_BYTES,
+            logger: bolt,
+            customRoutes: [
+              {
+                path: HEALTH_PATH,
+                method: 'GET',
+                handler: (_req, res) => {
+                  res.writeHead(200, { 'content-type': 'text/plain' });
+                  res.end('ok');
+                },
               },
-            },
-          ],
-        });
+            ],
+          },
+          EVENTS_PATH,
+          createRequestGuard({
+            signingSecret: config.signingSecret,
+            maxBytes: MAX_REQUEST_BYTES,
+            maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
+            seen,
+            responseUrlOrigins: config.responseUrlOrigins,
+            teamIds: config.teamIds,
+            appIds: config.appIds,
+            logger: log,
+          }),
+          (error) => log.error(errorFields(error, redact), 'request check failed'),
+        );
   const app = new App({ token: config.botToken, receiver, logger: bolt, clientOptions });
 
-  app.use(async ({ next }) => {
+  const postRedaction = async (redaction: Redaction) => {
+    if (redaction.kind === 'view') {
+      await app.client.views.update({ view_id: redaction.target, view: redaction.message as never });
+      return;
+    }
+    // Checked again here: only Slack's hooks host ever gets a post from the bot.
+    if (!config.responseUrlOrigins.includes(new URL(redaction.target).origin))
+      throw new Error('a response_url outside Slack’s hooks host was not posted to');
+    const res = await fetch(redaction.target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(redaction.message),
+    });
+    if (!res.ok) throw new Error(`the response_url answered HTTP ${res.status}`);
+  };
+  const instance = randomUUID();
+  const deps: Deps = {
+    config,
+    vault,
+    access,
+    search: createItemSearch(vault, access),
+    identity,
+    audit: createAuditLog({
+      file: config.auditFile,
+      channel: config.auditChannel,
+      client: () => app.client,
+      logger: log,
+    }),
+    db,
+    revealLimiter: createLimiter(db, 'reveal', config.revealLimit, config.revealWindowSeconds),
+    commandLimiter: createLimiter(db, 'command', config.commandLimit, config.commandWindowSeconds),
+    redactions: createRedactions(db, instance, postRedaction, (error) =>
+      log.warn(errorFields(error, redact), 'could not hide a revealed password'),
+    ),
+    requests: createAccessRequests(db),
+    slack: () => app.client,
+    deliveries: new Set(),
+    logger: log,
+    redact,
+    afterAck: pLimit(AFTER_ACK_CONCURRENCY),
+    ackFirst: createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS),
+  };
+
+  app.use(async (args) => {
     deps.ackFirst.mark();
-    await next();
+    if (!(await withinCommandLimit(deps, args))) return;
+    await args.next();
   });
   app.command(COMMAND, vaultCommand(deps));
   app.action<BlockAction<ButtonAction>>(
@@ -151,14 +211,39 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     { type: 'block_actions', action_id: new RegExp(`^${ACTIONS.page}_`) },
     pageAction(deps),
   );
+  registerRequestAccess(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
-    log.error({ code: error.code, err: `${error.name}: ${error.message}` }, 'unhandled error in a listener');
+    log.error({ ...errorFields(error, redact), code: error.code }, 'unhandled error in a listener');
   });
+
+  let sweeping = false;
+  let lastSignatureSweep = 0;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      await deps.redactions.sweep();
+      await sweepRequests(deps);
+      if (Date.now() - lastSignatureSweep > 60_000) {
+        lastSignatureSweep = Date.now();
+        await seen.sweep();
+      }
+    } catch (error) {
+      log.warn(errorFields(error, redact), 'sweep failed');
+    } finally {
+      sweeping = false;
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
 
   return {
     app,
     deps,
     async start() {
+      timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+      timer.unref();
+      void sweep();
       if (config.mode === 'socket') {
         await app.start();
         log.info({ mode: 'socket' }, 'connected to Slack');
@@ -170,8 +255,51 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       return { port };
     },
     async stop() {
-      await deps.timers.flush();
-      await app.stop();
+      if (timer) clearInterval(timer);
+      await Promise.allSettled([...deps.deliveries]);
+      await deps.redactions.flush();
+      await deps.audit.flush(5000);
+      await app.stop().catch(() => undefined);
+      while (sweeping) await new Promise((resolve) => setTimeout(resolve, 10));
+      await db.close();
     },
   };
+}
+
+/**
+ * The per-user limit of commands and clicks, checked before anything reaches the vault: one
+ * person's flood is answered "slow down" alone, long before the vault's budget for the bot's
+ * address (which every user shares) runs out.
+ */
+async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<boolean> {
+  const body = args.body as {
+    user_id?: unknown;
+    user?: { id?: unknown };
+    team_id?: unknown;
+    channel_id?: unknown;
+  };
+  const user = typeof body.user_id === 'string' ? body.user_id : body.user?.id;
+  if (typeof user !== 'string' || !('ack' in args)) return true;
+  // Opening a link is Slack's own doing; the click only has to be acknowledged.
+  if ('action' in args && (args.action as { action_id?: string }).action_id === ACTIONS.openUrl) return true;
+  const limit = await deps.commandLimiter.take(user);
+  if (limit.allowed) return true;
+  const message = note(
+    `You are sending commands faster than the bot allows. Please wait ${limit.retryInSeconds} s.`,
+  );
+  if ('command' in args) await args.ack(message);
+  else {
+    await (args.ack as () => Promise<void>)();
+    if ('respond' in args && typeof (args.body as { response_url?: unknown }).response_url === 'string')
+      await args.respond(message).catch(() => undefined);
+  }
+  await deps.audit.record({
+    event: AUDIT_EVENTS.commandLimited,
+    slackUser: user,
+    slackTeam: typeof body.team_id === 'string' ? body.team_id : undefined,
+    login: undefined,
+    channel: typeof body.channel_id === 'string' ? body.channel_id : undefined,
+    outcome: 'rate_limited',
+  });
+  return false;
 }

@@ -10,6 +10,7 @@ const item = (id: number, label = `item-${id}`): ListedItem => ({
   url: 'https://example.com',
   path: ['Root', 'Team'],
   folderId: 1,
+  access: 'read only',
 });
 
 describe('resultPage', () => {

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import { ACTIONS, SLACK_MAX_BLOCKS, SLACK_MAX_BUTTON_URL } from './constants.ts';
-import { escapeMrkdwn, safeHttpUrl } from './escape.ts';
+import { escapeText, safeHttpUrl } from './escape.ts';
 import type { ListedItem } from './search.ts';
 
 type Block = types.KnownBlock;
@@ -37,9 +37,19 @@ export function mrkdwn(text: string): types.MrkdwnElement {
 }
 
 /**
- * A plain ephemeral message.
+ * A plain-text element: Slack shows it as written, no formatting, no links, no mentions.
  *
- * @param text Already escaped mrkdwn.
+ * @param text Text already passed through {@link escapeText}.
+ * @returns The text object.
+ */
+export function plain(text: string): types.PlainTextElement {
+  return { type: 'plain_text', text, emoji: false };
+}
+
+/**
+ * A plain ephemeral message, in a plain-text block (it may quote what a person typed or a label).
+ *
+ * @param text Text already passed through {@link escapeText}.
  * @param replace Whether it replaces the message a button was on.
  * @returns The message.
  */
@@ -48,15 +58,25 @@ export function note(text: string, replace = false): EphemeralMessage {
     response_type: 'ephemeral',
     replace_original: replace,
     text,
-    blocks: [{ type: 'section', text: mrkdwn(text) }],
+    blocks: [{ type: 'section', text: plain(text) }],
     unfurl_links: false,
     unfurl_media: false,
   };
 }
 
+/**
+ * An ephemeral message of the bot's own mrkdwn (help), with nothing from a user or the vault in it.
+ *
+ * @param text The bot's mrkdwn.
+ * @returns The message.
+ */
+export function noteMrkdwn(text: string): EphemeralMessage {
+  return { ...note(text), blocks: [{ type: 'section', text: mrkdwn(text) }] };
+}
+
 function pathOf(item: ListedItem): string {
   return item.path.length > 0
-    ? item.path.map((part) => escapeMrkdwn(part, 80)).join(' › ')
+    ? item.path.map((part) => escapeText(part, 80)).join(' › ')
     : '(no folder path)';
 }
 
@@ -67,7 +87,7 @@ function pathOf(item: ListedItem): string {
  * @returns A section and an actions block.
  */
 export function itemBlocks(item: ListedItem): Block[] {
-  const login = item.login ? escapeMrkdwn(item.login, 200) : '(none)';
+  const login = item.login ? escapeText(item.login, 200) : '(none)';
   const id = String(item.id);
   const buttons: types.Button[] = [
     {
@@ -95,7 +115,9 @@ export function itemBlocks(item: ListedItem): Block[] {
   return [
     {
       type: 'section',
-      text: mrkdwn(`*${escapeMrkdwn(item.label)}*  ·  #${id}\n${pathOf(item)}\nLogin: ${login}`),
+      text: plain(
+        `${escapeText(item.label)}  ·  #${id}\n${pathOf(item)}\nLogin: ${login}\nYour access: ${item.access}`,
+      ),
     },
     { type: 'actions', block_id: `item_${id}`, elements: buttons },
   ];
@@ -119,7 +141,7 @@ export function resultPage(
   const pages = Math.max(1, Math.ceil(items.length / pageSize));
   const page = Math.min(Math.max(0, state.p), pages - 1);
   const shown = items.slice(page * pageSize, (page + 1) * pageSize);
-  const query = escapeMrkdwn(state.q, 200);
+  const query = escapeText(state.q, 200);
   const what =
     state.kind === 'find'
       ? `Items you can read matching “${query}”`
@@ -129,7 +151,7 @@ export function resultPage(
   const count = state.complete === false ? `the first ${items.length}` : `${items.length}`;
   const refine = state.complete === false ? ' More match: refine the search to see them.' : '';
   const summary = `${what}: ${count} (page ${page + 1} of ${pages}).${refine}`;
-  const blocks: Block[] = [{ type: 'section', text: mrkdwn(summary) }];
+  const blocks: Block[] = [{ type: 'section', text: plain(summary) }];
   for (const item of shown) blocks.push(...itemBlocks(item));
   if (pages > 1) {
     const nav: types.Button[] = [];
@@ -170,13 +192,41 @@ export function resultPage(
 }
 
 /**
+ * A refused `get`: nothing about any item, and a button to ask the approvers for what was typed.
+ *
+ * @param typed What the person typed.
+ * @returns The message.
+ */
+export function requestAccessOffer(typed: string): EphemeralMessage {
+  const text = `No item you can read has the id or label “${escapeText(typed, 200)}”. If you need it, you can ask the approvers for access.`;
+  return {
+    ...note(text),
+    blocks: [
+      { type: 'section', text: plain(text) },
+      {
+        type: 'actions',
+        block_id: 'request_access',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTIONS.requestAccess,
+            text: plain('Request access'),
+            value: [...typed].slice(0, 1000).join(''),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
  * One item, for `/vault get`.
  *
  * @param item The item.
  * @returns The message.
  */
 export function singleItem(item: ListedItem): EphemeralMessage {
-  const text = `Item “${escapeMrkdwn(item.label)}”`;
+  const text = `Item “${escapeText(item.label)}”`;
   return {
     response_type: 'ephemeral',
     replace_original: false,
@@ -197,14 +247,14 @@ export function singleItem(item: ListedItem): EphemeralMessage {
  * @returns The message, replacing the one the button was on.
  */
 export function revealed(item: ListedItem, password: string, seconds: number): EphemeralMessage {
-  const title = `Password of “${escapeMrkdwn(item.label)}” (#${item.id}), shown to you only`;
+  const title = `Password of “${escapeText(item.label)}” (#${item.id}), shown to you only`;
   return {
     response_type: 'ephemeral',
     replace_original: true,
     // The notification text never carries the password.
     text: title,
     blocks: [
-      { type: 'section', text: mrkdwn(`*${title}*\n${pathOf(item)}`) },
+      { type: 'section', text: plain(`${title}\n${pathOf(item)}`) },
       { type: 'section', text: { type: 'plain_text', text: password, emoji: false } },
       { type: 'context', elements: [mrkdwn(`This will be hidden in ${seconds} seconds.`)] },
     ],
@@ -220,7 +270,7 @@ export function revealed(item: ListedItem, password: string, seconds: number): E
  * @returns The message.
  */
 export function redacted(item: ListedItem): EphemeralMessage {
-  const text = `The password of “${escapeMrkdwn(item.label)}” (#${item.id}) was shown and is hidden again. Run \`/vault get ${item.id}\` to see it once more.`;
+  const text = `The password of “${escapeText(item.label)}” (#${item.id}) was shown and is hidden again. Run /vault get ${item.id} to see it once more.`;
   return note(text, true);
 }
 
@@ -231,13 +281,13 @@ export function redacted(item: ListedItem): EphemeralMessage {
  * @returns The message (a new one; the list stays).
  */
 export function loginShown(item: ListedItem): EphemeralMessage {
-  const title = `Login of “${escapeMrkdwn(item.label)}” (#${item.id})`;
+  const title = `Login of “${escapeText(item.label)}” (#${item.id})`;
   return {
     response_type: 'ephemeral',
     replace_original: false,
     text: title,
     blocks: [
-      { type: 'section', text: mrkdwn(`*${title}*`) },
+      { type: 'section', text: plain(title) },
       { type: 'section', text: { type: 'plain_text', text: item.login || '(none)', emoji: false } },
     ],
     unfurl_links: false,
@@ -249,6 +299,7 @@ export function loginShown(item: ListedItem): EphemeralMessage {
 export const HELP_TEXT = [
   '*/vault find <text>*: lists the items you may read whose label contains the text.',
   '*/vault get <id or exact label>*: shows one item; a label shared by several items lists them.',
+  '*/vault request <id or label> [reason]*: asks the approvers for a one-time reveal of an item you cannot read.',
   'Buttons: *Show login*, *Reveal password* (shown to you only, hidden again after a while), *Open URL*.',
   'You only ever see what your vault user may read. Every search and reveal is audited.',
 ].join('\n');
@@ -267,7 +318,7 @@ export function revealedModal(item: ListedItem, password: string, seconds: numbe
     title: { type: 'plain_text', text: 'Vault password' },
     close: { type: 'plain_text', text: 'Close' },
     blocks: [
-      { type: 'section', text: mrkdwn(`*${escapeMrkdwn(item.label)}* (#${item.id})\n${pathOf(item)}`) },
+      { type: 'section', text: plain(`${escapeText(item.label)} (#${item.id})\n${pathOf(item)}`) },
       { type: 'section', text: { type: 'plain_text', text: password, emoji: false } },
       { type: 'context', elements: [mrkdwn(`This will be hidden in ${seconds} seconds.`)] },
     ],
@@ -285,6 +336,22 @@ export function redactedModal(item: ListedItem): types.ModalView {
     type: 'modal',
     title: { type: 'plain_text', text: 'Vault password' },
     close: { type: 'plain_text', text: 'Close' },
-    blocks: [{ type: 'section', text: mrkdwn(redacted(item).text) }],
+    blocks: [{ type: 'section', text: plain(redacted(item).text) }],
+  };
+}
+
+/**
+ * A modal of the bot's with the given blocks (search results, a login, a note).
+ *
+ * @param blocks The blocks.
+ * @param title The title (at most 24 characters).
+ * @returns The view.
+ */
+export function modalOf(blocks: readonly (Block | types.AnyBlock)[], title = 'Vaultline'): types.ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: title },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: blocks.slice(0, 100) as types.ModalView['blocks'],
   };
 }

@@ -1,4 +1,4 @@
-import { MAX_QUERY_LENGTH } from './constants.ts';
+import { MAX_SEARCH_LENGTH } from '@vaultline/protocol';
 
 /**
  * Splits `/vault <sub> <argument>` text.
@@ -21,8 +21,8 @@ export function parseCommandText(text: string | undefined): { sub: string; arg: 
  */
 export function queryProblem(arg: string, usage: string): string | undefined {
   if (arg.length === 0) return `Usage: ${usage}`;
-  if ([...arg].length > MAX_QUERY_LENGTH)
-    return `That is too long: at most ${MAX_QUERY_LENGTH} characters, please.`;
+  if ([...arg].length > MAX_SEARCH_LENGTH)
+    return `That is too long: at most ${MAX_SEARCH_LENGTH} characters, please.`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are refused.
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(arg))
     return 'That text holds control characters; please type it again.';

@@ -2,7 +2,7 @@
 export const COMMAND = '/vault';
 
 /** Subcommands of {@link COMMAND}. */
-export const SUBCOMMANDS = { find: 'find', get: 'get', help: 'help' } as const;
+export const SUBCOMMANDS = { find: 'find', get: 'get', request: 'request', help: 'help' } as const;
 
 /** Block action ids. */
 export const ACTIONS = {
@@ -10,6 +10,12 @@ export const ACTIONS = {
   showLogin: 'vault_show_login',
   openUrl: 'vault_open_url',
   page: 'vault_page',
+  requestAccess: 'vault_request_access',
+  approve: 'vault_request_approve',
+  deny: 'vault_request_deny',
+  homeSearch: 'vault_home_search',
+  findShortcut: 'vault_find_shortcut',
+  findModal: 'vault_find_modal',
 } as const;
 
 /** The events the audit log records. */
@@ -20,12 +26,23 @@ export const AUDIT_EVENTS = {
   revealDenied: 'reveal_denied',
   revealLimited: 'reveal_rate_limited',
   showLogin: 'show_login',
+  commandLimited: 'command_rate_limited',
+  accessRequested: 'access_requested',
+  accessApproved: 'access_approved',
+  accessDenied: 'access_denied',
+  accessRefused: 'access_decision_refused',
+  accessExpired: 'access_request_expired',
+  grantExpired: 'access_grant_expired',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */
 export const EVENTS_PATH = '/slack/events';
 /** The largest request accepted in HTTP mode; Slack's payloads (a message of 50 blocks at most) are far smaller. */
-export const MAX_REQUEST_BYTES = 1024 * 1024;
+export const MAX_REQUEST_BYTES = 256 * 1024;
+/** How far (s) a request's timestamp may be from the bot's clock, either way (Slack's own rule). */
+export const MAX_REQUEST_SKEW_SECONDS = 5 * 60;
+/** Slack's host for `response_url`s: https://api.slack.com/interactivity/handling#message_responses */
+export const SLACK_HOOKS_ORIGIN = 'https://hooks.slack.com';
 /** A liveness probe in HTTP mode. */
 export const HEALTH_PATH = '/healthz';
 
@@ -53,6 +70,21 @@ export const ENV = {
   auditFile: 'AUDIT_FILE',
   auditChannel: 'AUDIT_CHANNEL',
   logLevel: 'LOG_LEVEL',
+  dataDir: 'BOT_DATA_DIR',
+  databaseUrl: 'BOT_DATABASE_URL',
+  responseUrlOrigins: 'SLACK_RESPONSE_URL_ORIGINS',
+  teamIds: 'SLACK_TEAM_IDS',
+  appIds: 'SLACK_APP_IDS',
+  identityTeamIds: 'IDENTITY_TEAM_IDS',
+  identityAllowGuests: 'IDENTITY_ALLOW_GUESTS',
+  commandLimit: 'COMMAND_RATE_LIMIT',
+  commandWindowSeconds: 'COMMAND_RATE_WINDOW_SECONDS',
+  approvers: 'APPROVERS',
+  folderApprovers: 'APPROVERS_BY_FOLDER',
+  approvalsChannel: 'APPROVALS_CHANNEL',
+  requestExpirySeconds: 'REQUEST_EXPIRY_SECONDS',
+  grantSeconds: 'GRANT_SECONDS',
+  grantReveals: 'GRANT_REVEALS',
 } as const;
 
 /** Defaults of the settings that have one. */
@@ -66,9 +98,15 @@ export const DEFAULTS = {
   revealMode: 'ephemeral',
   revealLimit: 5,
   revealWindowSeconds: 60,
-  accessCacheSeconds: 30,
+  accessCacheSeconds: 5,
   pageSize: 20,
   logLevel: 'info',
+  dataDir: '.data/slack-bot',
+  commandLimit: 10,
+  commandWindowSeconds: 10,
+  requestExpirySeconds: 3600,
+  grantSeconds: 900,
+  grantReveals: 1,
 } as const;
 
 /** Slack's limit of blocks in one message: https://api.slack.com/reference/block-kit/blocks */
@@ -79,18 +117,8 @@ export const SLACK_MAX_SECTION_TEXT = 3000;
 export const SLACK_MAX_BUTTON_URL = 3000;
 /** Each listed item takes a section and an actions block; the rest is header and navigation. */
 export const MAX_PAGE_SIZE = 23;
-/** Longest query accepted; longer ones are refused with a message, not cut. */
-export const MAX_QUERY_LENGTH = 200;
 /** Longest label or path shown before it is shortened. */
 export const MAX_SHOWN_TEXT = 300;
-/** Characters TeamPass's find/item accepts; other queries are matched by the bot over the user's items. */
-export const SERVER_SEARCH_SAFE = /^[A-Za-z0-9_:'-]+$/;
-/** Runs of those characters inside other text. */
-export const SERVER_SEARCH_RUNS = /[A-Za-z0-9_:'-]+/g;
-/** The shortest run worth a server search; shorter ones match too much to narrow anything. */
-export const MIN_SERVER_RUN = 3;
-/** The most results a search lists; Vaultline's find/item returns at most this many. */
-export const VAULT_FIND_LIMIT = 1000;
 /** How long a Slack user's profile email is trusted, in ms. */
 export const PROFILE_CACHE_MS = 10 * 60_000;
 /** The most profile emails kept. */
@@ -101,3 +129,15 @@ export const AFTER_ACK_CONCURRENCY = 8;
 export const ACK_QUIET_MS = 5;
 /** The longest (ms) that work waits for arrivals to pause. */
 export const ACK_MAX_DEFER_MS = 250;
+/** How often (ms) each instance looks for redactions and requests that are due. */
+export const SWEEP_INTERVAL_MS = 250;
+/** How long (ms) an instance holds a due redaction it is running before another may take it. */
+export const CLAIM_MS = 30_000;
+/** How many audit records one audit-channel post carries at most. */
+export const AUDIT_BATCH_SIZE = 20;
+/** The longest (ms) an audit record waits in the queue before its post is tried. */
+export const AUDIT_FLUSH_MS = 200;
+/** The longest reason a request carries. */
+export const MAX_REASON_LENGTH = 500;
+/** How many recent reveals the App Home lists. */
+export const HOME_RECENT_REVEALS = 10;

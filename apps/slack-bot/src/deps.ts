@@ -1,13 +1,16 @@
-import type { AccessChecker, VaultClient } from '@vaultline/protocol';
+import type { webApi } from '@slack/bolt';
+import type { AccessChecker, Redactor, VaultClient } from '@vaultline/protocol';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
+import type { AccessRequests } from './access-requests.ts';
 import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
 import type { IdentityResolver } from './identity.ts';
-import type { RedactionTimers } from './redaction-timers.ts';
-import type { RevealLimiter } from './reveal-limiter.ts';
+import type { Limiter } from './limiter.ts';
+import type { Redactions } from './redactions.ts';
 import type { ItemSearch } from './search.ts';
+import type { Database } from './store/database.ts';
 
 /** What every command and action handler is built from. */
 export interface Deps {
@@ -17,9 +20,23 @@ export interface Deps {
   search: ItemSearch;
   identity: IdentityResolver;
   audit: AuditLog;
-  limiter: RevealLimiter;
-  timers: RedactionTimers;
+  /** The bot's store. */
+  db: Database;
+  /** Reveals per Slack user. */
+  revealLimiter: Limiter;
+  /** Commands and clicks per Slack user, checked before anything reaches the vault. */
+  commandLimiter: Limiter;
+  /** Redactions of revealed passwords, in the store. */
+  redactions: Redactions;
+  /** Access requests and the grants they give. */
+  requests: AccessRequests;
+  /** The bot's own Web API client (its token), for posts that answer no request. */
+  slack: () => webApi.WebClient;
+  /** Reveals being delivered now: a stop waits for them before hiding what they showed. */
+  deliveries: Set<Promise<unknown>>;
   logger: Logger;
+  /** Removes the bot's secrets from a text. */
+  redact: Redactor;
   /** Runs the work that follows an ack, a few at a time, so a burst of commands is acked first. */
   afterAck: LimitFunction;
   /** Holds that work back while a burst of requests is still arriving. */

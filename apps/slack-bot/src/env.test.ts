@@ -28,6 +28,48 @@ describe('readConfig', () => {
       revealSeconds: 60,
       pageSize: 20,
       identity: { mode: 'map', mapFile: '/etc/map.csv' },
+      accessCacheSeconds: 5,
+      store: { kind: 'pglite', dataDir: '.data/slack-bot' },
+      responseUrlOrigins: ['https://hooks.slack.com'],
+      teamIds: undefined,
+      appIds: undefined,
+      commandLimit: 10,
+      commandWindowSeconds: 10,
+      approvers: [],
+      requestExpirySeconds: 3600,
+      grantSeconds: 900,
+      grantReveals: 1,
+    });
+  });
+
+  it('reads the store, allow-lists and approvers', () => {
+    const config = readConfig({
+      ...base,
+      BOT_DATABASE_URL: 'postgres://bot@db/vaultline_bot',
+      SLACK_TEAM_IDS: 'T0123, T0456',
+      SLACK_APP_IDS: 'A0123',
+      APPROVERS: 'U0123 S0456',
+      APPROVERS_BY_FOLDER: '12=U0789,U0790; 14=S0999',
+      APPROVALS_CHANNEL: 'C0APPROVE',
+      IDENTITY_MODE: 'email',
+      VAULT_USER_DIRECTORY_FILE: '/etc/users.csv',
+      IDENTITY_TEAM_IDS: 'T0123',
+      IDENTITY_ALLOW_GUESTS: 'true',
+    });
+    expect(config.store).toEqual({ kind: 'postgres', url: 'postgres://bot@db/vaultline_bot' });
+    expect(config.teamIds).toEqual(['T0123', 'T0456']);
+    expect(config.appIds).toEqual(['A0123']);
+    expect(config.approvers).toEqual(['U0123', 'S0456']);
+    expect([...config.folderApprovers]).toEqual([
+      [12, ['U0789', 'U0790']],
+      [14, ['S0999']],
+    ]);
+    expect(config.approvalsChannel).toBe('C0APPROVE');
+    expect(config.identity).toEqual({
+      mode: 'email',
+      directoryFile: '/etc/users.csv',
+      teamIds: ['T0123'],
+      allowGuests: true,
     });
   });
 
@@ -56,6 +98,11 @@ describe('readConfig', () => {
     [{ VAULT_URL: 'ftp://vault' }, 'VAULT_URL must be http(s)'],
     [{ SLACK_BOT_TOKEN: 'xoxp-user' }, 'SLACK_BOT_TOKEN must start with xoxb-'],
     [{ AUDIT_CHANNEL: '#audit' }, 'AUDIT_CHANNEL must be a channel id'],
+    [{ BOT_DATABASE_URL: 'mysql://x' }, 'BOT_DATABASE_URL must be a postgres:// URL'],
+    [{ SLACK_RESPONSE_URL_ORIGINS: 'https://hooks.slack.com/x' }, 'must list origins'],
+    [{ APPROVERS: 'alice' }, 'APPROVERS must list ids'],
+    [{ APPROVERS_BY_FOLDER: 'ops=U0123' }, 'APPROVERS_BY_FOLDER must look like'],
+    [{ IDENTITY_ALLOW_GUESTS: 'yes' }, 'IDENTITY_ALLOW_GUESTS must be "true" or "false"'],
   ])('refuses %j with a clear message', (change, message) => {
     expect(problemsOf({ ...base, ...change }).join('\n')).toContain(message);
   });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DEFAULTS, ENV, MAX_PAGE_SIZE } from './constants.ts';
+import { DEFAULTS, ENV, MAX_PAGE_SIZE, SLACK_HOOKS_ORIGIN } from './constants.ts';
 
 /** A configuration error: lists every missing or malformed setting at once. */
 export class ConfigError extends Error {
@@ -29,6 +29,46 @@ const integer = (what: string, min: number, max: number, fallback: number) =>
     ),
     String(fallback),
   );
+const SLACK_ID = /^[UWS][A-Z0-9]{2,30}$/;
+const idList = (what: string, pattern: RegExp, example: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => value.split(/[\s,]+/).filter(Boolean)),
+      v.check((ids) => ids.every((id) => pattern.test(id)), `${what} must list ids like ${example}`),
+    ),
+  );
+const boolean = (what: string) =>
+  v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], `${what} must be "true" or "false"`),
+      v.transform((value) => value === 'true'),
+    ),
+    'false',
+  );
+const folderApprovers = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((value) =>
+      value
+        .split(';')
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+        .map((entry) => {
+          const [folder = '', ids = ''] = entry.split('=');
+          return [folder.trim(), ids.split(/[\s,]+/).filter(Boolean)] as const;
+        }),
+    ),
+    v.check(
+      (entries) =>
+        entries.every(
+          ([folder, ids]) =>
+            /^\d{1,15}$/.test(folder) && ids.length > 0 && ids.every((id) => SLACK_ID.test(id)),
+        ),
+      `${ENV.folderApprovers} must look like "12=U0123ABC,U0456DEF; 14=S0789GHI"`,
+    ),
+  ),
+);
 const httpUrl = (what: string) =>
   v.pipe(text(what), v.url(`${what} must be a URL`), v.regex(/^https?:\/\//i, `${what} must be http(s)`));
 
@@ -77,6 +117,55 @@ const EnvSchema = v.pipe(
       v.picklist(['debug', 'info', 'warn', 'error'], `${ENV.logLevel} must be debug, info, warn or error`),
       DEFAULTS.logLevel,
     ),
+    [ENV.dataDir]: v.optional(text(ENV.dataDir), DEFAULTS.dataDir),
+    [ENV.databaseUrl]: v.optional(
+      v.pipe(
+        text(ENV.databaseUrl),
+        v.regex(/^postgres(ql)?:\/\//, `${ENV.databaseUrl} must be a postgres:// URL`),
+      ),
+    ),
+    [ENV.responseUrlOrigins]: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform((value) => value.split(/[\s,]+/).filter(Boolean)),
+        v.check(
+          (origins) =>
+            origins.length > 0 &&
+            origins.every((origin) => {
+              try {
+                return /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
+              } catch {
+                return false;
+              }
+            }),
+          `${ENV.responseUrlOrigins} must list origins like https://hooks.slack.com`,
+        ),
+      ),
+      SLACK_HOOKS_ORIGIN,
+    ),
+    [ENV.teamIds]: idList(ENV.teamIds, /^[TE][A-Z0-9]{1,30}$/, 'T0123ABC'),
+    [ENV.appIds]: idList(ENV.appIds, /^A[A-Z0-9]{1,30}$/, 'A0123ABC'),
+    [ENV.identityTeamIds]: idList(ENV.identityTeamIds, /^[TE][A-Z0-9]{1,30}$/, 'T0123ABC'),
+    [ENV.identityAllowGuests]: boolean(ENV.identityAllowGuests),
+    [ENV.commandLimit]: integer(ENV.commandLimit, 1, 10_000, DEFAULTS.commandLimit),
+    [ENV.commandWindowSeconds]: integer(ENV.commandWindowSeconds, 1, 3600, DEFAULTS.commandWindowSeconds),
+    [ENV.approvers]: idList(ENV.approvers, SLACK_ID, 'U0123ABC or a user group S0123ABC'),
+    [ENV.folderApprovers]: folderApprovers,
+    [ENV.approvalsChannel]: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.regex(/^[CG][A-Z0-9]+$/, `${ENV.approvalsChannel} must be a channel id like C0123ABC`),
+      ),
+    ),
+    [ENV.requestExpirySeconds]: integer(
+      ENV.requestExpirySeconds,
+      1,
+      7 * 86_400,
+      DEFAULTS.requestExpirySeconds,
+    ),
+    [ENV.grantSeconds]: integer(ENV.grantSeconds, 1, 86_400, DEFAULTS.grantSeconds),
+    [ENV.grantReveals]: integer(ENV.grantReveals, 1, 100, DEFAULTS.grantReveals),
   }),
   v.forward(
     v.partialCheck(
@@ -124,7 +213,16 @@ export interface Config {
   vaultUrl: string;
   vaultApiKey: string;
   vaultTimeoutMs: number;
-  identity: { mode: 'map'; mapFile: string } | { mode: 'email'; directoryFile: string };
+  identity:
+    | { mode: 'map'; mapFile: string }
+    | {
+        mode: 'email';
+        directoryFile: string;
+        /** Workspaces whose full members may be mapped by email; the installing one when undefined. */
+        teamIds: readonly string[] | undefined;
+        /** Whether guests (restricted accounts) may be mapped by email. */
+        allowGuests: boolean;
+      };
   revealSeconds: number;
   revealMode: 'ephemeral' | 'modal';
   revealLimit: number;
@@ -134,6 +232,25 @@ export interface Config {
   auditFile: string | undefined;
   auditChannel: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The bot's store: a PGlite data directory, or PostgreSQL shared by several bot processes. */
+  store: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
+  /** Origins `response_url`s may point to. */
+  responseUrlOrigins: readonly string[];
+  /** Workspaces served; all when undefined. */
+  teamIds: readonly string[] | undefined;
+  /** Slack apps served; all when undefined. */
+  appIds: readonly string[] | undefined;
+  commandLimit: number;
+  commandWindowSeconds: number;
+  /** Who approves access requests: Slack user ids and user group ids. */
+  approvers: readonly string[];
+  /** Approvers per folder id, instead of the default ones. */
+  folderApprovers: ReadonlyMap<number, readonly string[]>;
+  /** Where requests go; a DM to each approver when undefined. */
+  approvalsChannel: string | undefined;
+  requestExpirySeconds: number;
+  grantSeconds: number;
+  grantReveals: number;
 }
 
 /**
@@ -159,6 +276,7 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     throw new ConfigError([...new Set(problems)]);
   }
   const env = result.output;
+  const databaseUrl = env[ENV.databaseUrl];
   return {
     mode: env[ENV.mode],
     botToken: env[ENV.botToken],
@@ -173,7 +291,12 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     identity:
       env[ENV.identityMode] === 'map'
         ? { mode: 'map', mapFile: env[ENV.identityMapFile] ?? '' }
-        : { mode: 'email', directoryFile: env[ENV.userDirectoryFile] ?? '' },
+        : {
+            mode: 'email',
+            directoryFile: env[ENV.userDirectoryFile] ?? '',
+            teamIds: env[ENV.identityTeamIds],
+            allowGuests: env[ENV.identityAllowGuests],
+          },
     revealSeconds: env[ENV.revealSeconds],
     revealMode: env[ENV.revealMode],
     revealLimit: env[ENV.revealLimit],
@@ -183,5 +306,19 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     auditFile: env[ENV.auditFile],
     auditChannel: env[ENV.auditChannel],
     logLevel: env[ENV.logLevel],
+    store: databaseUrl
+      ? { kind: 'postgres', url: databaseUrl }
+      : { kind: 'pglite', dataDir: env[ENV.dataDir] },
+    responseUrlOrigins: env[ENV.responseUrlOrigins],
+    teamIds: env[ENV.teamIds],
+    appIds: env[ENV.appIds],
+    commandLimit: env[ENV.commandLimit],
+    commandWindowSeconds: env[ENV.commandWindowSeconds],
+    approvers: env[ENV.approvers] ?? [],
+    folderApprovers: new Map((env[ENV.folderApprovers] ?? []).map(([folder, ids]) => [Number(folder), ids])),
+    approvalsChannel: env[ENV.approvalsChannel],
+    requestExpirySeconds: env[ENV.requestExpirySeconds],
+    grantSeconds: env[ENV.grantSeconds],
+    grantReveals: env[ENV.grantReveals],
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, safeHttpUrl } from './escape.ts';
+import { escapeMrkdwn, escapeText, safeHttpUrl } from './escape.ts';
 
 describe('escapeMrkdwn', () => {
   it.each([
@@ -21,6 +21,21 @@ describe('escapeMrkdwn', () => {
   it('shortens long text by code points, not UTF-16 units', () => {
     const out = escapeMrkdwn('😀'.repeat(10), 5);
     expect(out).toBe('😀😀😀😀…');
+  });
+});
+
+describe('escapeText and mrkdwn formatting', () => {
+  it.each([
+    ['\u202Eevil', '\uFFFDevil'],
+    ['git\u200Bhub', 'git\uFFFDhub'],
+    ['a\u2066b\u2069', 'a\uFFFDb\uFFFD'],
+    ['*bold* _it_', '*bold* _it_'],
+  ])('shows %j as %j in plain text', (input, output) => {
+    expect(escapeText(input)).toBe(output);
+  });
+
+  it('turns mrkdwn formatting characters into look-alikes that format nothing', () => {
+    expect(escapeMrkdwn('*b* _i_ ~s~ `c`')).toBe('∗b∗ ＿i＿ ∼s∼ ˋcˋ');
   });
 });
 

@@ -1,21 +1,25 @@
 import { MAX_SHOWN_TEXT } from './constants.ts';
 
 const WORD_JOINER = '\u2060';
+/** Shown instead of a character that would reorder or hide text. */
+const REPLACEMENT = '\uFFFD';
 
 /**
- * Makes text safe to show in a Slack mrkdwn field: `&`, `<` and `>` are escaped (so no `<!here>`,
- * `<@U…>` or `<http://…|link>` can be formed) and broadcast words (`@here`, `@channel`,
- * `@everyone`) get an invisible word joiner so they never notify anyone. Use it with
- * `verbatim: true` so Slack does not auto-link bare URLs or channel names either.
+ * Makes text from a user or the vault safe to show in any Slack text (a `plain_text` element, a
+ * notification's fallback text): `&`, `<` and `>` are escaped (so no `<!here>`, `<@U…>` or
+ * `<http://…|link>` can be formed), broadcast words (`@here`, `@channel`, `@everyone`) get an
+ * invisible word joiner so they never notify anyone, line breaks and control characters become
+ * spaces, and bidirectional controls and zero-width characters (which reorder or hide text, e.g.
+ * U+202E, U+200B) become U+FFFD, visibly.
  *
  * @see https://api.slack.com/reference/surfaces/formatting#escaping
- * @param value The text from a user or the vault.
+ * @param value The text.
  * @param max The longest text kept; longer text is shortened with an ellipsis.
  * @returns The escaped text.
  */
-export function escapeMrkdwn(value: string, max = MAX_SHOWN_TEXT): string {
+export function escapeText(value: string, max = MAX_SHOWN_TEXT): string {
   const chars = [...value.normalize('NFC')];
-  const shortened = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value.normalize('NFC');
+  const shortened = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
   return (
     shortened
       .replace(/&/g, '&amp;')
@@ -24,8 +28,26 @@ export function escapeMrkdwn(value: string, max = MAX_SHOWN_TEXT): string {
       .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`)
       // Control characters and line breaks would let a label fake extra lines of the message.
       // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed.
-      .replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ')
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+      .replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, REPLACEMENT)
   );
+}
+
+/** Mrkdwn's formatting characters and the look-alikes that show them without formatting. */
+const FORMATTING: Readonly<Record<string, string>> = { '*': '∗', _: '＿', '~': '∼', '`': 'ˋ' };
+
+/**
+ * Makes text safe inside a Slack mrkdwn field: {@link escapeText}, and mrkdwn's formatting
+ * characters (`*`, `_`, `~`, backtick), which Slack cannot escape, shown as look-alikes. Prefer a
+ * `plain_text` element with {@link escapeText}; use this with `verbatim: true` where mrkdwn is
+ * needed around the text.
+ *
+ * @param value The text from a user or the vault.
+ * @param max The longest text kept.
+ * @returns The escaped text.
+ */
+export function escapeMrkdwn(value: string, max = MAX_SHOWN_TEXT): string {
+  return escapeText(value, max).replace(/[*_~`]/g, (char) => FORMATTING[char] ?? char);
 }
 
 /**

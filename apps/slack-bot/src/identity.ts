@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { webApi } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
 import { PROFILE_CACHE_MS, PROFILE_CACHE_SIZE } from './constants.ts';
 import type { Config } from './env.ts';
@@ -7,7 +8,7 @@ import type { Config } from './env.ts';
 /** Who a Slack user is in the vault, or why they are nobody. */
 export type Identity =
   | { ok: true; login: string }
-  | { ok: false; reason: 'unmapped' | 'no_email' | 'ambiguous_email' | 'lookup_failed' };
+  | { ok: false; reason: 'unmapped' | 'no_email' | 'not_member' | 'ambiguous_email' | 'lookup_failed' };
 
 /** Finds the vault login of a Slack user. Never guesses: no mapping means no identity. */
 export interface IdentityResolver {
@@ -116,25 +117,48 @@ export async function createIdentityResolver(
     };
   }
   const directory = await readUserDirectory(identity.directoryFile);
-  const profiles = new Map<string, { email: string | undefined; at: number }>();
+  // Profiles are trusted for a while: bounded, and each entry expires (now() is the cache's clock).
+  const profiles = new LRUCache<string, { email: string | undefined; member: boolean }>({
+    max: PROFILE_CACHE_SIZE,
+    ttl: PROFILE_CACHE_MS,
+    perf: { now },
+  });
+  let installTeam: string | undefined;
+  const teamsOf = async (client: webApi.WebClient): Promise<readonly string[]> => {
+    if (identity.teamIds) return identity.teamIds;
+    installTeam ??= (await client.auth.test()).team_id;
+    return installTeam ? [installTeam] : [];
+  };
   return {
     async resolve(slackUserId, client) {
       let cached = profiles.get(slackUserId);
-      if (!cached || now() - cached.at > PROFILE_CACHE_MS) {
+      if (!cached) {
         let email: string | undefined;
+        let member = false;
         try {
-          const answer = await client.users.info({ user: slackUserId });
-          const user = answer.user;
-          // A deactivated account, a bot, or an address Slack has not confirmed is no identity.
-          const usable = user && !user.deleted && !user.is_bot && user.is_email_confirmed !== false;
-          email = usable ? user.profile?.email?.toLowerCase() : undefined;
+          const teams = await teamsOf(client);
+          const user = (await client.users.info({ user: slackUserId })).user;
+          // Only a full member of our workspace (or an allowed one) is mapped by email: a stranger
+          // from a shared channel, another team's user or (unless allowed) a guest chooses their
+          // own profile email. A deactivated account or a bot is nobody.
+          member =
+            user !== undefined &&
+            user.deleted !== true &&
+            user.is_bot !== true &&
+            user.is_stranger !== true &&
+            user.team_id !== undefined &&
+            teams.includes(user.team_id) &&
+            (identity.allowGuests || (user.is_restricted !== true && user.is_ultra_restricted !== true));
+          // Only an address Slack says it has confirmed counts; a missing flag is not a confirmation.
+          email =
+            member && user?.is_email_confirmed === true ? user.profile?.email?.toLowerCase() : undefined;
         } catch {
           return { ok: false, reason: 'lookup_failed' };
         }
-        if (profiles.size >= PROFILE_CACHE_SIZE) profiles.clear();
-        cached = { email, at: now() };
+        cached = { email, member };
         profiles.set(slackUserId, cached);
       }
+      if (!cached.member) return { ok: false, reason: 'not_member' };
       if (!cached.email) return { ok: false, reason: 'no_email' };
       const login = directory.get(cached.email);
       if (login === null) return { ok: false, reason: 'ambiguous_email' };
@@ -149,6 +173,8 @@ export const IDENTITY_MESSAGES: Readonly<Record<Exclude<Identity, { ok: true }>[
     'Your Slack account is not linked to a vault user, so the bot shows you nothing. Ask a vault admin to link it.',
   no_email:
     'Your Slack profile has no confirmed email, so the bot cannot find your vault user. Ask a vault admin to link your account.',
+  not_member:
+    'Only full members of this workspace can be linked to a vault user by email, so the bot shows you nothing. Ask a vault admin to link your account.',
   ambiguous_email:
     'Your email belongs to more than one vault user, so the bot shows you nothing. Ask a vault admin to fix the directory.',
   lookup_failed: 'The bot could not read your Slack profile to find your vault user. Please try again later.',

@@ -5,6 +5,7 @@ import { note } from './blocks.ts';
 import type { Deps } from './deps.ts';
 import { friendlyMessage } from './error-messages.ts';
 import { IDENTITY_MESSAGES, UNKNOWN_LOGIN_MESSAGE } from './identity.ts';
+import { errorFields } from './safe-error.ts';
 
 /** Who asked, and where. */
 export interface Caller {
@@ -80,41 +81,24 @@ async function runResolved(
   try {
     const identity = await deps.identity.resolve(caller.slackUser, caller.client);
     if (!identity.ok) {
-      await deps.audit.record(
-        {
-          event,
-          ...auditWho(caller, undefined),
-          outcome: identity.reason,
-        },
-        caller.client,
-      );
+      await deps.audit.record({ event, ...auditWho(caller, undefined), outcome: identity.reason });
       await caller.respond(note(IDENTITY_MESSAGES[identity.reason]));
       return;
     }
     login = identity.login;
     await work(login);
   } catch (error) {
-    deps.logger.warn(
-      {
-        event,
-        slackUser: caller.slackUser,
-        login,
-        code: isVaultError(error) ? error.code : 'unexpected',
-        status: isVaultError(error) ? error.status : undefined,
-        err: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-      },
-      'request failed',
-    );
+    const fields = errorFields(error, deps.redact);
+    deps.logger.warn({ event, slackUser: caller.slackUser, login, ...fields }, 'request failed');
+    // A failure is audited too: what was tried, by whom, and how it ended (the code, no text).
+    await deps.audit.record({ event, ...auditWho(caller, login), outcome: `error:${fields.code}` });
     try {
       const unknownLogin =
         isVaultError(error, 'not_found') &&
         (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems');
       await caller.respond(note(unknownLogin ? UNKNOWN_LOGIN_MESSAGE : friendlyMessage(error)));
     } catch (respondError) {
-      deps.logger.warn(
-        { err: respondError instanceof Error ? respondError.message : String(respondError) },
-        'could not tell the user',
-      );
+      deps.logger.warn(errorFields(respondError, deps.redact), 'could not tell the user');
     }
   }
 }

@@ -1,11 +1,13 @@
 import {
   type AccessChecker,
+  describeRight,
   foldLabel,
   type Item,
+  parseId,
   permissionsOf,
+  searchItems,
   type VaultClient,
 } from '@vaultline/protocol';
-import { MIN_SERVER_RUN, SERVER_SEARCH_RUNS, SERVER_SEARCH_SAFE, VAULT_FIND_LIMIT } from './constants.ts';
 
 /** What the bot keeps of an item to list it: never the password. */
 export interface ListedItem {
@@ -15,6 +17,8 @@ export interface ListedItem {
   url: string;
   path: string[];
   folderId: number;
+  /** What the person may do with it, in the core's words for their right ("read only", …). */
+  access: string;
 }
 
 /** Finds the items a vault user may read. */
@@ -43,7 +47,7 @@ export interface ItemSearch {
    * @param id The item id.
    * @returns The item with its password, or undefined when the user may not read it.
    */
-  readFresh(login: string, id: number): Promise<Item | undefined>;
+  readFresh(login: string, id: number): Promise<(Item & { access: string }) | undefined>;
 }
 
 /**
@@ -54,6 +58,7 @@ export interface ItemSearch {
  */
 export function toListed(
   item: Pick<Item, 'id' | 'label' | 'login' | 'url' | 'path' | 'folderId'>,
+  access: string,
 ): ListedItem {
   return {
     id: item.id,
@@ -62,70 +67,46 @@ export function toListed(
     url: item.url,
     path: item.path,
     folderId: item.folderId,
+    access,
   };
 }
 
-// Labels compare as the vault compares them for similarity: the core's one folding.
-const fold = foldLabel;
-
-function longestSafeRun(text: string): string {
-  const runs = text.normalize('NFC').match(SERVER_SEARCH_RUNS) ?? [];
-  return runs.reduce((longest, run) => (run.length > longest.length ? run : longest), '');
-}
-
 /**
- * Creates the search over a client and an access checker.
+ * Creates the search over a client and an access checker: the core's one search
+ * ({@link searchItems}), over the folders the person may read, then the access checker again.
  *
  * @param vault The client (on the bot's key, which reads everything).
  * @param access The access checker: the only thing that decides what a person sees.
  * @returns The search.
  */
 export function createItemSearch(vault: VaultClient, access: AccessChecker): ItemSearch {
-  async function serverFind(login: string, query: string): Promise<{ found: Item[]; complete: boolean }> {
+  async function search(login: string, text: string): Promise<{ found: Item[]; complete: boolean }> {
     const rights = await access.load(login);
     const folderIds = [...rights.folders.values()]
-      .filter((f) => permissionsOf(f.accessType).read)
-      .map((f) => f.id);
+      .filter((folder) => permissionsOf(folder.accessType).read)
+      .map((folder) => folder.id);
     if (folderIds.length === 0) return { found: [], complete: true };
-    const found = await vault.findItems({ folderIds, query });
-    return { found, complete: found.length < VAULT_FIND_LIMIT };
-  }
-
-  async function candidates(login: string, text: string): Promise<{ found: Item[]; complete: boolean }> {
-    if (SERVER_SEARCH_SAFE.test(text)) return serverFind(login, text);
-    // TeamPass's find/item only takes [A-Za-z0-9_:'-]: the vault searches the longest such run of
-    // the text and the bot keeps the labels that hold the whole text.
-    const run = longestSafeRun(text);
-    if (run.length >= MIN_SERVER_RUN) return serverFind(login, run);
-    // Nothing usable for the vault's search (e.g. only emoji or CJK): match over the user's own
-    // item list.
-    const wanted = fold(text);
-    const matches = (await vault.readUserItems({ login })).filter((item) =>
-      fold(item.label).includes(wanted),
-    );
-    return { found: matches.slice(0, VAULT_FIND_LIMIT), complete: matches.length <= VAULT_FIND_LIMIT };
+    const result = await searchItems(vault, { folderIds, text });
+    return { found: result.items, complete: !result.truncated };
   }
 
   async function readable(login: string, items: Item[]): Promise<ListedItem[]> {
     const allowed = await access.filterReadable(login, items);
-    return allowed.map(toListed).sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
+    const rights = await access.load(login);
+    return allowed
+      .map((item) => toListed(item, describeRight(rights.folders.get(item.folderId)?.accessType)))
+      .sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
   }
 
   return {
     async find(login, text) {
-      const wanted = fold(text);
-      const { found, complete } = await candidates(login, text);
-      // The server's matching rule is not specified: keep only label substrings, whatever it sent.
-      const items = await readable(
-        login,
-        found.filter((item) => fold(item.label).includes(wanted)),
-      );
-      return { items, complete };
+      const { found, complete } = await search(login, text);
+      return { items: await readable(login, found), complete };
     },
     async get(login, idOrLabel) {
       const value = idOrLabel.trim();
-      if (/^\d{1,15}$/.test(value)) {
-        const id = Number(value);
+      const id = parseId(value);
+      if (id !== undefined) {
         const items = await vault.readItems({ ids: [id] });
         return {
           items: await readable(
@@ -135,17 +116,19 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
           exact: true,
         };
       }
-      const wanted = fold(value);
-      const found = await readable(login, (await candidates(login, value)).found);
-      const exact = found.filter((item) => fold(item.label) === wanted);
+      const wanted = foldLabel(value);
+      const found = await readable(login, (await search(login, value)).found);
+      const exact = found.filter((item) => foldLabel(item.label) === wanted);
       if (exact.length > 0) return { items: exact, exact: true };
-      return { items: found.filter((item) => fold(item.label).includes(wanted)), exact: false };
+      return { items: found, exact: false };
     },
     async readFresh(login, id) {
       access.invalidate(login);
       const [item] = await vault.readItems({ ids: [id] });
       if (item?.id !== id) return undefined;
-      return (await access.canRead(login, { id, folderId: item.folderId })) ? item : undefined;
+      if (!(await access.canRead(login, { id, folderId: item.folderId }))) return undefined;
+      const rights = await access.load(login);
+      return { ...item, access: describeRight(rights.folders.get(item.folderId)?.accessType) };
     },
   };
 }

@@ -143,7 +143,7 @@ describe('the HTTP receiver', () => {
 
   it.each([
     ['empty', 'find', 'Usage: /vault find &lt;text&gt;'],
-    ['oversized', `find ${'a'.repeat(201)}`, 'at most 200 characters'],
+    ['oversized', `find ${'a'.repeat(101)}`, 'at most 100 characters'],
     ['control characters', 'find a\u0007b', 'control characters'],
   ])('refuses a %s query in the ack, before any vault call', async (_name, text, expected) => {
     const id = nextId();

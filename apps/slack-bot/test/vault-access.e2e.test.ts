@@ -50,7 +50,7 @@ async function press(bot: TestBot, user: string, actionId: string, value: string
 function labelsOf(message: Message): string[] {
   return (message.blocks ?? [])
     .filter((block) => block.type === 'section' && /·\s+#\d+/.test(block.text?.text ?? ''))
-    .map((block) => /^\*(.*)\*/.exec(block.text?.text ?? '')?.[1] ?? '');
+    .map((block) => /^(.*?) {2}· {2}#\d+/.exec(block.text?.text ?? '')?.[1] ?? '');
 }
 
 function buttons(message: Message): Element[] {
@@ -67,6 +67,7 @@ describe('with a real vault', () => {
       SLACK_API_URL: slack.apiUrl,
       REVEAL_SECONDS: '1',
       REVEAL_RATE_LIMIT: '100',
+      COMMAND_RATE_LIMIT: '1000',
       AUDIT_CHANNEL: 'CAUDIT',
     });
   });
@@ -91,10 +92,10 @@ describe('with a real vault', () => {
 
   it('shows the label, folder path and login with show login, reveal and a safe open-URL button', async () => {
     const { answer } = await ask(bot, SLACK_USERS.alice, 'find github-deploy');
-    const section = answer.blocks?.find((block) => block.text?.text.startsWith('*github-deploy*'));
+    const section = answer.blocks?.find((block) => block.text?.text.startsWith('github-deploy  ·'));
     expect(section?.text?.text).toContain('Dev');
     expect(section?.text?.text).toContain('Login: deploy-bot');
-    expect(section?.text?.verbatim).toBe(true);
+    expect(section?.text?.type).toBe('plain_text');
     const ids = buttons(answer).map((button) => button.action_id);
     expect(ids).toEqual(['vault_show_login', 'vault_reveal', 'vault_open_url']);
     expect(buttons(answer).find((button) => button.action_id === 'vault_open_url')?.url).toBe(
@@ -150,7 +151,7 @@ describe('with a real vault', () => {
     const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find evil <!here>');
     const all = JSON.stringify(answer) + JSON.stringify(ack.json);
     expect(all).not.toMatch(/<!here>|<!channel>|<https:\/\/evil|<@U999>|@here|@channel/);
-    const section = answer.blocks?.find((block) => block.text?.text.startsWith('*evil'));
+    const section = answer.blocks?.find((block) => block.text?.text.startsWith('evil'));
     expect(section?.text?.text).toContain(
       'evil &lt;!here&gt; &lt;https://evil.example|click&gt; &amp; @\u2060channel',
     );
@@ -222,13 +223,19 @@ describe('with a real vault', () => {
       channel: 'C1',
       slackTeam: 'T1',
     });
+    // The audit channel's posts are queued and batched: they follow the answer, not precede it.
+    await slack.waitFor(
+      () =>
+        slack
+          .apiCalls('chat.postMessage')
+          .some(
+            (call) =>
+              call.body.channel === 'CAUDIT' &&
+              /reveal: .*github-deploy.*\(shown\)/.test(String(call.body.text)),
+          ),
+      10_000,
+    );
     const posts = slack.apiCalls('chat.postMessage').filter((call) => call.body.channel === 'CAUDIT');
-    expect(
-      posts.some(
-        (call) =>
-          String(call.body.text).includes('reveal') && String(call.body.text).includes('github-deploy'),
-      ),
-    ).toBe(true);
     for (const call of posts) {
       expect(call.raw).not.toContain(password);
       expect(String(call.body.text)).not.toContain('<@');
@@ -375,7 +382,8 @@ describe('the reveal rate limit', () => {
       REVEAL_SECONDS: '600',
     });
     const { id } = await press(bot, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['staging-db']));
-    await slack.waitFor(() => bot.bot.deps.timers.pending === 1);
+    await slack.waitFor(() => slack.responses(id).length === 1);
+    expect(await bot.bot.deps.redactions.pending()).toBe(1);
     await bot.stop();
     const [, hidden] = slack.responses(id);
     expect(hidden?.text).toContain('hidden again');
@@ -495,6 +503,31 @@ describe('identity by Slack profile email', () => {
       expect((await ask(bot, 'UGHOST', 'find github')).answer.text).toContain(
         'could not read your Slack profile',
       );
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
+describe('rights in the core’s words', () => {
+  it('shows an NE user “add and delete, no edit” for an item of their NE folder, from the core’s table', async () => {
+    await seeded.vault.admin.createUser({ login: 'erin' });
+    await seeded.vault.admin.createRole({ name: 'dropbox' });
+    await seeded.vault.admin.assignRole('erin', 'dropbox');
+    const { id: folderId } = await seeded.admin.addFolder({
+      folder: { title: 'Drop', complexityLevel: 0, parentId: 0 },
+    });
+    await seeded.vault.admin.grant('dropbox', folderId, 'NE');
+    await seeded.admin.addItem({ item: { label: 'drop-box', password: 'Drop-Pw-1', folderId } });
+    const bot = await startBot(
+      { VAULT_URL: seeded.vault.url, VAULT_API_KEY: seeded.vault.adminKey, SLACK_API_URL: slack.apiUrl },
+      { UERIN: 'erin' },
+    );
+    try {
+      const { answer } = await ask(bot, 'UERIN', 'find drop-box');
+      expect(labelsOf(answer)).toEqual(['drop-box']);
+      const section = answer.blocks?.find((block) => block.text?.text.startsWith('drop-box'));
+      expect(section?.text?.text).toContain('Your access: add and delete, no edit');
     } finally {
       await bot.stop();
     }

@@ -4,7 +4,7 @@ import { note, resultPage } from '../blocks.ts';
 import { queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { escapeMrkdwn } from '../escape.ts';
+import { escapeText } from '../escape.ts';
 import { auditWho, runAsUser } from '../run-as-user.ts';
 import { type ButtonClick, callerOf } from './button-args.ts';
 
@@ -41,19 +41,16 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
       const { items, ...fresh } =
         page.kind === 'find' ? await deps.search.find(login, page.q) : await deps.search.get(login, page.q);
-      await deps.audit.record(
-        {
-          event: AUDIT_EVENTS.find,
-          ...auditWho(caller, login),
-          query: page.q,
-          results: items.length,
-          outcome: `page ${page.p + 1}`,
-        },
-        caller.client,
-      );
+      await deps.audit.record({
+        event: AUDIT_EVENTS.find,
+        ...auditWho(caller, login),
+        query: page.q,
+        results: items.length,
+        outcome: `page ${page.p + 1}`,
+      });
       await args.respond(
         items.length === 0
-          ? note(`No item you can read matches “${escapeMrkdwn(page.q, 200)}” any more.`, true)
+          ? note(`No item you can read matches “${escapeText(page.q, 200)}” any more.`, true)
           : resultPage(items, { ...page, ...fresh }, deps.config.pageSize, true),
       );
     });

@@ -1,15 +1,19 @@
 import type { Middleware } from '@slack/bolt';
+import type { Item } from '@vaultline/protocol';
+import type { AuditRecord } from '../audit.ts';
 import { note, redacted, redactedModal, revealed, revealedModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { auditWho, runAsUser } from '../run-as-user.ts';
+import { errorFields } from '../safe-error.ts';
 import { toListed } from '../search.ts';
-import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
+import { type ButtonArgs, type ButtonClick, callerOf, itemIdOf, responseUrlOf } from './button-args.ts';
 
 /**
- * "Reveal password": checks the clicker's rights again (not from cache), then shows the password
- * to them only, in the ephemeral message the button was on (or in a modal), and hides it again
- * after the configured delay. Rate limited per Slack user.
+ * "Reveal password": checks the clicker's rights again (not from cache) — or an approved access
+ * grant for that item — then shows the password to them only, in the ephemeral message the button
+ * was on (or in a modal), and hides it again after the configured delay. Rate limited per Slack
+ * user. The attempt is audited before the password is sent, its outcome after.
  *
  * @param deps The bot's parts.
  * @returns The handler.
@@ -21,58 +25,99 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
     const id = itemIdOf(args);
     const base = { ...auditWho(caller, undefined), itemId: id };
     await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
-      const limit = await deps.limiter.take(caller.slackUser);
+      const limit = await deps.revealLimiter.take(caller.slackUser);
       if (!limit.allowed) {
-        await deps.audit.record(
-          { ...base, event: AUDIT_EVENTS.revealLimited, login, outcome: 'rate_limited' },
-          caller.client,
-        );
+        await deps.audit.record({
+          ...base,
+          event: AUDIT_EVENTS.revealLimited,
+          login,
+          outcome: 'rate_limited',
+        });
         await caller.respond(
           note(`You have revealed many passwords in a short time. Please wait ${limit.retryInSeconds} s.`),
         );
         return;
       }
-      const item = id === undefined ? undefined : await deps.search.readFresh(login, id);
+      let item = id === undefined ? undefined : await deps.search.readFresh(login, id);
+      let requestId: string | undefined;
+      if (item === undefined && id !== undefined) {
+        // An approved access request lets the bot reveal that one item, within its time and count.
+        const grant = await deps.requests.useGrant(caller.slackUser, id);
+        if (grant) {
+          const [found] = (await deps.vault.readItems({ ids: [id] })).filter((read) => read.id === id);
+          item = found && { ...found, access: 'one approved reveal' };
+          requestId = grant.id;
+        }
+      }
       if (item === undefined) {
-        await deps.audit.record(
-          { ...base, event: AUDIT_EVENTS.revealDenied, login, outcome: 'no_access' },
-          caller.client,
-        );
+        await deps.audit.record({ ...base, event: AUDIT_EVENTS.revealDenied, login, outcome: 'no_access' });
         await caller.respond(note('You cannot read this item (any more), so its password is not shown.'));
         return;
       }
-      const listed = toListed(item);
       if (item.password === '') {
         await caller.respond(
           note('This item has no password the vault lets the bot read (it may be in a personal folder).'),
         );
         return;
       }
-      const delayMs = deps.config.revealSeconds * 1000;
-      // Each redaction is scheduled before awaiting the post, so nothing that fails later leaves the
-      // password on screen; it waits for the post, so it can never land first.
-      if (deps.config.revealMode === 'modal') {
-        const opened = caller.client.views.open({
-          trigger_id: args.body.trigger_id,
-          view: revealedModal(listed, item.password, deps.config.revealSeconds),
-        });
-        deps.timers.schedule(async () => {
-          const viewId = (await opened.catch(() => undefined))?.view?.id;
-          if (viewId) await caller.client.views.update({ view_id: viewId, view: redactedModal(listed) });
-        }, delayMs);
-        await opened;
-      } else {
-        const shown = caller.respond(revealed(listed, item.password, deps.config.revealSeconds));
-        deps.timers.schedule(async () => {
-          await shown.catch(() => undefined);
-          await caller.respond(redacted(listed));
-        }, delayMs);
-        await shown;
+      const record: AuditRecord = {
+        ...base,
+        event: AUDIT_EVENTS.reveal,
+        login,
+        label: item.label,
+        requestId,
+      };
+      await deps.audit.record({ ...record, outcome: 'attempt' });
+      const delivery = deliver(deps, args, item);
+      deps.deliveries.add(delivery);
+      let outcome = 'shown';
+      try {
+        await delivery;
+      } catch (error) {
+        outcome = 'delivery_failed';
+        deps.logger.warn(
+          { itemId: item.id, ...errorFields(error, deps.redact) },
+          'could not deliver a reveal',
+        );
+      } finally {
+        deps.deliveries.delete(delivery);
       }
-      await deps.audit.record(
-        { ...base, event: AUDIT_EVENTS.reveal, login, label: item.label, outcome: 'shown' },
-        caller.client,
-      );
+      await deps.audit.record({ ...record, outcome });
+      if (outcome === 'shown')
+        await deps.db.query('INSERT INTO reveals (slack_user, item_id, label, at) VALUES ($1, $2, $3, $4)', [
+          caller.slackUser,
+          item.id,
+          item.label,
+          Date.now(),
+        ]);
     });
   };
+}
+
+async function deliver(deps: Deps, args: ButtonArgs, item: Item & { access: string }): Promise<void> {
+  const listed = toListed(item, item.access);
+  const delayMs = deps.config.revealSeconds * 1000;
+  const responseUrl = responseUrlOf(args);
+  if (deps.config.revealMode === 'ephemeral' && responseUrl) {
+    // The redaction is in the store before the password leaves: a crash after the post still
+    // hides it, from this instance after a restart or from another one.
+    await deps.redactions.schedule(
+      { kind: 'response', target: responseUrl, message: { ...redacted(listed) } },
+      delayMs,
+    );
+    await args.respond(revealed(listed, item.password, deps.config.revealSeconds));
+    return;
+  }
+  // A modal: from a message, a new one; from a modal (the search shortcut), one pushed on top.
+  const view = revealedModal(listed, item.password, deps.config.revealSeconds);
+  const fromView = args.body.container?.type === 'view';
+  const opened = fromView
+    ? await args.client.views.push({ trigger_id: args.body.trigger_id, view })
+    : await args.client.views.open({ trigger_id: args.body.trigger_id, view });
+  const viewId = opened.view?.id;
+  if (viewId)
+    await deps.redactions.schedule(
+      { kind: 'view', target: viewId, message: { ...redactedModal(listed) } },
+      delayMs,
+    );
 }

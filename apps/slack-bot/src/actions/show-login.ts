@@ -7,8 +7,8 @@ import { toListed } from '../search.ts';
 import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
 
 /**
- * "Show login": the item's login in a plain-text block to copy, after checking the clicker may
- * read the item.
+ * "Show login": the item's login in a plain-text block to copy, after checking — afresh, as a
+ * reveal does, never from the rights cache — that the clicker may read the item.
  *
  * @param deps The bot's parts.
  * @returns The handler.
@@ -19,18 +19,17 @@ export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
     const caller = callerOf(args);
     const id = itemIdOf(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async (login) => {
-      const item = id === undefined ? undefined : (await deps.search.get(login, String(id))).items[0];
-      await deps.audit.record(
-        {
-          event: AUDIT_EVENTS.showLogin,
-          ...auditWho(caller, login),
-          itemId: id,
-          label: item?.label,
-          outcome: item ? 'shown' : 'no_access',
-        },
-        caller.client,
+      const item = id === undefined ? undefined : await deps.search.readFresh(login, id);
+      await deps.audit.record({
+        event: AUDIT_EVENTS.showLogin,
+        ...auditWho(caller, login),
+        itemId: id,
+        label: item?.label,
+        outcome: item ? 'shown' : 'no_access',
+      });
+      await caller.respond(
+        item ? loginShown(toListed(item, item.access)) : note('You cannot read this item (any more).'),
       );
-      await caller.respond(item ? loginShown(toListed(item)) : note('You cannot read this item (any more).'));
     });
   };
 }

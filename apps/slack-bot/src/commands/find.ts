@@ -3,7 +3,7 @@ import { note, resultPage } from '../blocks.ts';
 import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { escapeMrkdwn } from '../escape.ts';
+import { escapeText } from '../escape.ts';
 import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
@@ -15,28 +15,25 @@ import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
  */
 export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
   return async (args) => {
-    const { command, ack, respond, client } = args;
+    const { command, ack, respond } = args;
     const { arg } = parseCommandText(command.text);
     const problem = queryProblem(arg, `${COMMAND} find <text>`);
     if (problem) {
-      await ack(note(escapeMrkdwn(problem)));
+      await ack(note(escapeText(problem)));
       return;
     }
-    await ack(note(`Searching the vault for “${escapeMrkdwn(arg, 200)}”…`));
+    await ack(note(`Searching the vault for “${escapeText(arg, 200)}”…`));
     const caller = commandCaller(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
       const { items, complete } = await deps.search.find(login, arg);
-      await deps.audit.record(
-        {
-          event: AUDIT_EVENTS.find,
-          ...auditWho(caller, login),
-          query: arg,
-          results: items.length,
-        },
-        client,
-      );
+      await deps.audit.record({
+        event: AUDIT_EVENTS.find,
+        ...auditWho(caller, login),
+        query: arg,
+        results: items.length,
+      });
       if (items.length === 0) {
-        await respond(note(`No item you can read matches “${escapeMrkdwn(arg, 200)}”.`));
+        await respond(note(`No item you can read matches “${escapeText(arg, 200)}”.`));
         return;
       }
       await respond(resultPage(items, { kind: 'find', q: arg, p: 0, complete }, deps.config.pageSize, false));

@@ -1,9 +1,9 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { note, resultPage, singleItem } from '../blocks.ts';
+import { note, requestAccessOffer, resultPage, singleItem } from '../blocks.ts';
 import { parseCommandText, queryProblem } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { escapeMrkdwn } from '../escape.ts';
+import { escapeText } from '../escape.ts';
 import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
@@ -15,32 +15,30 @@ import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
  */
 export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
   return async (args) => {
-    const { command, ack, respond, client } = args;
+    const { command, ack, respond } = args;
     const { arg } = parseCommandText(command.text);
     const problem = queryProblem(arg, `${COMMAND} get <id or exact label>`);
     if (problem) {
-      await ack(note(escapeMrkdwn(problem)));
+      await ack(note(escapeText(problem)));
       return;
     }
-    await ack(note(`Looking up “${escapeMrkdwn(arg, 200)}”…`));
+    await ack(note(`Looking up “${escapeText(arg, 200)}”…`));
     const caller = commandCaller(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.get, async (login) => {
       const { items, exact } = await deps.search.get(login, arg);
       const [first] = items;
       const single = exact && items.length === 1;
-      await deps.audit.record(
-        {
-          event: AUDIT_EVENTS.get,
-          ...auditWho(caller, login),
-          query: arg,
-          results: items.length,
-          itemId: single ? first?.id : undefined,
-          label: single ? first?.label : undefined,
-        },
-        client,
-      );
+      await deps.audit.record({
+        event: AUDIT_EVENTS.get,
+        ...auditWho(caller, login),
+        query: arg,
+        results: items.length,
+        itemId: single ? first?.id : undefined,
+        label: single ? first?.label : undefined,
+      });
       if (first === undefined) {
-        await respond(note(`No item you can read has the id or label “${escapeMrkdwn(arg, 200)}”.`));
+        // The same answer whether the item exists or not; the button asks for what was typed.
+        await respond(requestAccessOffer(arg));
         return;
       }
       await respond(

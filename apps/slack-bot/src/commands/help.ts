@@ -1,5 +1,5 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { HELP_TEXT, note } from '../blocks.ts';
+import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
 
 /**
  * `/vault help`: answered in the ack itself; nothing to look up.
@@ -8,6 +8,6 @@ import { HELP_TEXT, note } from '../blocks.ts';
  */
 export function helpCommand(): Middleware<SlackCommandMiddlewareArgs> {
   return async ({ ack }) => {
-    await ack(note(HELP_TEXT));
+    await ack(noteMrkdwn(HELP_TEXT));
   };
 }

@@ -1,5 +1,5 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { HELP_TEXT, note } from '../blocks.ts';
+import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
 import { parseCommandText } from '../command-text.ts';
 import { SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
@@ -7,6 +7,7 @@ import { escapeMrkdwn } from '../escape.ts';
 import { findCommand } from './find.ts';
 import { getCommand } from './get.ts';
 import { helpCommand } from './help.ts';
+import { requestCommand } from './request.ts';
 
 /**
  * `/vault <subcommand> …`: hands the command to its subcommand; unknown ones get the help.
@@ -18,6 +19,7 @@ export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs>
   const handlers: Record<string, Middleware<SlackCommandMiddlewareArgs>> = {
     [SUBCOMMANDS.find]: findCommand(deps),
     [SUBCOMMANDS.get]: getCommand(deps),
+    [SUBCOMMANDS.request]: requestCommand(deps),
     [SUBCOMMANDS.help]: helpCommand(),
   };
   return async (args) => {
@@ -28,6 +30,6 @@ export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs>
       return;
     }
     const intro = sub === '' ? '' : `Unknown subcommand “${escapeMrkdwn(sub, 40)}”.\n`;
-    await args.ack(note(intro + HELP_TEXT));
+    await args.ack(noteMrkdwn(intro + HELP_TEXT));
   };
 }

@@ -4,6 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Bot, createBot } from '../../src/app.ts';
 import { readConfig } from '../../src/env.ts';
+import { openDatabase } from '../../src/store/database.ts';
+
+let snapshot: Promise<Blob> | undefined;
+/** One migrated, empty store per test process, copied into each bot (PGlite's initdb is slow). */
+function storeSnapshot(): Promise<Blob> {
+  snapshot ??= (async () => {
+    const db = await openDatabase({ kind: 'pglite', dataDir: 'memory://' });
+    try {
+      if (!db.dump) throw new Error('PGlite can dump its store');
+      return await db.dump();
+    } finally {
+      await db.close();
+    }
+  })();
+  return snapshot;
+}
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const BOT_TOKEN = 'xoxb-test-bot-token-4242';
@@ -60,10 +76,17 @@ export async function startBot(
     AUDIT_FILE: auditFile,
     LOG_LEVEL: 'debug',
     VAULT_TIMEOUT_MS: '3000',
+    BOT_DATA_DIR: 'memory://',
+    // The fake Slack stands in for Slack's hooks host.
+    ...(env.SLACK_API_URL ? { SLACK_RESPONSE_URL_ORIGINS: new URL(env.SLACK_API_URL).origin } : {}),
     ...env,
   });
   const bot = await createBot(config, {
     logDestination: { write: (line: string) => void logLines.push(line) },
+    storeSnapshot:
+      config.store.kind === 'pglite' && config.store.dataDir === 'memory://'
+        ? await storeSnapshot()
+        : undefined,
   });
   const { port } = await bot.start();
   return {
@@ -103,12 +126,14 @@ export interface SlashFields {
   response_url: string;
   channel_id?: string;
   command?: string;
+  team_id?: string;
+  api_app_id?: string;
 }
 
 export function slashBody(fields: SlashFields): string {
   return new URLSearchParams({
     token: 'legacy-verification-token',
-    team_id: 'T1',
+    team_id: fields.team_id ?? 'T1',
     team_domain: 'example',
     channel_id: fields.channel_id ?? 'C1',
     channel_name: 'general',
@@ -116,7 +141,7 @@ export function slashBody(fields: SlashFields): string {
     user_name: fields.user_id.toLowerCase(),
     command: fields.command ?? '/vault',
     text: fields.text,
-    api_app_id: 'A1',
+    api_app_id: fields.api_app_id ?? 'A1',
     is_enterprise_install: 'false',
     response_url: fields.response_url,
     trigger_id: 'trigger-1',
@@ -204,4 +229,35 @@ let responseCounter = 0;
 export function nextId(prefix = 'r'): string {
   responseCounter += 1;
   return `${prefix}${responseCounter}`;
+}
+
+/** Posts a signed interactive payload (shortcut, view submission, click) as Slack does. */
+export async function postPayload(base: string, payload: Record<string, unknown>) {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const res = await fetch(`${base}/slack/events`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+/** Posts a signed Events API callback. */
+export async function postEvent(base: string, event: Record<string, unknown>) {
+  const body = JSON.stringify({
+    token: 'legacy-verification-token',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Date.now()}${Math.random().toString(36).slice(2, 8)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
+  const res = await fetch(`${base}/slack/events`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...sign(body) },
+  });
+  return { status: res.status, text: await res.text() };
 }

@@ -9,6 +9,8 @@ export interface RecordedCall {
   raw: string;
   /** The Web API arguments or the response_url body, parsed. */
   body: Record<string, unknown>;
+  /** Set when the fake refused the call (429). */
+  status?: number;
 }
 
 /** A Slack profile users.info answers with. */
@@ -16,7 +18,15 @@ export interface FakeProfile {
   email?: string;
   deleted?: boolean;
   is_bot?: boolean;
-  is_email_confirmed?: boolean;
+  /** Left out of the answer when undefined (as for some real accounts). Default true. */
+  is_email_confirmed?: boolean | undefined;
+  /** Default T1, the installing workspace. */
+  team_id?: string;
+  /** A user of another workspace seen through a shared channel. */
+  is_stranger?: boolean;
+  /** A guest. */
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
 }
 
 /** A local stand-in for Slack's side: the Web API, response_url endpoints and a Socket Mode server. */
@@ -25,6 +35,10 @@ export interface FakeSlack {
   readonly apiUrl: string;
   readonly calls: RecordedCall[];
   readonly profiles: Map<string, FakeProfile>;
+  /** User group id → its members, for usergroups.users.list. */
+  readonly groups: Map<string, string[]>;
+  /** Slack's rate limit of chat.postMessage per channel (ms between posts); 0 turns it off. */
+  channelIntervalMs: number;
   responseUrl(id: string): string;
   /** Bodies posted to one response_url, in order. */
   responses(id: string): Record<string, unknown>[];
@@ -53,6 +67,9 @@ function parseBody(raw: string, contentType: string | undefined): Record<string,
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const profiles = new Map<string, FakeProfile>();
+  const groups = new Map<string, string[]>();
+  const lastPost = new Map<string, number>();
+  let posts = 0;
   let base = '';
   let socket: WebSocket | undefined;
   let envelopes = 0;
@@ -82,9 +99,30 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           );
         case 'apps.connections.open':
           return res.end(JSON.stringify({ ok: true, url: `${base.replace('http', 'ws')}/socket` }));
-        case 'chat.postMessage':
-          return res.end(JSON.stringify({ ok: true, channel: body.channel, ts: '1700000000.000100' }));
+        case 'chat.postMessage': {
+          // Slack allows about one message per second per channel and answers 429 beyond it.
+          // https://api.slack.com/methods/chat.postMessage#rate_limiting
+          const channel = String(body.channel);
+          const last = lastPost.get(channel) ?? Number.NEGATIVE_INFINITY;
+          if (Date.now() - last < fake.channelIntervalMs) {
+            const call = calls.at(-1);
+            if (call) call.status = 429;
+            res.statusCode = 429;
+            res.setHeader('retry-after', '1');
+            return res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+          }
+          lastPost.set(channel, Date.now());
+          posts += 1;
+          const dm = channel.startsWith('U') || channel.startsWith('W') ? `D${channel}` : channel;
+          return res.end(
+            JSON.stringify({ ok: true, channel: dm, ts: `1700000000.${String(posts).padStart(6, '0')}` }),
+          );
+        }
+        case 'usergroups.users.list':
+          return res.end(JSON.stringify({ ok: true, users: groups.get(String(body.usergroup)) ?? [] }));
         case 'views.open':
+        case 'views.push':
+        case 'views.publish':
         case 'views.update':
           return res.end(JSON.stringify({ ok: true, view: { id: body.view_id ?? 'VREVEAL1' } }));
         case 'users.info': {
@@ -95,16 +133,28 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               ok: true,
               user: {
                 id: body.user,
+                team_id: profile.team_id ?? 'T1',
                 deleted: profile.deleted ?? false,
                 is_bot: profile.is_bot ?? false,
-                is_email_confirmed: profile.is_email_confirmed ?? true,
+                ...('is_email_confirmed' in profile
+                  ? profile.is_email_confirmed === undefined
+                    ? {}
+                    : { is_email_confirmed: profile.is_email_confirmed }
+                  : { is_email_confirmed: true }),
+                ...(profile.is_stranger === undefined ? {} : { is_stranger: profile.is_stranger }),
+                is_restricted: profile.is_restricted ?? false,
+                is_ultra_restricted: profile.is_ultra_restricted ?? false,
                 profile: { email: profile.email },
               },
             }),
           );
         }
-        case undefined:
-          return res.end('ok');
+        case undefined: {
+          // A response_url named fail500-… or fail404-… answers with that status.
+          const failing = /\/response\/fail(\d{3})-/.exec(path);
+          if (failing) res.statusCode = Number(failing[1]);
+          return res.end(failing ? 'no_service' : 'ok');
+        }
         default:
           return res.end(JSON.stringify({ ok: true }));
       }
@@ -135,9 +185,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     apiUrl: `${base}/api/`,
     calls,
     profiles,
+    groups,
+    channelIntervalMs: 1000,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
-    apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}`),
+    apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),
     async waitFor(probe, ms = 5000) {
       const started = Date.now();
       for (;;) {

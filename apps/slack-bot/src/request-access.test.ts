@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { parseRequestText } from './request-access.ts';
+
+describe('parseRequestText', () => {
+  it.each([
+    ['42 need it for the deploy', { typed: '42', reason: 'need it for the deploy' }],
+    ['prod-db', { typed: 'prod-db', reason: '' }],
+    ['"db main" rotate it', { typed: 'db main', reason: 'rotate it' }],
+    ['“café wifi” guests', { typed: 'café wifi', reason: 'guests' }],
+    ['', { typed: '', reason: '' }],
+  ])('reads %j', (text, expected) => {
+    expect(parseRequestText(text)).toEqual(expected);
+  });
+
+  it('cuts a reason to 500 characters', () => {
+    expect([...parseRequestText(`1 ${'é'.repeat(600)}`).reason]).toHaveLength(500);
+  });
+});

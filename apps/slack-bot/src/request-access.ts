@@ -1,0 +1,428 @@
+import type { App, BlockAction, ButtonAction, Middleware, types } from '@slack/bolt';
+import { isVaultError } from '@vaultline/protocol';
+import type { AccessRequest } from './access-requests.ts';
+import { type ButtonClick, callerOf, readItemId } from './actions/button-args.ts';
+import { note, plain } from './blocks.ts';
+import { ACTIONS, AUDIT_EVENTS, MAX_REASON_LENGTH } from './constants.ts';
+import type { Deps } from './deps.ts';
+import { escapeText } from './escape.ts';
+import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
+import { errorFields } from './safe-error.ts';
+
+type Block = types.KnownBlock;
+
+/**
+ * Splits `/vault request` text: a quoted label (`"db main" because …`) or the first word (an id or
+ * a one-word label), then the reason.
+ *
+ * @param text The text after `request`.
+ * @returns What names the item, and the reason (cut to its limit).
+ */
+export function parseRequestText(text: string): { typed: string; reason: string } {
+  const trimmed = text.trim();
+  const quoted = /^["“]([^"”]+)["”]\s*([\s\S]*)$/.exec(trimmed);
+  const [, typed = '', reason = ''] = quoted ?? /^(\S+)\s*([\s\S]*)$/.exec(trimmed) ?? [];
+  return { typed: typed.trim(), reason: [...reason.trim()].slice(0, MAX_REASON_LENGTH).join('') };
+}
+
+/**
+ * The Slack users who approve requests for a folder, now: the folder's approvers from the
+ * configuration, else the default ones, user groups expanded through the Web API.
+ *
+ * @param deps The bot's parts.
+ * @param folderId The item's folder, when known.
+ * @returns User ids.
+ */
+export async function approversFor(deps: Deps, folderId: number | undefined): Promise<string[]> {
+  const configured =
+    (folderId === undefined ? undefined : deps.config.folderApprovers.get(folderId)) ?? deps.config.approvers;
+  const users = new Set<string>();
+  for (const id of configured) {
+    if (!id.startsWith('S')) {
+      users.add(id);
+      continue;
+    }
+    const answer = await deps.slack().usergroups.users.list({ usergroup: id });
+    for (const user of answer.users ?? []) users.add(user);
+  }
+  return [...users];
+}
+
+async function readItem(deps: Deps, id: number) {
+  try {
+    const items = await deps.vault.readItems({ ids: [id] });
+    return items.find((item) => item.id === id);
+  } catch (error) {
+    if (isVaultError(error, 'not_found')) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The item a request names, read with the bot's key: by id, or by exact label among the items the
+ * approvers can read (they are the ones who decide). Undefined when it names no single item.
+ */
+async function resolveTarget(
+  deps: Deps,
+  typed: string,
+): Promise<{ id: number; label: string; folderId: number } | undefined> {
+  const id = readItemId(typed);
+  if (id !== undefined) {
+    const item = await readItem(deps, id);
+    return item && { id: item.id, label: item.label, folderId: item.folderId };
+  }
+  const everyone = new Set<string>(deps.config.approvers);
+  for (const ids of deps.config.folderApprovers.values()) for (const approver of ids) everyone.add(approver);
+  const found = new Map<number, { id: number; label: string; folderId: number }>();
+  for (const approver of await expand(deps, [...everyone])) {
+    const identity = await deps.identity.resolve(approver, deps.slack());
+    if (!identity.ok) continue;
+    const { items, exact } = await deps.search.get(identity.login, typed);
+    if (exact)
+      for (const item of items)
+        found.set(item.id, { id: item.id, label: item.label, folderId: item.folderId });
+  }
+  return found.size === 1 ? [...found.values()][0] : undefined;
+}
+
+async function expand(deps: Deps, ids: string[]): Promise<string[]> {
+  const users = new Set<string>();
+  for (const id of ids) {
+    if (!id.startsWith('S')) users.add(id);
+    else
+      for (const user of (await deps.slack().usergroups.users.list({ usergroup: id })).users ?? [])
+        users.add(user);
+  }
+  return [...users];
+}
+
+const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
+
+function requestText(request: AccessRequest): string {
+  const item =
+    request.itemId === undefined
+      ? `“${escapeText(request.typed, 200)}” (no single item you approvers can read has this id or label)`
+      : `item “${escapeText(request.itemLabel ?? '', 200)}” (#${request.itemId}), asked for as “${escapeText(request.typed, 200)}”`;
+  const reason = request.reason
+    ? `\nReason: ${escapeText(request.reason, MAX_REASON_LENGTH)}`
+    : '\nNo reason given.';
+  return `Access request from Slack user ${request.requester} (vault user ${escapeText(request.requesterLogin, 80)}): a one-time reveal of ${item}.${reason}\nIt expires in ${minutes(request.expiresAt - request.createdAt)} minutes.`;
+}
+
+function approverBlocks(request: AccessRequest): Block[] {
+  const buttons: types.Button[] = [];
+  if (request.itemId !== undefined)
+    buttons.push({
+      type: 'button',
+      action_id: ACTIONS.approve,
+      style: 'primary',
+      text: plain('Approve'),
+      value: request.id,
+    });
+  buttons.push({
+    type: 'button',
+    action_id: ACTIONS.deny,
+    style: 'danger',
+    text: plain('Deny'),
+    value: request.id,
+  });
+  return [
+    { type: 'section', text: plain(requestText(request)) },
+    { type: 'actions', block_id: `request_${request.id}`, elements: buttons },
+  ];
+}
+
+function outcomeText(request: AccessRequest): string {
+  const what = `“${escapeText(request.itemLabel ?? request.typed, 200)}”`;
+  switch (request.status) {
+    case 'approved':
+      return `Approved by ${request.decidedBy}: Slack user ${request.requester} may reveal ${what} ${request.revealsLeft === 1 ? 'once' : `${request.revealsLeft} times`} within ${minutes((request.grantExpiresAt ?? 0) - (request.decidedAt ?? 0))} minutes.`;
+    case 'denied':
+      return `Denied by ${request.decidedBy}: the request of Slack user ${request.requester} for ${what}.`;
+    case 'expired':
+      return `Expired with no decision: the request of Slack user ${request.requester} for ${what}.`;
+    default:
+      return `The grant to Slack user ${request.requester} for ${what} has ended.`;
+  }
+}
+
+async function updateApproverMessages(deps: Deps, request: AccessRequest): Promise<void> {
+  const text = outcomeText(request);
+  await Promise.all(
+    request.messages.map((message) =>
+      deps
+        .slack()
+        .chat.update({
+          channel: message.channel,
+          ts: message.ts,
+          text,
+          blocks: [{ type: 'section', text: plain(text) }],
+        })
+        .catch((error: unknown) =>
+          deps.logger.warn(errorFields(error, deps.redact), 'could not update a request message'),
+        ),
+    ),
+  );
+}
+
+async function tellRequester(deps: Deps, request: AccessRequest): Promise<void> {
+  const what = `“${escapeText(request.typed, 200)}”`;
+  let text: string;
+  const blocks: Block[] = [];
+  if (request.status === 'approved' && request.itemId !== undefined) {
+    text = `Your request for ${what} was approved by ${request.decidedBy}. You may reveal the password ${request.revealsLeft === 1 ? 'once' : `${request.revealsLeft} times`} within ${minutes((request.grantExpiresAt ?? 0) - (request.decidedAt ?? 0))} minutes.`;
+    blocks.push(
+      { type: 'section', text: plain(text) },
+      {
+        type: 'actions',
+        block_id: `grant_${request.id}`,
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTIONS.reveal,
+            text: plain('Reveal password'),
+            value: String(request.itemId),
+          },
+        ],
+      },
+    );
+  } else {
+    text =
+      request.status === 'denied'
+        ? `Your request for ${what} was denied by ${request.decidedBy}.`
+        : `Your request for ${what} expired with no decision.`;
+    blocks.push({ type: 'section', text: plain(text) });
+  }
+  await deps
+    .slack()
+    .chat.postMessage({ channel: request.requester, text, blocks, unfurl_links: false, unfurl_media: false })
+    .catch((error: unknown) =>
+      deps.logger.warn(errorFields(error, deps.redact), 'could not tell the requester'),
+    );
+}
+
+/**
+ * Makes an access request for what a person typed and sends it to the approvers. The person
+ * learns nothing of the item: the answer is the same whether it exists or not.
+ *
+ * @param deps The bot's parts.
+ * @param caller Who asks.
+ * @param typed What they typed (an id or a label).
+ * @param reason Why.
+ */
+export async function requestAccess(
+  deps: Deps,
+  caller: Caller,
+  typed: string,
+  reason: string,
+): Promise<void> {
+  await runAsUser(deps, caller, AUDIT_EVENTS.accessRequested, async (login) => {
+    const target = await resolveTarget(deps, typed);
+    if (target && (await deps.access.canRead(login, { id: target.id, folderId: target.folderId }))) {
+      await caller.respond(note(`You can read this item already: run /vault get ${target.id}.`));
+      return;
+    }
+    const approvers = (await approversFor(deps, target?.folderId)).filter(
+      (user) => user !== caller.slackUser,
+    );
+    if (approvers.length === 0) {
+      await deps.audit.record({
+        event: AUDIT_EVENTS.accessRequested,
+        ...auditWho(caller, login),
+        query: typed,
+        outcome: 'no_approver',
+      });
+      await caller.respond(
+        note('Nobody but you can approve this request, so it was not sent. Ask a vault admin.'),
+      );
+      return;
+    }
+    const request = await deps.requests.create(
+      {
+        requester: caller.slackUser,
+        requesterTeam: caller.slackTeam,
+        requesterLogin: login,
+        typed,
+        reason,
+        item: target,
+        approvers,
+      },
+      deps.config.requestExpirySeconds * 1000,
+    );
+    await deps.audit.record({
+      event: AUDIT_EVENTS.accessRequested,
+      ...auditWho(caller, login),
+      query: typed,
+      itemId: target?.id,
+      label: target?.label,
+      requestId: request.id,
+      outcome: 'pending',
+    });
+    // The requester's answer does not wait for the approvers' messages (Slack allows about one
+    // post a second per channel; a busy approver's DM would hold every answer back).
+    await caller.respond(
+      note(
+        `Your request for “${escapeText(typed, 200)}” went to the approvers. It expires in ${minutes(request.expiresAt - request.createdAt)} minutes; you will get a message when it is decided.`,
+      ),
+    );
+    const text = requestText(request);
+    const blocks = approverBlocks(request);
+    const channels = deps.config.approvalsChannel ? [deps.config.approvalsChannel] : approvers;
+    const posted = await Promise.all(
+      channels.map(async (channel) => {
+        const answer = await deps
+          .slack()
+          .chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false })
+          .catch((error: unknown) => {
+            deps.logger.warn(errorFields(error, deps.redact), 'could not send a request to an approver');
+            return undefined;
+          });
+        return answer?.ts && answer.channel ? { channel: answer.channel, ts: answer.ts } : undefined;
+      }),
+    );
+    await deps.requests.setMessages(
+      request.id,
+      posted.filter((message) => message !== undefined),
+    );
+  });
+}
+
+/**
+ * Approve / Deny: the clicker is checked at click time against the configuration (never the
+ * message): a listed approver, not the requester, and for approval able to read the item now.
+ * The first decision wins, whichever bot instance receives it.
+ */
+function decideAction(deps: Deps, approve: boolean): Middleware<ButtonClick> {
+  return async (args) => {
+    await args.ack();
+    const clicker = args.body.user.id;
+    const caller = callerOf(args);
+    const refuse = async (request: AccessRequest | undefined, outcome: string, message: string) => {
+      await deps.audit.record({
+        event: AUDIT_EVENTS.accessRefused,
+        ...auditWho(caller, undefined),
+        requestId: request?.id,
+        itemId: request?.itemId,
+        decidedBy: clicker,
+        outcome,
+      });
+      await caller.respond(note(message));
+    };
+    try {
+      const request = await deps.requests.get(args.action.value ?? '');
+      if (!request) return await refuse(undefined, 'unknown_request', 'This request does not exist.');
+      if (request.status !== 'pending' || request.expiresAt <= Date.now())
+        return await refuse(request, 'not_pending', 'This request was already decided or has expired.');
+      if (clicker === request.requester)
+        return await refuse(request, 'self_approval', 'Nobody decides their own request.');
+      if (!(await approversFor(deps, request.folderId)).includes(clicker))
+        return await refuse(request, 'not_approver', 'You are not an approver of this request.');
+      if (approve) {
+        if (request.itemId === undefined || request.folderId === undefined)
+          return await refuse(
+            request,
+            'no_item',
+            'This request names no single item; it can only be denied.',
+          );
+        const identity = await deps.identity.resolve(clicker, args.client);
+        if (!identity.ok)
+          return await refuse(request, 'approver_unlinked', 'You are not linked to a vault user.');
+        deps.access.invalidate(identity.login);
+        if (!(await deps.access.canRead(identity.login, { id: request.itemId, folderId: request.folderId })))
+          return await refuse(
+            request,
+            'approver_cannot_read',
+            'You cannot read this item yourself, so you cannot approve access to it.',
+          );
+      }
+      const decided = await deps.requests.decide(request.id, clicker, approve, {
+        ms: deps.config.grantSeconds * 1000,
+        reveals: deps.config.grantReveals,
+      });
+      if (!decided)
+        return await refuse(request, 'not_pending', 'This request was already decided or has expired.');
+      await deps.audit.record({
+        event: approve ? AUDIT_EVENTS.accessApproved : AUDIT_EVENTS.accessDenied,
+        slackUser: decided.requester,
+        slackTeam: decided.requesterTeam,
+        login: decided.requesterLogin,
+        channel: caller.channel,
+        requestId: decided.id,
+        itemId: decided.itemId,
+        label: decided.itemLabel,
+        decidedBy: clicker,
+        outcome: decided.status,
+      });
+      await updateApproverMessages(deps, decided);
+      await tellRequester(deps, decided);
+    } catch (error) {
+      deps.logger.warn(errorFields(error, deps.redact), 'could not decide a request');
+      await caller
+        .respond(note('The bot could not record that decision. Please try again.'))
+        .catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * Registers the request flow's buttons: Request access (on a refused get), Approve and Deny.
+ *
+ * @param app The Bolt app.
+ * @param deps The bot's parts.
+ */
+export function registerRequestAccess(app: App, deps: Deps): void {
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: ACTIONS.requestAccess },
+    async (args) => {
+      await args.ack();
+      const typed = args.action.value ?? '';
+      if (typed === '') return;
+      await requestAccess(deps, callerOf(args), typed, '');
+    },
+  );
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: ACTIONS.approve },
+    decideAction(deps, true),
+  );
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: ACTIONS.deny },
+    decideAction(deps, false),
+  );
+}
+
+/**
+ * Ends what is due: pending requests past their time (both sides are told) and grants past
+ * theirs. Each row is taken by one instance only (one atomic update).
+ *
+ * @param deps The bot's parts.
+ */
+export async function sweepRequests(deps: Deps): Promise<void> {
+  const { expired, closed } = await deps.requests.expireDue();
+  for (const request of expired) {
+    await deps.audit.record({
+      event: AUDIT_EVENTS.accessExpired,
+      slackUser: request.requester,
+      slackTeam: request.requesterTeam,
+      login: request.requesterLogin,
+      channel: undefined,
+      requestId: request.id,
+      itemId: request.itemId,
+      label: request.itemLabel,
+      outcome: 'expired',
+    });
+    await updateApproverMessages(deps, request);
+    await tellRequester(deps, request);
+  }
+  for (const request of closed)
+    await deps.audit.record({
+      event: AUDIT_EVENTS.grantExpired,
+      slackUser: request.requester,
+      slackTeam: request.requesterTeam,
+      login: request.requesterLogin,
+      channel: undefined,
+      requestId: request.id,
+      itemId: request.itemId,
+      label: request.itemLabel,
+      outcome: request.revealsLeft <= 0 ? 'used' : 'expired',
+    });
+}

@@ -1,0 +1,46 @@
+import { isVaultError, REDACTED, type Redactor, serverWordsOf } from '@vaultline/protocol';
+
+/** The longest error text a log line carries. */
+const MAX_ERROR_TEXT = 160;
+
+/**
+ * Masks `"pw": "…"` values (JSON, or JSON quoted inside JSON) and `pw=…` pairs: a vault's error
+ * message may quote the record it refused, as the core masks bodies of the wrong shape.
+ *
+ * @param text The text.
+ * @returns The text without password values.
+ */
+export function maskPasswords(text: string): string {
+  return (
+    text
+      // Up to the quote that ends the value (before `,` or `}`), or the end: an escaped quote inside
+      // the value does not end the masking.
+      .replace(/(\\?"(?:pw|password)\\?"\s*:\s*\\?")[\s\S]*?(?=\\?"\s*[,}]|$)/gi, `$1${REDACTED}`)
+      .replace(/\b(pw|password)=\S+/gi, `$1=${REDACTED}`)
+  );
+}
+
+/**
+ * What a log line says about an error: for a vault error, its code, status and the server's own
+ * words (the core's {@link serverWordsOf}: the `err` message, never the whole body, one line, cut
+ * short), with the bot's secrets and any password value masked.
+ *
+ * @param error What was thrown.
+ * @param redact The bot's redactor (API key, tokens).
+ * @returns Fields for a log line.
+ */
+export function errorFields(
+  error: unknown,
+  redact: Redactor,
+): { code: string; status: number | undefined; err: string } {
+  const mask = (text: string) => maskPasswords(redact(text));
+  const text = isVaultError(error)
+    ? (serverWordsOf(error, mask, MAX_ERROR_TEXT) ?? mask(error.message))
+    : mask(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return {
+    code: isVaultError(error) ? error.code : 'unexpected',
+    status: isVaultError(error) ? error.status : undefined,
+    err: flat.length > MAX_ERROR_TEXT ? `${flat.slice(0, MAX_ERROR_TEXT)}…` : flat,
+  };
+}

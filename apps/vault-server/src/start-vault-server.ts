@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
+import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
 import { createLogger, type LogDestination } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { openVault, type Vault } from './vault.ts';
@@ -29,11 +29,6 @@ export interface VaultServer {
   /** Stops accepting, finishes requests in flight (up to 10 s), closes the store. */
   close(): Promise<void>;
 }
-
-const OVERFLOW_BODY = JSON.stringify({
-  err: 'The request line or headers are too large.',
-  code: 'too_large',
-});
 
 /**
  * Opens the vault and serves the API.
@@ -67,29 +62,12 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     failedKeyLimit: config.failedKeyLimit,
     trustedProxies: config.trustedProxies,
   });
-  const listener = getRequestListener(app.fetch, {
-    errorHandler: () =>
-      new Response(JSON.stringify({ err: 'Internal server error.', code: 'server' }), { status: 500 }),
-  });
   const server: Server = createServer(
     { maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384), requestTimeout: 120_000 },
-    (req, res) => void listener(req, res),
+    createNodeListener({ fetch: app.fetch, logger }),
   );
   // Node answers an over-long request line with a bare 431; answer the API's JSON 414 instead.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-    const status = overflow ? '414 URI Too Long' : '400 Bad Request';
-    const body = overflow
-      ? OVERFLOW_BODY
-      : JSON.stringify({ err: 'Malformed HTTP request.', code: 'invalid_request' });
-    socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  server.on('clientError', createClientErrorHandler(logger));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
-import { expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
 import { malformedRequests } from './support/malformed-paths.ts';
 
 const COUNT = 10_500;
@@ -83,5 +83,36 @@ describe('malformed request paths', () => {
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(COUNT);
     expect(await snapshot(vault)).toBe(before);
     expect((await fetch(`${vault.url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe('requests the Node adapter cannot build', () => {
+  let vault: TestVault;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    vault = await startTestVault({ logLines });
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    expectNoSecrets(logLines, [vault.adminKey]);
+  });
+
+  it.each([
+    '/api/index.php/read/items/11\\?apikey=KEY',
+    '/api/index.php/find/item/8/\\?apikey=KEY',
+    '/api/index.php/find/item/8/a\\b?apikey=KEY',
+    '/api/index.php/read/userpw/\\?apikey=KEY',
+    '/api/index.php/delete/folder/8\\?apikey=KEY',
+    '/\\',
+  ])('answers a raw backslash in %s with a logged 400 JSON invalid_request', async (template) => {
+    const before = logLines.length;
+    const answer = await rawRequest(vault.url, template.replace('KEY', vault.adminKey));
+    const body = expectJsonError(answer, 400, 'invalid_request');
+    expect(body.err).toMatch(/Backslash/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; status?: number });
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
   });
 });

@@ -2,7 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { ENDPOINT_NAMES, type EndpointName, endpoints, VaultError } from '@vaultline/protocol';
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
-import { API_PREFIXES, AUDIT_AUTH_FAILED, FAILED_KEY_WINDOW_MS, STATUS_OF } from '../constants.ts';
+import { API_PREFIXES, AUDIT_AUTH_FAILED, FAILED_KEY_WINDOW_MS } from '../constants.ts';
 import { invalid, VaultServerError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
@@ -10,6 +10,7 @@ import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { type WriteAuditScope, writeAuditScope } from '../store/write-audit.ts';
 import { clientAddress } from './client-address.ts';
+import { INTERNAL_ERROR, loggableError, toApiError } from './error-mapping.ts';
 import { handlers } from './handlers.ts';
 import { parseCidrList } from './ip-rules.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -56,11 +57,6 @@ function rawSegments(rawPath: string, template: string): Record<string, string> 
   return out;
 }
 
-function errorBody(error: VaultError): { body: { err: string; code: string }; status: number } {
-  const status = error.status ?? STATUS_OF[error.code] ?? 500;
-  return { body: { err: error.message, code: error.code }, status };
-}
-
 // Answers carry passwords: no cache, proxy or browser may keep them.
 const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
 // Plain records, shared by every answer: @hono/node-server writes them as they are, where a
@@ -100,23 +96,10 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.onError((error, c) => {
     apiHeaders(c);
-    if (error instanceof VaultError) {
-      const { body, status } = errorBody(error);
-      return c.json(body, status as 400);
-    }
-    const sqlState = (error as { code?: unknown }).code;
-    // Foreign key, unique, serialization and deadlock failures come from a concurrent change.
-    if (sqlState === '23503' || sqlState === '23505' || sqlState === '40001' || sqlState === '40P01') {
-      return c.json(
-        {
-          err: 'The request conflicts with a change made at the same time; try again.',
-          code: 'invalid_request',
-        },
-        409,
-      );
-    }
-    logger.error({ err: { name: error.name, message: error.message, code: sqlState } }, 'request failed');
-    return c.json({ err: 'Internal server error.', code: 'server' }, 500);
+    const mapped = toApiError(error);
+    if (mapped) return c.json(mapped.body, mapped.status as 400);
+    logger.error({ err: loggableError(error) }, 'request failed');
+    return c.json(INTERNAL_ERROR.body, 500);
   });
 
   app.notFound((c) => {

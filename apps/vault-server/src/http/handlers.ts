@@ -1,4 +1,4 @@
-import type { DecodedFolderCreate, EndpointName, ItemValues } from '@vaultline/protocol';
+import { type DecodedFolderCreate, decodeId, type EndpointName, type ItemValues } from '@vaultline/protocol';
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden, invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
@@ -47,22 +47,36 @@ async function loginTarget(input: HandlerInput): Promise<number> {
   return userIdOf(ctx.db, login);
 }
 
-function itemIdOf(text: string): number {
-  const trimmed = text.trim();
-  if (!/^[0-9]{1,16}$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed)) || Number(trimmed) < 1) {
-    throw invalid('Expected the field item_id to be a positive integer.');
+/**
+ * Reads an id sent inside a value (an item's folder_id, the multipart item_id) with the core's one
+ * id decoder: canonical only, so `1 `, `+1` and `1.0` are refused as they are in the path.
+ */
+function idValue(text: string, what: string): number {
+  try {
+    return decodeId(text);
+  } catch {
+    throw invalid(
+      `Expected ${what} to be a positive integer id (digits only), received ${JSON.stringify(text.slice(0, 20))}.`,
+    );
   }
-  return Number(trimmed);
+}
+
+const itemIdOf = (text: string): number => idValue(text, 'the field item_id');
+
+/** The item values with their folder id checked as canonical before the store reads them. */
+function itemValues(values: ItemValues): ItemValues {
+  idValue(values.folderId, 'folder_id');
+  return values;
 }
 
 /** The server side of every operation. */
 export const handlers: Handlers = {
   async addItem({ params, principal, ctx }) {
-    const id = await items.addItem(ctx, principal, params.item as ItemValues);
+    const id = await items.addItem(ctx, principal, itemValues(params.item as ItemValues));
     return { body: { status: 'item added', new_item_id: String(id) }, target: `item ${id}` };
   },
   async updateItem({ params, principal, ctx }) {
-    await items.updateItem(ctx, principal, params.id as number, params.item as ItemValues);
+    await items.updateItem(ctx, principal, params.id as number, itemValues(params.item as ItemValues));
     return { body: { status: 'item updated' }, target: `item ${params.id}` };
   },
   async deleteItems({ params, principal, ctx }) {

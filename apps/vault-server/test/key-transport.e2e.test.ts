@@ -1,0 +1,96 @@
+import { SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from '@vaultline/protocol';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestVault, type TestVault } from '../src/testing.ts';
+import { clientOf, expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
+
+describe('the API key in a header, keys in URLs refused on demand, and the identification', () => {
+  let open: TestVault;
+  let strict: TestVault;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    open = await startTestVault({ logLines });
+    strict = await startTestVault({ logLines, queryKeys: 'refuse' });
+    await open.admin.createUser({ login: 'header-user' });
+    await strict.admin.createUser({ login: 'header-user' });
+  });
+
+  afterAll(async () => {
+    await open?.close();
+    await strict?.close();
+    expectNoSecrets(logLines, [open.adminKey, strict.adminKey]);
+  });
+
+  const folders = '/api/index.php/read/userfolders/header-user';
+
+  it('identifies itself without a key, under both prefixes', async () => {
+    for (const prefix of ['/api/index.php', '/api']) {
+      const answer = await rawRequest(open.url, prefix + SERVER_INFO_PATH);
+      expect(answer.status).toBe(200);
+      expect(answer.contentType).toMatch(/application\/json/);
+      expect(answer.headers['cache-control']).toBe('no-store');
+      const info = v.parse(ServerInfoSchema, JSON.parse(answer.body));
+      expect(info.server).toBe('vaultline');
+      expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
+      expect([...info.features].sort()).toEqual([...SERVER_FEATURES].sort());
+    }
+    const strictInfo = v.parse(
+      ServerInfoSchema,
+      JSON.parse((await rawRequest(strict.url, `/api/index.php${SERVER_INFO_PATH}`)).body),
+    );
+    expect(strictInfo.features).toContain('bearer-auth');
+    expect(strictInfo.features).not.toContain('query-key');
+  });
+
+  it('accepts Authorization: Bearer as well as ?apikey=', async () => {
+    const viaHeader = await rawRequest(open.url, folders, {
+      headers: { authorization: `Bearer ${open.adminKey}` },
+    });
+    expect(viaHeader.status).toBe(200);
+    expect(viaHeader.contentType).toMatch(/application\/json/);
+    const lowerCase = await rawRequest(open.url, folders, {
+      headers: { authorization: `bearer ${open.adminKey}` },
+    });
+    expect(lowerCase.status).toBe(200);
+    expect((await rawRequest(open.url, `${folders}?apikey=${open.adminKey}`)).status).toBe(200);
+    expect(await clientOf(open).readUserFolders({ login: 'header-user' })).toEqual([]);
+  });
+
+  it('refuses a wrong, missing or malformed key with a clear error', async () => {
+    const wrong = await rawRequest(open.url, folders, { headers: { authorization: 'Bearer vlk_not-a-key' } });
+    expectJsonError(wrong, 401, 'unauthorized');
+    const basic = await rawRequest(open.url, folders, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(expectJsonError(basic, 401, 'unauthorized').err).toMatch(/Authorization: Bearer <key>/);
+    const none = expectJsonError(await rawRequest(open.url, folders), 401, 'unauthorized');
+    expect(none.err).toMatch(/Bearer/);
+    expect(none.err).toMatch(/apikey/);
+  });
+
+  it('refuses keys in the URL when told to, and takes the header', async () => {
+    const refused = expectJsonError(
+      await rawRequest(strict.url, `${folders}?apikey=${strict.adminKey}`),
+      401,
+      'unauthorized',
+    );
+    expect(refused.err).toMatch(/refuses API keys in the URL/);
+    expect(refused.err).not.toContain(strict.adminKey);
+    // A key in the URL is refused even beside a good header: it has travelled in a URL already.
+    expectJsonError(
+      await rawRequest(strict.url, `${folders}?apikey=${strict.adminKey}`, {
+        headers: { authorization: `Bearer ${strict.adminKey}` },
+      }),
+      401,
+      'unauthorized',
+    );
+    const missing = expectJsonError(await rawRequest(strict.url, folders), 401, 'unauthorized');
+    expect(missing.err).not.toMatch(/apikey/);
+    const viaHeader = await rawRequest(strict.url, folders, {
+      headers: { authorization: `Bearer ${strict.adminKey}` },
+    });
+    expect(viaHeader.status).toBe(200);
+    // A refused URL key is not a failed key: it does not count toward the lockout nor the audit.
+    const audit = await strict.server.vault.admin.listAudit({ limit: 100, action: 'auth/failed' });
+    expect(audit).toEqual([]);
+  });
+});

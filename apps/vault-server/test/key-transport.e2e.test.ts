@@ -93,4 +93,39 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
     const audit = await strict.server.vault.admin.listAudit({ limit: 100, action: 'auth/failed' });
     expect(audit).toEqual([]);
   });
+
+  it('answers the CORS preflight of an allowed origin without a key, and nothing to others', async () => {
+    const browser = await startTestVault({ logLines, corsOrigins: ['https://vscode.dev'] });
+    try {
+      const preflight = await rawRequest(browser.url, folders, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://vscode.dev',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('https://vscode.dev');
+      expect(String(preflight.headers['access-control-allow-headers'])).toContain('authorization');
+      const answer = await rawRequest(browser.url, '/api/index.php/read/userfolders/nobody', {
+        headers: { origin: 'https://vscode.dev', authorization: `Bearer ${browser.adminKey}` },
+      });
+      expect(answer.headers['access-control-allow-origin']).toBe('https://vscode.dev');
+      const stranger = await rawRequest(browser.url, folders, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      });
+      expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await browser.close();
+    }
+    // Without the setting, nothing is allowed and the preflight is an unauthenticated request.
+    const closed = await rawRequest(open.url, folders, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://vscode.dev', 'access-control-request-method': 'GET' },
+    });
+    expect(closed.headers['access-control-allow-origin']).toBeUndefined();
+    expect(closed.status).toBe(401);
+  });
 });

@@ -7,7 +7,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { runConformance } from './conformance.ts';
+import { formatFindings, runConformance } from './conformance.ts';
 
 const USAGE = `usage: vaultline-conformance --base-url <url> --login <vault login> [--api-key <key>] [--no-files]
 
@@ -15,7 +15,13 @@ const USAGE = `usage: vaultline-conformance --base-url <url> --login <vault logi
   --api-key   an API key that may create folders and items (env VAULTLINE_API_KEY; prefer the
               environment variable: arguments are visible to other users in the process list)
   --login     a vault login whose read/userpw and read/userfolders are read (env VAULTLINE_LOGIN)
-  --no-files  skip add/file, read/listfiles and read/files (TeamPass has none of them)`;
+  --no-files  skip add/file, read/listfiles and read/files (without it, a server that has none
+              of them, like TeamPass, is reported as a finding and the three are skipped)
+
+The main flow uses text of the BMP only. Then each optional behaviour (four-byte-text, files,
+full-text-search, key-header) is reported on one line: SUPPORTED, MANGLES, REFUSES, ABSENT or
+FAILED, marked when it is a known TeamPass limit. Only failed operations and FAILED checks make
+the exit code 1.`;
 
 async function main(): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
@@ -61,9 +67,14 @@ async function main(): Promise<number> {
       console.log(`${mark}  ${result.operation.padEnd(17)} ${result.detail}`);
     },
   });
-  const passed = report.results.filter((result) => result.ok === true).length;
-  const failed = report.results.filter((result) => result.ok === false).length;
-  console.log(`${passed} passed, ${failed} failed`);
+  const caps = report.capabilities;
+  if (caps) {
+    console.log(
+      `server: ${caps.server}${caps.version ? ` ${caps.version}` : ''}; key in the ${caps.keyTransport}; ` +
+        `search ${caps.search}; files ${String(caps.files)}${caps.detected ? '' : ' (not identified)'}`,
+    );
+  }
+  for (const line of formatFindings(report)) console.log(line);
   return report.ok ? 0 : 1;
 }
 

@@ -1,13 +1,18 @@
 /**
  * The conformance suite: exercises every operation of the endpoint table against a live server,
  * in a folder of its own that it creates and removes, and reports each operation pass or fail.
+ * The main flow uses text of the BMP only, so that it runs on any server; what servers differ on
+ * (characters outside the BMP, file endpoints, full-text search, the key in a header) is checked
+ * on its own and reported as a finding of one line each.
  *
  * @module
  */
 
+import type { ServerCapabilities } from './capabilities.ts';
 import { type CallOptions, createVaultClient, type VaultClient } from './create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './endpoints.ts';
-import { isVaultError, toVaultError } from './errors.ts';
+import { isVaultError, serverWordsOf, toVaultError } from './errors.ts';
+import { searchItems } from './search.ts';
 
 /** Options of {@link runConformance}. */
 export interface ConformanceOptions {
@@ -17,8 +22,13 @@ export interface ConformanceOptions {
   apiKey: string;
   /** A vault login whose read/userpw and read/userfolders are read. */
   login: string;
-  /** Whether to test the three file operations (TeamPass has none). Default true. */
+  /**
+   * Whether to test the three file operations. Default true: a server without them (TeamPass)
+   * is then reported as a finding (`files: absent`) and the three are skipped, not failed.
+   */
   files?: boolean | undefined;
+  /** Receives a line per finished optional check. */
+  onFinding?: ((finding: ConformanceFinding) => void) | undefined;
   /** The `fetch` to use. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Receives a line per finished operation. */
@@ -37,16 +47,58 @@ export interface ConformanceResult {
   detail: string;
 }
 
+/** The optional behaviours checked on their own. */
+export const CONFORMANCE_CHECKS = ['four-byte-text', 'files', 'full-text-search', 'key-header'] as const;
+
+/** One optional behaviour. */
+export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
+
+/**
+ * What a server does with an optional behaviour: `supported` (as the spec gives it), `mangles`
+ * (accepts and changes the data), `refuses` (answers an error), `absent` (the operation does not
+ * exist there), `failed` (something else went wrong: the check could not tell).
+ */
+export type FindingOutcome = 'supported' | 'mangles' | 'refuses' | 'absent' | 'failed';
+
+/** The outcome of one optional check: one line for people. */
+export interface ConformanceFinding {
+  /** The behaviour checked. */
+  check: ConformanceCheck;
+  /** What the server does. */
+  outcome: FindingOutcome;
+  /** One line: what was sent and what came back (redacted). */
+  detail: string;
+  /** Whether this is a known limit of TeamPass (`shared/notes/teampass-behaviour.md`), not a defect of this server. */
+  knownTeamPassLimit: boolean;
+}
+
 /** The outcome of a run. */
 export interface ConformanceReport {
-  /** Whether every operation that ran passed and none was left out unexpectedly. */
+  /** Whether every operation that ran passed, none was left out unexpectedly, and no check `failed`. */
   ok: boolean;
   /** One result per operation, in table order. */
   results: ConformanceResult[];
+  /** One finding per optional check that ran, in {@link CONFORMANCE_CHECKS} order. */
+  findings: ConformanceFinding[];
+  /** What the client learnt of the server. */
+  capabilities: ServerCapabilities | undefined;
 }
+
+/** What TeamPass does for each check: such an outcome is a known limit, not a defect. */
+const TEAMPASS_LIMITS: Readonly<Record<ConformanceCheck, readonly FindingOutcome[]>> = {
+  'four-byte-text': ['refuses', 'mangles'],
+  files: ['absent'],
+  'full-text-search': ['refuses'],
+  'key-header': ['refuses'],
+};
 
 class CheckFailed extends Error {
   override name = 'CheckFailed';
+}
+
+/** Thrown by a step that does not apply to this server: reported as skipped, not failed. */
+class Skipped extends Error {
+  override name = 'Skipped';
 }
 
 function check(condition: boolean, message: string): asserts condition {
@@ -77,6 +129,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   });
   const files = options.files ?? true;
   const results = new Map<EndpointName, ConformanceResult>();
+  const findings: ConformanceFinding[] = [];
+  const capabilities = await client.capabilities().catch(() => undefined);
   const token = randomToken();
   const callOptions: CallOptions = {};
   const state: { folderId?: number; itemIds: number[]; fileId?: number } = { itemIds: [] };
@@ -101,20 +155,44 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         result = { endpoint, operation, ok: true, detail: await run() };
       } catch (error) {
         const message =
-          error instanceof CheckFailed
+          error instanceof CheckFailed || error instanceof Skipped
             ? error.message
             : `${toVaultError(error, client.redact).code}: ${client.redact(error instanceof Error ? error.message : String(error))}`;
-        result = { endpoint, operation, ok: false, detail: message };
+        result = { endpoint, operation, ok: error instanceof Skipped ? undefined : false, detail: message };
       }
     }
     results.set(endpoint, result);
     options.onResult?.(result);
   }
 
+  function found(check: ConformanceCheck, outcome: FindingOutcome, detail: string): void {
+    const finding: ConformanceFinding = {
+      check,
+      outcome,
+      detail: client.redact(detail),
+      knownTeamPassLimit: TEAMPASS_LIMITS[check].includes(outcome),
+    };
+    findings.push(finding);
+    options.onFinding?.(finding);
+  }
+
+  /** The server's words about an error, or its code: for one line. */
+  function said(error: unknown): string {
+    const words = serverWordsOf(error, client.redact, 100);
+    const vaultError = toVaultError(error, client.redact);
+    return `${vaultError.code}${vaultError.status === undefined ? '' : ` (HTTP ${vaultError.status})`}${words ? `: "${words}"` : ''}`;
+  }
+
+  const mainItemsReady = () =>
+    ['addItem', 'updateItem'].every((name) => results.get(name as EndpointName)?.ok === true);
+
   const folderTitle = `vaultline-conformance-${token}`;
-  const label = `conf ${token} Ünïcødé 😀 ;/+=% end`;
+  // The main flow stays in the BMP: TeamPass's default 3-byte tables refuse anything else, which
+  // is its own check below.
+  const label = `conf ${token} Ünïcødé ✓ ;/+=% end`;
   const secondLabel = `conf ${token} second`;
-  const password = `pw;/+=%\n\u0000😀${token}`;
+  const password = `pw;/+=%\n\u0000✓${token}`;
+  const emojiLabel = `conf ${token} emoji 😀 🔑`;
   const payload = new Uint8Array([0, 1, 2, 255, ...new TextEncoder().encode(`conformance ✓ ${token}\n`)]);
 
   try {
@@ -243,35 +321,129 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       return `${folders.length} folders for ${options.login}`;
     });
 
+    if (mainItemsReady()) {
+      // Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables).
+      try {
+        const { id } = await client.addItem({
+          item: { label: emojiLabel, password: 'pw 😀', folderId: state.folderId!, description: '🎉' },
+        });
+        state.itemIds.push(id);
+        const [item] = await client.readItems({ ids: [id] });
+        if (item?.label === emojiLabel)
+          found('four-byte-text', 'supported', 'an emoji in a label is stored as sent');
+        else
+          found(
+            'four-byte-text',
+            'mangles',
+            `an emoji label came back as ${JSON.stringify(item?.label ?? null)}`,
+          );
+      } catch (error) {
+        found('four-byte-text', 'refuses', `add/item with an emoji in the label answered ${said(error)}`);
+      }
+
+      // Search text with a space: the whole text where the server takes it; the core's search either way.
+      const text = `${token} second`;
+      try {
+        const hits = await client.findItems({ folderIds: [state.folderId!], query: text });
+        if (hits.some((hit) => hit.id === state.itemIds[1])) {
+          found('full-text-search', 'supported', `find/item took ${JSON.stringify(text)} whole`);
+        } else {
+          found(
+            'full-text-search',
+            'mangles',
+            `find/item with ${JSON.stringify(text)} did not find the item`,
+          );
+        }
+      } catch (error) {
+        const core = await searchItems(client, { folderIds: [state.folderId!], text }).catch(() => undefined);
+        const rescue = core?.items.some((item) => item.id === state.itemIds[1])
+          ? `; the core's searchItems found it (sent ${JSON.stringify(core.serverQuery)}, filtered locally)`
+          : '';
+        found('full-text-search', 'refuses', `find/item with a space answered ${said(error)}${rescue}`);
+      }
+
+      // The key in Authorization: Bearer instead of the URL.
+      const headerClient = createVaultClient({
+        baseUrl: options.baseUrl,
+        apiKey: options.apiKey,
+        fetch: options.fetch,
+        retries: 0,
+        keyTransport: 'header',
+      });
+      try {
+        const items = await headerClient.readItems({ ids: [state.itemIds[0]!] });
+        if (items.some((item) => item.id === state.itemIds[0])) {
+          found(
+            'key-header',
+            'supported',
+            'read/items with the key in Authorization: Bearer answered the item',
+          );
+        } else {
+          found('key-header', 'failed', 'read/items with the key in Authorization: Bearer answered no item');
+        }
+      } catch (error) {
+        found(
+          'key-header',
+          isVaultError(error, 'unauthorized') ? 'refuses' : 'failed',
+          `read/items with the key in Authorization: Bearer answered ${said(error)}`,
+        );
+      }
+    }
+
     if (files) {
       await step('addFile', ['addItem'], async () => {
-        const added = await client.addFile({
-          itemId: state.itemIds[0]!,
-          file: payload,
-          fileName: `conformance ü ${token}.txt`,
-          contentType: 'text/plain',
+        try {
+          const added = await client.addFile({
+            itemId: state.itemIds[0]!,
+            file: payload,
+            fileName: `conformance ü ${token}.txt`,
+            contentType: 'text/plain',
+          });
+          if (added.id !== undefined) state.fileId = added.id;
+          return `status ${JSON.stringify(added.status)}`;
+        } catch (error) {
+          if (isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
+            found('files', 'absent', 'add/file answers "No results": the server has no file endpoints');
+            throw new Skipped('skipped: the server has no file endpoints');
+          }
+          found('files', 'failed', `add/file answered ${said(error)}`);
+          throw error;
+        }
+      });
+      if (results.get('addFile')?.ok === undefined) {
+        for (const endpoint of ['listFiles', 'downloadFile'] as const) {
+          const result: ConformanceResult = {
+            endpoint,
+            operation: endpoints[endpoint].operation,
+            ok: undefined,
+            detail: 'skipped: the server has no file endpoints',
+          };
+          results.set(endpoint, result);
+          options.onResult?.(result);
+        }
+      } else {
+        await step('listFiles', ['addFile'], async () => {
+          const listed = await client.listFiles({ itemId: state.itemIds[0]! });
+          const file = listed.find((entry) => entry.name.includes(token));
+          check(file !== undefined, 'the uploaded file is not listed');
+          check(file.size === payload.byteLength, `size is ${file.size}, expected ${payload.byteLength}`);
+          state.fileId = file.id;
+          return `${listed.length} file(s); name and size match`;
         });
-        if (added.id !== undefined) state.fileId = added.id;
-        return `status ${JSON.stringify(added.status)}`;
-      });
 
-      await step('listFiles', ['addFile'], async () => {
-        const listed = await client.listFiles({ itemId: state.itemIds[0]! });
-        const file = listed.find((entry) => entry.name.includes(token));
-        check(file !== undefined, 'the uploaded file is not listed');
-        check(file.size === payload.byteLength, `size is ${file.size}, expected ${payload.byteLength}`);
-        state.fileId = file.id;
-        return `${listed.length} file(s); name and size match`;
-      });
-
-      await step('downloadFile', ['listFiles'], async () => {
-        const file = await client.downloadFile({ id: state.fileId! });
-        check(
-          file.bytes.byteLength === payload.byteLength && file.bytes.every((byte, i) => byte === payload[i]),
-          'the bytes differ',
-        );
-        return `${file.bytes.byteLength} bytes identical (${file.contentType})`;
-      });
+        await step('downloadFile', ['listFiles'], async () => {
+          const file = await client.downloadFile({ id: state.fileId! });
+          check(
+            file.bytes.byteLength === payload.byteLength &&
+              file.bytes.every((byte, i) => byte === payload[i]),
+            'the bytes differ',
+          );
+          return `${file.bytes.byteLength} bytes identical (${file.contentType})`;
+        });
+      }
+      if (results.get('downloadFile')?.ok === true) {
+        found('files', 'supported', 'add/file, read/listfiles and read/files round-trip a file');
+      }
     }
 
     await step('deleteItems', ['addItem'], async () => {
@@ -307,5 +479,42 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         detail: 'not run (file operations disabled)',
       },
   );
-  return { ok: ordered.every((result) => result.ok !== false), results: ordered };
+  findings.sort((a, b) => CONFORMANCE_CHECKS.indexOf(a.check) - CONFORMANCE_CHECKS.indexOf(b.check));
+  return {
+    ok: ordered.every((result) => result.ok !== false) && findings.every((f) => f.outcome !== 'failed'),
+    results: ordered,
+    findings,
+    capabilities,
+  };
+}
+
+/**
+ * The lines a person reads after the operations: one per finding (with whether it is a known
+ * TeamPass limit), and a summary that counts the operations and names the known limits.
+ *
+ * @param report The report.
+ * @returns One line per finding, then the summary line.
+ */
+export function formatFindings(report: Pick<ConformanceReport, 'findings' | 'results'>): string[] {
+  const lines = report.findings.map(
+    (finding) =>
+      `${finding.outcome.toUpperCase().padEnd(9)} ${finding.check.padEnd(17)} ${finding.detail}${
+        finding.knownTeamPassLimit ? ' (known TeamPass limit)' : ''
+      }`,
+  );
+  const passed = report.results.filter((result) => result.ok === true).length;
+  const failed = report.results.filter((result) => result.ok === false).length;
+  const skipped = report.results.filter((result) => result.ok === undefined).length;
+  const limits = report.findings.filter((finding) => finding.knownTeamPassLimit);
+  const other = report.findings.filter(
+    (finding) => !finding.knownTeamPassLimit && finding.outcome !== 'supported',
+  );
+  lines.push(
+    `${passed} passed, ${failed} failed, ${skipped} skipped` +
+      (limits.length > 0
+        ? `; known TeamPass limits: ${limits.map((f) => `${f.check} ${f.outcome}`).join(', ')}`
+        : '') +
+      (other.length > 0 ? `; other findings: ${other.map((f) => `${f.check} ${f.outcome}`).join(', ')}` : ''),
+  );
+  return lines;
 }

@@ -5,6 +5,12 @@
  */
 
 import { createFetch, type FetchContext, FetchError } from 'ofetch';
+import {
+  createServerProbe,
+  type KeyTransport,
+  type KeyTransportOption,
+  type ServerCapabilities,
+} from './capabilities.ts';
 import type { FolderEncoding, ItemWrite } from './codec.ts';
 import {
   type DownloadedFile,
@@ -17,7 +23,7 @@ import {
   type FileUpload,
   fillPath,
 } from './endpoints.ts';
-import { createRedactor, REDACTED, type Redactor, toVaultError, VaultError } from './errors.ts';
+import { createRedactor, isVaultError, REDACTED, type Redactor, toVaultError, VaultError } from './errors.ts';
 import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from './response.ts';
 import type { Item } from './schemas.ts';
 import type { EncodeContext } from './segments.ts';
@@ -26,8 +32,16 @@ import type { EncodeContext } from './segments.ts';
 export interface VaultClientOptions {
   /** The server's base URL, e.g. `https://vault.example.com` (the part before `/api/index.php`). */
   baseUrl: string;
-  /** The API key. Sent as the first query parameter; never reported anywhere. */
+  /** The API key. Sent as {@link VaultClientOptions.keyTransport} says; never reported anywhere. */
   apiKey: string;
+  /**
+   * How the key travels. `query`: `?apikey=` first in the query (what TeamPass requires).
+   * `header`: `Authorization: Bearer <key>`, so that proxies and access logs never see it (a
+   * Vaultline server). `auto` (default): identifies the server once (a keyless
+   * `GET …/info/version`) before the first call, and uses the header when the server says
+   * `bearer-auth`, the query otherwise.
+   */
+  keyTransport?: KeyTransportOption | undefined;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Time allowed for one attempt, headers and body, in ms. Default 10 000. An attempt that ran out of time is not retried. */
@@ -84,6 +98,14 @@ export interface VaultClient extends VaultMethods {
   /** Removes the API key from any text: for logs of code built on the client. */
   readonly redact: Redactor;
   /**
+   * What the server can do: identifies it with one keyless request on the first call, then
+   * answers from a cache (an inconclusive answer is asked again after 30 s).
+   *
+   * @param options `refresh: true` asks the server again.
+   * @returns The capabilities.
+   */
+  capabilities(options?: { refresh?: boolean | undefined }): Promise<ServerCapabilities>;
+  /**
    * Calls an operation by name.
    *
    * @param name The operation.
@@ -136,6 +158,7 @@ const RETRY_STATUSES = [408, 500, 502, 503, 504];
 interface PreparedRequest {
   url: string;
   displayUrl: string;
+  headers: Record<string, string>;
 }
 
 /**
@@ -156,21 +179,49 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
   const baseUrl = validateBaseUrl(settings.baseUrl);
   const apiRoot = baseUrl + settings.apiPath.replace(/\/+$/, '');
   const redact = createRedactor([settings.apiKey]);
-  const query = `?apikey=${encodeURIComponent(settings.apiKey)}`;
-  const displayQuery = `?apikey=${REDACTED}`;
+  const keyQueries: Record<KeyTransport, { query: string; display: string }> = {
+    query: { query: `?apikey=${encodeURIComponent(settings.apiKey)}`, display: `?apikey=${REDACTED}` },
+    header: { query: '', display: '' },
+  };
   const context: EncodeContext = { folderEncoding: settings.folderEncoding ?? 'blob' };
   const $fetch = createFetch({ fetch: settings.fetch ?? globalThis.fetch.bind(globalThis) });
   const encoder = new TextEncoder();
-  const headers = { accept: 'application/json, */*;q=0.5', ...settings.headers };
+  const plainHeaders = { accept: 'application/json, */*;q=0.5', ...settings.headers };
+  const keyHeaders: Record<KeyTransport, Record<string, string>> = {
+    query: plainHeaders,
+    header: { ...plainHeaders, authorization: `Bearer ${settings.apiKey}` },
+  };
+  const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  const probe = createServerProbe({
+    apiRoot,
+    fetch: settings.fetch ?? globalThis.fetch.bind(globalThis),
+    headers: settings.headers,
+    timeoutMs: settings.timeoutMs,
+    keyTransport: keyOption,
+  });
 
-  function prepare(definition: EndpointDefinition, segments: Record<string, string>): PreparedRequest {
+  /** The key transport for the next call: fixed by the option, or from the server's identification. */
+  function knownTransport(): KeyTransport | undefined {
+    return keyOption === 'auto' ? probe.known()?.keyTransport : keyOption;
+  }
+  async function keyTransport(): Promise<KeyTransport> {
+    return knownTransport() ?? (await probe.get()).keyTransport;
+  }
+
+  function prepare(
+    definition: EndpointDefinition,
+    segments: Record<string, string>,
+    transport: KeyTransport,
+  ): PreparedRequest {
     const path = fillPath(definition.path, segments);
     const display = { ...segments };
     for (const [name, segment] of Object.entries(definition.params))
       if (segment.secret) display[name] = REDACTED;
+    const key = keyQueries[transport];
     return {
-      url: apiRoot + path + query,
-      displayUrl: apiRoot + fillPath(definition.path, display) + displayQuery,
+      url: apiRoot + path + key.query,
+      displayUrl: apiRoot + fillPath(definition.path, display) + key.display,
+      headers: keyHeaders[transport],
     };
   }
 
@@ -208,7 +259,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
           response = await $fetch.raw(request.url, {
             method: definition.method,
             ...(body ? { body } : {}),
-            headers,
+            headers: request.headers,
             responseType: 'stream',
             retry: retries > 0 ? retries : false,
             retryStatusCodes: RETRY_STATUSES,
@@ -266,10 +317,11 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     name: EndpointName,
     segments: Record<string, string>,
     body: FormData | undefined,
+    transport: KeyTransport,
     callOptions?: CallOptions,
   ) {
     const definition: EndpointDefinition = endpoints[name];
-    const request = prepare(definition, segments);
+    const request = prepare(definition, segments, transport);
     const length = urlLength(request.url);
     if (length > settings.maxUrlLength) {
       throw new VaultError(
@@ -287,8 +339,22 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     callOptions?: CallOptions,
   ): Promise<EndpointOutput<K>> {
     const definition: EndpointDefinition = endpoints[name];
+    const transport = knownTransport() ?? (await keyTransport());
     if (definition.multipart) {
-      return (await callOnce(name, {}, toFormData(input as FileUpload), callOptions)) as EndpointOutput<K>;
+      try {
+        return (await callOnce(
+          name,
+          {},
+          toFormData(input as FileUpload),
+          transport,
+          callOptions,
+        )) as EndpointOutput<K>;
+      } catch (error) {
+        // A server without file endpoints answers add/file with "No results".
+        if (isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? ''))
+          probe.noFiles();
+        throw error;
+      }
     }
     const values = input as Record<string, unknown>;
     const segments: Record<string, string> = {};
@@ -297,7 +363,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       segments[param] = segment.encode(values[param], context);
     }
     if (!definition.batch)
-      return (await callOnce(name, segments, undefined, callOptions)) as EndpointOutput<K>;
+      return (await callOnce(name, segments, undefined, transport, callOptions)) as EndpointOutput<K>;
 
     const batchParam = definition.batch.param;
     const ids = values[batchParam] as readonly number[];
@@ -311,7 +377,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     };
     const idSegment = definition.params[batchParam]!;
     const whole = idSegment.encode(ids, context);
-    const single = prepare(definition, { ...segments, [batchParam]: whole });
+    const single = prepare(definition, { ...segments, [batchParam]: whole }, transport);
     if (
       ids.length <= (definition.batch.size ?? Number.POSITIVE_INFINITY) &&
       urlLength(single.url) <= settings.maxUrlLength
@@ -323,7 +389,8 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     const chunks = chunkIds(
       encoded,
       definition.batch.size ?? Number.POSITIVE_INFINITY,
-      (chunk) => urlLength(prepare(definition, { ...segments, [batchParam]: chunk.join(';') }).url),
+      (chunk) =>
+        urlLength(prepare(definition, { ...segments, [batchParam]: chunk.join(';') }, transport).url),
       settings.maxUrlLength,
     );
     if (chunks === undefined) {
@@ -338,7 +405,13 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     const results: unknown[] = [];
     for (const chunk of chunks) {
       results.push(
-        await callOnce(name, { ...segments, [batchParam]: chunk.join(';') }, undefined, callOptions),
+        await callOnce(
+          name,
+          { ...segments, [batchParam]: chunk.join(';') },
+          undefined,
+          transport,
+          callOptions,
+        ),
       );
     }
     if (definition.schema && results.every(Array.isArray)) return restrict(results.flat());
@@ -384,7 +457,10 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     return call('updateItem', { id, item }, callOptions);
   }
 
-  return { ...methods, baseUrl, redact, call, getItem, updateItemFields };
+  const capabilities = (capabilityOptions?: { refresh?: boolean | undefined }) =>
+    probe.get(capabilityOptions?.refresh ?? false);
+
+  return { ...methods, baseUrl, redact, capabilities, call, getItem, updateItemFields };
 }
 
 /**

@@ -164,3 +164,56 @@ export function toVaultError(error: unknown, redact: Redactor = createRedactor([
     return new VaultError('timeout', 'The vault did not answer in time.', { cause });
   return new VaultError('network', `Could not reach the vault: ${message}`, { cause });
 }
+
+/** The longest piece of a server's own words that {@link serverWordsOf} keeps. */
+const MAX_SERVER_WORDS = 160;
+
+/**
+ * The server's own words about an error, short and redacted, for showing next to a plain
+ * sentence: its `err` message, or for a body that was not JSON (a database error, an HTML page)
+ * the excerpt of it. First line only, spaces collapsed, at most `maxLength` characters.
+ *
+ * @param error The thrown value.
+ * @param redact Removes secrets the caller knows of (the client's `redact`); the error's own
+ *   fields are already redacted.
+ * @param maxLength The longest text kept. Default 160.
+ * @returns The words, or `undefined` when the server said nothing.
+ * @example
+ * ```ts
+ * serverWordsOf(error); // 'User does not exist'
+ * ```
+ */
+export function serverWordsOf(
+  error: unknown,
+  redact: Redactor = (text) => text,
+  maxLength: number = MAX_SERVER_WORDS,
+): string | undefined {
+  if (!(error instanceof VaultError)) return undefined;
+  const source =
+    error.serverMessage ??
+    (error.code === 'invalid_response' || error.code === 'server' ? error.excerpt : undefined);
+  if (source === undefined) return undefined;
+  const line = redact(source)
+    .split(/\r?\n/)
+    .map((part) => part.trim())
+    .find((part) => part !== '')
+    ?.replace(/\s+/g, ' ');
+  if (line === undefined) return undefined;
+  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+}
+
+/**
+ * A plain sentence for people, followed by the server's own words when it said something:
+ * `not found in the vault (it may have been deleted). The vault said: "User does not exist".`
+ *
+ * @param sentence The plain sentence (the adapter's words for the error's code).
+ * @param error The thrown value.
+ * @param redact Removes secrets the caller knows of.
+ * @returns The sentence, with the server's words when there are any.
+ */
+export function withServerWords(sentence: string, error: unknown, redact?: Redactor): string {
+  const words = serverWordsOf(error, redact);
+  if (words === undefined) return sentence;
+  const stop = /[.!?]$/.test(sentence) ? '' : '.';
+  return `${sentence}${stop} The vault said: "${words.replace(/"/g, "'")}".`;
+}

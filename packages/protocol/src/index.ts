@@ -21,6 +21,20 @@ export {
   type UserAccess,
 } from './access.ts';
 export {
+  capabilitiesOf,
+  createServerProbe,
+  type Identification,
+  type IdentifyRequest,
+  identifyServer,
+  type KeyTransport,
+  type KeyTransportOption,
+  type ServerCapabilities,
+  type ServerProbe,
+  type ServerProbeOptions,
+  teampassCapabilities,
+  VAULTLINE_MAX_RESULTS,
+} from './capabilities.ts';
+export {
   decodeFolderValues,
   decodeId,
   decodeIdList,
@@ -71,11 +85,13 @@ export {
   isVaultError,
   REDACTED,
   type Redactor,
+  serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  withServerWords,
 } from './errors.ts';
 export { classifyError } from './response.ts';
 export {
@@ -115,6 +131,15 @@ export {
   splitPath,
 } from './schemas.ts';
 export {
+  planSearch,
+  type SearchOptions,
+  type SearchQuery,
+  type SearchResult,
+  type SearchStrategy,
+  searchableRuns,
+  searchItems,
+} from './search.ts';
+export {
   type AnySegment,
   COMPLEXITY_LEVELS,
   type ComplexityLevel,
@@ -138,4 +163,4 @@ export {
   type ServerInfo,
   ServerInfoSchema,
 } from './server-info.ts';
-export { foldLabel } from './text.ts';
+export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

@@ -230,7 +230,10 @@ export function errorAnswer(
   origin: ResponseOrigin,
 ): VaultError {
   const code = classifyError(status, message, serverCode);
-  return new VaultError(code, `${origin.definition.operation} failed: ${message} (HTTP ${status}).`, {
+  // The message keeps the server's words, short: its first line, at most 200 characters.
+  const firstLine = message.split(/\r?\n/)[0]!.trim();
+  const short = firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine;
+  return new VaultError(code, `${origin.definition.operation} failed: ${short} (HTTP ${status}).`, {
     status,
     serverMessage: message,
     serverCode,

@@ -44,6 +44,8 @@ export const ServerInfoSchema = v.object({
   version: v.string(),
   /** What it supports; unknown names are kept, so newer servers stay readable. */
   features: v.array(v.string()),
+  /** The most results find/item returns; 1000 when absent. */
+  maxResults: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
 /** The identification answer of a Vaultline server. */

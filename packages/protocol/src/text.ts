@@ -14,3 +14,10 @@
 export function foldLabel(label: string): string {
   return label.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 }
+
+/**
+ * The longest search text, in characters (Unicode code points): the Vaultline server refuses
+ * longer ones (400), the core's search refuses them before sending, and adapters (the Slack bot)
+ * check it up front. The one search-length limit.
+ */
+export const MAX_SEARCH_LENGTH = 100;

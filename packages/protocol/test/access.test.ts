@@ -127,7 +127,8 @@ describe('createAccessChecker', () => {
       expect.arrayContaining(['/api/index.php/read/userfolders/bob', '/api/index.php/read/userpw/bob']),
     );
     expect(count()).toBe(2);
-    clock += 4_999;
+    // Kept for the TTL inclusive (lru-cache's rule), gone one ms later.
+    clock += 5_000;
     await checker.canWrite('bob', 1);
     await checker.filterReadable('bob', [{ id: 1 }]);
     expect(count()).toBe(2);
@@ -146,14 +147,14 @@ describe('createAccessChecker', () => {
   });
 
   it('sees a new grant only after the TTL or invalidate', async () => {
-    let clock = 0;
+    let clock = 1_000_000;
     const checker = createAccessChecker(vault, { ttlMs: 1_000, now: () => clock });
     const hidden = seed('hidden');
     expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
     server.users.get('bob')!.rights[String(hidden.folderId)] = 'R';
     try {
       expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
-      clock += 1_000;
+      clock += 1_001;
       expect(await checker.canRead('bob', hidden.itemId)).toBe(true);
     } finally {
       delete server.users.get('bob')!.rights[String(hidden.folderId)];
@@ -211,9 +212,65 @@ describe('createAccessChecker', () => {
     const shown = `${inspect(access, { depth: 10, maxArrayLength: null, maxStringLength: null })}${inspect(checker, { depth: 10, showHidden: true })}`;
     for (const { password } of seeded.values()) expect(shown).not.toContain(password);
     expect(shown).not.toContain('seeded-password');
-    expect(shown).not.toContain('raw');
+    // Folder records are kept whole (their raw record has no password); item records are not kept.
+    expect(shown).not.toMatch(/\bpw\b|password/);
+    expect(access.folders.get(seed('W').folderId)?.raw).toMatchObject({ access_type: 'W' });
     // The answer did carry them: the checker dropped them.
     const items = await vault.readUserItems({ login: 'bob' });
     expect(items.map((item) => item.password)).toContain(seed('W').password);
+  });
+
+  it('gives the folders whole, in the vault order, and the right on each, without the item list', async () => {
+    const checker = createAccessChecker(vault);
+    const folders = await checker.folders('bob');
+    expect(folders.map((folder) => folder.accessType)).toEqual([...ACCESS_TYPES, 'none']);
+    expect(folders[0]?.raw).toMatchObject({ title: 'folder W' });
+    expect((await checker.rightOn('bob', seed('ND').folderId)).words).toBe('edit, no delete');
+    expect((await checker.rightOn('bob', seed('hidden').folderId)).code).toBe('none');
+    expect(await checker.canAdd('bob', seed('NDNE').folderId)).toBe(true);
+    expect(await checker.canAdd('bob', seed('R').folderId)).toBe(false);
+    // The copy returned is the caller's to change.
+    folders.length = 0;
+    expect(await checker.folders('bob')).toHaveLength(ACCESS_TYPES.length + 1);
+    expect(server.requests.map((request) => request.url.split('?')[0])).toEqual([
+      '/api/index.php/read/userfolders/bob',
+    ]);
+  });
+
+  it("reads the item list only when the caller's folder does not decide (itemList: 'fallback')", async () => {
+    const checker = createAccessChecker(vault, { itemList: 'fallback' });
+    const urls = () => server.requests.map((request) => request.url.split('?')[0]!.split('/')[4]);
+    const w = seed('W');
+    const r = seed('R');
+    const superuser = seed('SUPERUSER');
+    expect(await checker.canRead('bob', { id: r.itemId, folderId: r.folderId })).toBe(true);
+    expect(await checker.canWrite('bob', { id: w.itemId, folderId: w.folderId })).toBe(true);
+    expect(await checker.filterReadable('bob', [{ id: w.itemId, folderId: w.folderId }])).toHaveLength(1);
+    expect(urls()).toEqual(['userfolders']);
+    // Not decided by the folder: the list is read, once, and names the item.
+    expect(await checker.canRead('bob', { id: superuser.itemId, folderId: superuser.folderId })).toBe(true);
+    expect(await checker.canRead('bob', superuser.itemId)).toBe(true);
+    expect(await checker.canWrite('bob', { id: r.itemId, folderId: r.folderId })).toBe(false);
+    expect(await checker.canRead('bob', seed('hidden').itemId)).toBe(false);
+    // A caller that places a W item in the R folder: the list knows its real folder.
+    expect(await checker.canWrite('bob', { id: w.itemId, folderId: r.folderId })).toBe(true);
+    const refs = [
+      { id: seed('hidden').itemId, folderId: seed('hidden').folderId },
+      { id: superuser.itemId, folderId: superuser.folderId },
+      { id: 888_888, folderId: w.folderId },
+    ];
+    expect((await checker.filterReadable('bob', refs)).map((ref) => ref.id)).toEqual([
+      superuser.itemId,
+      888_888,
+    ]);
+    expect(urls()).toEqual(['userfolders', 'userpw']);
+  });
+
+  it('keeps at most maxUsers users', async () => {
+    const checker = createAccessChecker(vault, { maxUsers: 1 });
+    await checker.folders('bob');
+    await checker.folders('alice');
+    await checker.folders('bob');
+    expect(server.requests).toHaveLength(3);
   });
 });

@@ -75,7 +75,11 @@ export interface Reply {
   destroy?: boolean;
 }
 
-/** A fault: when `match` (default: every request) holds, answer `reply`; `times` limits how often. */
+/**
+ * A fault: when `match` holds, answer `reply`; `times` limits how often. Without `match`, every
+ * request but the client's keyless server identification (`/info/version`), so that a client on
+ * `keyTransport: 'auto'` meets the fault on the call the test makes.
+ */
 export interface Fault {
   match?: (request: SeenRequest) => boolean;
   reply: Reply | ((request: SeenRequest) => Reply);
@@ -119,7 +123,20 @@ export const NON_JSON_BODIES = {
   html: '<br />\n<b>Fatal error</b>:  Uncaught Error: Call to a member function fetch() on bool in /var/www/html/teampass/api/functions.php:412\nStack trace:\n#0 {main}\n  thrown in <b>/var/www/html/teampass/api/functions.php</b> on line <b>412</b><br />',
 } as const;
 
+/** The client's keyless identification request. */
+function isIdentification(request: SeenRequest): boolean {
+  return /^\/api(?:\/index\.php)?\/info\/version(?:\?|$)/.test(request.url);
+}
+
 const ROUTE = /^\/api(?:\/index\.php)?\/([a-z]+)\/([a-z]+)(?:\/([^?]*))?\?apikey=([^&]*)(?:&.*)?$/;
+
+/** How MySQL's utf8_general_ci compares: without case and accents. */
+function similarText(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}
 
 /** Decodes one TP value: base64 with `-_` or `+/`, padding or none (TP uses base64_decode). */
 function tpDecode(value: string): string {
@@ -146,8 +163,10 @@ export interface ReplayServer {
   readonly url: string;
   /** The valid API key. */
   readonly apiKey: string;
-  /** Every request received, in order. */
+  /** Every API request received, in order (identification requests are in `identifications`). */
   readonly requests: SeenRequest[];
+  /** The keyless identification requests (`/info/version`) received, in order. */
+  readonly identifications: SeenRequest[];
   /** Stored items by id. */
   readonly items: Map<string, StoredItem>;
   /** Stored folders by id. */
@@ -162,6 +181,19 @@ export interface ReplayServer {
   deleteBody: 'json' | 'text';
   /** How the collections that TeamPass sends as arrays are sent (to test the other shape). */
   collectionShape: 'teampass' | 'objects' | 'arrays';
+  /**
+   * Whether add/file, read/listfiles and read/files exist (the fork) or answer `{"err":"No
+   * results"}` whatever they are given (every TeamPass release). Default true.
+   */
+  fileEndpoints: boolean;
+  /**
+   * TeamPass's default install: 3-byte `utf8` tables. A character outside the BMP (emoji) in a
+   * label, description, login, email, URL or folder title then makes the write answer HTTP 200
+   * with MySQL's error text, not JSON, and nothing is stored. Default false (4-byte tables).
+   */
+  threeByteTables: boolean;
+  /** Store each character outside the BMP as `????` (what some TeamPass installs do). Default false. */
+  mangleFourByte: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
   close(): Promise<void>;
@@ -182,6 +214,7 @@ export interface ReplayOptions {
  */
 export async function startReplayServer(options: ReplayOptions): Promise<ReplayServer> {
   const requests: SeenRequest[] = [];
+  const identifications: SeenRequest[] = [];
   const faults: Fault[] = [];
   const items = new Map<string, StoredItem>();
   const folders = new Map<string, StoredFolder>();
@@ -245,20 +278,28 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     url: '',
     apiKey: options.apiKey,
     requests,
+    identifications,
     items,
     folders,
     users,
     files,
     deleteBody: 'json',
     collectionShape: 'teampass',
+    fileEndpoints: true,
+    threeByteTables: false,
+    mangleFourByte: false,
     fault(fault) {
       faults.push(fault);
     },
     reset() {
       requests.length = 0;
+      identifications.length = 0;
       faults.length = 0;
       state.deleteBody = 'json';
       state.collectionShape = 'teampass';
+      state.fileEndpoints = true;
+      state.threeByteTables = false;
+      state.mangleFourByte = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -279,6 +320,23 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     return Object.fromEntries(records.map((r) => [byId(r), r]));
   };
 
+  /** With 3-byte tables: MySQL's refusal of the first column holding a character outside the BMP. */
+  function fourByteRefusal(columns: Record<string, string>): Answer | undefined {
+    if (!state.threeByteTables) return undefined;
+    for (const [column, value] of Object.entries(columns)) {
+      const match = /[\u{10000}-\u{10FFFF}]/u.exec(value);
+      if (!match) continue;
+      const bytes = [...Buffer.from(match[0])]
+        .map((byte) => `\\x${byte.toString(16).toUpperCase()}`)
+        .join('');
+      return {
+        status: 200,
+        body: `Incorrect string value: '${bytes}' for column \`teampass\`.\`teampass_items\`.\`${column}\` at row 1`,
+      };
+    }
+    return undefined;
+  }
+
   async function emulate(request: SeenRequest): Promise<Answer> {
     if (options.apiDisabled) return table(ERROR_TABLE.apiDisabled);
     const url = request.url;
@@ -298,6 +356,9 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     const parts = args === '' ? [] : args.split('/');
     const route = `${verb}/${object}`;
 
+    if (!state.fileEndpoints && ['add/file', 'read/listfiles', 'read/files'].includes(route)) {
+      return table(ERROR_TABLE.noResults);
+    }
     if (request.method === 'POST' && route === 'add/file') {
       const form = await parseMultipart(request).catch(() => undefined);
       const file = form?.get('file');
@@ -330,6 +391,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         if (label === '' || folderId === '') return table(ERROR_TABLE.fieldMissing);
         if (pw === '') return table(ERROR_TABLE.passwordEmpty);
         if (pw.length > 200) return table(ERROR_TABLE.passwordTooLong);
@@ -345,9 +408,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           if (!item.deleted && similar(item.label) === similar(label)) return table(ERROR_TABLE.labelExists);
         }
         const id = String(nextId++);
+        const stored = (text: string) =>
+          state.mangleFourByte ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, '????') : text;
         items.set(id, {
           id,
-          label,
+          label: stored(label),
           pw,
           description,
           folder_id: folderId,
@@ -376,6 +441,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
           string,
           string,
         ];
+        const refused = fourByteRefusal({ label, description, login, email, url: link });
+        if (refused) return refused;
         Object.assign(item, {
           label,
           pw,
@@ -404,6 +471,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         const values = tpDecode(segment).split(';');
         if (values.length !== (add ? 5 : 3)) return { status: 200, body: NON_JSON_BODIES.sql };
         const title = values[0] ?? '';
+        const refused = fourByteRefusal({ title });
+        if (refused) return refused;
         if (/^[0-9]+$/.test(title)) return table(ERROR_TABLE.numericTitle);
         if (add) {
           const parent = values[2] ?? '0';
@@ -499,11 +568,18 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       }
       case 'find/item': {
         const [folderIds = '', query = ''] = parts;
-        if (!/^[A-Za-z0-9_:'-]+$/.test(query)) return { status: 405, body: '' };
+        // TP's route regex takes only [A-Za-z0-9_:'-] here: a percent-encoded or empty segment
+        // (`postgres%20prod`, `example.com`, ``) is refused as "not numeric" with a 405.
+        if (parts.length !== 2 || !/^[A-Za-z0-9_:'-]+$/.test(query)) return table(ERROR_TABLE.itemNotNumeric);
+        // PHP's empty("0") is true: TP then fails further down with a 500.
         if (query === '0') return { status: 500, body: '' };
         const ids = new Set(folderIds.split(';'));
+        const needle = query.toLowerCase();
         const found = [...items.values()]
-          .filter((item) => !item.deleted && ids.has(item.folder_id) && item.label.includes(query))
+          .filter(
+            // MySQL's LIKE on utf8_general_ci: case- and accent-insensitive.
+            (item) => !item.deleted && ids.has(item.folder_id) && similarText(item.label).includes(needle),
+          )
           .map((item) => ({ ...readRecord(item), status: 'OK' }));
         if (found.length === 0) return table(ERROR_TABLE.noResults);
         return json(array(found, (record) => record.id));
@@ -557,9 +633,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         body: Buffer.concat(chunks),
         at: performance.now(),
       };
-      requests.push(request);
+      (isIdentification(request) ? identifications : requests).push(request);
       void (async () => {
-        const index = faults.findIndex((fault) => (fault.match ? fault.match(request) : true));
+        const index = faults.findIndex((fault) =>
+          fault.match ? fault.match(request) : !isIdentification(request),
+        );
         const fault = faults[index];
         if (fault) {
           if (fault.times !== undefined && --fault.times <= 0) faults.splice(index, 1);

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
+import { createVaultClient, type RequestEvent } from '../src/create-client.ts';
+import { isVaultError, VaultError } from '../src/errors.ts';
+import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
+
+const KEY = 'capK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
+const ALL = ['bearer-auth', 'query-key', 'files', 'unicode-search', 'four-byte-text'];
+
+let teampass: ReplayServer;
+let vaultline: VaultlineStub;
+
+beforeAll(async () => {
+  teampass = await startReplayServer({ apiKey: KEY });
+  vaultline = await startVaultlineStub({ apiKey: KEY, features: ALL, refuseQueryKey: true, maxResults: 500 });
+});
+afterAll(async () => {
+  await teampass.close();
+  await vaultline.close();
+});
+beforeEach(() => {
+  teampass.reset();
+  vaultline.requests.length = 0;
+  vaultline.identification = undefined;
+});
+
+describe('server detection', () => {
+  it('identifies TeamPass from its missing-key answer to the keyless info/version, once', async () => {
+    const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+    const items = await vault.readItems({ ids: [10] });
+    expect(items.map((item) => item.id)).toEqual([10]);
+    const capabilities = await vault.capabilities();
+    expect(capabilities).toEqual({
+      server: 'teampass-compatible',
+      version: undefined,
+      features: [],
+      keyTransport: 'query',
+      search: 'restricted',
+      files: 'unknown',
+      fourByteText: false,
+      maxResults: undefined,
+      detected: true,
+    });
+    await vault.readItems({ ids: [11] });
+    // One identification for the client's lifetime, keyless, then the key in the query.
+    expect(teampass.identifications).toHaveLength(1);
+    const [probe] = teampass.identifications;
+    expect(probe?.url).toBe('/api/index.php/info/version');
+    expect(probe?.headers.authorization).toBeUndefined();
+    expect(teampass.requests.map((request) => request.url)).toEqual([
+      `/api/index.php/read/items/10?apikey=${KEY}`,
+      `/api/index.php/read/items/11?apikey=${KEY}`,
+    ]);
+  });
+
+  it('answers like TeamPass to the identification: keyless → its missing-key error, HTTP 500', async () => {
+    const response = await fetch(`${teampass.url}/api/index.php/info/version`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ err: 'Something happen ... but what ?' });
+  });
+
+  it('identifies a Vaultline server and moves the key to the Authorization header', async () => {
+    const events: RequestEvent[] = [];
+    const vault = createVaultClient({
+      baseUrl: vaultline.url,
+      apiKey: KEY,
+      onRequest: (e) => events.push(e),
+    });
+    const [item] = await vault.readItems({ ids: [1] });
+    expect(item?.label).toBe('Postgres prod');
+    expect(await vault.capabilities()).toEqual({
+      server: 'vaultline',
+      version: '9.9.9',
+      features: ALL,
+      keyTransport: 'header',
+      search: 'full',
+      files: true,
+      fourByteText: true,
+      maxResults: 500,
+      detected: true,
+    });
+    const [probe, call] = vaultline.requests;
+    expect(probe).toEqual({ url: '/api/index.php/info/version', authorization: undefined });
+    expect(call).toEqual({ url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` });
+    expect(JSON.stringify(events)).not.toContain(KEY);
+    expect(events[0]?.url).toBe(`${vaultline.url}/api/index.php/read/items/1`);
+  });
+
+  it('keeps the query when the option says so, and the header when forced', async () => {
+    const query = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY, keyTransport: 'query' });
+    const error = await query.readItems({ ids: [1] }).catch((e: unknown) => e);
+    // This server refuses keys in URLs: the forced query fails, and the key is nowhere in the error.
+    expect(isVaultError(error, 'unauthorized')).toBe(true);
+    expect(JSON.stringify((error as VaultError).toJSON())).not.toContain(KEY);
+    expect(String((error as VaultError).message)).not.toContain(KEY);
+    expect((await query.capabilities()).keyTransport).toBe('query');
+
+    const header = createVaultClient({ baseUrl: teampass.url, apiKey: KEY, keyTransport: 'header' });
+    const refused = await header.readItems({ ids: [10] }).catch((e: unknown) => e);
+    // TeamPass reads no header: it answers its missing-key error.
+    expect(isVaultError(refused, 'unauthorized')).toBe(true);
+    expect(teampass.requests[0]?.url).toBe('/api/index.php/read/items/10');
+    expect(teampass.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.stringify((refused as VaultError).toJSON())).not.toContain(KEY);
+    expect(teampass.identifications).toHaveLength(0);
+  });
+
+  it('uses the query on a Vaultline server without bearer-auth, and 1000 results when unreported', async () => {
+    const stub = await startVaultlineStub({ apiKey: KEY, features: ['query-key'], reportMaxResults: false });
+    try {
+      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      await vault.readItems({ ids: [1] });
+      expect(stub.requests[1]?.url).toBe(`/api/index.php/read/items/1?apikey=${KEY}`);
+      const capabilities = await vault.capabilities();
+      expect(capabilities).toMatchObject({
+        keyTransport: 'query',
+        search: 'restricted',
+        files: false,
+        fourByteText: false,
+        maxResults: 1000,
+      });
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('does not keep a failed identification: cautious defaults now, asked again later', async () => {
+    let clock = 0;
+    vaultline.identification = { status: 503, body: 'starting' };
+    const probe = createServerProbe({
+      apiRoot: `${vaultline.url}/api/index.php`,
+      fetch: globalThis.fetch,
+      timeoutMs: 2000,
+      keyTransport: 'auto',
+      retryAfterMs: 1000,
+      now: () => clock,
+    });
+    const first = await probe.get();
+    expect(first).toMatchObject({ server: 'teampass-compatible', keyTransport: 'query', detected: false });
+    vaultline.identification = undefined;
+    clock = 500;
+    expect(await probe.get()).toBe(first);
+    clock = 1500;
+    expect(await probe.get()).toMatchObject({ server: 'vaultline', keyTransport: 'header', detected: true });
+    expect(vaultline.requests.filter((r) => r.url.endsWith('/info/version'))).toHaveLength(2);
+    clock = 1e12;
+    await probe.get();
+    expect(vaultline.requests.filter((r) => r.url.endsWith('/info/version'))).toHaveLength(2);
+  });
+
+  it('asks again on refresh, and shares one request between concurrent callers', async () => {
+    const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
+    const [a, b] = await Promise.all([vault.capabilities(), vault.capabilities()]);
+    expect(a).toBe(b);
+    expect(vaultline.requests).toHaveLength(1);
+    await vault.capabilities({ refresh: true });
+    expect(vaultline.requests).toHaveLength(2);
+  });
+
+  it('treats a dropped connection as inconclusive and a timeout too', async () => {
+    teampass.fault({ match: (r) => r.url.endsWith('/info/version'), reply: { destroy: true }, times: 1 });
+    const dropped = await identifyServer({
+      apiRoot: `${teampass.url}/api/index.php`,
+      fetch: globalThis.fetch,
+      timeoutMs: 2000,
+    });
+    expect(dropped).toEqual({ answered: false, reason: 'network' });
+    teampass.fault({ match: (r) => r.url.endsWith('/info/version'), reply: { delayMs: 400 }, times: 1 });
+    const late = await identifyServer({
+      apiRoot: `${teampass.url}/api/index.php`,
+      fetch: globalThis.fetch,
+      timeoutMs: 100,
+    });
+    expect(late).toEqual({ answered: false, reason: 'timeout' });
+  });
+
+  it.each([
+    [404, '<html>not here</html>', true],
+    [200, '{"hello":"world"}', true],
+    [200, '{"server":"vaultline"}', true],
+    [405, '{"err":"Method not authorized"}', true],
+    [500, '{"err":"Something happen ... but what ?"}', true],
+    [500, 'Internal Server Error', false],
+    [502, '<html>bad gateway</html>', false],
+    [429, '{"error":"slow down"}', false],
+    [408, '', false],
+  ])(
+    'reads HTTP %i with %j as answered: %s (a TeamPass-compatible server)',
+    async (status, body, answered) => {
+      vaultline.identification = { status, body };
+      const result = await identifyServer({
+        apiRoot: `${vaultline.url}/api/index.php`,
+        fetch: globalThis.fetch,
+        timeoutMs: 2000,
+      });
+      expect(result).toEqual(
+        answered ? { answered: true, info: undefined } : { answered: false, reason: `HTTP ${status}` },
+      );
+    },
+  );
+
+  it('does not read an identification body above 64 KiB', async () => {
+    teampass.fault({
+      match: (r) => r.url.endsWith('/info/version'),
+      reply: { status: 200, body: 'x'.repeat(70_000), headers: { 'content-length': '70000' } },
+    });
+    const result = await identifyServer({
+      apiRoot: `${teampass.url}/api/index.php`,
+      fetch: globalThis.fetch,
+      timeoutMs: 2000,
+    });
+    expect(result).toEqual({ answered: true, info: undefined });
+  });
+
+  it('learns that a server has no file endpoints when add/file answers No results', async () => {
+    teampass.fileEndpoints = false;
+    const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+    expect((await vault.capabilities()).files).toBe('unknown');
+    expect(await vault.listFiles({ itemId: 10 })).toEqual([]);
+    const error = await vault
+      .addFile({ itemId: 10, file: new Uint8Array([1]), fileName: 'a.txt' })
+      .catch((e: unknown) => e);
+    expect(isVaultError(error, 'not_found')).toBe(true);
+    expect((error as VaultError).serverMessage).toBe('No results');
+    expect((await vault.capabilities()).files).toBe(false);
+  });
+
+  it('maps features to capabilities, forced transports included', () => {
+    const info = { server: 'vaultline' as const, version: '1', features: ['unicode-search'] };
+    expect(capabilitiesOf(info, 'header').keyTransport).toBe('header');
+    expect(capabilitiesOf(info, 'auto').keyTransport).toBe('query');
+    expect(capabilitiesOf(undefined, 'header').keyTransport).toBe('header');
+    expect(capabilitiesOf(undefined).search).toBe('restricted');
+    expect(capabilitiesOf(info).search).toBe('full');
+  });
+});
+
+describe('the key never leaks in header mode', () => {
+  it('redacts the key from an error body that echoes it', async () => {
+    const stub = await startVaultlineStub({ apiKey: 'other-key', features: ALL });
+    try {
+      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY, retries: 0 });
+      const error = (await vault.readItems({ ids: [1] }).catch((e: unknown) => e)) as VaultError;
+      expect(error).toBeInstanceOf(VaultError);
+      expect(stub.requests[1]?.authorization).toBe(`Bearer ${KEY}`);
+      const text = JSON.stringify(error.toJSON()) + error.message + String(error.stack);
+      expect(text).not.toContain(KEY);
+    } finally {
+      await stub.close();
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ConformanceFinding, formatFindings, runConformance } from '../src/conformance.ts';
+import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+
+const KEY = 'confK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
+const run = promisify(execFile);
+
+let server: ReplayServer;
+
+beforeAll(async () => {
+  server = await startReplayServer({ apiKey: KEY });
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+function outcomes(findings: ConformanceFinding[]) {
+  return Object.fromEntries(findings.map((f) => [f.check, [f.outcome, f.knownTeamPassLimit]]));
+}
+
+describe('runConformance on the TeamPass replay server', () => {
+  it('passes the main flow on a default TeamPass (3-byte tables, no file endpoints), with findings', async () => {
+    server.threeByteTables = true;
+    server.fileEndpoints = false;
+    const lines: string[] = [];
+    const report = await runConformance({
+      baseUrl: server.url,
+      apiKey: KEY,
+      login: 'alice',
+      onResult: (result) => lines.push(`${result.ok}`),
+      onFinding: (finding) => lines.push(finding.check),
+    });
+    expect(report.results.filter((result) => result.ok === false)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.results.filter((result) => result.ok === undefined).map((r) => r.operation)).toEqual([
+      'add/file',
+      'read/listfiles',
+      'read/files',
+    ]);
+    expect(report.results.find((r) => r.endpoint === 'addFile')?.detail).toBe(
+      'skipped: the server has no file endpoints',
+    );
+    expect(outcomes(report.findings)).toEqual({
+      'four-byte-text': ['refuses', true],
+      files: ['absent', true],
+      'full-text-search': ['refuses', true],
+      'key-header': ['refuses', true],
+    });
+    const fourByte = report.findings.find((f) => f.check === 'four-byte-text');
+    expect(fourByte?.detail).toMatch(
+      /^add\/item with an emoji in the label answered invalid_response \(HTTP 200\): "Incorrect string value/,
+    );
+    const search = report.findings.find((f) => f.check === 'full-text-search');
+    expect(search?.detail).toMatch(/405\): "Item definition not numeric"; the core's searchItems found it/);
+    expect(report.capabilities?.server).toBe('teampass-compatible');
+    expect(JSON.stringify(report)).not.toContain(KEY);
+    expect(lines).toHaveLength(14 + 4);
+    const summary = formatFindings(report);
+    expect(summary).toHaveLength(5);
+    expect(summary.at(-1)).toBe(
+      '11 passed, 0 failed, 3 skipped; known TeamPass limits: four-byte-text refuses, files absent, full-text-search refuses, key-header refuses',
+    );
+    expect(summary[0]).toMatch(/^REFUSES\s+four-byte-text\s+add\/item .* \(known TeamPass limit\)$/);
+    // Nothing left behind.
+    expect(
+      [...server.items.values()].filter((item) => item.label.startsWith('conf ') && !item.deleted),
+    ).toEqual([]);
+  });
+
+  it('reports four-byte text and files as supported where the server has them', async () => {
+    const report = await runConformance({ baseUrl: server.url, apiKey: KEY, login: 'alice' });
+    expect(report.results.every((result) => result.ok === true)).toBe(true);
+    expect(outcomes(report.findings)).toMatchObject({
+      'four-byte-text': ['supported', false],
+      files: ['supported', false],
+    });
+  });
+
+  it('reports a server that mangles emoji, and leaves out files when told', async () => {
+    server.mangleFourByte = true;
+    const report = await runConformance({ baseUrl: server.url, apiKey: KEY, login: 'alice', files: false });
+    expect(report.ok).toBe(true);
+    expect(report.results.filter((r) => r.ok === undefined)).toHaveLength(3);
+    expect(report.results.find((r) => r.endpoint === 'addFile')?.detail).toBe(
+      'not run (file operations disabled)',
+    );
+    expect(report.findings.map((f) => f.check)).not.toContain('files');
+    const mangled = report.findings.find((f) => f.check === 'four-byte-text');
+    expect(mangled).toMatchObject({ outcome: 'mangles', knownTeamPassLimit: true });
+    expect(mangled?.detail).toMatch(/^an emoji label came back as "conf \w+ emoji \?\?\?\? \?\?\?\?"$/);
+  });
+
+  it('formats findings that are not known TeamPass limits apart', () => {
+    const failed = formatFindings({
+      results: [],
+      findings: [{ check: 'key-header', outcome: 'failed', detail: 'y', knownTeamPassLimit: false }],
+    });
+    expect(failed).toEqual([
+      'FAILED    key-header        y',
+      '0 passed, 0 failed, 0 skipped; other findings: key-header failed',
+    ]);
+  });
+
+  it('fails the run when a check fails (a server error on the header request)', async () => {
+    server.fault({
+      match: (r) => r.url.startsWith('/api/index.php/read/items/') && !r.url.includes('apikey='),
+      reply: { status: 503, body: '' },
+    });
+    const report = await runConformance({ baseUrl: server.url, apiKey: KEY, login: 'alice' });
+    expect(report.findings.find((f) => f.check === 'key-header')).toMatchObject({
+      outcome: 'failed',
+      knownTeamPassLimit: false,
+    });
+    expect(report.ok).toBe(false);
+  });
+});
+
+describe('vaultline-conformance (the CLI)', () => {
+  it('prints one line per operation and finding, names the known limits, exits 0', async () => {
+    server.threeByteTables = true;
+    server.fileEndpoints = false;
+    const cli = fileURLToPath(new URL('../src/conformance-cli.ts', import.meta.url));
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [cli, '--base-url', server.url, '--login', 'alice'],
+      {
+        env: { ...process.env, VAULTLINE_API_KEY: KEY },
+      },
+    );
+    expect(stderr).toBe('');
+    expect(stdout).not.toContain(KEY);
+    expect(stdout).toContain(
+      'server: teampass-compatible; key in the query; search restricted; files unknown',
+    );
+    expect(stdout).toMatch(/^SKIP {2}add\/file {10}skipped: the server has no file endpoints$/m);
+    expect(stdout).toMatch(/^ABSENT {4}files .*\(known TeamPass limit\)$/m);
+    expect(stdout.trim().split('\n').at(-1)).toMatch(
+      /^11 passed, 0 failed, 3 skipped; known TeamPass limits: /,
+    );
+  });
+});

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import { serverWordsOf, VaultError } from '../src/errors.ts';
+import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+
+const KEY = 'replayK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5';
+
+let server: ReplayServer;
+let vault: VaultClient;
+
+beforeAll(async () => {
+  server = await startReplayServer({ apiKey: KEY });
+  vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, retries: 0 });
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+describe('the replay server with 3-byte tables (a default TeamPass install)', () => {
+  it.each([
+    ['label', { label: 'emoji 😀' }],
+    ['description', { description: 'party 🎉' }],
+    ['login', { login: 'user👤' }],
+    ['url', { url: 'https://x/🔑' }],
+  ])(
+    'answers HTTP 200 with MySQL text for an emoji in the %s, and stores nothing',
+    async (column, values) => {
+      server.threeByteTables = true;
+      const before = server.items.size;
+      const error = await vault
+        .addItem({ item: { label: 'plain', password: 'pw 😀 ok', folderId: 1, ...values } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(VaultError);
+      expect((error as VaultError).code).toBe('invalid_response');
+      expect(serverWordsOf(error)).toMatch(
+        new RegExp(`^Incorrect string value: '\\\\xF0\\\\x9F.*\`${column}\``),
+      );
+      expect(server.items.size).toBe(before);
+    },
+  );
+
+  it('keeps BMP text, accents and a 4-byte password (it is stored encrypted)', async () => {
+    server.threeByteTables = true;
+    const { id } = await vault.addItem({
+      item: { label: 'Ünïcødé ✓ ok', password: 'pw 😀', folderId: 1, description: 'é' },
+    });
+    const [item] = await vault.readItems({ ids: [id] });
+    expect(item?.label).toBe('Ünïcødé ✓ ok');
+    expect(item?.password).toBe('pw 😀');
+    const error = await vault
+      .updateItem({ id, item: { label: 'now 😀', password: 'x', folderId: 1 } })
+      .catch((e: unknown) => e);
+    expect((error as VaultError).code).toBe('invalid_response');
+    const folder = await vault.addFolder({ folder: { title: 'folder 🗂' } }).catch((e: unknown) => e);
+    expect(serverWordsOf(folder)).toMatch(/`title`/);
+  });
+
+  it('stores emoji as sent with 4-byte tables (the default of the replay server)', async () => {
+    const { id } = await vault.addItem({ item: { label: 'emoji 😀 stored', password: 'x', folderId: 1 } });
+    expect((await vault.readItems({ ids: [id] }))[0]?.label).toBe('emoji 😀 stored');
+  });
+});
+
+describe('the replay server without file endpoints (every TeamPass release)', () => {
+  it('answers No results on add/file, read/listfiles and read/files', async () => {
+    server.fileEndpoints = false;
+    expect(await vault.listFiles({ itemId: 10 })).toEqual([]);
+    const add = await vault
+      .addFile({ itemId: 10, file: new Uint8Array([1, 2]), fileName: 'a.bin' })
+      .catch((e: unknown) => e);
+    expect((add as VaultError).serverMessage).toBe('No results');
+    const download = await vault.downloadFile({ id: 1 }).catch((e: unknown) => e);
+    expect((download as VaultError).code).toBe('not_found');
+    expect(server.files.size).toBe(0);
+  });
+});

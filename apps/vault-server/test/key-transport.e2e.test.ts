@@ -1,4 +1,4 @@
-import { SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from '@vaultline/protocol';
+import { createVaultClient, SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from '@vaultline/protocol';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
@@ -128,4 +128,45 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
     expect(closed.headers['access-control-allow-origin']).toBeUndefined();
     expect(closed.status).toBe(401);
   });
+
+  it.each([
+    ['accepts', () => open],
+    ['refuses', () => strict],
+  ] as const)(
+    'gets the key from the protocol client in the header, never in the URL, where the server %s URL keys',
+    async (_, vaultOf) => {
+      const vault = vaultOf();
+      const sent: { url: string; authorization: string | null }[] = [];
+      const recording: typeof fetch = (input, init) => {
+        const request = new Request(input, init);
+        sent.push({ url: request.url, authorization: request.headers.get('authorization') });
+        return fetch(request);
+      };
+      const client = createVaultClient({
+        baseUrl: vault.url,
+        apiKey: vault.adminKey,
+        fetch: recording,
+        retries: 0,
+      });
+      const before = logLines.length;
+      const folder = await client.addFolder({ folder: { title: 'Sent with a header' } });
+      const { id } = await client.addItem({
+        item: { label: 'header item', password: 'pw-header', folderId: folder.id },
+      });
+      expect((await client.getItem(id)).password).toBe('pw-header');
+      expect((await client.capabilities()).keyTransport).toBe('header');
+      const calls = sent.filter((request) => !request.url.endsWith(SERVER_INFO_PATH));
+      expect(sent.length).toBeGreaterThan(calls.length);
+      expect(calls.length).toBeGreaterThanOrEqual(3);
+      for (const request of sent) {
+        expect(request.url).not.toContain(vault.adminKey);
+        expect(request.url).not.toMatch(/apikey=/);
+      }
+      for (const request of calls) expect(request.authorization).toBe(`Bearer ${vault.adminKey}`);
+      // The server's access log has a line per call and never the key.
+      const logged = logLines.slice(before).filter((line) => line.includes('"msg":"request"'));
+      expect(logged.length).toBeGreaterThanOrEqual(calls.length);
+      expectNoSecrets(logged, [vault.adminKey, 'pw-header']);
+    },
+  );
 });

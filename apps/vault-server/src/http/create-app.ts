@@ -11,11 +11,10 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import { JSON_HEADERS } from './api-response.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientAddressMiddleware } from './client-address.ts';
 import { corsMiddleware } from './cors.ts';
-import { INTERNAL_ERROR, loggableError, toApiError } from './error-mapping.ts';
+import { apiErrorHandler, apiNotFound } from './error-mapping.ts';
 import { keyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { type Limiters, requestLimit } from './limits.ts';
 import { registerOperations } from './operations.ts';
@@ -45,21 +44,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const { ctx, logger } = options;
   const app = new Hono<AppEnv>();
 
-  app.onError((error, c) => {
-    for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
-    const mapped = toApiError(error);
-    if (mapped) return c.json(mapped.body, mapped.status as 400);
-    logger.error({ err: loggableError(error) }, 'request failed');
-    return c.json(INTERNAL_ERROR.body, 500);
-  });
-
-  app.notFound((c) => {
-    for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
-    return c.json(
-      { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
-      404,
-    );
-  });
+  app.onError(apiErrorHandler(logger));
+  app.notFound(apiNotFound);
 
   app.use('*', requestLog(logger, options.maxUrlLength));
   app.use('*', clientAddressMiddleware(options.trustedProxies));

@@ -1,8 +1,11 @@
 import { VaultError } from '@vaultline/protocol';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { VaultServerError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
 import { StoreError } from '../store/errors.ts';
-import { INTERNAL_ERROR, loggableError, toApiError } from './error-mapping.ts';
+import type { AppEnv } from './app-env.ts';
+import { apiErrorHandler, apiNotFound, INTERNAL_ERROR, loggableError, toApiError } from './error-mapping.ts';
 
 describe('toApiError', () => {
   it('maps the server errors with their own status', () => {
@@ -58,5 +61,39 @@ describe('toApiError', () => {
     });
     expect(JSON.stringify(loggableError(error))).not.toContain('secret');
     expect(loggableError('text')).toEqual({ name: 'string', message: 'a non-Error value was thrown' });
+  });
+});
+
+describe('apiErrorHandler', () => {
+  it('answers every error as JSON with the API headers, and logs only the unexpected', async () => {
+    const lines: string[] = [];
+    const app = new Hono<AppEnv>();
+    app.onError(apiErrorHandler(createLogger('info', { write: (line) => lines.push(line) })));
+    app.notFound(apiNotFound);
+    app.get('/limited', (c) => {
+      c.header('retry-after', '7');
+      throw new VaultServerError('rate_limited', 'Slow down.');
+    });
+    app.get('/store', () => {
+      throw new StoreError('refused', 'Not yours.');
+    });
+    app.get('/boom', () => {
+      throw Object.assign(new Error('syntax error at or near'), { parameters: ['pw-value'] });
+    });
+    const limited = await app.request('/limited');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
+    expect(limited.headers.get('cache-control')).toBe('no-store');
+    expect(await limited.json()).toEqual({ err: 'Slow down.', code: 'rate_limited' });
+    const store = await app.request('/store');
+    expect([store.status, await store.json()]).toEqual([403, { err: 'Not yours.', code: 'forbidden' }]);
+    const boom = await app.request('/boom');
+    expect([boom.status, await boom.json()]).toEqual([500, INTERNAL_ERROR.body]);
+    const missing = await app.request('/nowhere');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/application\/json/);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/request failed/);
+    expect(lines[0]).not.toContain('pw-value');
   });
 });

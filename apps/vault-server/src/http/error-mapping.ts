@@ -7,9 +7,12 @@
  */
 
 import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
+import type { ErrorHandler, NotFoundHandler } from 'hono';
+import type { Logger } from 'pino';
 import { STATUS_OF } from '../constants.ts';
 import { StoreError, type StoreErrorKind } from '../store/errors.ts';
-import type { ErrorBody } from './api-response.ts';
+import { type ErrorBody, JSON_HEADERS } from './api-response.ts';
+import type { AppEnv } from './app-env.ts';
 
 /** An error as the API answers it. */
 export interface ApiError {
@@ -85,3 +88,30 @@ export function loggableError(error: unknown): { name: string; message: string; 
     ? { name: error.name, message: error.message, code }
     : { name: error.name, message: error.message };
 }
+
+/**
+ * The app's `onError`: every error thrown by a middleware or a handler, answered through
+ * {@link toApiError} with the API's headers (and any header set before, such as `Retry-After`);
+ * an unexpected error is logged and answered 500 without its details.
+ *
+ * @param logger The logger.
+ * @returns The handler.
+ */
+export function apiErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
+  return (error, c) => {
+    for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
+    const mapped = toApiError(error);
+    if (mapped) return c.json(mapped.body, mapped.status as 400);
+    logger.error({ err: loggableError(error) }, 'request failed');
+    return c.json(INTERNAL_ERROR.body, 500);
+  };
+}
+
+/** The app's `notFound`: a path that is no operation. */
+export const apiNotFound: NotFoundHandler<AppEnv> = (c) => {
+  for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
+  return c.json(
+    { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
+    404,
+  );
+};

@@ -1,4 +1,4 @@
-import { encodeValueList, itemToValues } from '@vaultline/protocol';
+import { encodeValue, encodeValueList, itemToValues } from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { clientOf, expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
@@ -64,4 +64,20 @@ describe('ids are canonical in the path and inside values', () => {
     );
     expectJsonError(answer, 400, 'invalid_request');
   });
+
+  it.each(['1 ', ' 1', '+1', '1.0'])(
+    'refuses the parent_id %j inside add/folder values',
+    async (spelling) => {
+      const values = ['Child', '0', spelling.replace('1', String(folderId)), '0', '0'];
+      const before = await vault.server.vault.db.query('SELECT id FROM folders');
+      for (const segment of [encodeValue(values.join(';')), encodeValueList(values)]) {
+        const answer = await rawRequest(
+          vault.url,
+          `/api/index.php/add/folder/${segment}?apikey=${vault.adminKey}`,
+        );
+        expect(expectJsonError(answer, 400, 'invalid_request').err).toMatch(/parent_id/);
+      }
+      expect(await vault.server.vault.db.query('SELECT id FROM folders')).toEqual(before);
+    },
+  );
 });

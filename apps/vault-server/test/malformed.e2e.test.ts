@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
@@ -112,6 +113,27 @@ describe('requests the Node adapter cannot build', () => {
     const body = expectJsonError(answer, 400, 'invalid_request');
     expect(body.err).toMatch(/Backslash/);
     expect(answer.headers['cache-control']).toBe('no-store');
+    const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; status?: number });
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
+  });
+
+  it('answers a request Node itself refuses (a malformed request line) with a logged 400 JSON', async () => {
+    const before = logLines.length;
+    const { port } = new URL(vault.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'invalid_request',
+    });
     const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; status?: number });
     expect(logged).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
   });

@@ -34,6 +34,7 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
       expect(info.server).toBe('vaultline');
       expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
       expect([...info.features].sort()).toEqual([...SERVER_FEATURES].sort());
+      expect(info.maxResults).toBe(1000);
     }
     const strictInfo = v.parse(
       ServerInfoSchema,

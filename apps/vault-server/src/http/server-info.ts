@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { SERVER_INFO_PATH, type ServerFeature, type ServerInfo } from '@vaultline/protocol';
 import type { Hono } from 'hono';
-import { API_PREFIXES } from '../constants.ts';
+import { API_PREFIXES, MAX_FIND_RESULTS } from '../constants.ts';
 import { JSON_HEADERS } from './api-response.ts';
 import type { AppEnv } from './app-env.ts';
 import type { QueryKeyPolicy } from './key-check.ts';
@@ -27,7 +27,7 @@ export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
   const features: ServerFeature[] = ['bearer-auth'];
   if (queryKeys === 'accept') features.push('query-key');
   features.push('files', 'unicode-search', 'four-byte-text');
-  return { server: 'vaultline', version, features };
+  return { server: 'vaultline', version, features, maxResults: MAX_FIND_RESULTS };
 }
 
 /**

@@ -93,6 +93,18 @@ export {
   type VaultErrorOptions,
   withServerWords,
 } from './errors.ts';
+export {
+  API_BASE_PATH,
+  createOpenApiDocument,
+  ERROR_ANSWERS,
+  type ErrorAnswer,
+  OPENAPI_DOCUMENT_PATH,
+  OPENAPI_VERSION,
+  type OpenApiDocument,
+  type OpenApiObject,
+  type OpenApiOptions,
+  SERVER_INFO_OPERATION_ID,
+} from './openapi.ts';
 export { classifyError } from './response.ts';
 export {
   ACCESS_TYPES,

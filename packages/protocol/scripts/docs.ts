@@ -1,0 +1,66 @@
+/**
+ * The documents derived from the endpoint table: the OpenAPI document (`docs/openapi.json`) and the
+ * endpoint lists of the root README and `docs/api.md`, written between two marker comments.
+ * `generate-docs.ts` writes them; `test/docs.test.ts` fails when a checked-in copy differs.
+ *
+ * @module
+ */
+
+import { dirname, relative } from 'node:path/posix';
+import { fileURLToPath } from 'node:url';
+import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
+import { API_BASE_PATH, OPENAPI_DOCUMENT_PATH } from '../src/openapi.ts';
+import { SERVER_INFO_PATH } from '../src/server-info.ts';
+
+/** The repository's root. */
+export const REPO_ROOT: string = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The checked-in OpenAPI document, relative to the root. */
+export const OPENAPI_FILE = 'docs/openapi.json';
+
+/** The files whose endpoint list is generated, relative to the root. */
+export const LIST_FILES: readonly string[] = ['README.md', 'docs/api.md'];
+
+/** The comment that opens a generated endpoint list. */
+export const LIST_START =
+  '<!-- endpoints:start (generated from packages/protocol/src/endpoints.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
+
+/** The comment that closes it. */
+export const LIST_END = '<!-- endpoints:end -->';
+
+/**
+ * The endpoint list as Markdown: one row per operation of the table, then the keyless requests.
+ *
+ * @param openapiLink The link to `docs/openapi.json` from the file that shows the list.
+ * @returns The list, without the markers.
+ */
+export function renderEndpointList(openapiLink: string): string {
+  const lines = [
+    '| operation | request | answer holds secrets | what it does |',
+    '|---|---|---|---|',
+    ...ENDPOINT_NAMES.map((name) => {
+      const row = endpoints[name];
+      return `| \`${row.operation}\` | \`${row.method} ${API_BASE_PATH}${row.path}\` | ${row.secret ? 'yes' : '—'} | ${row.summary} |`;
+    }),
+    `| \`info/version\` | \`GET ${API_BASE_PATH}${SERVER_INFO_PATH}\` (no key) | — | How a Vaultline server identifies itself: name, version, features. |`,
+    '',
+    `Every operation takes the key as \`?apikey=<key>\` or as \`Authorization: Bearer <key>\`. The whole API as an OpenAPI 3.1 document, generated from the same table: [\`docs/openapi.json\`](${openapiLink}), served by the vault server at \`GET ${OPENAPI_DOCUMENT_PATH}\` (no key).`,
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * Replaces the generated list between the markers of a Markdown file.
+ *
+ * @param markdown The file's text.
+ * @param file The file's name, for the error.
+ * @returns The text with the current list.
+ * @throws {Error} When the file lacks the markers.
+ */
+export function withEndpointList(markdown: string, file: string): string {
+  const start = markdown.indexOf(LIST_START);
+  const end = markdown.indexOf(LIST_END);
+  if (start === -1 || end < start) throw new Error(`${file} has no "${LIST_START}" … "${LIST_END}" block.`);
+  const list = renderEndpointList(relative(dirname(file), OPENAPI_FILE));
+  return `${markdown.slice(0, start + LIST_START.length)}\n${list}\n${markdown.slice(end)}`;
+}

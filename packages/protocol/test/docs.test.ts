@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validate } from '@readme/openapi-parser';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { describe, expect, it } from 'vitest';
+import {
+  LIST_END,
+  LIST_FILES,
+  LIST_START,
+  OPENAPI_FILE,
+  REPO_ROOT,
+  renderEndpointList,
+  withEndpointList,
+} from '../scripts/docs.ts';
+import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
+import { createOpenApiDocument, ERROR_ANSWERS } from '../src/openapi.ts';
+
+const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
+
+async function read(file: string): Promise<string> {
+  return readFile(join(REPO_ROOT, file), 'utf8');
+}
+
+describe('docs/openapi.json', () => {
+  it('is the document the endpoint table generates', async () => {
+    const checkedIn: unknown = JSON.parse(await read(OPENAPI_FILE));
+    expect(checkedIn, `${OPENAPI_FILE} is ${REGENERATE}`).toEqual(createOpenApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document (@readme/openapi-parser: schema, $refs, path parameters, operation ids)', async () => {
+    const checkedIn = JSON.parse(await read(OPENAPI_FILE)) as OpenAPIV3_1.Document;
+    const result = await validate(checkedIn);
+    expect(result.valid ? [] : result.errors.map((e) => e.message)).toEqual([]);
+    expect(result.warnings).toEqual([]);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('fails validation when a path segment is not declared, so the check can fail', async () => {
+    const broken = structuredClone(createOpenApiDocument()) as unknown as OpenAPIV3_1.Document;
+    const row = endpoints.readItems;
+    delete (broken.paths![`/api/index.php${row.path}`]!.get as { parameters?: unknown }).parameters;
+    const result = await validate(broken);
+    expect(result.valid).toBe(false);
+  });
+});
+
+describe('endpoint lists', () => {
+  it.each(LIST_FILES)('%s lists exactly the operations of the table', async (file) => {
+    const markdown = await read(file);
+    expect(markdown, `the endpoint list of ${file} is ${REGENERATE}`).toBe(withEndpointList(markdown, file));
+    const list = markdown.slice(markdown.indexOf(LIST_START), markdown.indexOf(LIST_END));
+    const listed = [...list.matchAll(/^\| `([a-z]+\/[a-z]+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual([...ENDPOINT_NAMES.map((name) => endpoints[name].operation), 'info/version']);
+  });
+
+  it('refuses a file without the markers rather than losing its text', () => {
+    expect(() => withEndpointList('# no list here\n', 'x.md')).toThrow(/x\.md has no/);
+  });
+
+  it('links the OpenAPI document relative to each file', () => {
+    expect(renderEndpointList('openapi.json')).toContain('](openapi.json)');
+    expect(withEndpointList(`${LIST_START}\nold\n${LIST_END}`, 'docs/api.md')).toContain('](openapi.json)');
+    expect(withEndpointList(`${LIST_START}\nold\n${LIST_END}`, 'README.md')).toContain(
+      '](docs/openapi.json)',
+    );
+  });
+});
+
+describe('docs/api.md errors', () => {
+  it('lists the same statuses and codes as the error answers of the document', async () => {
+    const markdown = await read('docs/api.md');
+    const section = markdown.slice(markdown.indexOf('## Errors'), markdown.indexOf('## Access model'));
+    const documented = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const generated = ERROR_ANSWERS.flatMap((answer) =>
+      answer.codes.map((code) => `${answer.status} ${code}`),
+    );
+    expect(documented.sort()).toEqual(generated.sort());
+  });
+});

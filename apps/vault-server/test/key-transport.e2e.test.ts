@@ -1,4 +1,12 @@
-import { createVaultClient, SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from '@vaultline/protocol';
+import {
+  createOpenApiDocument,
+  createVaultClient,
+  endpoints,
+  OPENAPI_DOCUMENT_PATH,
+  SERVER_FEATURES,
+  SERVER_INFO_PATH,
+  ServerInfoSchema,
+} from '@vaultline/protocol';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
@@ -170,4 +178,30 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
       expectNoSecrets(logged, [vault.adminKey, 'pw-header']);
     },
   );
+
+  it('serves the OpenAPI 3.1 document of every operation without a key', async () => {
+    const answer = await rawRequest(open.url, OPENAPI_DOCUMENT_PATH);
+    expect(answer.status).toBe(200);
+    expect(answer.contentType).toMatch(/application\/json/);
+    const document = JSON.parse(answer.body) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document).toEqual(
+      JSON.parse(JSON.stringify(createOpenApiDocument({ version: document.info.version }))),
+    );
+    const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
+    for (const row of Object.values(endpoints)) {
+      expect(Object.keys(document.paths)).toContain(`/api/index.php${row.path}`);
+    }
+    expect(operations.length).toBe(Object.keys(endpoints).length + 1);
+    expect(document.info.version).toBe(
+      v.parse(
+        ServerInfoSchema,
+        JSON.parse((await rawRequest(open.url, `/api/index.php${SERVER_INFO_PATH}`)).body),
+      ).version,
+    );
+  });
 });

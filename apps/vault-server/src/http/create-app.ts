@@ -1,6 +1,6 @@
 /**
  * The app: wiring only. Each concern is a middleware of its own file, in this order: the request
- * log (and URL limit), the client address, CORS, the request limit, the keyless identification,
+ * log (and URL limit), the client address, CORS, `/healthz`, `/readyz` and `/openapi.json` (no key), the request limit, the keyless identification,
  * the key check (and failed-key lockout), then one route per row of the endpoint table with its
  * audit. Every error is answered by {@link toApiError}.
  *
@@ -17,6 +17,7 @@ import { corsMiddleware } from './cors.ts';
 import { apiErrorHandler, apiNotFound } from './error-mapping.ts';
 import { keyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { type Limiters, requestLimit } from './limits.ts';
+import { registerOpenApi } from './openapi-route.ts';
 import { registerOperations } from './operations.ts';
 import { requestLog } from './request-log.ts';
 import { registerServerInfo } from './server-info.ts';
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (cors) app.use('/api/*', cors);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  registerOpenApi(app);
   app.get('/readyz', async (c) => {
     try {
       await ctx.db.query('SELECT 1');

@@ -17,6 +17,9 @@ import type { QueryKeyPolicy } from './key-check.ts';
 // src/http/ and dist/http/ are both two levels below the package's root.
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** The server's version, from its package.json. */
+export const SERVER_VERSION: string = version;
+
 /**
  * What this server answers to the identification request.
  *

@@ -38,6 +38,16 @@ export interface VaultServerConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** How long keys, rights and the folder tree are cached, in ms (0 = never). */
   cacheTtlMs: number;
+  /** Whether `?apikey=` is accepted (`accept`) or refused (`refuse`); `Authorization: Bearer` always is. */
+  queryKeys: 'accept' | 'refuse';
+  /** Origins a browser may call the API from (CORS); none by default. */
+  corsOrigins: string[];
+  /** PEM certificate chain file: HTTPS when set (with tlsKey); reread on SIGHUP. */
+  tlsCert: string | undefined;
+  /** PEM private key file. */
+  tlsKey: string | undefined;
+  /** Whether plain HTTP may be served on a non-loopback address (behind a TLS-terminating proxy). */
+  allowPlainHttp: boolean;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -85,7 +95,54 @@ export const EnvSchema = v.object({
     'info',
   ),
   VAULTLINE_CACHE_TTL_MS: integer(0, 3_600_000, DEFAULT_CACHE_TTL_MS),
+  VAULTLINE_QUERY_KEYS: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['accept', 'refuse'], 'must be accept or refuse'),
+    ),
+    'accept',
+  ),
+  VAULTLINE_CORS_ORIGINS: v.optional(v.string(), ''),
+  VAULTLINE_TLS_CERT: optionalText,
+  VAULTLINE_TLS_KEY: optionalText,
+  VAULTLINE_ALLOW_PLAIN_HTTP: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['', '0', '1', 'false', 'true'], 'must be 1 or 0'),
+      v.transform((text) => text === '1' || text === 'true'),
+    ),
+    '0',
+  ),
 });
+
+/**
+ * Reads the CORS allow-list: origins as browsers send them (`https://host[:port]`, no path), so
+ * that a typo fails at start instead of silently allowing nothing.
+ */
+function parseOrigins(text: string): string[] {
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw invalid(
+        `Invalid configuration: VAULTLINE_CORS_ORIGINS expects origins like https://vscode.dev (scheme, host and optional port, no path or trailing slash), received ${JSON.stringify(origin)}.`,
+      );
+    }
+  }
+  return origins;
+}
 
 /**
  * Reads the configuration from environment variables, all checked at once.
@@ -108,6 +165,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     .map((range) => range.trim())
     .filter(Boolean);
   parseCidrList(trustedProxies, 'VAULTLINE_TRUSTED_PROXIES');
+  if ((out.VAULTLINE_TLS_CERT === undefined) !== (out.VAULTLINE_TLS_KEY === undefined)) {
+    throw invalid(
+      'Invalid configuration: set both VAULTLINE_TLS_CERT and VAULTLINE_TLS_KEY (PEM files) to serve HTTPS, or neither.',
+    );
+  }
   const dataDir = out.VAULTLINE_DATA_DIR ?? defaultDataDir;
   return {
     host: out.VAULTLINE_HOST,
@@ -122,6 +184,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     trustedProxies,
     logLevel: out.VAULTLINE_LOG_LEVEL,
     cacheTtlMs: out.VAULTLINE_CACHE_TTL_MS,
+    queryKeys: out.VAULTLINE_QUERY_KEYS,
+    corsOrigins: parseOrigins(out.VAULTLINE_CORS_ORIGINS),
+    tlsCert: out.VAULTLINE_TLS_CERT === undefined ? undefined : resolve(out.VAULTLINE_TLS_CERT),
+    tlsKey: out.VAULTLINE_TLS_KEY === undefined ? undefined : resolve(out.VAULTLINE_TLS_KEY),
+    allowPlainHttp: out.VAULTLINE_ALLOW_PLAIN_HTTP,
   };
 }
 

@@ -1,10 +1,14 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
+import { loggableError } from './http/error-mapping.ts';
+import { createLimiters, type Limiters } from './http/limits.ts';
+import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
+import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
 import { createLogger, type LogDestination } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { openVault, type Vault } from './vault.ts';
@@ -26,14 +30,11 @@ export interface VaultServer {
   readonly port: number;
   readonly vault: Vault;
   readonly logger: Logger;
+  /** Reads the TLS certificate and key files again (what SIGHUP does); nothing without TLS. */
+  reloadTls(): Promise<void>;
   /** Stops accepting, finishes requests in flight (up to 10 s), closes the store. */
   close(): Promise<void>;
 }
-
-const OVERFLOW_BODY = JSON.stringify({
-  err: 'The request line or headers are too large.',
-  code: 'too_large',
-});
 
 /**
  * Opens the vault and serves the API.
@@ -49,6 +50,12 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     ) as Partial<VaultServerConfig>,
   );
   const logger = createLogger(config.logLevel, log);
+  const tlsFiles =
+    config.tlsCert !== undefined && config.tlsKey !== undefined
+      ? { certFile: config.tlsCert, keyFile: config.tlsKey }
+      : undefined;
+  checkPlainHttp(config.host, tlsFiles !== undefined, config.allowPlainHttp);
+  const tls = tlsFiles ? await readTlsFiles(tlsFiles) : undefined;
   const vault = await openVault({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -57,39 +64,48 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     createMasterKey: createMasterKey ?? true,
   });
   const audit = createAuditWriter(vault.db, logger);
+  let limiters: Limiters;
+  try {
+    limiters = await createLimiters(vault.db, config);
+  } catch (error) {
+    await vault.close();
+    throw error;
+  }
   const app = createApp({
     ctx: vault.ctx,
     audit,
     logger,
+    limiters,
     maxUrlLength: config.maxUrlLength,
     maxFileBytes: config.maxFileBytes,
-    rateLimitPerMinute: config.rateLimitPerMinute,
-    failedKeyLimit: config.failedKeyLimit,
     trustedProxies: config.trustedProxies,
+    queryKeys: config.queryKeys,
+    corsOrigins: config.corsOrigins,
   });
-  const listener = getRequestListener(app.fetch, {
-    errorHandler: () =>
-      new Response(JSON.stringify({ err: 'Internal server error.', code: 'server' }), { status: 500 }),
-  });
-  const server: Server = createServer(
-    { maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384), requestTimeout: 120_000 },
-    (req, res) => void listener(req, res),
-  );
-  // Node answers an over-long request line with a bare 431; answer the API's JSON 414 instead.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
+  const serverOptions = {
+    maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384),
+    requestTimeout: 120_000,
+  };
+  const listener = createNodeListener({ fetch: app.fetch, logger });
+  const server: Server | HttpsServer = tls
+    ? createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener)
+    : createServer(serverOptions, listener);
+  /** Reads the certificate and key again; a failure keeps the ones in use. */
+  const reloadTls = async (): Promise<void> => {
+    if (!tlsFiles || !('setSecureContext' in server)) return;
+    try {
+      const fresh = await readTlsFiles(tlsFiles);
+      server.setSecureContext({ cert: fresh.cert, key: fresh.key });
+      logger.info('tls certificate reloaded');
+    } catch (error) {
+      logger.error({ err: loggableError(error) }, 'tls certificate reload failed; keeping the current one');
+      throw error;
     }
-    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-    const status = overflow ? '414 URI Too Long' : '400 Bad Request';
-    const body = overflow
-      ? OVERFLOW_BODY
-      : JSON.stringify({ err: 'Malformed HTTP request.', code: 'invalid_request' });
-    socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  };
+  const onHangup = () => void reloadTls().catch(() => {});
+  if (tlsFiles) process.on('SIGHUP', onHangup);
+  // Node answers an over-long request line with a bare 431; answer the API's JSON 414 instead.
+  server.on('clientError', createClientErrorHandler(logger));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -99,18 +115,20 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       });
     });
   } catch (error) {
+    process.off('SIGHUP', onHangup);
     await audit.flush();
     await vault.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
   logger.info(
     {
       port,
       host: config.host,
       store: config.databaseUrl ? 'postgres' : config.dataDir ? 'pglite-dir' : 'pglite-memory',
+      tls: tls !== undefined,
     },
     'vault server listening',
   );
@@ -120,8 +138,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     port,
     vault,
     logger,
+    reloadTls,
     close() {
       closing ??= (async () => {
+        process.off('SIGHUP', onHangup);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -37,6 +37,10 @@ export interface TestVaultOptions {
   trustedProxies?: string[];
   /** Cache TTL in ms for PostgreSQL (PGlite caches are exact). Default 1000; 0 turns caches off. */
   cacheTtlMs?: number;
+  /** Whether `?apikey=` is accepted. Default `accept`. */
+  queryKeys?: 'accept' | 'refuse';
+  /** Origins allowed by CORS. Default none. */
+  corsOrigins?: string[];
 }
 
 /** The administration a test needs. */
@@ -88,6 +92,8 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     maxUrlLength: options.maxUrlLength,
     trustedProxies: options.trustedProxies,
     cacheTtlMs: options.cacheTtlMs,
+    queryKeys: options.queryKeys,
+    corsOrigins: options.corsOrigins,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

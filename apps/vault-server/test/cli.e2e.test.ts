@@ -266,11 +266,14 @@ describe('vaultline-server CLI', () => {
     expect(first.output).toMatch(/Created a demo vault in /);
     const key = /Admin API key:\s+(vlk_\S+)/.exec(first.output)?.[1];
     expect(key).toBeDefined();
-    const curls = [...first.output.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!);
+    // The key travels in a header, never in the URL.
+    const curls = [...first.output.matchAll(/curl -H 'Authorization: Bearer (\S+)' '([^']+)'/g)];
     expect(curls).toHaveLength(3);
-    for (const url of curls) {
-      const response = await fetch(url);
-      expect(response.status, url.replace(key!, '[KEY]')).toBe(200);
+    for (const [, bearer, url] of curls) {
+      expect(bearer).toBe(key);
+      expect(url).not.toContain(key!);
+      const response = await fetch(url!, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(response.status, url).toBe(200);
       const body = (await response.json()) as unknown;
       expect(Array.isArray(body) ? body.length : Object.keys(body as object).length).toBeGreaterThan(0);
     }

@@ -1,7 +1,8 @@
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
-import { expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
 import { malformedRequests } from './support/malformed-paths.ts';
 
 const COUNT = 10_500;
@@ -83,5 +84,57 @@ describe('malformed request paths', () => {
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(COUNT);
     expect(await snapshot(vault)).toBe(before);
     expect((await fetch(`${vault.url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe('requests the Node adapter cannot build', () => {
+  let vault: TestVault;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    vault = await startTestVault({ logLines });
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    expectNoSecrets(logLines, [vault.adminKey]);
+  });
+
+  it.each([
+    '/api/index.php/read/items/11\\?apikey=KEY',
+    '/api/index.php/find/item/8/\\?apikey=KEY',
+    '/api/index.php/find/item/8/a\\b?apikey=KEY',
+    '/api/index.php/read/userpw/\\?apikey=KEY',
+    '/api/index.php/delete/folder/8\\?apikey=KEY',
+    '/\\',
+  ])('answers a raw backslash in %s with a logged 400 JSON invalid_request', async (template) => {
+    const before = logLines.length;
+    const answer = await rawRequest(vault.url, template.replace('KEY', vault.adminKey));
+    const body = expectJsonError(answer, 400, 'invalid_request');
+    expect(body.err).toMatch(/Backslash/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; status?: number });
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
+  });
+
+  it('answers a request Node itself refuses (a malformed request line) with a logged 400 JSON', async () => {
+    const before = logLines.length;
+    const { port } = new URL(vault.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'invalid_request',
+    });
+    const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; status?: number });
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
   });
 });

@@ -3,7 +3,13 @@ import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { MIGRATIONS } from '../src/db/migrations.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { openVault } from '../src/vault.ts';
-import { clientOf, expectNoSecrets, expectVaultError } from './support/helpers.ts';
+import {
+  clientOf,
+  expectJsonError,
+  expectNoSecrets,
+  expectVaultError,
+  rawRequest,
+} from './support/helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 const TTL_MS = 300;
@@ -95,5 +101,82 @@ describe('several instances on one PostgreSQL database', () => {
     await a.admin.revokeKey('two-key');
     await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
     await expectVaultError(onB.readUserFolders({ login: 'two-user' }), 'unauthorized', 401);
+  });
+
+  describe('shared limits', () => {
+    let c: TestVault;
+    let d: TestVault;
+
+    beforeAll(async () => {
+      const databaseUrl = await cluster.createDatabase();
+      const masterKey = generateMasterKey();
+      const options = { databaseUrl, masterKey, logLines, rateLimitPerMinute: 30, failedKeyLimit: 3 };
+      c = await startTestVault(options);
+      vaults.push(c);
+      d = await startTestVault(options);
+      vaults.push(d);
+      await c.admin.createUser({ login: 'limit-user' });
+    });
+
+    const read = (vault: TestVault, key: string, localAddress: string) =>
+      rawRequest(vault.url, '/api/index.php/read/userfolders/limit-user', {
+        localAddress,
+        headers: { authorization: `Bearer ${key}` },
+      });
+
+    it('counts the request rate limit of an address across instances', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        statuses.push((await read(c, c.adminKey, '127.0.0.20')).status);
+        statuses.push((await read(d, c.adminKey, '127.0.0.20')).status);
+      }
+      // 30 per minute for the address, whichever instance answers.
+      expect(statuses.filter((status) => status === 200)).toHaveLength(30);
+      expect(statuses.slice(30).every((status) => status === 429)).toBe(true);
+      const limited = await read(d, c.adminKey, '127.0.0.20');
+      expectJsonError(limited, 429, 'rate_limited');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await read(d, c.adminKey, '127.0.0.21')).status).toBe(200);
+      const rows = await c.server.vault.db.query<{ key: string }>('SELECT key FROM vaultline_rate_limits');
+      expect(rows.map((row) => row.key)).toContain('req:127.0.0.20');
+    });
+
+    it('counts the failed-key lockout across instances, and never locks out a valid key', async () => {
+      for (let i = 0; i < 3; i++) {
+        const target = i % 2 === 0 ? c : d;
+        expectJsonError(await read(target, `vlk_wrong-${i}`, '127.0.0.22'), 401, 'unauthorized');
+      }
+      expectJsonError(await read(d, 'vlk_wrong-on-d', '127.0.0.22'), 429, 'rate_limited');
+      expectJsonError(await read(c, 'vlk_wrong-on-c', '127.0.0.22'), 429, 'rate_limited');
+      expect((await read(c, c.adminKey, '127.0.0.22')).status).toBe(200);
+      expect((await read(d, c.adminKey, '127.0.0.22')).status).toBe(200);
+    });
+  });
+
+  it('fails readyz while the database is down and recovers after, on every instance', async () => {
+    const ready = async (vault: TestVault) => (await fetch(`${vault.url}/readyz`)).status;
+    expect(await ready(a)).toBe(200);
+    expect(await ready(b)).toBe(200);
+    await cluster.pause();
+    try {
+      expect(await ready(a)).toBe(503);
+      expect(await ready(b)).toBe(503);
+      const down = await rawRequest(a.url, '/api/index.php/read/userfolders/two-user', {
+        headers: { authorization: `Bearer ${a.adminKey}` },
+      });
+      expect(down.status).toBeGreaterThanOrEqual(500);
+      expect(down.contentType).toMatch(/application\/json/);
+    } finally {
+      await cluster.resume();
+    }
+    const until = Date.now() + 30_000;
+    const statuses = async () => [await ready(a), await ready(b)];
+    let now = await statuses();
+    while (now.some((status) => status !== 200) && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      now = await statuses();
+    }
+    expect(now).toEqual([200, 200]);
+    expect(await clientOf(a).readUserFolders({ login: 'two-user' })).toBeDefined();
   });
 });

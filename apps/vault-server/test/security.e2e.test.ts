@@ -96,21 +96,40 @@ describe('vault server security', () => {
     );
   });
 
-  it('refuses an address after too many failed keys, even with a good key, and audits the failures', async () => {
-    for (let i = 0; i < 3; i++) {
-      const answer = await read(vault, `vlk_wrong-key-number-${i}`, '127.0.0.8');
-      expectJsonError(answer, 401, 'unauthorized');
-      expect(answer.body).not.toContain('wrong-key-number');
+  it('locks out failing keys from an address, never a valid key from it, and audits the failures', async () => {
+    const lockout = await startTestVault({ logLines, failedKeyLimit: 10 });
+    try {
+      secrets.push(lockout.adminKey);
+      await lockout.admin.createUser({ login: 'ip-user' });
+      const wrong = (i: number) => read(lockout, `vlk_wrong-key-number-${i}`, '127.0.0.8');
+      for (let i = 0; i < 10; i++) {
+        const answer = await wrong(i);
+        expectJsonError(answer, 401, 'unauthorized');
+        expect(answer.body).not.toContain('wrong-key-number');
+      }
+      for (let i = 10; i < 14; i++) {
+        const refused = await wrong(i);
+        expectJsonError(refused, 429, 'rate_limited');
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // The good key from the same address still works, in the URL and in the header.
+      expect((await read(lockout, lockout.adminKey, '127.0.0.8')).status).toBe(200);
+      const viaHeader = await rawRequest(lockout.url, '/api/index.php/read/userfolders/ip-user', {
+        localAddress: '127.0.0.8',
+        headers: { authorization: `Bearer ${lockout.adminKey}` },
+      });
+      expect(viaHeader.status).toBe(200);
+      // …while the wrong ones stay refused, and other addresses are not concerned.
+      expectJsonError(await wrong(99), 429, 'rate_limited');
+      expectJsonError(await read(lockout, 'vlk_wrong-key-elsewhere', '127.0.0.9'), 401, 'unauthorized');
+      const audit = await lockout.server.vault
+        .adminAs(TEST_OPERATOR)
+        .listAudit({ limit: 100, action: 'auth/failed' });
+      expect(audit.filter((entry) => entry.address === '127.0.0.8')).toHaveLength(10);
+      expect(JSON.stringify(audit)).not.toContain('wrong-key-number');
+    } finally {
+      await lockout.close();
     }
-    const blocked = await read(vault, vault.adminKey, '127.0.0.8');
-    expectJsonError(blocked, 429, 'rate_limited');
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await read(vault, vault.adminKey, '127.0.0.9')).status).toBe(200);
-    const audit = await vault.server.vault
-      .adminAs(TEST_OPERATOR)
-      .listAudit({ limit: 100, action: 'auth/failed' });
-    expect(audit.filter((entry) => entry.address === '127.0.0.8')).toHaveLength(3);
-    expect(JSON.stringify(audit)).not.toContain('wrong-key-number');
   });
 
   it('limits requests per address per minute with 429 and Retry-After', async () => {

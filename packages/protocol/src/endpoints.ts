@@ -281,6 +281,16 @@ export type EndpointInput<K extends EndpointName> = Endpoints[K] extends { multi
   ? FileUpload
   : { [P in keyof Endpoints[K]['params']]: SegmentInput<Endpoints[K]['params'][P]> };
 
+type SegmentOutput<S> = S extends Segment<never, infer TDecoded> ? TDecoded : never;
+
+/**
+ * The path parameters a server receives for an operation: each as its row's segment decodes it.
+ * A server handler typed with it cannot read a parameter its row does not decode.
+ */
+export type EndpointParams<K extends EndpointName> = {
+  readonly [P in keyof Endpoints[K]['params']]: SegmentOutput<Endpoints[K]['params'][P]>;
+};
+
 /** A downloaded attachment. */
 export interface DownloadedFile {
   /** The bytes. */

@@ -74,6 +74,7 @@ export {
   type EndpointInput,
   type EndpointName,
   type EndpointOutput,
+  type EndpointParams,
   type Endpoints,
   endpoints,
   type FileUpload,

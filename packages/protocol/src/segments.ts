@@ -97,7 +97,7 @@ export interface DecodedFolderCreate {
 }
 
 function wholeNumber(value: string, what: string): number {
-  if (!/^[0-9]{1,9}$/.test(value.trim())) {
+  if (!/^[0-9]{1,9}$/.test(value)) {
     throw new VaultError(
       'invalid_request',
       `Expected ${what} to be a whole number, received ${JSON.stringify(value.slice(0, 20))}.`,

@@ -1,5 +1,13 @@
+/**
+ * Who the client is, by address: the socket's peer, or the address a trusted proxy forwards.
+ *
+ * @module
+ */
+
 import { isIP } from 'node:net';
-import { normalizeAddress } from './ip-rules.ts';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from './app-env.ts';
+import { normalizeAddress, parseCidrList } from './ip-rules.ts';
 
 /**
  * The client's address: the socket's peer, or, when the peer is a trusted proxy, the nearest
@@ -19,4 +27,25 @@ export function clientAddress(
     if (!isTrustedProxy(hop)) return hop;
   }
   return peer;
+}
+
+/**
+ * Sets `address` for the rest of the request. `X-Forwarded-For` is read only when trusted proxies
+ * are configured.
+ *
+ * @param trustedProxies CIDR ranges of the proxies whose `X-Forwarded-For` is believed.
+ * @returns The middleware.
+ */
+export function clientAddressMiddleware(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
+  const trusted =
+    trustedProxies.length > 0 ? parseCidrList(trustedProxies, 'the trusted proxies') : undefined;
+  return async (c, next) => {
+    const forwarded = trusted ? c.req.header('x-forwarded-for') : undefined;
+    // Without a socket (app.request() in tests) the client is taken to be local.
+    c.set(
+      'address',
+      clientAddress(c.env?.incoming?.socket?.remoteAddress ?? '127.0.0.1', forwarded, trusted),
+    );
+    await next();
+  };
 }

@@ -1,186 +1,60 @@
-import type { HttpBindings } from '@hono/node-server';
-import { ENDPOINT_NAMES, type EndpointName, endpoints, VaultError } from '@vaultline/protocol';
-import { type Context, Hono } from 'hono';
+/**
+ * The app: wiring only. Each concern is a middleware of its own file, in this order: the request
+ * log (and URL limit), the client address, CORS, `/healthz`, `/readyz` and `/openapi.json` (no key), the request limit, the keyless identification,
+ * the key check (and failed-key lockout), then one route per row of the endpoint table with its
+ * audit. Every error is answered by {@link toApiError}.
+ *
+ * @module
+ */
+
+import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { API_PREFIXES, AUDIT_AUTH_FAILED, FAILED_KEY_WINDOW_MS, STATUS_OF } from '../constants.ts';
-import { invalid, VaultServerError } from '../errors.ts';
-import type { Principal } from '../store/access.ts';
-import { keyActor } from '../store/actor.ts';
-import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
-import { isStoreError, type StoreErrorKind } from '../store/errors.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import { clientAddress } from './client-address.ts';
-import { handlers } from './handlers.ts';
-import { parseCidrList } from './ip-rules.ts';
-import { RateLimiter } from './rate-limiter.ts';
+import type { AppEnv } from './app-env.ts';
+import { clientAddressMiddleware } from './client-address.ts';
+import { corsMiddleware } from './cors.ts';
+import { apiErrorHandler, apiNotFound } from './error-mapping.ts';
+import { keyCheck, type QueryKeyPolicy } from './key-check.ts';
+import { type Limiters, requestLimit } from './limits.ts';
+import { registerOpenApi } from './openapi-route.ts';
+import { registerOperations } from './operations.ts';
+import { requestLog } from './request-log.ts';
+import { registerServerInfo } from './server-info.ts';
 
 /** What the HTTP layer needs. */
 export interface AppOptions {
   ctx: StoreContext;
   audit: AuditWriter;
   logger: Logger;
+  limiters: Limiters;
   maxUrlLength: number;
   maxFileBytes: number;
-  rateLimitPerMinute: number;
-  failedKeyLimit: number;
   trustedProxies: readonly string[];
-}
-
-type Env = {
-  Bindings: Partial<HttpBindings>;
-  Variables: { address: string; principal: Principal; operation: string };
-};
-
-/** The raw request target, never percent-decoded nor normalised (`..` stays as sent). */
-function rawTarget(c: { env: Partial<HttpBindings> | undefined; req: { url: string } }): string {
-  const incoming = c.env?.incoming?.url;
-  if (incoming !== undefined) return incoming;
-  const url = new URL(c.req.url);
-  return url.pathname + url.search;
-}
-
-/** Splits the raw path after the API prefix into the template's segments, undecoded. */
-function rawSegments(rawPath: string, template: string): Record<string, string> | undefined {
-  const prefix = API_PREFIXES.find((candidate) => rawPath.startsWith(`${candidate}/`));
-  if (prefix === undefined) return undefined;
-  const parts = rawPath.slice(prefix.length).split('/');
-  const templateParts = template.split('/');
-  if (parts.length !== templateParts.length) return undefined;
-  const out: Record<string, string> = {};
-  for (const [index, templatePart] of templateParts.entries()) {
-    const part = parts[index]!;
-    const name = /^\{(\w+)\}$/.exec(templatePart)?.[1];
-    if (name !== undefined) out[name] = part;
-    else if (part !== templatePart) return undefined;
-  }
-  return out;
-}
-
-function errorBody(error: VaultError): { body: { err: string; code: string }; status: number } {
-  const status = error.status ?? STATUS_OF[error.code] ?? 500;
-  return { body: { err: error.message, code: error.code }, status };
-}
-
-// Answers carry passwords: no cache, proxy or browser may keep them.
-const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
-// Plain records, shared by every answer: @hono/node-server writes them as they are, where a
-// `Headers` object (what `c.header()` builds) is created and converted again on every request.
-const JSON_HEADERS = { 'content-type': 'application/json', ...API_HEADERS };
-const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', ...API_HEADERS };
-
-function respond(body: unknown): Response {
-  if (body instanceof Response) return body;
-  if (typeof body === 'string') return new Response(body, { headers: TEXT_HEADERS });
-  return new Response(JSON.stringify(body), { headers: JSON_HEADERS });
-}
-
-/** The API's headers on an error answer (built by Hono, through `c.header()`). */
-function apiHeaders(c: Context<Env>): void {
-  for (const [name, value] of Object.entries(API_HEADERS)) c.header(name, value);
-}
-
-const STORE_ERROR_STATUS: Readonly<Record<StoreErrorKind, [VaultServerError['code'], number]>> = {
-  invalid: ['invalid_request', 400],
-  not_found: ['not_found', 404],
-  refused: ['forbidden', 403],
-  conflict: ['invalid_request', 409],
-  too_large: ['too_large', 413],
-};
-
-/** The API's answer to a store error (a similar label is TeamPass's `duplicate_label`); other errors as they are. */
-function httpErrorOf(error: unknown): unknown {
-  if (!isStoreError(error)) return error;
-  if (error.reason === 'similar_label') return new VaultServerError('duplicate_label', error.message, 409);
-  const [code, status] = STORE_ERROR_STATUS[error.kind];
-  return new VaultServerError(code, error.message, status);
-}
-
-function actorOf(principal: Principal): string {
-  return principal.kind === 'admin' ? 'admin' : principal.login;
+  /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
+  queryKeys: QueryKeyPolicy;
+  /** Origins allowed to call the API from a browser; none by default. */
+  corsOrigins: readonly string[];
 }
 
 /**
  * Builds the Hono app: `/healthz`, `/readyz`, and every row of the endpoint table under
  * `/api/index.php` and `/api`.
  */
-export function createApp(options: AppOptions): Hono<Env> {
+export function createApp(options: AppOptions): Hono<AppEnv> {
   const { ctx, logger } = options;
-  const requests = new RateLimiter(options.rateLimitPerMinute, 60_000);
-  const failedKeys = new RateLimiter(options.failedKeyLimit, FAILED_KEY_WINDOW_MS);
-  const trusted =
-    options.trustedProxies.length > 0
-      ? parseCidrList(options.trustedProxies, 'the trusted proxies')
-      : undefined;
-  const { audit } = options;
-  const app = new Hono<Env>();
+  const app = new Hono<AppEnv>();
 
-  app.onError((error, c) => {
-    apiHeaders(c);
-    if (error instanceof VaultError) {
-      const { body, status } = errorBody(error);
-      return c.json(body, status as 400);
-    }
-    const sqlState = (error as { code?: unknown }).code;
-    // Foreign key, unique, serialization and deadlock failures come from a concurrent change.
-    if (sqlState === '23503' || sqlState === '23505' || sqlState === '40001' || sqlState === '40P01') {
-      return c.json(
-        {
-          err: 'The request conflicts with a change made at the same time; try again.',
-          code: 'invalid_request',
-        },
-        409,
-      );
-    }
-    logger.error({ err: { name: error.name, message: error.message, code: sqlState } }, 'request failed');
-    return c.json({ err: 'Internal server error.', code: 'server' }, 500);
-  });
+  app.onError(apiErrorHandler(logger));
+  app.notFound(apiNotFound);
 
-  app.notFound((c) => {
-    apiHeaders(c);
-    return c.json(
-      { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
-      404,
-    );
-  });
-
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    c.set('operation', 'unknown');
-    const target = rawTarget(c);
-    if (Buffer.byteLength(target) > options.maxUrlLength) {
-      c.status(414);
-      logger.info({ op: 'unknown', status: 414 }, 'request');
-      return c.json(
-        {
-          err: `The request URL is longer than the limit of ${options.maxUrlLength} bytes.`,
-          code: 'too_large',
-        },
-        414,
-      );
-    }
-    // X-Forwarded-For is read only when a trusted proxy is configured.
-    const forwarded = trusted ? c.req.header('x-forwarded-for') : undefined;
-    c.set(
-      'address',
-      clientAddress(c.env?.incoming?.socket?.remoteAddress ?? '127.0.0.1', forwarded, trusted),
-    );
-    await next();
-    const principal = c.get('principal');
-    logger.info(
-      {
-        op: c.get('operation'),
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        addr: c.get('address'),
-        keyLabel: principal?.keyLabel,
-      },
-      'request',
-    );
-    return undefined;
-  });
+  app.use('*', requestLog(logger, options.maxUrlLength));
+  app.use('*', clientAddressMiddleware(options.trustedProxies));
+  const cors = corsMiddleware(options.corsOrigins);
+  if (cors) app.use('/api/*', cors);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  registerOpenApi(app);
   app.get('/readyz', async (c) => {
     try {
       await ctx.db.query('SELECT 1');
@@ -190,108 +64,17 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
   });
 
-  app.use('/api/*', async (c, next) => {
-    const address = c.get('address');
-    if (!requests.hit(address)) {
-      c.header('retry-after', String(requests.retryAfter(address)));
-      throw new VaultServerError('rate_limited', 'Too many requests from this address; slow down.');
-    }
-    if (failedKeys.blocked(address)) {
-      c.header('retry-after', String(failedKeys.retryAfter(address)));
-      throw new VaultServerError(
-        'rate_limited',
-        'Too many failed API keys from this address; try again later.',
-      );
-    }
-    const query = rawTarget(c).split('?')[1] ?? '';
-    const key = new URLSearchParams(query).get('apikey');
-    if (key === null || key === '') {
-      throw new VaultServerError('unauthorized', 'Missing API key: pass it as the apikey query parameter.');
-    }
-    const hash = hashKey(key);
-    let identity: KeyIdentity | undefined = ctx.keyCache.get(hash);
-    if (!identity) {
-      identity = await authenticateKey(ctx.db, key);
-      if (identity) ctx.keyCache.set(hash, identity);
-    }
-    if (!identity) {
-      failedKeys.hit(address);
-      await audit.recordNow({
-        actor: 'unknown',
-        keyLabel: '',
-        action: AUDIT_AUTH_FAILED,
-        target: '',
-        address,
-        outcome: 'unauthorized',
-      });
-      throw new VaultServerError('unauthorized', 'Invalid API key.');
-    }
-    if (!identity.allows(address)) {
-      await audit.recordNow({
-        actor: actorOf(identity.principal),
-        keyLabel: identity.principal.keyLabel,
-        action: AUDIT_AUTH_FAILED,
-        target: '',
-        address,
-        outcome: 'address not allowed',
-      });
-      throw new VaultServerError('forbidden', 'Ip address not allowed for this API key.');
-    }
-    c.set('principal', identity.principal);
-    await next();
-  });
-
-  for (const name of ENDPOINT_NAMES) {
-    const definition = endpoints[name];
-    const routePath = definition.path.replace(/\{(\w+)\}/g, ':$1');
-    const audited = definition.access === 'write' || definition.secret;
-    const handle = async (c: Context<Env>) => {
-      c.set('operation', definition.operation);
-      if (c.req.method !== definition.method) {
-        throw invalid(`${definition.operation} takes ${definition.method}, received ${c.req.method}.`);
-      }
-      const principal = c.get('principal');
-      const actor = keyActor(principal, c.get('address'));
-      const base = {
-        actor: actor.name,
-        keyLabel: actor.keyLabel,
-        action: definition.operation,
-        address: actor.address,
-      };
-      try {
-        const rawPath = rawTarget(c).split('?')[0]!;
-        const segments = rawSegments(rawPath, definition.path);
-        if (!segments)
-          throw invalid('The path does not match the operation: dot segments and extra slashes are refused.');
-        const params: Record<string, unknown> = {};
-        for (const [param, segment] of Object.entries(definition.params))
-          params[param] = segment.decode(segments[param] ?? '');
-        const input = {
-          params,
-          principal,
-          actor,
-          request: () => c.req.raw,
-          ctx,
-          maxFileBytes: options.maxFileBytes,
-        };
-        const result = await handlers[name as EndpointName](input);
-        // A write is audited by the store, inside the write's own transaction.
-        if (audited && definition.access !== 'write')
-          audit.record({ ...base, target: result.target, outcome: 'ok' });
-        return respond(result.body);
-      } catch (error) {
-        const failure = httpErrorOf(error);
-        const failed = {
-          ...base,
-          target: '',
-          outcome: failure instanceof VaultError ? failure.code : 'server',
-        };
-        if (definition.access === 'write') await audit.recordNow(failed);
-        else if (audited) audit.record(failed);
-        throw failure;
-      }
-    };
-    for (const prefix of API_PREFIXES) app.all(prefix + routePath, handle);
-  }
+  app.use('/api/*', requestLimit(options.limiters.requests));
+  registerServerInfo(app, options.queryKeys);
+  app.use(
+    '/api/*',
+    keyCheck({
+      ctx,
+      audit: options.audit,
+      failedKeys: options.limiters.failedKeys,
+      queryKeys: options.queryKeys,
+    }),
+  );
+  registerOperations(app, { ctx, audit: options.audit, maxFileBytes: options.maxFileBytes });
   return app;
 }

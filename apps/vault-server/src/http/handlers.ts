@@ -1,4 +1,4 @@
-import type { DecodedFolderCreate, EndpointName, ItemValues } from '@vaultline/protocol';
+import { decodeId, type EndpointName, type EndpointParams, type ItemValues } from '@vaultline/protocol';
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden, invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
@@ -11,12 +11,12 @@ import type { StoreContext } from '../store/store-context.ts';
 import { checkText } from '../store/text-rules.ts';
 import { readMultipart } from './read-multipart.ts';
 
-/** What a handler gets: the decoded path parameters and who calls. */
-export interface HandlerInput {
-  // biome-ignore lint/suspicious/noExplicitAny: each row decodes its own parameter types.
-  readonly params: Record<string, any>;
+/** What the handler of operation `K` gets: its row's decoded path parameters and who calls. */
+export interface HandlerInput<K extends EndpointName> {
+  /** The path parameters, typed by the row's segments: reading one the row lacks fails tsc. */
+  readonly params: EndpointParams<K>;
   readonly principal: Principal;
-  /** Who acts, for the store's writes (which audit it). */
+  /** Who acts, for the store's writes (which audit it in the write's own transaction). */
   readonly actor: Actor;
   /** The request, built only when a handler needs its body (building it costs). */
   readonly request: () => Request;
@@ -31,16 +31,16 @@ export interface HandlerResult {
 }
 
 /** One handler per row of the endpoint table. */
-export type Handlers = { readonly [K in EndpointName]: (input: HandlerInput) => Promise<HandlerResult> };
+export type Handlers = { readonly [K in EndpointName]: (input: HandlerInput<K>) => Promise<HandlerResult> };
 
-function idList(ids: number[]): number[] {
+function idList(ids: readonly number[]): readonly number[] {
   if (ids.length > MAX_IDS_PER_CALL)
     throw invalid(`Expected at most ${MAX_IDS_PER_CALL} ids in one call, received ${ids.length}.`);
   return ids;
 }
 
-async function loginTarget(input: HandlerInput): Promise<number> {
-  const login = checkText(input.params.login as string, 'the login', MAX_LOGIN_LENGTH);
+async function loginTarget(input: HandlerInput<'readUserItems' | 'readUserFolders'>): Promise<number> {
+  const login = checkText(input.params.login, 'the login', MAX_LOGIN_LENGTH);
   const { principal, ctx } = input;
   if (principal.kind === 'user') {
     if (principal.login !== login)
@@ -50,39 +50,53 @@ async function loginTarget(input: HandlerInput): Promise<number> {
   return userIdOf(ctx.db, login);
 }
 
-function itemIdOf(text: string): number {
-  const trimmed = text.trim();
-  if (!/^[0-9]{1,16}$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed)) || Number(trimmed) < 1) {
-    throw invalid('Expected the field item_id to be a positive integer.');
+/**
+ * Reads an id sent inside a value (an item's folder_id, the multipart item_id) with the core's one
+ * id decoder: canonical only, so `1 `, `+1` and `1.0` are refused as they are in the path.
+ */
+function idValue(text: string, what: string): number {
+  try {
+    return decodeId(text);
+  } catch {
+    throw invalid(
+      `Expected ${what} to be a positive integer id (digits only), received ${JSON.stringify(text.slice(0, 20))}.`,
+    );
   }
-  return Number(trimmed);
+}
+
+const itemIdOf = (text: string): number => idValue(text, 'the field item_id');
+
+/** The item values with their folder id checked as canonical before the store reads them. */
+function itemValues(values: ItemValues): ItemValues {
+  idValue(values.folderId, 'folder_id');
+  return values;
 }
 
 /** The server side of every operation. */
 export const handlers: Handlers = {
   async addItem({ params, actor, ctx }) {
-    const id = await items.addItem(ctx, actor, params.item as ItemValues);
+    const id = await items.addItem(ctx, actor, itemValues(params.item));
     return { body: { status: 'item added', new_item_id: String(id) }, target: `item ${id}` };
   },
   async updateItem({ params, actor, ctx }) {
-    await items.updateItem(ctx, actor, params.id as number, params.item as ItemValues);
+    await items.updateItem(ctx, actor, params.id, itemValues(params.item));
     return { body: { status: 'item updated' }, target: `item ${params.id}` };
   },
   async deleteItems({ params, actor, ctx }) {
-    const ids = idList(params.ids as number[]);
+    const ids = idList(params.ids);
     await items.deleteItems(ctx, actor, ids);
     return { body: 'OK', target: `items ${ids.join(',')}` };
   },
   async addFolder({ params, actor, ctx }) {
-    const id = await folders.addFolder(ctx, actor, params.folder as DecodedFolderCreate);
+    const id = await folders.addFolder(ctx, actor, params.folder);
     return { body: { status: 'folder created', new_folder_id: String(id) }, target: `folder ${id}` };
   },
   async updateFolder({ params, actor, ctx }) {
-    await folders.updateFolder(ctx, actor, params.id as number, params.folder);
+    await folders.updateFolder(ctx, actor, params.id, params.folder);
     return { body: { status: 'folder updated' }, target: `folder ${params.id}` };
   },
   async deleteFolders({ params, actor, ctx }) {
-    const ids = idList(params.ids as number[]);
+    const ids = idList(params.ids);
     await folders.deleteFolders(ctx, actor, ids);
     return { body: 'OK', target: `folders ${ids.join(',')}` };
   },
@@ -95,11 +109,11 @@ export const handlers: Handlers = {
     return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
   },
   async readFolders({ params, principal, ctx }) {
-    const ids = idList(params.ids as number[]);
+    const ids = idList(params.ids);
     return { body: await items.readFolderItems(ctx, principal, ids), target: `folders ${ids.join(',')}` };
   },
   async readItems({ params, principal, ctx }) {
-    const ids = idList(params.ids as number[]);
+    const ids = idList(params.ids);
     return { body: await items.readItems(ctx, principal, ids), target: `items ${ids.join(',')}` };
   },
   async readUserItems(input) {
@@ -112,12 +126,12 @@ export const handlers: Handlers = {
   },
   async listFiles({ params, principal, ctx }) {
     return {
-      body: await files.listFiles(ctx, principal, params.itemId as number),
+      body: await files.listFiles(ctx, principal, params.itemId),
       target: `item ${params.itemId}`,
     };
   },
   async downloadFile({ params, principal, ctx }) {
-    const file = await files.readFile(ctx, principal, params.id as number);
+    const file = await files.readFile(ctx, principal, params.id);
     const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
     const body = new Response(new Uint8Array(file.bytes), {
       status: 200,
@@ -133,9 +147,9 @@ export const handlers: Handlers = {
     return { body, target: `file ${params.id}` };
   },
   async findItems({ params, principal, ctx }) {
-    const ids = idList(params.folderIds as number[]);
+    const ids = idList(params.folderIds);
     return {
-      body: await items.findItems(ctx, principal, ids, params.query as string),
+      body: await items.findItems(ctx, principal, ids, params.query),
       target: `folders ${ids.join(',')}`,
     };
   },

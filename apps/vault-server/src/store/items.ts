@@ -1,4 +1,4 @@
-import { type ItemValues, type ItemWireRecord, permissionsOf } from '@vaultline/protocol';
+import { type ItemValues, type ItemWireRecord, parseId, permissionsOf } from '@vaultline/protocol';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,
@@ -177,13 +177,13 @@ function parseValues(values: ItemValues): ItemInput {
     );
   }
   if (password === '') throw invalid('Expected a non-empty password.');
-  if (!/^[0-9]{1,16}$/.test(values.folderId.trim()) || Number(values.folderId) < 1) {
+  // The core's one id reader: canonical digits only (`1 `, `+1`, `1.0` and `01` are refused).
+  const folderId = parseId(values.folderId);
+  if (folderId === undefined) {
     throw invalid(
       `Expected folder_id to be a positive integer, received ${JSON.stringify(values.folderId.slice(0, 20))}.`,
     );
   }
-  const folderId = Number(values.folderId.trim());
-  if (!Number.isSafeInteger(folderId)) throw invalid('Expected folder_id to be a positive integer.');
   const flag = values.anyoneCanModify.trim();
   if (flag !== '' && flag !== '0' && flag !== '1') {
     throw invalid(`Expected any_one_can_modify to be 0 or 1, received ${JSON.stringify(flag.slice(0, 20))}.`);

@@ -12,6 +12,10 @@ export interface PostgresCluster {
   readonly port: number;
   /** A connection string to a fresh, empty database. */
   createDatabase(): Promise<string>;
+  /** Stops the database server, keeping its data (an outage). */
+  pause(): Promise<void>;
+  /** Starts it again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,19 +62,21 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     '--locale=C',
   ]);
   let port = 0;
+  const start = () =>
+    exec('pg_ctl', [
+      '-D',
+      dataDir,
+      '-l',
+      join(root, 'server.log'),
+      '-o',
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      '-w',
+      'start',
+    ]);
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
     try {
-      await exec('pg_ctl', [
-        '-D',
-        dataDir,
-        '-l',
-        join(root, 'server.log'),
-        '-o',
-        `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-        '-w',
-        'start',
-      ]);
+      await start();
       break;
     } catch (error) {
       if (attempt >= 2) throw error;
@@ -94,6 +100,12 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         `CREATE DATABASE ${name}`,
       ]);
       return `${base}/${name}`;
+    },
+    async pause() {
+      await exec('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+    },
+    async resume() {
+      await start();
     },
     async stop() {
       await exec('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => {});

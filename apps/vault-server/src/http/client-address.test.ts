@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import type { AppEnv } from './app-env.ts';
+import { clientAddress, clientAddressMiddleware } from './client-address.ts';
+import { parseCidrList } from './ip-rules.ts';
+
+describe('clientAddress', () => {
+  const trusted = parseCidrList(['10.0.0.0/8'], 'the trusted proxies');
+
+  it('is the socket peer unless the peer is a trusted proxy', () => {
+    expect(clientAddress('::ffff:192.0.2.1', '203.0.113.5', undefined)).toBe('192.0.2.1');
+    expect(clientAddress('192.0.2.1', '203.0.113.5', trusted)).toBe('192.0.2.1');
+  });
+
+  it('takes the nearest untrusted hop behind a trusted proxy', () => {
+    expect(clientAddress('10.0.0.1', '203.0.113.5, 10.0.0.2', trusted)).toBe('203.0.113.5');
+    expect(clientAddress('10.0.0.1', 'not-an-ip, 10.0.0.2', trusted)).toBe('10.0.0.1');
+  });
+});
+
+describe('clientAddressMiddleware', () => {
+  const appWith = (proxies: string[]) => {
+    const app = new Hono<AppEnv>();
+    app.use('*', clientAddressMiddleware(proxies));
+    app.get('/', (c) => c.text(c.get('address')));
+    return app;
+  };
+
+  it('ignores X-Forwarded-For without trusted proxies', async () => {
+    const answer = await appWith([]).request('/', { headers: { 'x-forwarded-for': '203.0.113.5' } });
+    expect(await answer.text()).toBe('127.0.0.1');
+  });
+
+  it('believes a trusted proxy', async () => {
+    const answer = await appWith(['127.0.0.1/32']).request('/', {
+      headers: { 'x-forwarded-for': '203.0.113.5' },
+    });
+    expect(await answer.text()).toBe('203.0.113.5');
+  });
+});

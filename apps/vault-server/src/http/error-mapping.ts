@@ -1,0 +1,119 @@
+/**
+ * Every error the server answers with, mapped to a status and `{"err","code"}` in one place: the
+ * server's own `VaultServerError` (and the core's `VaultError` from the decoders), the store's
+ * `StoreError`, and database failures caused by a concurrent change.
+ *
+ * @module
+ */
+
+import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
+import type { ErrorHandler, NotFoundHandler } from 'hono';
+import type { Logger } from 'pino';
+import { STATUS_OF } from '../constants.ts';
+import { StoreError, type StoreErrorKind } from '../store/errors.ts';
+import { type ErrorBody, JSON_HEADERS } from './api-response.ts';
+import type { AppEnv } from './app-env.ts';
+
+/** An error as the API answers it. */
+export interface ApiError {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The body. */
+  readonly body: ErrorBody;
+}
+
+/** The API code and status of each kind of store error. */
+const STORE_ERRORS: Readonly<Record<StoreErrorKind, { code: VaultErrorCode; status: number }>> = {
+  invalid: { code: 'invalid_request', status: 400 },
+  not_found: { code: 'not_found', status: 404 },
+  refused: { code: 'forbidden', status: 403 },
+  conflict: { code: 'invalid_request', status: 409 },
+  too_large: { code: 'too_large', status: 413 },
+};
+
+// Foreign key, unique, serialization and deadlock failures come from a concurrent change.
+const CONFLICT_SQL_STATES = new Set(['23503', '23505', '40001', '40P01']);
+
+/** What TeamPass answers for a similar label; clients recognise the text as well as the code. */
+const DUPLICATE_LABEL = /label already exists/i;
+
+/**
+ * Maps an error to the API's answer.
+ *
+ * @param error Whatever was thrown.
+ * @returns The answer, or `undefined` for an unexpected error (a 500 the caller logs).
+ */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof VaultError) {
+    const status = error.status ?? STATUS_OF[error.code] ?? 500;
+    return { status, body: { err: error.message, code: error.code } };
+  }
+  if (error instanceof StoreError) {
+    const mapped = STORE_ERRORS[error.kind];
+    // The one conflict clients tell apart: a similar label (TeamPass answers it the same way).
+    const code =
+      error.reason === 'similar_label' || (error.kind === 'conflict' && DUPLICATE_LABEL.test(error.message))
+        ? 'duplicate_label'
+        : mapped.code;
+    return { status: mapped.status, body: { err: error.message, code } };
+  }
+  const sqlState = (error as { code?: unknown } | null)?.code;
+  if (typeof sqlState === 'string' && CONFLICT_SQL_STATES.has(sqlState)) {
+    return {
+      status: 409,
+      body: {
+        err: 'The request conflicts with a change made at the same time; try again.',
+        code: 'invalid_request',
+      },
+    };
+  }
+  return undefined;
+}
+
+/** The answer to an unexpected error: nothing of the error itself is shown. */
+export const INTERNAL_ERROR: ApiError = {
+  status: 500,
+  body: { err: 'Internal server error.', code: 'server' },
+};
+
+/**
+ * What of an unexpected error goes into the log: its name, message and SQL state, never its
+ * properties (a driver error can carry the statement's parameters).
+ *
+ * @param error Whatever was thrown.
+ * @returns The fields to log.
+ */
+export function loggableError(error: unknown): { name: string; message: string; code?: string } {
+  if (!(error instanceof Error)) return { name: typeof error, message: 'a non-Error value was thrown' };
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string'
+    ? { name: error.name, message: error.message, code }
+    : { name: error.name, message: error.message };
+}
+
+/**
+ * The app's `onError`: every error thrown by a middleware or a handler, answered through
+ * {@link toApiError} with the API's headers (and any header set before, such as `Retry-After`);
+ * an unexpected error is logged and answered 500 without its details.
+ *
+ * @param logger The logger.
+ * @returns The handler.
+ */
+export function apiErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
+  return (error, c) => {
+    for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
+    const mapped = toApiError(error);
+    if (mapped) return c.json(mapped.body, mapped.status as 400);
+    logger.error({ err: loggableError(error) }, 'request failed');
+    return c.json(INTERNAL_ERROR.body, 500);
+  };
+}
+
+/** The app's `notFound`: a path that is no operation. */
+export const apiNotFound: NotFoundHandler<AppEnv> = (c) => {
+  for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
+  return c.json(
+    { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
+    404,
+  );
+};

@@ -1,0 +1,105 @@
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateMasterKey } from '../crypto/master-key.ts';
+import { createLogger } from '../logger.ts';
+import { operatorActor } from '../store/actor.ts';
+import { type AuditWriter, createAuditWriter } from '../store/audit-writer.ts';
+import { openVault, type Vault } from '../vault.ts';
+
+const OPERATOR = operatorActor('test', 'test');
+
+import type { AppEnv } from './app-env.ts';
+import { INTERNAL_ERROR, toApiError } from './error-mapping.ts';
+import { keyCheck, keyOf, type QueryKeyPolicy } from './key-check.ts';
+import { createLimiters } from './limits.ts';
+
+describe('keyOf', () => {
+  it('reads the bearer header, else the apikey query parameter', () => {
+    expect(keyOf('Bearer vlk_a', '/x', 'accept')).toBe('vlk_a');
+    expect(keyOf('bearer   vlk_a', '/x', 'accept')).toBe('vlk_a');
+    expect(keyOf(undefined, '/x?apikey=vlk_b', 'accept')).toBe('vlk_b');
+    expect(keyOf('Bearer vlk_a', '/x?apikey=vlk_b', 'accept')).toBe('vlk_a');
+  });
+
+  it('refuses a missing, malformed or (when told) URL key', () => {
+    expect(() => keyOf(undefined, '/x', 'accept')).toThrow(/Missing API key/);
+    expect(() => keyOf(undefined, '/x?apikey=', 'accept')).toThrow(/Missing API key/);
+    expect(() => keyOf('Basic abc', '/x', 'accept')).toThrow(/Authorization: Bearer <key>/);
+    expect(() => keyOf('Bearer', '/x', 'accept')).toThrow(/Authorization: Bearer <key>/);
+    expect(() => keyOf(undefined, '/x?apikey=vlk_b', 'refuse')).toThrow(/refuses API keys in the URL/);
+    expect(() => keyOf('Bearer vlk_a', '/x?apikey=vlk_b', 'refuse')).toThrow(/refuses API keys in the URL/);
+  });
+});
+
+describe('keyCheck', () => {
+  let vault: Vault;
+  let audit: AuditWriter;
+  let key: string;
+
+  beforeAll(async () => {
+    vault = await openVault({
+      dataDir: undefined,
+      databaseUrl: undefined,
+      masterKey: generateMasterKey(),
+      cacheTtlMs: 0,
+      createMasterKey: true,
+    });
+    audit = createAuditWriter(vault.db, createLogger('silent', { write: () => {} }));
+    key = await vault.adminAs(OPERATOR).createKey({ label: 'key-check', allowIps: ['10.0.0.0/8'] });
+  });
+
+  afterAll(async () => {
+    await audit?.flush();
+    await vault?.close();
+  });
+
+  async function appWith(queryKeys: QueryKeyPolicy) {
+    const limiters = await createLimiters(vault.db, { rateLimitPerMinute: 1000, failedKeyLimit: 2 });
+    const app = new Hono<AppEnv>();
+    app.onError((error, c) => {
+      const mapped = toApiError(error) ?? INTERNAL_ERROR;
+      return c.json(mapped.body, mapped.status as 400);
+    });
+    app.use('*', async (c, next) => {
+      c.set('address', c.req.header('x-test-address') ?? '10.0.0.1');
+      await next();
+    });
+    app.use('*', keyCheck({ ctx: vault.ctx, audit, failedKeys: limiters.failedKeys, queryKeys }));
+    app.get('/', (c) => c.text(c.get('principal').keyLabel));
+    return app;
+  }
+
+  it('sets the principal of a valid key, from the header or the URL', async () => {
+    const app = await appWith('accept');
+    const viaHeader = await app.request('/', { headers: { authorization: `Bearer ${key}` } });
+    expect(await viaHeader.text()).toBe('key-check');
+    expect(await (await app.request(`/?apikey=${key}`)).text()).toBe('key-check');
+    expect(
+      (await app.request(`/?apikey=${key}`, { headers: { 'x-test-address': '192.0.2.1' } })).status,
+    ).toBe(403);
+  });
+
+  it('locks out failing keys past the limit but lets the valid key through', async () => {
+    const app = await appWith('accept');
+    const from = (k: string) =>
+      app.request('/', { headers: { authorization: `Bearer ${k}`, 'x-test-address': '10.9.9.9' } });
+    expect((await from('vlk_wrong1')).status).toBe(401);
+    expect((await from('vlk_wrong2')).status).toBe(401);
+    const locked = await from('vlk_wrong3');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await from(key)).status).toBe(200);
+    expect((await from('vlk_wrong4')).status).toBe(429);
+    await audit.flush();
+    const failures = await vault.adminAs(OPERATOR).listAudit({ limit: 50, action: 'auth/failed' });
+    expect(failures.filter((entry) => entry.address === '10.9.9.9')).toHaveLength(2);
+  });
+
+  it('refuses URL keys when told to', async () => {
+    const app = await appWith('refuse');
+    const answer = await app.request(`/?apikey=${key}`);
+    expect(answer.status).toBe(401);
+    expect(await answer.text()).not.toContain(key);
+    expect((await app.request('/', { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+  });
+});

@@ -1,9 +1,9 @@
 // The vault of the benchmark, in its own process (as in production), so its CPU does not share the
 // bot's event loop. Sets up one user with rights on FOLDERS folders and reports over IPC.
-// On {bulk: {from, to}} it inserts items straight into its database with its own secret box:
-// seeding 100 000 items through the API one by one takes minutes (~400 items/s here). The server
-// offers no bulk seeding helper yet; this leans on its schema and should move to one.
-import { createVaultClient } from '@vaultline/protocol';
+// On {bulk: {from, to}} it adds items through the vault's store (`admin.addItems`: the checks,
+// encryption and audit of add/item, many rows per statement): seeding 100 000 items through the API
+// one by one takes minutes (~400 items/s here).
+import { createVaultClient, type ItemValues } from '@vaultline/protocol';
 import { startTestVault } from '@vaultline/vault-server/testing';
 
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 10);
@@ -22,27 +22,22 @@ for (let f = 0; f < FOLDERS; f += 1) {
 }
 
 async function bulk(from: number, to: number): Promise<void> {
-  const { db, ctx } = vault.server.vault;
   for (let start = from; start < to; start += BATCH) {
-    const end = Math.min(to, start + BATCH);
-    const params: unknown[] = [];
-    const rows: string[] = [];
-    for (let i = start; i < end; i += 1) {
-      const label = `item-${String(i).padStart(6, '0')}`;
-      const n = params.length;
-      rows.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
-      params.push(
-        folderIds[i % folderIds.length],
-        label,
-        label.toLowerCase(),
-        `user${i}`,
-        ctx.box.sealText(`Pw-${i}-bench`),
-      );
+    const batch: ItemValues[] = [];
+    for (let i = start; i < Math.min(to, start + BATCH); i += 1) {
+      batch.push({
+        label: `item-${String(i).padStart(6, '0')}`,
+        password: `Pw-${i}-bench`,
+        description: '',
+        folderId: String(folderIds[i % folderIds.length]),
+        login: `user${i}`,
+        email: '',
+        url: '',
+        tags: '',
+        anyoneCanModify: '0',
+      });
     }
-    await db.query(
-      `INSERT INTO items (folder_id, label, label_key, login, password) VALUES ${rows.join(', ')}`,
-      params,
-    );
+    await vault.admin.addItems(batch);
   }
 }
 

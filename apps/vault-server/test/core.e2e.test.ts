@@ -1,4 +1,11 @@
-import { createVaultClient, encodeValue, encodeValueList, type VaultClient } from '@vaultline/protocol';
+import {
+  ACCESS_TYPES,
+  createVaultClient,
+  encodeValue,
+  encodeValueList,
+  RIGHTS as RIGHTS_TABLE,
+  type VaultClient,
+} from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import {
@@ -287,14 +294,15 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
   });
 
   describe('access matrix: users × folders × rights', () => {
-    const RIGHTS = ['W', 'ND', 'NE', 'NDNE', 'R'] as const;
-    const EXPECT = {
-      W: { create: true, edit: true, delete: true },
-      ND: { create: true, edit: true, delete: false },
-      NE: { create: true, edit: false, delete: true },
-      NDNE: { create: true, edit: false, delete: false },
-      R: { create: false, edit: false, delete: false },
-    } as const;
+    // Driven by the core's one rights table (tested row by row in packages/protocol): the server
+    // must allow exactly what each row says.
+    const RIGHTS = ACCESS_TYPES;
+    const EXPECT = Object.fromEntries(
+      RIGHTS.map((right) => [
+        right,
+        { add: RIGHTS_TABLE[right].add, edit: RIGHTS_TABLE[right].edit, delete: RIGHTS_TABLE[right].delete },
+      ]),
+    ) as Record<(typeof RIGHTS)[number], { add: boolean; edit: boolean; delete: boolean }>;
     const folderOf: Record<string, number> = {};
     let hidden: number;
     let keys: Record<string, string>;
@@ -337,7 +345,7 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
         expect((await user.readFolders({ ids: [folderId] })).map((i) => i.id)).toContain(seeded.id);
 
         const add = user.addItem({ item: { label: `by user ${right}`, password: 'x', folderId } });
-        if (EXPECT[right].create) expect((await add).id).toBeGreaterThan(0);
+        if (EXPECT[right].add) expect((await add).id).toBeGreaterThan(0);
         else await expectVaultError(add, 'forbidden', 403);
 
         const edit = user.updateItem({

@@ -715,6 +715,16 @@ describe.each(STORES)('vault server core rules on %s', (store) => {
       expect(await admin.findItems({ folderIds: [parent], query: "' OR 1=1 --" })).toEqual([]);
       expect(await admin.findItems({ folderIds: [parent], query: 'nothing-like-this' })).toEqual([]);
     });
+
+    it('ignores accents, compatibility forms and surrounding spaces as TeamPass does, and refuses a text that folds to nothing', async () => {
+      for (const query of ['zurich', 'ZÜRICH vpn', 'ｚｕｒｉｃｈ']) {
+        expect(
+          (await admin.findItems({ folderIds: [parent], query })).map((i) => i.label),
+          query,
+        ).toEqual(['Zürich VPN']);
+      }
+      await expectVaultError(admin.findItems({ folderIds: [parent], query: '   ' }), 'invalid_request', 400);
+    });
   });
 
   describe('concurrent writes', () => {

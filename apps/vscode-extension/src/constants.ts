@@ -134,4 +134,4 @@ export const TEXT_MEDIA_TYPES = [
 export const MAX_TEXT_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /** Lines kept in memory by the request log (the Output channel keeps its own copy). */
-export const REQUEST_LOG_MEMORY = 500;
+export const REQUEST_LOG_MEMORY = 2000;

@@ -15,10 +15,16 @@ export class RequestLog implements vscode.Disposable {
   private readonly channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME, { log: true });
   private readonly recent: string[] = [];
   private readonly redactors = new Set<(text: string) => string>();
+  private total = 0;
 
   /** The last lines written, as `level text`, redacted (for the command that shows them and for tests). */
   get lines(): readonly string[] {
     return this.recent;
+  }
+
+  /** How many lines were written since the log was created (`lines` keeps only the last ones). */
+  get written(): number {
+    return this.total;
   }
 
   /** The user's log level for this channel. */
@@ -70,6 +76,7 @@ export class RequestLog implements vscode.Disposable {
     for (const redact of this.redactors) line = redact(line);
     if (!this.enabled(level)) return;
     this.recent.push(`${level} ${line}`);
+    this.total += 1;
     if (this.recent.length > REQUEST_LOG_MEMORY)
       this.recent.splice(0, this.recent.length - REQUEST_LOG_MEMORY);
     this.channel[level](line);

@@ -326,6 +326,8 @@ export function encodeRawSegment(value: string, what: string): string {
   if (/[/\\?#\u0000-\u001f\u007f]/.test(value)) {
     throw invalid(`A ${what} cannot contain '/', '\\', '?', '#' or control characters.`);
   }
+  // URL parsers drop dot segments (and their %2E spellings): the request would reach another path.
+  if (value === '.' || value === '..') throw invalid(`A ${what} cannot be '.' or '..'.`);
   let out = '';
   for (const char of value) out += RAW_SAFE.test(char) ? char : encodeURIComponent(char);
   return out;

@@ -80,7 +80,10 @@ export function searchableRuns(text: string, search: ServerCapabilities['search'
     search === 'restricted'
       ? (normalized.match(RESTRICTED_RUNS) ?? [])
       : normalized.split(UNSENDABLE).map((run) => run.trim());
-  return runs.filter((run) => run !== '' && run !== '0').sort((a, b) => b.length - a.length);
+  // `.` and `..` are dot segments: URL parsers drop them (and their `%2E` spellings) from a path.
+  return runs
+    .filter((run) => run !== '' && run !== '0' && run !== '.' && run !== '..')
+    .sort((a, b) => b.length - a.length);
 }
 
 /**

@@ -199,6 +199,10 @@ describe('planSearch', () => {
     ['postgres prod', 'full', 'postgres prod', true],
     ['a/b#c', 'full', undefined, false],
     ['abc/de', 'full', 'abc', false],
+    // Dot segments never reach the server: URL parsers drop them from the path.
+    ['..', 'full', undefined, false],
+    ['.', 'full', undefined, false],
+    ['a..b', 'full', 'a..b', true],
   ] as const)('%j on a %s server → %j', (text, search, query, whole) => {
     expect(planSearch(text, search)).toEqual({ query, whole });
   });

@@ -121,6 +121,14 @@ CREATE TABLE import_map (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'find/item: search the folded label (no case, accents or surrounding spaces), indexed',
+    sql: `
+DROP INDEX IF EXISTS items_label_trgm;
+CREATE INDEX items_label_key_trgm ON items USING gin (label_key gin_trgm_ops);
+`,
+  },
 ];
 
 /**

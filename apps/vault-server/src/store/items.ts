@@ -107,8 +107,10 @@ export async function readUserItems(ctx: StoreContext, userId: number): Promise<
 }
 
 /**
- * find/item: items whose label contains the text, ignoring case, in the given folders only (not
- * their sub-folders), at most {@link MAX_FIND_RESULTS}, in id order.
+ * find/item: items whose label contains the text, ignoring case, accents and surrounding spaces
+ * (both folded with the core's `foldLabel`, as TeamPass's accent-insensitive collation compares
+ * them), in the given folders only (not their sub-folders), at most {@link MAX_FIND_RESULTS}, in id
+ * order.
  */
 export async function findItems(
   ctx: StoreContext,
@@ -117,14 +119,16 @@ export async function findItems(
   text: string,
 ) {
   checkText(text, 'the search string', MAX_LOGIN_LENGTH);
+  const folded = labelKey(text);
+  if (folded === '') throw invalid('Expected a search string with something besides spaces and accents.');
   const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
   const wanted = [...new Set(folderIds)].filter((id) => allowed.has(id));
   if (wanted.length === 0) return [];
   const rows = await ctx.db.query<ItemRow>(
     `SELECT ${ITEM_COLUMNS} FROM items
-      WHERE folder_id = ANY($1::bigint[]) AND label ILIKE $2 ESCAPE '\\'
+      WHERE folder_id = ANY($1::bigint[]) AND label_key LIKE $2 ESCAPE '\\'
       ORDER BY id LIMIT ${MAX_FIND_RESULTS}`,
-    [wanted, `%${escapeLike(text)}%`],
+    [wanted, `%${escapeLike(folded)}%`],
   );
   return rows.map((row) => ({ ...toRecord(ctx, tree, row), status: 'OK' }));
 }

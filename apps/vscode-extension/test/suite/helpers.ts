@@ -87,6 +87,17 @@ export async function itemNode(
 }
 
 /** The text of the last error message the extension showed since `from`. */
+/** A mark in the Output channel's log, for {@link logSince}. */
+export function logMark(api: VaultlineApi): number {
+  return api.log.written;
+}
+
+/** The log lines written since a mark (the log keeps only its last lines, so lengths cannot be compared). */
+export function logSince(api: VaultlineApi, mark: number): string[] {
+  const fresh = api.log.written - mark;
+  return fresh <= 0 ? [] : api.log.lines.slice(-fresh);
+}
+
 export function errorsSince(api: VaultlineApi, from: number): string[] {
   return api.notifier.notices
     .slice(from)

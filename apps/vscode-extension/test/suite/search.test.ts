@@ -3,7 +3,7 @@ import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { HitPick } from '../../src/item-search.ts';
-import { extensionApi, waitFor } from './helpers.ts';
+import { extensionApi, logMark, logSince, waitFor } from './helpers.ts';
 import type { Target } from './target.ts';
 
 /**
@@ -87,7 +87,7 @@ export function searchTests(target: Target): void {
 
     it('queries as the user types, debounced, and resolves with the chosen item', async () => {
       const api = await extensionApi();
-      const queriesBefore = api.log.lines.filter((line) => line.includes(' findItems ')).length;
+      const mark = logMark(api);
       const chosen = api.search.pick();
       const quickPick = await waitFor(() => api.search.active, 'the QuickPick');
       quickPick.value = 'w';
@@ -99,7 +99,7 @@ export function searchTests(target: Target): void {
         (entry) => entry.hit?.item.id === fixture.items.web.id && entry.hit.connection === target.alice,
       );
       const ref = await chosen;
-      const queries = api.log.lines.filter((line) => line.includes(' findItems ')).length - queriesBefore;
+      const queries = logSince(api, mark).filter((line) => line.includes(' findItems ')).length;
       // Three keystrokes, two connections: without the debounce that would be six queries.
       assert.ok(queries >= 2 && queries < 6, `${queries} find/item queries`);
       assert.equal(ref?.itemId, fixture.items.web.id);

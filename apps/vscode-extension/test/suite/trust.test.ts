@@ -15,6 +15,8 @@ import {
   folderPaths,
   itemNode,
   itemNodes,
+  logMark,
+  logSince,
   roots,
   startRelay,
   waitFor,
@@ -147,7 +149,7 @@ export function trustTests(fixture: Fixture): void {
         assert.equal(healthy.kind, 'folder');
         await relay.stop();
         const aliceFolder = await folderNode(api, 'alice', 'Infrastructure');
-        const from = api.log.lines.length;
+        const from = logMark(api);
         // VS Code hands a title action the focused row: the title's Refresh still reloads all.
         await vscode.commands.executeCommand(COMMANDS.refresh, aliceFolder);
         const [row] = await api.tree.getChildren(await connectionNode(api, 'relayed'));
@@ -155,18 +157,17 @@ export function trustTests(fixture: Fixture): void {
         assert.match((row as MessageNode).text, /^relayed: cannot reach the vault/);
         for (const root of await roots(api)) await api.tree.getChildren(root);
         const reloaded = new Set(
-          api.log.lines
-            .slice(from)
+          logSince(api, from)
             .filter((line) => / readUserFolders /.test(line))
             .map((line) => /\[([^\]]+)\]/.exec(line)?.[1]),
         );
         for (const name of ['alice', 'bob', 'relayed']) assert.ok(reloaded.has(name), `${name} reloaded`);
 
         // A row's own Refresh reloads that row only.
-        const rowFrom = api.log.lines.length;
+        const rowFrom = logMark(api);
         await vscode.commands.executeCommand(COMMANDS.refreshNode, aliceFolder);
         await itemNodes(api, aliceFolder);
-        const requests = api.log.lines.slice(rowFrom).filter((line) => /^(info|warn) \[/.test(line));
+        const requests = logSince(api, rowFrom).filter((line) => /^(info|warn) \[/.test(line));
         assert.ok(
           requests.length > 0 && requests.every((line) => line.includes('[alice]')),
           requests.join('\n'),

@@ -437,7 +437,7 @@ describe('8. state across restarts', () => {
     return child;
   }
 
-  it('hides a password revealed before a SIGKILL once a new process starts, and keeps the reveal limit', async () => {
+  it('hides a password revealed before a SIGKILL once a new process starts, keeps the reveal limit, and still refuses a replay', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'slack-bot-restart-'));
     const mapFile = join(dir, 'map.csv');
     await writeFile(mapFile, `${SLACK_USERS.alice},alice\n`);
@@ -450,6 +450,14 @@ describe('8. state across restarts', () => {
     });
     const base = `http://127.0.0.1:${port}`;
     const first = await startProcess(join(dir, 'store'), mapFile, port);
+    // A signed request answered before the kill: its signature must still be refused after it.
+    const helpFields = {
+      text: 'help',
+      user_id: SLACK_USERS.alice,
+      response_url: slack.responseUrl(nextId()),
+    };
+    const helpHeaders = sign(slashBody(helpFields));
+    expect((await slash(base, helpFields, helpHeaders)).status).toBe(200);
     const id = nextId('c');
     await click(
       base,
@@ -468,6 +476,7 @@ describe('8. state across restarts', () => {
       15_000,
     );
     expect(String(hidden?.text)).toContain('hidden again');
+    expect((await slash(base, helpFields, helpHeaders)).status).toBe(401);
     expect(JSON.stringify(hidden)).not.toContain(seeded.passwords['staging-db']);
     const again = nextId('c');
     await click(

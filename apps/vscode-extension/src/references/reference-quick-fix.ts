@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { COMMANDS, DIAGNOSTICS } from '../constants.ts';
+import { commandQuickFix } from '../quick-fix.ts';
 import { REFERENCE_CODE_PREFIX } from './reference-diagnostics.ts';
 
 /** The quick fix of an unresolvable reference: pick the item it should point at. */
@@ -17,19 +18,13 @@ export class ReferenceQuickFix implements vscode.CodeActionProvider {
           diagnostic.source === DIAGNOSTICS.source &&
           String(diagnostic.code ?? '').startsWith(REFERENCE_CODE_PREFIX),
       )
-      .map((diagnostic) => {
-        const action = new vscode.CodeAction(
+      .map((diagnostic) =>
+        commandQuickFix(
           vscode.l10n.t('Choose the vault item for this reference…'),
-          vscode.CodeActionKind.QuickFix,
-        );
-        action.diagnostics = [diagnostic];
-        action.isPreferred = true;
-        action.command = {
-          command: COMMANDS.fixReference,
-          title: action.title,
-          arguments: [document.uri, diagnostic.range],
-        };
-        return action;
-      });
+          COMMANDS.fixReference,
+          document,
+          diagnostic,
+        ),
+      );
   }
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { COMMANDS, DIAGNOSTICS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
+import { commandQuickFix } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
 import { SECRET_RULES } from './rules.ts';
@@ -45,20 +46,14 @@ export class StoreSecretAction implements vscode.CodeActionProvider {
           diagnostic.source === DIAGNOSTICS.source &&
           (FORMAT_RULES.has(String(diagnostic.code)) || String(diagnostic.code).endsWith('-assignment')),
       )
-      .map((diagnostic) => {
-        const action = new vscode.CodeAction(
+      .map((diagnostic) =>
+        commandQuickFix(
           vscode.l10n.t('Store in Vaultline and replace with a reference'),
-          vscode.CodeActionKind.QuickFix,
-        );
-        action.diagnostics = [diagnostic];
-        action.isPreferred = true;
-        action.command = {
-          command: COMMANDS.storeSecret,
-          title: action.title,
-          arguments: [document.uri, diagnostic.range],
-        };
-        return action;
-      });
+          COMMANDS.storeSecret,
+          document,
+          diagnostic,
+        ),
+      );
   }
 }
 

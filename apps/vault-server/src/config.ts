@@ -10,7 +10,7 @@ import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
 } from './constants.ts';
 import { invalid } from './errors.ts';
-import { parseCidrList } from './http/ip-rules.ts';
+import { parseCidrList } from './net/ip-rules.ts';
 
 /** Everything the server is configured with. */
 export interface VaultServerConfig {

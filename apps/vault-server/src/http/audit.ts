@@ -8,10 +8,10 @@
 
 import type { EndpointDefinition } from '@vaultline/protocol';
 import type { MiddlewareHandler } from 'hono';
+import { keyActor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { AppEnv } from './app-env.ts';
 import { toApiError } from './error-mapping.ts';
-import { actorOf } from './key-check.ts';
 
 /**
  * Audits one operation. Runs after the key check, around the operation's handler, which names its
@@ -33,12 +33,13 @@ export function auditOperation(
       await next();
       return;
     }
-    const principal = c.get('principal');
+    // Who acts, as the store names them in the records of the writes it audits.
+    const actor = keyActor(c.get('principal'), c.get('address'));
     const base = {
-      actor: actorOf(principal),
-      keyLabel: principal.keyLabel,
+      actor: actor.name,
+      keyLabel: actor.keyLabel,
       action: definition.operation,
-      address: c.get('address'),
+      address: actor.address,
     };
     await next();
     // Hono has turned a thrown error into the answer already; `c.error` keeps what was thrown.

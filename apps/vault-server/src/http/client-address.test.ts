@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { parseCidrList } from '../net/ip-rules.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientAddress, clientAddressMiddleware } from './client-address.ts';
-import { parseCidrList } from './ip-rules.ts';
 
 describe('clientAddress', () => {
   const trusted = parseCidrList(['10.0.0.0/8'], 'the trusted proxies');

@@ -6,8 +6,8 @@
 
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
+import { normalizeAddress, parseCidrList } from '../net/ip-rules.ts';
 import type { AppEnv } from './app-env.ts';
-import { normalizeAddress, parseCidrList } from './ip-rules.ts';
 
 /**
  * The client's address: the socket's peer, or, when the peer is a trusted proxy, the nearest

@@ -35,8 +35,13 @@ describe('toApiError', () => {
 
   it('keeps the duplicate label apart among conflicts', () => {
     expect(
-      toApiError(new StoreError('conflict', 'Label already exists: an item with a similar label exists.'))
-        ?.body.code,
+      toApiError(
+        new StoreError(
+          'conflict',
+          'Label already exists: an item with a similar label exists.',
+          'similar_label',
+        ),
+      )?.body.code,
     ).toBe('duplicate_label');
   });
 

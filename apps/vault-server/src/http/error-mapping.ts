@@ -34,9 +34,6 @@ const STORE_ERRORS: Readonly<Record<StoreErrorKind, { code: VaultErrorCode; stat
 // Foreign key, unique, serialization and deadlock failures come from a concurrent change.
 const CONFLICT_SQL_STATES = new Set(['23503', '23505', '40001', '40P01']);
 
-/** What TeamPass answers for a similar label; clients recognise the text as well as the code. */
-const DUPLICATE_LABEL = /label already exists/i;
-
 /**
  * Maps an error to the API's answer.
  *
@@ -50,11 +47,8 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   if (error instanceof StoreError) {
     const mapped = STORE_ERRORS[error.kind];
-    // The one conflict clients tell apart: a similar label (TeamPass answers it the same way).
-    const code =
-      error.reason === 'similar_label' || (error.kind === 'conflict' && DUPLICATE_LABEL.test(error.message))
-        ? 'duplicate_label'
-        : mapped.code;
+    // The one conflict clients tell apart: a similar label (the store says so with its reason).
+    const code = error.reason === 'similar_label' ? 'duplicate_label' : mapped.code;
     return { status: mapped.status, body: { err: error.message, code } };
   }
   const sqlState = (error as { code?: unknown } | null)?.code;

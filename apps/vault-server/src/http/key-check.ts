@@ -14,7 +14,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
 import { VaultServerError } from '../errors.ts';
-import type { Principal } from '../store/access.ts';
+import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
@@ -70,10 +70,6 @@ export function keyOf(authorization: string | undefined, target: string, queryKe
   return fromQuery;
 }
 
-function actorOf(principal: Principal): string {
-  return principal.kind === 'admin' ? 'admin' : principal.login;
-}
-
 /**
  * Authenticates the request's key and sets `principal`.
  *
@@ -111,9 +107,10 @@ export function keyCheck(options: KeyCheckOptions): MiddlewareHandler<AppEnv> {
       throw new VaultServerError('unauthorized', 'Invalid API key.');
     }
     if (!identity.allows(address)) {
+      const actor = keyActor(identity.principal, address);
       await audit.recordNow({
-        actor: actorOf(identity.principal),
-        keyLabel: identity.principal.keyLabel,
+        actor: actor.name,
+        keyLabel: actor.keyLabel,
         action: AUDIT_AUTH_FAILED,
         target: '',
         address,
@@ -125,5 +122,3 @@ export function keyCheck(options: KeyCheckOptions): MiddlewareHandler<AppEnv> {
     await next();
   };
 }
-
-export { actorOf };

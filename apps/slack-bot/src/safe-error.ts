@@ -1,29 +1,12 @@
-import { isVaultError, REDACTED, type Redactor, serverWordsOf } from '@vaultline/protocol';
+import { isVaultError, maskPasswords, type Redactor, serverWordsOf } from '@vaultline/protocol';
 
 /** The longest error text a log line carries. */
 const MAX_ERROR_TEXT = 160;
 
 /**
- * Masks `"pw": "…"` values (JSON, or JSON quoted inside JSON) and `pw=…` pairs: a vault's error
- * message may quote the record it refused, as the core masks bodies of the wrong shape.
- *
- * @param text The text.
- * @returns The text without password values.
- */
-export function maskPasswords(text: string): string {
-  return (
-    text
-      // Up to the quote that ends the value (before `,` or `}`), or the end: an escaped quote inside
-      // the value does not end the masking.
-      .replace(/(\\?"(?:pw|password)\\?"\s*:\s*\\?")[\s\S]*?(?=\\?"\s*[,}]|$)/gi, `$1${REDACTED}`)
-      .replace(/\b(pw|password)=\S+/gi, `$1=${REDACTED}`)
-  );
-}
-
-/**
  * What a log line says about an error: for a vault error, its code, status and the server's own
  * words (the core's {@link serverWordsOf}: the `err` message, never the whole body, one line, cut
- * short), with the bot's secrets and any password value masked.
+ * short, password values masked by the core's `maskPasswords`), with the bot's secrets masked too.
  *
  * @param error What was thrown.
  * @param redact The bot's redactor (API key, tokens).

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createRedactor,
   isVaultError,
+  maskPasswords,
   REDACTED,
   toVaultError,
   VAULT_ERROR_CODES,
@@ -106,5 +107,20 @@ describe('toVaultError', () => {
 
   it('works without a redactor', () => {
     expect(toVaultError('boom').message).toBe('Could not reach the vault: boom');
+  });
+});
+
+describe('maskPasswords', () => {
+  it.each([
+    ['{"pw":"S3cret","x":1}', '{"pw":"[REDACTED]","x":1}'],
+    ['x {\\"pw\\":\\"S3cret\\"} y', 'x {\\"pw\\":\\"[REDACTED]\\"} y'],
+    ['pw=S3cret rest', 'pw=[REDACTED] rest'],
+  ])('masks %j', (input, output) => {
+    expect(maskPasswords(input)).toBe(output);
+  });
+
+  it('masks a value holding an escaped quote whole', () => {
+    const out = maskPasswords('{"password" : "Se\\"cr3t"}');
+    expect(out).not.toMatch(/Se|cr3t/);
   });
 });

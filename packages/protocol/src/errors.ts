@@ -120,6 +120,29 @@ export function isVaultError(error: unknown, ...codes: VaultErrorCode[]): error 
   return error instanceof VaultError && (codes.length === 0 || codes.includes(error.code));
 }
 
+/**
+ * Masks password values in text a server wrote: `"pw": "…"` (JSON, or JSON quoted inside JSON) and
+ * `pw=…` pairs. Error messages and bodies of the wrong shape often quote the record they concern.
+ *
+ * @param text The text.
+ * @returns The text without password values.
+ */
+export function maskPasswords(text: string): string {
+  return (
+    text
+      // Up to the quote that ends the value (before `,` or `}`), or the end: an escaped quote inside
+      // the value does not end the masking. A value cut short is closed again.
+      .replace(
+        /(\\?"(?:pw|password)\\?"\s*:\s*\\?")[\s\S]*?(?=\\?"\s*[,}]|$)/gi,
+        (match: string, open: string, offset: number, whole: string) =>
+          offset + match.length < whole.length
+            ? `${open}${REDACTED}`
+            : `${open}${REDACTED}${open.endsWith('\\"') ? '\\"' : '"'}`,
+      )
+      .replace(/\b(pw|password)=\S+/gi, `$1=${REDACTED}`)
+  );
+}
+
 /** Removes secrets from text: replaces every secret by {@link REDACTED}. */
 export type Redactor = (text: string) => string;
 
@@ -193,7 +216,7 @@ export function serverWordsOf(
     error.serverMessage ??
     (error.code === 'invalid_response' || error.code === 'server' ? error.excerpt : undefined);
   if (source === undefined) return undefined;
-  const line = redact(source)
+  const line = maskPasswords(redact(source))
     .split(/\r?\n/)
     .map((part) => part.trim())
     .find((part) => part !== '')

@@ -85,6 +85,7 @@ export {
 export {
   createRedactor,
   isVaultError,
+  maskPasswords,
   REDACTED,
   type Redactor,
   serverWordsOf,

@@ -7,7 +7,13 @@
 
 import * as v from 'valibot';
 import type { EndpointDefinition } from './endpoints.ts';
-import { REDACTED, type Redactor, VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from './errors.ts';
+import {
+  maskPasswords,
+  type Redactor,
+  VAULT_ERROR_CODES,
+  VaultError,
+  type VaultErrorCode,
+} from './errors.ts';
 import { ErrorBodySchema } from './schemas.ts';
 
 /** Where a response came from, for error messages. */
@@ -87,10 +93,7 @@ export function classifyError(
  */
 export function excerptOf(text: string, redact: Redactor): string {
   // Bodies of the wrong shape are often real records: mask their passwords too.
-  const flat = redact(text)
-    .replace(/("pw"\s*:\s*")(?:[^"\\]|\\.)*"?/g, `$1${REDACTED}"`)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const flat = maskPasswords(redact(text)).replace(/\s+/g, ' ').trim();
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 

@@ -143,6 +143,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       ctx,
       adminAs,
       async close() {
+        await ctx.close();
         await openDb.close();
         await release?.();
       },

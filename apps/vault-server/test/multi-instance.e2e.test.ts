@@ -103,6 +103,102 @@ describe('several instances on one PostgreSQL database', () => {
     await expectVaultError(onB.readUserFolders({ login: 'two-user' }), 'unauthorized', 401);
   });
 
+  describe("caches kept coherent by the database's announcements", () => {
+    // A cache time far longer than any test: only the announcements can make a change visible.
+    const LONG_TTL_MS = 600_000;
+    let e: TestVault;
+    let f: TestVault;
+    let databaseUrl: string;
+    const listeners = async () =>
+      (
+        await e.server.vault.db.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN vaultline_changes' AND datname = current_database()`,
+        )
+      ).map((row) => Number(row.pid));
+    const until = async (check: () => Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    beforeAll(async () => {
+      databaseUrl = await cluster.createDatabase();
+      const masterKey = generateMasterKey();
+      const options = { databaseUrl, masterKey, logLines, cacheTtlMs: LONG_TTL_MS };
+      e = await startTestVault(options);
+      vaults.push(e);
+      f = await startTestVault(options);
+      vaults.push(f);
+      await until(async () => (await listeners()).length === 2, 'both instances to listen');
+    });
+
+    it('shows an item changed on another instance or by hand at once, not after the cache time', async () => {
+      const onE = clientOf(e);
+      const onF = clientOf(f, e.adminKey);
+      const folder = await onE.addFolder({ folder: { title: 'Announced' } });
+      const { id } = await onE.addItem({
+        item: { label: 'announced', password: 'pw-first', folderId: folder.id },
+      });
+      // Read twice on F: the row is cached there now.
+      expect((await onF.getItem(id)).password).toBe('pw-first');
+      // F serves the row from its cache: a change that announces nothing stays unseen there.
+      await e.server.vault.db.exec(`
+        ALTER TABLE items DISABLE TRIGGER items_updated;
+        UPDATE items SET description = 'unannounced' WHERE id = ${id};
+        ALTER TABLE items ENABLE TRIGGER items_updated;`);
+      expect((await onF.getItem(id)).description).toBe('');
+      expect((await onE.getItem(id)).description).toBe('unannounced');
+      await onE.updateItem({ id, item: { label: 'announced', password: 'pw-second', folderId: folder.id } });
+      await until(async () => (await onF.getItem(id)).password === 'pw-second', 'F to show the update');
+      // A statement run by hand, as another tool would: no instance took part.
+      await e.server.vault.db.query(`UPDATE items SET label = 'renamed by hand' WHERE id = $1`, [id]);
+      await until(async () => (await onF.getItem(id)).label === 'renamed by hand', 'F to show the hand edit');
+      await e.server.vault.db.query('DELETE FROM items WHERE id = $1', [id]);
+      await until(
+        async () => (await onF.readItems({ ids: [id] })).length === 0,
+        'F to forget the deleted item',
+      );
+    });
+
+    it('applies a revoked key on the other instance at once', async () => {
+      const key = await e.admin.createKey({ label: 'announced-key' });
+      const onF = clientOf(f, key);
+      expect(await onF.readUserFolders({ login: 'nobody-here' }).catch(() => 'answered')).toBeDefined();
+      await e.admin.revokeKey('announced-key');
+      await until(
+        async () =>
+          (
+            await rawRequest(f.url, '/api/index.php/read/items/1', {
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).status === 401,
+        'F to refuse the revoked key',
+      );
+    });
+
+    it('never serves a row changed while the announcements were lost', async () => {
+      const onE = clientOf(e);
+      const onF = clientOf(f, e.adminKey);
+      const folder = await onE.addFolder({ folder: { title: 'Missed' } });
+      const { id } = await onE.addItem({
+        item: { label: 'missed', password: 'pw-before', folderId: folder.id },
+      });
+      expect((await onF.getItem(id)).password).toBe('pw-before');
+      const before = await listeners();
+      await e.server.vault.db.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [
+        before,
+      ]);
+      await until(async () => (await listeners()).length === 0, 'the listeners to be gone');
+      // Changed while nobody listens: this announcement reaches no one.
+      await e.server.vault.db.query(`UPDATE items SET label = 'changed unheard' WHERE id = $1`, [id]);
+      await until(async () => (await listeners()).length === 2, 'both instances to listen again');
+      expect((await listeners()).some((pid) => before.includes(pid))).toBe(false);
+      expect((await onF.getItem(id)).label).toBe('changed unheard');
+    });
+  });
+
   describe('shared limits', () => {
     let c: TestVault;
     let d: TestVault;

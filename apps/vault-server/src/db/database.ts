@@ -1,5 +1,7 @@
 /** The storage seam: the same SQL runs on embedded PGlite and on PostgreSQL. */
 
+import type { ChangeFeed, ChangeHandlers } from './changes.ts';
+
 /** Runs statements. */
 export interface Queryable {
   /**
@@ -22,6 +24,11 @@ export interface Database extends Queryable {
    * @returns What `work` returned.
    */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: listens to what any writer changes (see `changes.ts`). Absent on PGlite,
+   * where this process is the only writer.
+   */
+  listen?(handlers: ChangeHandlers): ChangeFeed;
   /** Closes the connections (PGlite flushes its directory). */
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { CHANGES_CHANNEL, MAX_NOTIFIED_IDS } from './changes.ts';
 import type { Database } from './database.ts';
 
 /** One step of the schema; never edited once released, only appended to. */
@@ -127,6 +128,38 @@ CREATE TABLE import_map (
     sql: `
 DROP INDEX IF EXISTS items_label_trgm;
 CREATE INDEX items_label_key_trgm ON items USING gin (label_key gin_trgm_ops);
+`,
+  },
+  {
+    version: 5,
+    name: 'caches: announce committed changes to items and to access (folders, users, roles, rights, keys)',
+    sql: `
+CREATE FUNCTION vaultline_items_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed integer;
+  ids text;
+BEGIN
+  SELECT count(*), string_agg(id::text, ',') INTO changed, ids
+    FROM (SELECT id FROM changed_rows LIMIT ${MAX_NOTIFIED_IDS + 1}) AS named;
+  IF changed > ${MAX_NOTIFIED_IDS} THEN ids := '*'; END IF;
+  IF changed > 0 THEN PERFORM pg_notify('${CHANGES_CHANNEL}', 'items:' || ids); END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER items_updated AFTER UPDATE ON items REFERENCING OLD TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION vaultline_items_changed();
+CREATE TRIGGER items_deleted AFTER DELETE ON items REFERENCING OLD TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION vaultline_items_changed();
+CREATE FUNCTION vaultline_access_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${CHANGES_CHANNEL}', 'access');
+  RETURN NULL;
+END $$;
+${['folders', 'users', 'roles', 'user_roles', 'role_rights', 'api_keys']
+  .map(
+    (table) => `CREATE TRIGGER ${table}_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+  FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();`,
+  )
+  .join('\n')}
 `,
   },
 ];

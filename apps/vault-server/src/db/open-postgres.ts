@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
+import { listenToChanges } from './listen-postgres.ts';
 
 const INT8_OID = 20;
 
@@ -71,6 +72,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
         conn.release();
       }
     },
+    listen: (handlers) => listenToChanges(connectionString, handlers),
     close: () => pool.end(),
   };
 }

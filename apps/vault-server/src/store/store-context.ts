@@ -45,8 +45,11 @@ export interface StoreContext {
   /** Authenticated keys by hash, cached briefly; cleared with the rest. */
   readonly keyCache: ExpiringCache<string, KeyIdentity>;
   /**
-   * Item rows (password still encrypted) by id. Only on PGlite, where this process is the only
-   * writer (the data directory is locked), so the cache is always coherent; empty on PostgreSQL.
+   * Item rows (password still encrypted, never decrypted ones) by id. On PGlite this process is
+   * the only writer (the data directory is locked), so the cache is exact. On PostgreSQL the
+   * database announces every committed change to items (`db/changes.ts`) and this cache forgets
+   * them; it keeps nothing while those announcements cannot be received, and rows expire after
+   * the cache time in any case.
    */
   readonly itemCache: ExpiringCache<number, ItemRow>;
   /** Counts item writes: a read that started before a write must not fill the cache. */
@@ -55,6 +58,8 @@ export interface StoreContext {
   forgetItems(ids: readonly number[]): void;
   /** Forgets cached folders, rights and keys: after any change to them. */
   invalidate(): void;
+  /** Stops listening to the database's announcements. */
+  close(): Promise<void>;
 }
 
 /**
@@ -85,8 +90,8 @@ export async function loadUserRights(
 
 /**
  * Creates the shared context. On PGlite every write goes through this process, so caches are
- * invalidated exactly and kept long; on PostgreSQL other instances write too, so they expire after
- * `cacheTtlMs` and item rows are not cached.
+ * invalidated exactly and kept long. On PostgreSQL other instances write too: caches forget what
+ * the database announces as changed, and expire after `cacheTtlMs` in any case.
  */
 export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
   const coherent = db.kind === 'pglite';
@@ -94,7 +99,9 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   const treeCache = expiringCache<'tree', FolderTree>(ttl, 1);
   const rightsCache = expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS);
   const keyCache = expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS);
-  const itemCache = expiringCache<number, ItemRow>(coherent ? ttl : 0, MAX_CACHED_ITEMS);
+  const rows = expiringCache<number, ItemRow>(ttl, MAX_CACHED_ITEMS);
+  // On PostgreSQL, item rows are cached only while the database's announcements arrive.
+  let rowsLive = coherent;
   // An admin's rights follow from the tree alone: computed once per tree.
   const adminRights = new WeakMap<FolderTree, ReadonlyMap<number, AccessType>>();
   let itemGeneration = 0;
@@ -129,6 +136,41 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     return all;
   }
 
+  const itemCache: ExpiringCache<number, ItemRow> = {
+    get: (id) => (rowsLive ? rows.get(id) : undefined),
+    set: (id, row) => (rowsLive ? rows.set(id, row) : undefined),
+    delete: (id) => rows.delete(id),
+    clear: () => rows.clear(),
+  };
+  const forgetItems = (ids: readonly number[] | 'all') => {
+    itemGeneration++;
+    if (ids === 'all') rows.clear();
+    else for (const id of ids) rows.delete(id);
+  };
+  const invalidate = () => {
+    generation++;
+    keyCache.clear();
+    treeCache.clear();
+    rightsCache.clear();
+  };
+  // Another instance, an admin command or a hand-run statement changed something: forget it now
+  // rather than at the end of the cache time.
+  const feed =
+    coherent || ttl <= 0
+      ? undefined
+      : db.listen?.({
+          onChange(change) {
+            if (change.kind === 'items') forgetItems(change.ids);
+            else invalidate();
+          },
+          onLive(live) {
+            // Lost: stop caching rows. Back: changes were missed meanwhile, so forget everything.
+            rowsLive = live;
+            forgetItems('all');
+            invalidate();
+          },
+        });
+
   return {
     db,
     box,
@@ -138,15 +180,8 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     keyCache,
     itemCache,
     itemGeneration: () => itemGeneration,
-    forgetItems(ids) {
-      itemGeneration++;
-      for (const id of ids) itemCache.delete(id);
-    },
-    invalidate() {
-      generation++;
-      keyCache.clear();
-      treeCache.clear();
-      rightsCache.clear();
-    },
+    forgetItems,
+    invalidate,
+    close: async () => feed?.close(),
   };
 }

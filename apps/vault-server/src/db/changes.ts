@@ -14,6 +14,9 @@ export const CHANGES_CHANNEL = 'vaultline_changes';
 /** The most item ids one notification names; more become "every item" (payloads stop at 8000 bytes). */
 export const MAX_NOTIFIED_IDS = 300;
 
+/** `items:` then ids as the database prints bigints: digits, no sign, no leading zero. */
+const ITEM_IDS = /^items:([1-9]\d{0,15}(?:,[1-9]\d{0,15})*)$/;
+
 /** What changed. */
 export type Change =
   /** Folders, users, roles, rights or keys: what decides who may read what. */
@@ -31,12 +34,10 @@ export type Change =
 export function parseChange(payload: string | undefined): Change | undefined {
   if (payload === 'access') return { kind: 'access' };
   if (payload === 'items:*') return { kind: 'items', ids: 'all' };
-  if (payload?.startsWith('items:')) {
-    const ids = payload.slice('items:'.length).split(',').map(Number);
-    if (ids.length > 0 && ids.every((id) => Number.isSafeInteger(id) && id > 0))
-      return { kind: 'items', ids };
-  }
-  return undefined;
+  const listed = payload === undefined ? null : ITEM_IDS.exec(payload);
+  if (!listed) return undefined;
+  const ids = listed[1]!.split(',').map(Number);
+  return ids.every((id) => Number.isSafeInteger(id)) ? { kind: 'items', ids } : undefined;
 }
 
 /** What a listener is told. */

@@ -66,7 +66,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
   const audit = createAuditWriter(vault.db, logger);
   let limiters: Limiters;
   try {
-    limiters = await createLimiters(vault.db, config);
+    limiters = await createLimiters(vault.db, {
+      ...config,
+      onError: (error) => logger.warn({ err: loggableError(error) }, 'shared rate limit not reachable'),
+    });
   } catch (error) {
     await vault.close();
     throw error;
@@ -148,6 +151,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         await closed;
         clearTimeout(timer);
         await audit.flush();
+        await limiters.close();
         await vault.close();
         logger.info('vault server stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { Limiter } from '@vaultline/rate-limit';
 import type { MiddlewareHandler } from 'hono';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
 import { VaultServerError } from '../errors.ts';
@@ -19,7 +20,6 @@ import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { type AppEnv, rawTarget } from './app-env.ts';
-import type { Limiter } from './limits.ts';
 
 /** Whether `?apikey=` is accepted (`accept`, TeamPass clients) or refused (`refuse`). */
 export type QueryKeyPolicy = 'accept' | 'refuse';

@@ -1,35 +1,33 @@
 /**
- * The request rate limit and the failed-key lockout, counted with `rate-limiter-flexible`: in
- * PostgreSQL when the store is PostgreSQL (every instance behind a load balancer shares the
- * counters), in memory on PGlite (one process owns the data directory).
+ * The request rate limit and the failed-key lockout, over `@vaultline/rate-limit`:
+ *
+ * - on PGlite (one process owns the data directory) both count in memory;
+ * - on PostgreSQL both are shared by every instance behind a load balancer, in the table
+ *   {@link RATE_LIMIT_TABLE}. The request limit is decided in memory and written behind in
+ *   batches (one statement per address per {@link REQUEST_LIMIT_FLUSH_MS}, not one per request), so
+ *   across instances it is approximate by the requests other instances allowed within one batch;
+ *   the failed-key lockout is exact (one statement per failed key: only failures pay).
  *
  * @module
  */
 
-import type { MiddlewareHandler } from 'hono';
 import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+  exactLimiter,
+  type Limiter,
+  memoryLimiter,
+  postgresCounter,
+  writeBehindLimiter,
+} from '@vaultline/rate-limit';
+import type { MiddlewareHandler } from 'hono';
 import { FAILED_KEY_WINDOW_MS, RATE_LIMIT_TABLE } from '../constants.ts';
 import type { Database } from '../db/database.ts';
 import { VaultServerError } from '../errors.ts';
 import type { AppEnv } from './app-env.ts';
 
-/** One counter: how many events a key (a client address) may have in a window. */
-export interface Limiter {
-  /** The most events per window. */
-  readonly points: number;
-  /**
-   * Counts one event.
-   *
-   * @param key The client address.
-   * @returns Whether the event is within the limit, and seconds until the window ends.
-   */
-  hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-}
+export type { Limiter } from '@vaultline/rate-limit';
+
+/** How long a request counted on one instance waits before the others can see it. */
+export const REQUEST_LIMIT_FLUSH_MS = 100;
 
 /** The counters the app uses. */
 export interface Limiters {
@@ -37,63 +35,16 @@ export interface Limiters {
   readonly requests: Limiter;
   /** Failed API keys per address per {@link FAILED_KEY_WINDOW_MS}. */
   readonly failedKeys: Limiter;
+  /** Writes the counts still pending (on shutdown). */
+  close(): Promise<void>;
 }
 
 /** What {@link createLimiters} needs. */
 export interface LimitOptions {
   readonly rateLimitPerMinute: number;
   readonly failedKeyLimit: number;
-}
-
-/**
- * `pg.Pool`'s `query({ text, values })` over the store's own connection pool, for the Postgres
- * store of `rate-limiter-flexible`: one pool, one set of prepared statements.
- */
-function poolOver(db: Database): { query(q: { text: string; values?: unknown[] }): Promise<unknown> } {
-  return {
-    async query(q) {
-      const rows = await db.query(q.text, q.values ?? []);
-      return { rows, rowCount: rows.length };
-    },
-  };
-}
-
-function limiterOf(flexible: RateLimiterAbstract, points: number): Limiter {
-  return {
-    points,
-    async hit(key) {
-      let result: RateLimiterRes;
-      let allowed = true;
-      try {
-        result = await flexible.consume(key);
-      } catch (rejected) {
-        // Over the limit rejects with the counter; a store failure (no insurance) with an Error.
-        if (!(rejected instanceof RateLimiterRes)) throw rejected;
-        result = rejected;
-        allowed = false;
-      }
-      return { allowed, retryAfterSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) };
-    },
-  };
-}
-
-async function postgresLimiter(db: Database, keyPrefix: string, points: number, duration: number) {
-  // If PostgreSQL cannot be reached for a moment, counting goes on in this process.
-  const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
-  return new Promise<RateLimiterAbstract>((resolve, reject) => {
-    const limiter: RateLimiterAbstract = new RateLimiterPostgres(
-      {
-        storeClient: poolOver(db),
-        storeType: 'pool',
-        tableName: RATE_LIMIT_TABLE,
-        keyPrefix,
-        points,
-        duration,
-        insuranceLimiter,
-      },
-      (error) => (error ? reject(error) : resolve(limiter)),
-    );
-  });
+  /** Told when the shared counters cannot be read or written (requests are decided anyway). */
+  readonly onError?: (error: unknown) => void;
 }
 
 /**
@@ -105,30 +56,35 @@ async function postgresLimiter(db: Database, keyPrefix: string, points: number, 
  */
 export async function createLimiters(db: Database, options: LimitOptions): Promise<Limiters> {
   const failedKeySeconds = FAILED_KEY_WINDOW_MS / 1000;
+  const both = (requests: Limiter, failedKeys: Limiter): Limiters => ({
+    requests,
+    failedKeys,
+    close: async () => {
+      await Promise.all([requests.close(), failedKeys.close()]);
+    },
+  });
   if (db.kind === 'postgres') {
+    // The store's own pool and prepared statements.
+    const query = (text: string, values?: unknown[]) => db.query(text, values ?? []);
+    const counter = (keyPrefix: string, points: number, durationSeconds: number) =>
+      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix, points, durationSeconds });
     const [requests, failedKeys] = await Promise.all([
-      postgresLimiter(db, 'req', options.rateLimitPerMinute, 60),
-      postgresLimiter(db, 'badkey', options.failedKeyLimit, failedKeySeconds),
+      counter('req', options.rateLimitPerMinute, 60),
+      counter('badkey', options.failedKeyLimit, failedKeySeconds),
     ]);
-    return {
-      requests: limiterOf(requests, options.rateLimitPerMinute),
-      failedKeys: limiterOf(failedKeys, options.failedKeyLimit),
-    };
-  }
-  return {
-    requests: limiterOf(
-      new RateLimiterMemory({ keyPrefix: 'req', points: options.rateLimitPerMinute, duration: 60 }),
-      options.rateLimitPerMinute,
-    ),
-    failedKeys: limiterOf(
-      new RateLimiterMemory({
-        keyPrefix: 'badkey',
-        points: options.failedKeyLimit,
-        duration: failedKeySeconds,
+    return both(
+      writeBehindLimiter({
+        shared: requests,
+        flushIntervalMs: REQUEST_LIMIT_FLUSH_MS,
+        onError: options.onError,
       }),
-      options.failedKeyLimit,
-    ),
-  };
+      exactLimiter(failedKeys),
+    );
+  }
+  return both(
+    memoryLimiter({ points: options.rateLimitPerMinute, durationSeconds: 60 }),
+    memoryLimiter({ points: options.failedKeyLimit, durationSeconds: failedKeySeconds }),
+  );
 }
 
 /**

@@ -1,18 +1,17 @@
-#!/usr/bin/env node
+// The CLI proper: every command of `vaultline-server` (cli.ts runs it after the memory settings).
+// What only one command needs (the import, the demo, the key rotation, progress bars) is loaded by
+// that command: a running server does not hold it in memory.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ACCESS_TYPES } from '@vaultline/protocol';
-import cliProgress from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { configFromEnv, type VaultServerConfig } from './config.ts';
 import { QUICKSTART_KEY_FILE } from './constants.ts';
 import { writeSecretFile } from './crypto/master-key.ts';
-import { seedDemo } from './demo.ts';
-import { type ImportSummary, importVault } from './import/import-vault.ts';
-import { rotateMasterKey } from './rotate-master-key.ts';
+import type { ImportSummary } from './import/import-vault.ts';
 import { startVaultServer } from './start-vault-server.ts';
 import { type Actor, operatorActor } from './store/actor.ts';
 import { openVault, type Vault, type VaultAdmin } from './vault.ts';
@@ -34,7 +33,8 @@ const PROCESS_IO: CliIo = {
 const ENVIRONMENT_HELP = `
 Environment: VAULTLINE_HOST, VAULTLINE_PORT (7700), VAULTLINE_DATA_DIR (./.data/vault), DATABASE_URL,
 VAULTLINE_MASTER_KEY, VAULTLINE_MAX_URL_LENGTH, VAULTLINE_MAX_FILE_BYTES, VAULTLINE_RATE_LIMIT_PER_MINUTE,
-VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAULTLINE_CACHE_TTL_MS.
+VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAULTLINE_CACHE_TTL_MS,
+VAULTLINE_MEMORY_TUNING (on|off: re-execute a server on PGlite with its memory settings).
 Exit codes: 0 ok, 1 error, 2 usage.`;
 
 /** Who runs the CLI, as the audit names them: the operating-system user. */
@@ -163,7 +163,7 @@ async function quickstart(io: CliIo) {
       adminKey = await admin.createKey({ label: `quickstart-admin-${Date.now()}` });
       // A vault that already has users (made with `start` and the CLI) keeps its data: no demo on top.
       const empty = (await admin.listUsers()).length === 0;
-      if (empty) await seedDemo(server.url, adminKey, admin);
+      if (empty) await (await import('./demo.ts')).seedDemo(server.url, adminKey, admin);
       await writeSecretFile(keyFile, adminKey);
       io.out(`${empty ? 'Created a demo vault' : 'Created an admin key for the vault'} in ${dataDir}\n`);
     }
@@ -197,6 +197,7 @@ async function demo(io: CliIo) {
   const admin = server.vault.adminAs(operator());
   try {
     const key = await admin.createKey({ label });
+    const { seedDemo } = await import('./demo.ts');
     const seeded = await seedDemo(server.url, key, admin);
     await admin.revokeKey(label);
     io.out(
@@ -467,6 +468,10 @@ function createProgram(io: CliIo = PROCESS_IO): { program: Command; keepAlive: (
             'error: give at least one --login: the API lists folders per user only, so the logins decide what is copied',
             { exitCode: EXIT.usage },
           );
+        const [{ default: cliProgress }, { importVault }] = await Promise.all([
+          import('cli-progress'),
+          import('./import/import-vault.ts'),
+        ]);
         const bar =
           process.stderr.isTTY && !options.json
             ? new cliProgress.SingleBar(
@@ -506,6 +511,7 @@ function createProgram(io: CliIo = PROCESS_IO): { program: Command; keepAlive: (
     .description('Re-encrypt all secrets under a new master key (server stopped).')
     .action(async () => {
       const cfg = config(resolve('.data/vault'));
+      const { rotateMasterKey } = await import('./rotate-master-key.ts');
       const result = await rotateMasterKey(operator(), {
         dataDir: cfg.dataDir,
         databaseUrl: cfg.databaseUrl,

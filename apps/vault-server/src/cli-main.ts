@@ -49,7 +49,7 @@ function operator(): Actor {
 }
 
 function repoRoot(): string {
-  // dist/cli.js (or src/cli.ts) → apps/vault-server → apps → repo root
+  // dist/cli-main.js (or src/cli-main.ts) → apps/vault-server → apps → repo root
   return resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 }
 

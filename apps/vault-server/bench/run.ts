@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
+import { rssMiB, startVaultProcess } from './vault-process.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
@@ -42,12 +43,6 @@ async function stop(started: Started): Promise<void> {
   const exited = new Promise((resolve) => started.child.once('exit', resolve));
   started.child.kill('SIGTERM');
   await exited;
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round((kb / 1024) * 10) / 10;
 }
 
 /** CPU time (user + system) of a process so far, in microseconds. */
@@ -132,13 +127,13 @@ try {
     // beforehand in another process: the server's RSS is what serving takes, not what seeding left.
     const small = await place('small');
     await stop(await startChild('seed-process.ts', [store, small, '0'], env));
-    const smallVault = await startChild('vault-process.ts', [store, small], env);
+    const smallVault = await startVaultProcess(store, small, env);
     const emptyRss = Number(smallVault.info.rssIdleMiB);
     await stop(smallVault);
     const target = await place('big');
     const seeded = await startChild('seed-process.ts', [store, target, '100000'], env);
     await stop(seeded);
-    const vault = await startChild('vault-process.ts', [store, target], env);
+    const vault = await startVaultProcess(store, target, env);
     Object.assign(vault.info, seeded.info);
     const pid = vault.child.pid!;
     const idleRss = rssMiB(pid);

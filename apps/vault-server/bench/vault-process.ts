@@ -1,25 +1,70 @@
-// The vault server under benchmark, in its own process so that its RSS is its own, on a vault
-// seeded before by seed-process.ts. Args: <pglite|postgres> <databaseUrl|dataDir>;
-// VAULTLINE_MASTER_KEY for PostgreSQL. Prints {"url","rssIdleMiB"} once idle.
+// The vault server under benchmark, started the way users start it: the built command
+// (`node dist/cli.js start`, what `vaultline-server start` and `./run.sh start` run), configured by
+// its environment, in its own process so that its RSS is its own, on a vault seeded before by
+// seed-process.ts. On PGlite the command re-executes itself with its memory settings, in the same
+// process: the PID measured is the server's.
 
-import { createLogDestination } from '../src/logger.ts';
-import { startVaultServer } from '../src/start-vault-server.ts';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
-const [store, target] = process.argv.slice(2);
-const server = await startVaultServer({
-  host: '127.0.0.1',
-  port: 0,
-  databaseUrl: store === 'postgres' ? target : undefined,
-  dataDir: store === 'pglite' ? target : undefined,
-  masterKey: process.env.VAULTLINE_MASTER_KEY,
-  rateLimitPerMinute: 100_000_000,
-  // The production destination (asynchronous, buffered), at the production log level.
-  log: createLogDestination('/dev/null'),
-});
-// Idle: after the engine's start-up work (WebAssembly compilation on PGlite) has settled.
-await new Promise((resolve) => setTimeout(resolve, 3_000));
-const rssIdleMiB = Math.round(process.memoryUsage().rss / 1024 / 102.4) / 10;
-process.stdout.write(`${JSON.stringify({ url: server.url, rssIdleMiB })}\n`);
-process.on('SIGTERM', () => {
-  void server.close().then(() => process.exit(0));
-});
+/** The built CLI: `pnpm bench` builds it first. */
+export const CLI = join(import.meta.dirname, '../dist/cli.js');
+
+/** Idle: after the engine's start-up work (WebAssembly compilation on PGlite) has settled. */
+const SETTLE_MS = 3_000;
+
+/** The RSS of a process, in MiB with one decimal. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/**
+ * Starts `vaultline-server start` on a store and waits until it listens and has settled.
+ *
+ * @param store The engine.
+ * @param target The PGlite data directory or the PostgreSQL URL.
+ * @param env More environment (VAULTLINE_MASTER_KEY for PostgreSQL).
+ * @returns The child and {url, rssIdleMiB}.
+ */
+export async function startVaultProcess(
+  store: 'pglite' | 'postgres',
+  target: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; info: Record<string, string | number> }> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm bench does).`);
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    VAULTLINE_HOST: '127.0.0.1',
+    VAULTLINE_PORT: '0',
+    VAULTLINE_RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+  if (store === 'postgres') {
+    childEnv.DATABASE_URL = target;
+    delete childEnv.VAULTLINE_DATA_DIR;
+  } else {
+    childEnv.VAULTLINE_DATA_DIR = target;
+    delete childEnv.DATABASE_URL;
+  }
+  // The production log destination (stdout) at the production log level, into /dev/null.
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: childEnv,
+  });
+  let said = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stderr! });
+    lines.on('line', (line) => {
+      said += `${line}\n`;
+      const found = /listening on (\S+)/.exec(line);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vaultline-server start exited with ${code}: ${said}`)));
+  });
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  return { child, info: { url, rssIdleMiB: rssMiB(child.pid!) } };
+}

@@ -4,8 +4,6 @@ import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
-import { openPglite } from './db/open-pglite.ts';
-import { openPostgres } from './db/open-postgres.ts';
 import { VaultServerError } from './errors.ts';
 import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
@@ -92,8 +90,15 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     }
-    if (options.databaseUrl !== undefined) db = await openPostgres(options.databaseUrl);
-    else db = await openPglite(options.dataDir);
+    // Each engine's driver is loaded only when used: pg is not held in a PGlite server's memory,
+    // nor PGlite's in a PostgreSQL server's.
+    if (options.databaseUrl !== undefined) {
+      const { openPostgres } = await import('./db/open-postgres.ts');
+      db = await openPostgres(options.databaseUrl);
+    } else {
+      const { openPglite } = await import('./db/open-pglite.ts');
+      db = await openPglite(options.dataDir);
+    }
     await migrate(db);
     if (
       options.databaseUrl !== undefined &&

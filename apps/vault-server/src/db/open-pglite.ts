@@ -4,13 +4,17 @@ import type { Database, Queryable } from './database.ts';
 
 /**
  * PostgreSQL's memory settings for the embedded store. PGlite's WebAssembly memory only grows, and
- * every page PostgreSQL touches stays resident: the default 128 MB of shared buffers alone is
- * 128 MiB of RSS once a vault is read through. The data directory's files sit in the OS page
+ * every page PostgreSQL touches stays resident: it zeroes its shared memory at start, so the default
+ * 128 MB of shared buffers alone would be 128 MiB of RSS from the first second. The data directory's files sit in the OS page
  * cache, so a miss in these buffers costs a copy, not a disk read. Durability is untouched.
  */
 const MEMORY_SETTINGS = [
-  // The buffer pool: the default is 128MB.
-  'shared_buffers=16MB',
+  // The buffer pool: the default is 128MB. PGlite touches all of it at start, so each MB is a MiB of
+  // RSS even for a tiny vault; a miss costs a copy from the OS page cache (see above).
+  'shared_buffers=4MB',
+  // One process, one connection: the default 100 sizes the per-connection shared memory (lock table,
+  // process slots) that PostgreSQL zeroes at start, about 4 MiB of RSS for nothing.
+  'max_connections=5',
   // CREATE INDEX and VACUUM (migrations): the default 64MB would stay resident after one rebuild.
   'maintenance_work_mem=16MB',
 ];

@@ -1,0 +1,167 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPglite } from '../src/db/open-pglite.ts';
+import { GLIBC_SETTINGS, MEMORY_TUNING_ENV, planMemoryTuning } from '../src/process-tuning.ts';
+
+const CLI = join(import.meta.dirname, '../src/cli.ts');
+const run = promisify(execFile);
+
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** The environment of the test without any tuning the test runner itself may carry. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.GLIBC_TUNABLES;
+  delete env.NODE_OPTIONS;
+  delete env.DATABASE_URL;
+  if (extra[MEMORY_TUNING_ENV] === undefined) delete env[MEMORY_TUNING_ENV];
+  return env;
+}
+
+/** Starts `vaultline-server start` on a fresh PGlite directory and waits until it listens. */
+async function startServer(
+  extra: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-tuning-'));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    env: cleanEnv({
+      VAULTLINE_DATA_DIR: dataDir,
+      VAULTLINE_PORT: '0',
+      VAULTLINE_HOST: '127.0.0.1',
+      ...extra,
+    }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      const match = /listening on (\S+)/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`start exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+/** The environment and the command line of a running process, as the kernel knows them. */
+function processOf(pid: number): { raw: string; env: Map<string, string>; argv: string[] } {
+  const env = new Map<string, string>();
+  const raw = `\0${readFileSync(`/proc/${pid}/environ`, 'utf8')}`;
+  for (const entry of raw.split('\0')) {
+    const at = entry.indexOf('=');
+    if (at > 0) env.set(entry.slice(0, at), entry.slice(at + 1));
+  }
+  return { raw, env, argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean) };
+}
+
+describe('memory tuning of a server on PGlite', () => {
+  it.runIf(process.platform === 'linux')(
+    'the started server (same PID) runs with the glibc tunable, and serves',
+    async () => {
+      const { child, url } = await startServer();
+      const seen = processOf(child.pid!);
+      // glibc 2.36 cuts GLIBC_TUNABLES at each ':' with a NUL while parsing it, in place, so the
+      // kernel's view may show the settings as consecutive strings: accept either separator.
+      const escaped = GLIBC_SETTINGS.map((entry) => entry.replaceAll('.', '\\.'));
+      expect(seen.raw).toMatch(new RegExp(`\0GLIBC_TUNABLES=${escaped.join('[:\0]')}\0`));
+      expect(seen.argv.slice(-2)).toEqual([CLI, 'start']);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      // Signals reach the server itself: SIGTERM stops it cleanly.
+      expect(await stop(child)).toBe(0);
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    `${MEMORY_TUNING_ENV}=off starts it as it is, without re-executing`,
+    async () => {
+      const { child, url } = await startServer({ [MEMORY_TUNING_ENV]: 'off' });
+      const seen = processOf(child.pid!);
+      expect(seen.env.has('GLIBC_TUNABLES')).toBe(false);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect(await stop(child)).toBe(0);
+    },
+  );
+
+  it('refuses an unknown value with a clear message and exit code 2', async () => {
+    const failed = await run(process.execPath, [CLI, 'start'], {
+      env: cleanEnv({ [MEMORY_TUNING_ENV]: 'sometimes', VAULTLINE_PORT: '0' }),
+      timeout: 60_000,
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(`${MEMORY_TUNING_ENV} expects on or off, received "sometimes"`);
+  });
+
+  it('tunes only servers on PGlite, and keeps what the operator set', () => {
+    const base = { args: ['start'], env: {} };
+    const tuned = GLIBC_SETTINGS.join(':');
+    expect(planMemoryTuning(base)).toEqual({ GLIBC_TUNABLES: tuned });
+    expect(planMemoryTuning({ ...base, args: ['quickstart'] })?.GLIBC_TUNABLES).toBe(tuned);
+    // Short commands and PostgreSQL run as they are.
+    expect(planMemoryTuning({ ...base, args: ['keys', 'list'] })).toBeUndefined();
+    expect(planMemoryTuning({ ...base, args: [] })).toBeUndefined();
+    expect(planMemoryTuning({ ...base, env: { DATABASE_URL: 'postgres://db/vault' } })).toBeUndefined();
+    expect(planMemoryTuning({ ...base, env: { DATABASE_URL: '  ' } })).toBeDefined();
+    for (const off of ['off', 'OFF', '0', 'false', 'no'])
+      expect(planMemoryTuning({ ...base, env: { [MEMORY_TUNING_ENV]: off } })).toBeUndefined();
+    expect(planMemoryTuning({ ...base, env: { [MEMORY_TUNING_ENV]: 'on', PATH: '/bin' } })).toEqual({
+      [MEMORY_TUNING_ENV]: 'on',
+      PATH: '/bin',
+      GLIBC_TUNABLES: tuned,
+    });
+    // Another tunable of the operator's is kept; their own trim threshold wins.
+    expect(
+      planMemoryTuning({ ...base, env: { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' } })?.GLIBC_TUNABLES,
+    ).toBe(`${tuned}:glibc.malloc.arena_max=2`);
+    expect(
+      planMemoryTuning({ ...base, env: { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=65536' } })
+        ?.GLIBC_TUNABLES,
+    ).toBe('glibc.malloc.mmap_threshold=16384:glibc.malloc.trim_threshold=65536');
+    expect(
+      planMemoryTuning({
+        ...base,
+        env: { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=65536' },
+      }),
+    ).toBeUndefined();
+    // Once applied (the re-executed process), nothing is left to do: no loop.
+    expect(planMemoryTuning({ ...base, env: { GLIBC_TUNABLES: tuned } })).toBeUndefined();
+  });
+
+  it("sizes PostgreSQL's start-up memory for one process: 4MB buffer pool, 5 connections", async () => {
+    const db = await openPglite(undefined);
+    try {
+      const rows = await db.query<{ name: string; setting: string; unit: string | null }>(
+        "SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_connections') ORDER BY name",
+      );
+      // shared_buffers is counted in 8kB pages: 512 of them are 4MB.
+      expect(rows).toEqual([
+        { name: 'max_connections', setting: '5', unit: null },
+        { name: 'shared_buffers', setting: '512', unit: '8kB' },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});

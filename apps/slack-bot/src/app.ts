@@ -41,7 +41,7 @@ import { registerHome } from './home.ts';
 import { GuardedHTTPReceiver } from './http/guarded-receiver.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { createIdentityResolver } from './identity.ts';
-import { createLimiter } from './limiter.ts';
+import { createLimiters } from './limits.ts';
 import { createLogger } from './logger.ts';
 import { createRedactions, type Redaction } from './redactions.ts';
 import { registerRequestAccess, sweepRequests } from './request-access.ts';
@@ -162,6 +162,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     if (!res.ok) throw new Error(`the response_url answered HTTP ${res.status}`);
   };
   const instance = randomUUID();
+  const limiters = await createLimiters(db, config, (error) =>
+    log.warn(errorFields(error, redact), 'the rate-limit store could not be reached; limiting in memory'),
+  );
   const deps: Deps = {
     config,
     vault,
@@ -175,8 +178,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       logger: log,
     }),
     db,
-    revealLimiter: createLimiter(db, 'reveal', config.revealLimit, config.revealWindowSeconds),
-    commandLimiter: createLimiter(db, 'command', config.commandLimit, config.commandWindowSeconds),
+    ...limiters,
     redactions: createRedactions(db, instance, postRedaction, (error) =>
       log.warn(errorFields(error, redact), 'could not hide a revealed password'),
     ),
@@ -261,6 +263,8 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       await deps.audit.flush(5000);
       await app.stop().catch(() => undefined);
       while (sweeping) await new Promise((resolve) => setTimeout(resolve, 10));
+      // The command counts not yet in the store, so that a restart still knows them.
+      await deps.commandLimiter.close();
       await db.close();
     },
   };
@@ -282,10 +286,10 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
   if (typeof user !== 'string' || !('ack' in args)) return true;
   // Opening a link is Slack's own doing; the click only has to be acknowledged.
   if ('action' in args && (args.action as { action_id?: string }).action_id === ACTIONS.openUrl) return true;
-  const limit = await deps.commandLimiter.take(user);
+  const limit = await deps.commandLimiter.hit(user);
   if (limit.allowed) return true;
   const message = note(
-    `You are sending commands faster than the bot allows. Please wait ${limit.retryInSeconds} s.`,
+    `You are sending commands faster than the bot allows. Please wait ${limit.retryAfterSeconds} s.`,
   );
   if ('command' in args) await args.ack(message);
   else {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AllMiddlewareArgs,
@@ -14,7 +14,7 @@ import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
 import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
 import { createAccessRequests } from './access-requests.ts';
-import { createAckFirst } from './ack-first.ts';
+import { type AckFirst, createAckFirst } from './ack-first.ts';
 import { openUrlAction } from './actions/open-url.ts';
 import { pageAction } from './actions/page.ts';
 import { revealAction } from './actions/reveal.ts';
@@ -92,7 +92,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   // The operator's files first: a bad line is reported before anything else starts.
   const identity = await createIdentityResolver(config.identity);
   const db = await openDatabase(config.store, { snapshot: options.storeSnapshot });
-  const seen = createSeenSignatures(db);
+  // Created first: the store's copies of seen signatures wait for a burst of requests to pause.
+  const ackFirst = createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS);
+  const seen = createSeenSignatures(db, { quiet: () => ackFirst.quiet() });
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,
     apiKey: config.vaultApiKey,
@@ -132,16 +134,19 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
             ],
           },
           EVENTS_PATH,
-          createRequestGuard({
-            signingSecret: config.signingSecret,
-            maxBytes: MAX_REQUEST_BYTES,
-            maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
-            seen,
-            responseUrlOrigins: config.responseUrlOrigins,
-            teamIds: config.teamIds,
-            appIds: config.appIds,
-            logger: log,
-          }),
+          withArrival(
+            ackFirst,
+            createRequestGuard({
+              signingSecret: config.signingSecret,
+              maxBytes: MAX_REQUEST_BYTES,
+              maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
+              seen,
+              responseUrlOrigins: config.responseUrlOrigins,
+              teamIds: config.teamIds,
+              appIds: config.appIds,
+              logger: log,
+            }),
+          ),
           (error) => log.error(errorFields(error, redact), 'request check failed'),
         );
   const app = new App({ token: config.botToken, receiver, logger: bolt, clientOptions });
@@ -188,7 +193,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     logger: log,
     redact,
     afterAck: pLimit(AFTER_ACK_CONCURRENCY),
-    ackFirst: createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS),
+    ackFirst,
   };
 
   app.use(async (args) => {
@@ -225,6 +230,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     if (sweeping) return;
     sweeping = true;
     try {
+      // The sweep's statements run on the embedded store (PGlite: the bot's own thread): after a
+      // burst of requests, not between its acks.
+      await ackFirst.quiet();
       await deps.redactions.sweep();
       await sweepRequests(deps);
       if (Date.now() - lastSignatureSweep > 60_000) {
@@ -265,6 +273,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       while (sweeping) await new Promise((resolve) => setTimeout(resolve, 10));
       // The command counts not yet in the store, so that a restart still knows them.
       await deps.commandLimiter.close();
+      await seen.flush();
       await db.close();
     },
   };
@@ -306,4 +315,18 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
     outcome: 'rate_limited',
   });
   return false;
+}
+
+/**
+ * Notes each request's arrival before its checks: work after the acks waits while requests are
+ * still coming in, from the moment they arrive (not only once Bolt has them).
+ */
+function withArrival(
+  ackFirst: AckFirst,
+  guard: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  return (req, res) => {
+    ackFirst.mark();
+    return guard(req, res);
+  };
 }

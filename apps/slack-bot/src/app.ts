@@ -318,15 +318,16 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
 }
 
 /**
- * Notes each request's arrival before its checks: work after the acks waits while requests are
- * still coming in, from the moment they arrive (not only once Bolt has them).
+ * Notes each request from its arrival, before its checks, until its answer is written: the work
+ * that follows acks waits while requests are coming in or waiting for their ack.
  */
 function withArrival(
   ackFirst: AckFirst,
   guard: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   return (req, res) => {
-    ackFirst.mark();
+    const answered = ackFirst.open();
+    res.once('close', answered);
     return guard(req, res);
   };
 }

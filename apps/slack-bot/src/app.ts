@@ -47,7 +47,7 @@ import { createRedactions, type Redaction } from './redactions.ts';
 import { registerRequestAccess, sweepRequests } from './request-access.ts';
 import { errorFields } from './safe-error.ts';
 import { createItemSearch } from './search.ts';
-import { openDatabase } from './store/database.ts';
+import { type Database, openDatabase } from './store/database.ts';
 import { createSeenSignatures } from './store/seen-signatures.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
@@ -95,6 +95,10 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   // Created first: the store's copies of seen signatures wait for a burst of requests to pause.
   const ackFirst = createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS);
   const seen = createSeenSignatures(db, { quiet: () => ackFirst.quiet() });
+  // PGlite runs on the bot's own thread: the statements of the work that follows acks wait until
+  // the requests that arrived have their acks. The ack path's own reads (the replay check's and the
+  // command limit's first loads) use `db` itself.
+  const store = db.kind === 'pglite' ? afterAcks(db, ackFirst) : db;
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,
     apiKey: config.vaultApiKey,
@@ -182,12 +186,12 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       client: () => app.client,
       logger: log,
     }),
-    db,
+    db: store,
     ...limiters,
-    redactions: createRedactions(db, instance, postRedaction, (error) =>
+    redactions: createRedactions(store, instance, postRedaction, (error) =>
       log.warn(errorFields(error, redact), 'could not hide a revealed password'),
     ),
-    requests: createAccessRequests(db),
+    requests: createAccessRequests(store),
     slack: () => app.client,
     deliveries: new Set(),
     logger: log,
@@ -329,5 +333,19 @@ function withArrival(
     const answered = ackFirst.open();
     res.once('close', answered);
     return guard(req, res);
+  };
+}
+
+/**
+ * The store, with each statement held back until no request waits for its ack (at most the
+ * gate's longest wait).
+ */
+function afterAcks(db: Database, ackFirst: AckFirst): Database {
+  return {
+    ...db,
+    async query(sql, params) {
+      await ackFirst.quiet();
+      return db.query(sql, params);
+    },
   };
 }

@@ -322,17 +322,23 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
 }
 
 /**
- * Notes each request from its arrival, before its checks, until its answer is written: the work
- * that follows acks waits while requests are coming in or waiting for their ack.
+ * Notes each request that passed the checks (signed, not a replay) until its answer is written:
+ * the work that follows acks waits while such requests wait for their ack. Unsigned or slow
+ * requests hold nothing back: they count only once their body is read and verified.
  */
 function withArrival(
   ackFirst: AckFirst,
   guard: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  return (req, res) => {
-    const answered = ackFirst.open();
-    res.once('close', answered);
-    return guard(req, res);
+  return async (req, res) => {
+    const passed = await guard(req, res);
+    if (passed) {
+      const answered = ackFirst.open();
+      // A client gone already has nothing to wait for.
+      if (res.closed || res.writableFinished) answered();
+      else res.once('close', answered);
+    }
+    return passed;
   };
 }
 

@@ -322,23 +322,23 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
 }
 
 /**
- * Notes each request that passed the checks (signed, not a replay) until its answer is written:
- * the work that follows acks waits while such requests wait for their ack. Unsigned or slow
- * requests hold nothing back: they count only once their body is read and verified.
+ * Notes each request from its arrival until its answer is written, for at most
+ * {@link ACK_MAX_DEFER_MS}: the work that follows acks waits while requests are coming in or
+ * waiting for their ack, and a slow or hostile request cannot hold it back for longer.
  */
 function withArrival(
   ackFirst: AckFirst,
   guard: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  return async (req, res) => {
-    const passed = await guard(req, res);
-    if (passed) {
-      const answered = ackFirst.open();
-      // A client gone already has nothing to wait for.
-      if (res.closed || res.writableFinished) answered();
-      else res.once('close', answered);
-    }
-    return passed;
+  return (req, res) => {
+    const answered = ackFirst.open();
+    const cap = setTimeout(answered, ACK_MAX_DEFER_MS);
+    cap.unref();
+    res.once('close', () => {
+      clearTimeout(cap);
+      answered();
+    });
+    return guard(req, res);
   };
 }
 

@@ -39,4 +39,30 @@ describe('createAckFirst', () => {
     const released = performance.now();
     expect(released).toBeLessThan(await burst);
   });
+
+  it('holds work back until every request that arrived has its answer written', async () => {
+    const gate = createAckFirst(5, 5000);
+    const answered = [gate.open(), gate.open()];
+    let released = false;
+    const work = gate.quiet().then(() => {
+      released = true;
+    });
+    await sleep(100);
+    answered[0]?.();
+    await sleep(50);
+    expect(released).toBe(false);
+    answered[1]?.();
+    answered[1]?.();
+    await work;
+    expect(released).toBe(true);
+  });
+
+  it('holds work for an unanswered request no longer than the longest wait', async () => {
+    const gate = createAckFirst(5, 100);
+    gate.open();
+    const started = performance.now();
+    await gate.quiet();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
 });

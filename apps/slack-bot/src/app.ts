@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AllMiddlewareArgs,
@@ -14,7 +14,7 @@ import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
 import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
 import { createAccessRequests } from './access-requests.ts';
-import { createAckFirst } from './ack-first.ts';
+import { type AckFirst, createAckFirst } from './ack-first.ts';
 import { openUrlAction } from './actions/open-url.ts';
 import { pageAction } from './actions/page.ts';
 import { revealAction } from './actions/reveal.ts';
@@ -41,13 +41,13 @@ import { registerHome } from './home.ts';
 import { GuardedHTTPReceiver } from './http/guarded-receiver.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { createIdentityResolver } from './identity.ts';
-import { createLimiter } from './limiter.ts';
+import { createLimiters } from './limits.ts';
 import { createLogger } from './logger.ts';
 import { createRedactions, type Redaction } from './redactions.ts';
 import { registerRequestAccess, sweepRequests } from './request-access.ts';
 import { errorFields } from './safe-error.ts';
 import { createItemSearch } from './search.ts';
-import { openDatabase } from './store/database.ts';
+import { type Database, openDatabase } from './store/database.ts';
 import { createSeenSignatures } from './store/seen-signatures.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
@@ -92,7 +92,13 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   // The operator's files first: a bad line is reported before anything else starts.
   const identity = await createIdentityResolver(config.identity);
   const db = await openDatabase(config.store, { snapshot: options.storeSnapshot });
-  const seen = createSeenSignatures(db);
+  // Created first: the store's copies of seen signatures wait for a burst of requests to pause.
+  const ackFirst = createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS);
+  const seen = createSeenSignatures(db, { quiet: () => ackFirst.quiet() });
+  // PGlite runs on the bot's own thread: the statements of the work that follows acks wait until
+  // the requests that arrived have their acks. The ack path's own reads (the replay check's and the
+  // command limit's first loads) use `db` itself.
+  const store = db.kind === 'pglite' ? afterAcks(db, ackFirst) : db;
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,
     apiKey: config.vaultApiKey,
@@ -132,16 +138,19 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
             ],
           },
           EVENTS_PATH,
-          createRequestGuard({
-            signingSecret: config.signingSecret,
-            maxBytes: MAX_REQUEST_BYTES,
-            maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
-            seen,
-            responseUrlOrigins: config.responseUrlOrigins,
-            teamIds: config.teamIds,
-            appIds: config.appIds,
-            logger: log,
-          }),
+          withArrival(
+            ackFirst,
+            createRequestGuard({
+              signingSecret: config.signingSecret,
+              maxBytes: MAX_REQUEST_BYTES,
+              maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
+              seen,
+              responseUrlOrigins: config.responseUrlOrigins,
+              teamIds: config.teamIds,
+              appIds: config.appIds,
+              logger: log,
+            }),
+          ),
           (error) => log.error(errorFields(error, redact), 'request check failed'),
         );
   const app = new App({ token: config.botToken, receiver, logger: bolt, clientOptions });
@@ -162,6 +171,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     if (!res.ok) throw new Error(`the response_url answered HTTP ${res.status}`);
   };
   const instance = randomUUID();
+  const limiters = await createLimiters(db, config, (error) =>
+    log.warn(errorFields(error, redact), 'the rate-limit store could not be reached; limiting in memory'),
+  );
   const deps: Deps = {
     config,
     vault,
@@ -174,19 +186,18 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       client: () => app.client,
       logger: log,
     }),
-    db,
-    revealLimiter: createLimiter(db, 'reveal', config.revealLimit, config.revealWindowSeconds),
-    commandLimiter: createLimiter(db, 'command', config.commandLimit, config.commandWindowSeconds),
-    redactions: createRedactions(db, instance, postRedaction, (error) =>
+    db: store,
+    ...limiters,
+    redactions: createRedactions(store, instance, postRedaction, (error) =>
       log.warn(errorFields(error, redact), 'could not hide a revealed password'),
     ),
-    requests: createAccessRequests(db),
+    requests: createAccessRequests(store),
     slack: () => app.client,
     deliveries: new Set(),
     logger: log,
     redact,
     afterAck: pLimit(AFTER_ACK_CONCURRENCY),
-    ackFirst: createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS),
+    ackFirst,
   };
 
   app.use(async (args) => {
@@ -223,6 +234,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     if (sweeping) return;
     sweeping = true;
     try {
+      // The sweep's statements run on the embedded store (PGlite: the bot's own thread): after a
+      // burst of requests, not between its acks.
+      await ackFirst.quiet();
       await deps.redactions.sweep();
       await sweepRequests(deps);
       if (Date.now() - lastSignatureSweep > 60_000) {
@@ -261,6 +275,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
       await deps.audit.flush(5000);
       await app.stop().catch(() => undefined);
       while (sweeping) await new Promise((resolve) => setTimeout(resolve, 10));
+      // The command counts not yet in the store, so that a restart still knows them.
+      await deps.commandLimiter.close();
+      await seen.flush();
       await db.close();
     },
   };
@@ -282,10 +299,10 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
   if (typeof user !== 'string' || !('ack' in args)) return true;
   // Opening a link is Slack's own doing; the click only has to be acknowledged.
   if ('action' in args && (args.action as { action_id?: string }).action_id === ACTIONS.openUrl) return true;
-  const limit = await deps.commandLimiter.take(user);
+  const limit = await deps.commandLimiter.hit(user);
   if (limit.allowed) return true;
   const message = note(
-    `You are sending commands faster than the bot allows. Please wait ${limit.retryInSeconds} s.`,
+    `You are sending commands faster than the bot allows. Please wait ${limit.retryAfterSeconds} s.`,
   );
   if ('command' in args) await args.ack(message);
   else {
@@ -302,4 +319,39 @@ async function withinCommandLimit(deps: Deps, args: AnyMiddlewareArgs & AllMiddl
     outcome: 'rate_limited',
   });
   return false;
+}
+
+/**
+ * Notes each request from its arrival until its answer is written, for at most
+ * {@link ACK_MAX_DEFER_MS}: the work that follows acks waits while requests are coming in or
+ * waiting for their ack, and a slow or hostile request cannot hold it back for longer.
+ */
+function withArrival(
+  ackFirst: AckFirst,
+  guard: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  return (req, res) => {
+    const answered = ackFirst.open();
+    const cap = setTimeout(answered, ACK_MAX_DEFER_MS);
+    cap.unref();
+    res.once('close', () => {
+      clearTimeout(cap);
+      answered();
+    });
+    return guard(req, res);
+  };
+}
+
+/**
+ * The store, with each statement held back until no request waits for its ack (at most the
+ * gate's longest wait).
+ */
+function afterAcks(db: Database, ackFirst: AckFirst): Database {
+  return {
+    ...db,
+    async query(sql, params) {
+      await ackFirst.quiet();
+      return db.query(sql, params);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { AccessChecker, Redactor, VaultClient } from '@vaultline/protocol';
+import type { Limiter } from '@vaultline/rate-limit';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AccessRequests } from './access-requests.ts';
@@ -7,7 +8,6 @@ import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
 import type { IdentityResolver } from './identity.ts';
-import type { Limiter } from './limiter.ts';
 import type { Redactions } from './redactions.ts';
 import type { ItemSearch } from './search.ts';
 import type { Database } from './store/database.ts';
@@ -22,9 +22,12 @@ export interface Deps {
   audit: AuditLog;
   /** The bot's store. */
   db: Database;
-  /** Reveals per Slack user. */
+  /** Reveals per Slack user: every reveal counted in the store (exact across instances and restarts). */
   revealLimiter: Limiter;
-  /** Commands and clicks per Slack user, checked before anything reaches the vault. */
+  /**
+   * Commands and clicks per Slack user, checked before anything reaches the vault: decided in
+   * memory, shared through the store in batches (no statement before the ack).
+   */
   commandLimiter: Limiter;
   /** Redactions of revealed passwords, in the store. */
   redactions: Redactions;

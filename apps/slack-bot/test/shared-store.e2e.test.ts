@@ -83,16 +83,29 @@ describe('two bot processes on one PostgreSQL store', () => {
     expect(outcomes).toEqual(['access_approved:approved', 'access_decision_refused:not_pending']);
   });
 
-  it('counts a user’s commands across both instances', async () => {
-    const answers: string[] = [];
-    for (let i = 0; i < 8; i += 1) {
-      const res = await slash(i % 2 === 0 ? one.base : two.base, {
-        text: 'help',
-        user_id: 'ULIMITED',
-        response_url: slack.responseUrl(nextId()),
-      });
-      answers.push(String(res.json?.text));
-    }
-    expect(answers.filter((text) => text.includes('faster than the bot allows'))).toHaveLength(3);
+  it('counts a user’s commands across both instances, shared through the store within a batch', async () => {
+    const send = async (bot: TestBot, user: string) =>
+      String(
+        (await slash(bot.base, { text: 'help', user_id: user, response_url: slack.responseUrl(nextId()) }))
+          .json?.text,
+      );
+    const limited = (texts: string[]) => texts.filter((text) => text.includes('faster than the bot allows'));
+    // Each instance decides in memory and adds its counts to the store every 100 ms; a second is
+    // far more than one batch.
+    const batch = () => new Promise((resolve) => setTimeout(resolve, 1000));
+    // The limit (5) at the first instance, then the second refuses a user it has never seen.
+    const first: string[] = [];
+    for (let i = 0; i < 5; i += 1) first.push(await send(one, 'ULIMITED'));
+    expect(limited(first)).toHaveLength(0);
+    await batch();
+    expect(
+      limited([await send(two, 'ULIMITED'), await send(one, 'ULIMITED'), await send(two, 'ULIMITED')]),
+    ).toHaveLength(3);
+    // And the other way: three at the second instance leave two at the first.
+    const second: string[] = [];
+    for (let i = 0; i < 3; i += 1) second.push(await send(two, 'ULIMITED2'));
+    await batch();
+    for (let i = 0; i < 3; i += 1) second.push(await send(one, 'ULIMITED2'));
+    expect(second.map((text) => limited([text]).length)).toEqual([0, 0, 0, 0, 0, 1]);
   });
 });

@@ -25,7 +25,7 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
     const id = itemIdOf(args);
     const base = { ...auditWho(caller, undefined), itemId: id };
     await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
-      const limit = await deps.revealLimiter.take(caller.slackUser);
+      const limit = await deps.revealLimiter.hit(caller.slackUser);
       if (!limit.allowed) {
         await deps.audit.record({
           ...base,
@@ -34,7 +34,7 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
           outcome: 'rate_limited',
         });
         await caller.respond(
-          note(`You have revealed many passwords in a short time. Please wait ${limit.retryInSeconds} s.`),
+          note(`You have revealed many passwords in a short time. Please wait ${limit.retryAfterSeconds} s.`),
         );
         return;
       }

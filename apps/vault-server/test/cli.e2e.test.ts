@@ -1,46 +1,18 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault } from '../src/testing.ts';
+import { CLI, runCli, tempDirs } from './support/cli.ts';
 import { clientOf, expectNoSecrets, expectVaultError } from './support/helpers.ts';
 
-const CLI = join(import.meta.dirname, '../src/cli.ts');
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, VAULTLINE_LOG_LEVEL: 'info', ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'vaultline-cli-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
+// The server's own log lines are part of what these tests read.
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { VAULTLINE_LOG_LEVEL: 'info', ...env }, 60_000);
+const tempDir = tempDirs('vaultline-cli-');
 
 describe('vaultline-server CLI', () => {
   it.each([

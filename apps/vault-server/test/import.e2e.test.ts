@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The protocol's TeamPass replay server: real TeamPass answers, on 127.0.0.1.
 import {
@@ -10,40 +6,11 @@ import {
   startReplayServer,
 } from '../../../packages/protocol/test/teampass-replay-server.ts';
 import { type DemoVault, startTestVault, type TestVault } from '../src/testing.ts';
+import { runCli, tempDirs } from './support/cli.ts';
 import { clientOf, expectNoSecrets, TEST_OPERATOR } from './support/helpers.ts';
 
-const CLI = join(import.meta.dirname, '../src/cli.ts');
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 120_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'vaultline-import-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
+const cli = (args: string[], env: Record<string, string>) => runCli(args, env);
+const tempDir = tempDirs('vaultline-import-');
 
 interface Summary {
   source: string;

@@ -89,6 +89,16 @@ function dmsTo(user: string, from: number): RecordedCall[] {
     .filter((call) => call.body.channel === user);
 }
 
+/** Bob approves the request on the bot at `base`; resolves with the DM that tells Alice. */
+async function approveAndTellAlice(base: string, requestId: string): Promise<RecordedCall | undefined> {
+  const dmBefore = slack.apiCalls('chat.postMessage').length;
+  await click(base, SLACK_USERS.bob, 'vault_request_approve', requestId, slack.responseUrl(nextId('c')));
+  const [told] = await slack.waitFor(
+    () => dmsTo(SLACK_USERS.alice, dmBefore).length > 0 && dmsTo(SLACK_USERS.alice, dmBefore),
+  );
+  return told;
+}
+
 describe('request → approve → reveal → expire', () => {
   let bot: TestBot;
   beforeAll(async () => {
@@ -138,18 +148,8 @@ describe('request → approve → reveal → expire', () => {
       'You cannot read',
     );
 
-    const dmBefore = slack.apiCalls('chat.postMessage').length;
     const updatesBefore = slack.apiCalls('chat.update').length;
-    await click(
-      bot.base,
-      SLACK_USERS.bob,
-      'vault_request_approve',
-      requestId,
-      slack.responseUrl(nextId('c')),
-    );
-    const [told] = await slack.waitFor(
-      () => dmsTo(SLACK_USERS.alice, dmBefore).length > 0 && dmsTo(SLACK_USERS.alice, dmBefore),
-    );
+    const told = await approveAndTellAlice(bot.base, requestId);
     expect(String(told?.body.text)).toContain(`approved by ${SLACK_USERS.bob}`);
     await slack.waitFor(() => slack.apiCalls('chat.update').length >= updatesBefore + 3);
     expect(String(slack.apiCalls('chat.update').at(-1)?.body.text)).toContain(
@@ -385,17 +385,7 @@ describe('expiry and restarts', () => {
     }
     const second = await startBot(env({ BOT_DATA_DIR: dataDir }));
     try {
-      const dmBefore = slack.apiCalls('chat.postMessage').length;
-      await click(
-        second.base,
-        SLACK_USERS.bob,
-        'vault_request_approve',
-        requestId,
-        slack.responseUrl(nextId('c')),
-      );
-      const [told] = await slack.waitFor(
-        () => dmsTo(SLACK_USERS.alice, dmBefore).length > 0 && dmsTo(SLACK_USERS.alice, dmBefore),
-      );
+      const told = await approveAndTellAlice(second.base, requestId);
       expect(String(told?.body.text)).toContain('approved');
       const shown = await press(second, SLACK_USERS.alice, 'vault_reveal', String(seeded.items['prod-db']));
       expect(JSON.stringify(shown)).toContain(seeded.passwords['prod-db']);

@@ -143,3 +143,21 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
     },
   };
 }
+
+/**
+ * Runs a VS Code command by its exact palette label, then lets the workbench settle.
+ *
+ * @param page The playwright page of the workbench.
+ * @param label The command's label in the palette.
+ * @param settleMs How long to wait after the click.
+ */
+export async function runCommand(page, label, settleMs = 300) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 15_000 });
+  await row.click();
+  await page.waitForTimeout(settleMs);
+}

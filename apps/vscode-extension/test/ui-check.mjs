@@ -2,6 +2,8 @@
 // inline "Insert Login" action, checks the tree rows and the editor text, and saves a screenshot;
 // turns presentation mode on from the view's title (the icon turns, "Presenting" stays in the
 // status bar, logins are masked) and off; opens the walkthrough and checks its steps.
+import { runCommand } from './code-server.mjs';
+
 /**
  * @param {import('playwright-core').Page} page A workbench page with the extension loaded.
  * @param {{ folder: string, item: string, login: string, screenshot: string, presentationShot?: string, walkthroughShot?: string }} expect
@@ -144,16 +146,4 @@ async function drive(page, { folder, item, login, screenshot, presentationShot, 
     `UI check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshots ${[screenshot, presentationShot, walkthroughShot].filter(Boolean).join(', ')}`,
   );
   return failures;
-}
-
-/** Runs a command by its exact palette label. */
-async function runCommand(page, label) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(`>${label}`);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 15_000 });
-  await row.click();
-  await page.waitForTimeout(300);
 }

@@ -7,6 +7,7 @@
 // terminal command is not offered.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCommand } from './code-server.mjs';
 
 /**
  * @param {{ openWorkbench: Function, host: string }} server The running code-server.
@@ -24,7 +25,7 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await page.waitForSelector('.statusbar', { timeout: 60_000 });
     await page.waitForTimeout(3000);
-    await runCommand(page, 'Vaultline: Show Request Log');
+    await runCommand(page, 'Vaultline: Show Request Log', 500);
     const logText = await page
       .waitForFunction(
         () => {
@@ -41,7 +42,7 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     );
     const logSaysWeb = /activated in the web worker extension host/.test(logText);
 
-    await runCommand(page, 'Vaultline: Connect to a Vault');
+    await runCommand(page, 'Vaultline: Connect to a Vault', 500);
     const input = page.locator('.quick-input-widget input');
     const steps = [];
     for (const value of ['web-alice', relayUrl, 'alice', apiKey]) {
@@ -55,7 +56,7 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     console.log(`web check: connect dialog titles ${JSON.stringify(steps)}`);
     if (!steps.every((title, i) => title.includes('Connect to a Vault') && title.includes(`${i + 1}/4`)))
       failures.push(`the connect dialog steps are not titled with their count: ${JSON.stringify(steps)}`);
-    await runCommand(page, 'Vaultline: Focus on Vault View');
+    await runCommand(page, 'Vaultline: Focus on Vault View', 500);
     const row = page.locator('.monaco-list-row', { hasText: /Infrastructure\s*full access/ }).first();
     const connected = await row.waitFor({ timeout: 30_000 }).then(
       () => true,
@@ -84,16 +85,4 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
   }
   console.log(`web check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshot ${screenshot}`);
   return failures;
-}
-
-/** Runs a command by its exact palette label. */
-async function runCommand(page, label) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(`>${label}`);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 15_000 });
-  await row.click();
-  await page.waitForTimeout(500);
 }

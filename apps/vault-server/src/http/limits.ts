@@ -24,8 +24,6 @@ import type { Database } from '../db/database.ts';
 import { VaultServerError } from '../errors.ts';
 import type { AppEnv } from './app-env.ts';
 
-export type { Limiter } from '@vaultline/rate-limit';
-
 /** How long a request counted on one instance waits before the others can see it. */
 export const REQUEST_LIMIT_FLUSH_MS = 100;
 
@@ -55,7 +53,9 @@ export interface LimitOptions {
  * @returns The counters.
  */
 export async function createLimiters(db: Database, options: LimitOptions): Promise<Limiters> {
-  const failedKeySeconds = FAILED_KEY_WINDOW_MS / 1000;
+  // Each limit once: its points and window, whichever store counts it.
+  const requestLimit = { points: options.rateLimitPerMinute, durationSeconds: 60 };
+  const failedKeyLimit = { points: options.failedKeyLimit, durationSeconds: FAILED_KEY_WINDOW_MS / 1000 };
   const both = (requests: Limiter, failedKeys: Limiter): Limiters => ({
     requests,
     failedKeys,
@@ -66,11 +66,9 @@ export async function createLimiters(db: Database, options: LimitOptions): Promi
   if (db.kind === 'postgres') {
     // The store's own pool and prepared statements.
     const query = (text: string, values?: unknown[]) => db.query(text, values ?? []);
-    const counter = (keyPrefix: string, points: number, durationSeconds: number) =>
-      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix, points, durationSeconds });
     const [requests, failedKeys] = await Promise.all([
-      counter('req', options.rateLimitPerMinute, 60),
-      counter('badkey', options.failedKeyLimit, failedKeySeconds),
+      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix: 'req', ...requestLimit }),
+      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix: 'badkey', ...failedKeyLimit }),
     ]);
     return both(
       writeBehindLimiter({
@@ -81,10 +79,7 @@ export async function createLimiters(db: Database, options: LimitOptions): Promi
       exactLimiter(failedKeys),
     );
   }
-  return both(
-    memoryLimiter({ points: options.rateLimitPerMinute, durationSeconds: 60 }),
-    memoryLimiter({ points: options.failedKeyLimit, durationSeconds: failedKeySeconds }),
-  );
+  return both(memoryLimiter(requestLimit), memoryLimiter(failedKeyLimit));
 }
 
 /**

@@ -27,3 +27,16 @@ export function notFound(message: string): VaultServerError {
 export function forbidden(message: string): VaultServerError {
   return new VaultServerError('forbidden', message);
 }
+
+/** A 429 that tells the client when to try again (`Retry-After`). */
+export class RateLimitedError extends VaultServerError {
+  override name = 'RateLimitedError';
+
+  /** Seconds until the client may try again. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -74,7 +74,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     await vault.close();
     throw error;
   }
-  const app = createApp({
+  const { app, api, cors } = createApp({
     ctx: vault.ctx,
     audit,
     logger,
@@ -89,7 +89,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384),
     requestTimeout: 120_000,
   };
-  const listener = createNodeListener({ fetch: app.fetch, logger });
+  const listener = createNodeListener({ fetch: app.fetch, api, cors, logger });
   const server: Server | HttpsServer = tls
     ? createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener)
     : createServer(serverOptions, listener);

@@ -1,15 +1,18 @@
 /**
- * How the API answers: the headers every answer carries and the body of an error.
+ * How the API answers: the headers every answer carries, the body of an error, and a handler's
+ * body turned into an {@link ApiAnswer}.
  *
  * @module
  */
+
+import type { ApiAnswer } from './api-call.ts';
 
 // Answers carry passwords: no cache, proxy or browser may keep them.
 const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
 
 /**
- * Headers of a JSON answer. Plain records shared by every answer: @hono/node-server writes them as
- * they are, where a `Headers` object is created and converted again on every request.
+ * Headers of a JSON answer. Plain records shared by every answer: node:http writes them as they
+ * are, where a `Headers` object is created and converted again on every request.
  */
 export const JSON_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json',
@@ -30,33 +33,57 @@ export interface ErrorBody {
   readonly code: string;
 }
 
+/** A handler's answer that is a file's bytes with their own headers, not JSON (read/files). */
+export class FileBody {
+  readonly bytes: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(bytes: Uint8Array, headers: Readonly<Record<string, string>>) {
+    this.bytes = bytes;
+    this.headers = headers;
+  }
+}
+
 /**
  * A JSON error answer.
  *
  * @param status The HTTP status.
  * @param body The error.
  * @param headers Extra headers (`retry-after`).
- * @returns The response.
+ * @returns The answer.
  */
-export function errorResponse(
+export function errorAnswer(
   status: number,
   body: ErrorBody,
   headers: Readonly<Record<string, string>> = {},
-): Response {
-  return new Response(JSON.stringify({ err: body.err, code: body.code }), {
+): ApiAnswer {
+  return {
     status,
     headers: { ...JSON_HEADERS, ...headers },
-  });
+    body: JSON.stringify({ err: body.err, code: body.code }),
+  };
 }
 
 /**
- * The answer of a handler's body: a ready response, text, or JSON.
+ * The answer of a handler's body: a file, text, or JSON.
  *
  * @param body What the handler answered.
+ * @returns The answer.
+ */
+export function answerOf(body: unknown): ApiAnswer {
+  if (body instanceof FileBody) return { status: 200, headers: body.headers, body: body.bytes };
+  if (typeof body === 'string') return { status: 200, headers: TEXT_HEADERS, body };
+  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/**
+ * An answer as a fetch `Response` (for the Hono app).
+ *
+ * @param answer The answer.
  * @returns The response.
  */
-export function respond(body: unknown): Response {
-  if (body instanceof Response) return body;
-  if (typeof body === 'string') return new Response(body, { headers: TEXT_HEADERS });
-  return new Response(JSON.stringify(body), { headers: JSON_HEADERS });
+export function toResponse(answer: ApiAnswer): Response {
+  // A Uint8Array is a valid body; its type is narrowed for lib.dom's BodyInit.
+  const body = typeof answer.body === 'string' ? answer.body : new Uint8Array(answer.body);
+  return new Response(body, { status: answer.status, headers: answer.headers });
 }

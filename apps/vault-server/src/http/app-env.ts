@@ -1,12 +1,13 @@
 /**
- * What the app's middleware share through the context.
+ * What the Hono app's middleware share through the context. The app serves what is not the API
+ * pipeline's (`/healthz`, `/readyz`, `/openapi.json`, CORS, and the API's POST and browser calls,
+ * which it hands to the pipeline).
  *
  * @module
  */
 
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import type { Principal } from '../store/access.ts';
 
 /** The Hono environment of the app. */
 export interface AppEnv {
@@ -15,12 +16,10 @@ export interface AppEnv {
   Variables: {
     /** The client's address (see {@link ./client-address.ts}). */
     address: string;
-    /** Who calls, once the key is checked. */
-    principal: Principal;
-    /** The operation's name for the request log, `unknown` until a route matches. */
+    /** The route's name for the request log, `unknown` until a route names itself. */
     operation: string;
-    /** What the audit record names as the target (`item 54`), set by the handler. */
-    auditTarget: string;
+    /** Set by the API route: the pipeline has logged the request itself. */
+    logged: boolean;
   };
 }
 

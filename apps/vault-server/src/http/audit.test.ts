@@ -1,17 +1,14 @@
-import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../crypto/master-key.ts';
 import { invalid } from '../errors.ts';
 import { createLogger } from '../logger.ts';
-import { operatorActor } from '../store/actor.ts';
+import { keyActor, operatorActor } from '../store/actor.ts';
 import { type AuditWriter, createAuditWriter } from '../store/audit-writer.ts';
 import { openVault, type Vault } from '../vault.ts';
+import { auditOperation } from './audit.ts';
 
 const OPERATOR = operatorActor('test', 'test');
-
-import type { AppEnv } from './app-env.ts';
-import { auditOperation } from './audit.ts';
-import { INTERNAL_ERROR, toApiError } from './error-mapping.ts';
+const ALICE = keyActor({ kind: 'user', keyLabel: 'audit-key', userId: 1, login: 'alice' }, '192.0.2.7');
 
 describe('auditOperation', () => {
   let vault: Vault;
@@ -33,25 +30,15 @@ describe('auditOperation', () => {
     await vault?.close();
   });
 
-  function appFor(definition: { operation: string; access: 'read' | 'write'; secret: boolean }) {
-    const app = new Hono<AppEnv>();
-    app.onError((error, c) => {
-      const mapped = toApiError(error) ?? INTERNAL_ERROR;
-      return c.json(mapped.body, mapped.status as 400);
-    });
-    app.use('*', async (c, next) => {
-      c.set('address', '192.0.2.7');
-      c.set('principal', { kind: 'user', keyLabel: 'audit-key', userId: 1, login: 'alice' });
-      await next();
-    });
-    app.get('/ok/:target', auditOperation(definition, audit), (c) => {
-      c.set('auditTarget', `item ${c.req.param('target')}`);
-      return c.text('ok');
-    });
-    app.get('/fail', auditOperation(definition, audit), () => {
-      throw invalid('Bad input.');
-    });
-    return app;
+  function runsOf(definition: { operation: string; access: 'read' | 'write'; secret: boolean }) {
+    const audited = auditOperation(definition, audit);
+    return {
+      ok: (target: string) => audited(ALICE, async () => ({ target: `item ${target}`, body: 'ok' })),
+      fail: () =>
+        audited(ALICE, async () => {
+          throw invalid('Bad input.');
+        }),
+    };
   }
 
   const records = async (action: string) => {
@@ -66,9 +53,9 @@ describe('auditOperation', () => {
   };
 
   it('records a secret read and its failure, with who, from where and the target', async () => {
-    const app = appFor({ operation: 'test/secret-read', access: 'read', secret: true });
-    expect((await app.request('/ok/7')).status).toBe(200);
-    expect((await app.request('/fail')).status).toBe(400);
+    const runs = runsOf({ operation: 'test/secret-read', access: 'read', secret: true });
+    expect(await runs.ok('7')).toEqual({ target: 'item 7', body: 'ok' });
+    await expect(runs.fail()).rejects.toThrow('Bad input.');
     expect(await records('test/secret-read')).toEqual([
       { actor: 'alice', keyLabel: 'audit-key', target: '', address: '192.0.2.7', outcome: 'invalid_request' },
       { actor: 'alice', keyLabel: 'audit-key', target: 'item 7', address: '192.0.2.7', outcome: 'ok' },
@@ -76,15 +63,25 @@ describe('auditOperation', () => {
   });
 
   it('leaves a successful write to the store, records a failed one, and nothing for a plain read', async () => {
-    const writes = appFor({ operation: 'test/write', access: 'write', secret: false });
+    const writes = runsOf({ operation: 'test/write', access: 'write', secret: false });
     // A successful write is audited by the store, in the write's own transaction, with its actor.
-    expect((await writes.request('/ok/8')).status).toBe(200);
+    await writes.ok('8');
     expect(await records('test/write')).toEqual([]);
-    expect((await writes.request('/fail')).status).toBe(400);
+    await expect(writes.fail()).rejects.toThrow('Bad input.');
     expect((await records('test/write')).map((entry) => entry.outcome)).toEqual(['invalid_request']);
-    const reads = appFor({ operation: 'test/plain-read', access: 'read', secret: false });
-    expect((await reads.request('/ok/9')).status).toBe(200);
-    expect((await reads.request('/fail')).status).toBe(400);
+    const reads = runsOf({ operation: 'test/plain-read', access: 'read', secret: false });
+    await reads.ok('9');
+    await expect(reads.fail()).rejects.toThrow('Bad input.');
     expect(await records('test/plain-read')).toEqual([]);
+  });
+
+  it('records an unexpected failure as a server error', async () => {
+    const audited = auditOperation({ operation: 'test/boom', access: 'write', secret: false }, audit);
+    await expect(
+      audited(ALICE, async () => {
+        throw new Error('disk full');
+      }),
+    ).rejects.toThrow('disk full');
+    expect((await records('test/boom')).map((entry) => entry.outcome)).toEqual(['server']);
   });
 });

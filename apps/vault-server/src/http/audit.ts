@@ -1,55 +1,57 @@
 /**
  * The audit of API operations: failed writes (a successful write is recorded by the store, inside
- * the write's own transaction, with the actor it was given) and reads whose row of the endpoint table says `secret`, with
- * their outcome. Never a secret: targets are ids.
+ * the write's own transaction, with the actor it was given) and reads whose row of the endpoint
+ * table says `secret`, with their outcome. Never a secret: targets are ids.
  *
  * @module
  */
 
 import type { EndpointDefinition } from '@vaultline/protocol';
-import type { MiddlewareHandler } from 'hono';
-import { keyActor } from '../store/actor.ts';
+import type { Actor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
-import type { AppEnv } from './app-env.ts';
 import { toApiError } from './error-mapping.ts';
 
+/** What an audited run answers: at least what the record names as the target (`item 54`). */
+export interface Audited {
+  readonly target: string;
+}
+
+/** Runs one operation under its audit. */
+export type AuditedRun = <T extends Audited>(actor: Actor, run: () => Promise<T>) => Promise<T>;
+
 /**
- * Audits one operation. Runs after the key check, around the operation's handler, which names its
- * target with `c.set('auditTarget', …)`.
+ * The audit of one operation: runs it and records what its row asks for.
  *
  * @param definition The operation's row of the endpoint table.
  * @param audit The audit writer.
- * @returns The middleware.
+ * @returns The audited run: who acts (as the store names them in the records of the writes it
+ *   audits) and the operation; it answers what the operation answers and throws what it throws.
  */
 export function auditOperation(
   definition: Pick<EndpointDefinition, 'operation' | 'access' | 'secret'>,
   audit: AuditWriter,
-): MiddlewareHandler<AppEnv> {
+): AuditedRun {
   const write = definition.access === 'write';
-  const audited = write || definition.secret;
-  return async (c, next) => {
-    c.set('operation', definition.operation);
-    if (!audited) {
-      await next();
-      return;
+  if (!write && !definition.secret) return (_actor, run) => run();
+  const entryOf = (actor: Actor, target: string, outcome: string) => ({
+    actor: actor.name,
+    keyLabel: actor.keyLabel,
+    action: definition.operation,
+    address: actor.address,
+    target,
+    outcome,
+  });
+  return async <T extends Audited>(actor: Actor, run: () => Promise<T>): Promise<T> => {
+    let result: T;
+    try {
+      result = await run();
+    } catch (error) {
+      const entry = entryOf(actor, '', toApiError(error)?.body.code ?? 'server');
+      if (write) await audit.recordNow(entry);
+      else audit.record(entry);
+      throw error;
     }
-    // Who acts, as the store names them in the records of the writes it audits.
-    const actor = keyActor(c.get('principal'), c.get('address'));
-    const base = {
-      actor: actor.name,
-      keyLabel: actor.keyLabel,
-      action: definition.operation,
-      address: actor.address,
-    };
-    await next();
-    // Hono has turned a thrown error into the answer already; `c.error` keeps what was thrown.
-    const failed = c.error !== undefined;
-    const entry = {
-      ...base,
-      target: failed ? '' : c.get('auditTarget'),
-      outcome: failed ? (toApiError(c.error)?.body.code ?? 'server') : 'ok',
-    };
-    if (!write) audit.record(entry);
-    else if (failed) await audit.recordNow(entry);
+    if (!write) audit.record(entryOf(actor, result.target, 'ok'));
+    return result;
   };
 }

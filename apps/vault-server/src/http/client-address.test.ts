@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { parseCidrList } from '../net/ip-rules.ts';
 import type { AppEnv } from './app-env.ts';
-import { clientAddress, clientAddressMiddleware } from './client-address.ts';
+import { addressOf, clientAddress, clientAddressMiddleware } from './client-address.ts';
 
 describe('clientAddress', () => {
   const trusted = parseCidrList(['10.0.0.0/8'], 'the trusted proxies');
@@ -18,23 +18,26 @@ describe('clientAddress', () => {
   });
 });
 
-describe('clientAddressMiddleware', () => {
-  const appWith = (proxies: string[]) => {
-    const app = new Hono<AppEnv>();
-    app.use('*', clientAddressMiddleware(proxies));
-    app.get('/', (c) => c.text(c.get('address')));
-    return app;
-  };
+describe('addressOf', () => {
+  const headers = (forwarded: string) => (name: string) =>
+    name === 'x-forwarded-for' ? forwarded : undefined;
 
-  it('ignores X-Forwarded-For without trusted proxies', async () => {
-    const answer = await appWith([]).request('/', { headers: { 'x-forwarded-for': '203.0.113.5' } });
-    expect(await answer.text()).toBe('127.0.0.1');
+  it('ignores X-Forwarded-For without trusted proxies, and takes a missing socket as local', () => {
+    expect(addressOf([])('192.0.2.1', headers('203.0.113.5'))).toBe('192.0.2.1');
+    expect(addressOf([])(undefined, headers('203.0.113.5'))).toBe('127.0.0.1');
   });
 
-  it('believes a trusted proxy', async () => {
-    const answer = await appWith(['127.0.0.1/32']).request('/', {
-      headers: { 'x-forwarded-for': '203.0.113.5' },
-    });
+  it('believes a trusted proxy', () => {
+    expect(addressOf(['127.0.0.1/32'])('127.0.0.1', headers('203.0.113.5'))).toBe('203.0.113.5');
+  });
+});
+
+describe('clientAddressMiddleware', () => {
+  it("sets the address of the Hono app's requests", async () => {
+    const app = new Hono<AppEnv>();
+    app.use('*', clientAddressMiddleware(addressOf(['127.0.0.1/32'])));
+    app.get('/', (c) => c.text(c.get('address')));
+    const answer = await app.request('/', { headers: { 'x-forwarded-for': '203.0.113.5' } });
     expect(await answer.text()).toBe('203.0.113.5');
   });
 });

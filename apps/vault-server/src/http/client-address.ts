@@ -29,22 +29,37 @@ export function clientAddress(
   return peer;
 }
 
+/** The client's address of a request, from its socket's peer and its headers. */
+export type AddressOf = (
+  socketAddress: string | undefined,
+  header: (name: string) => string | undefined,
+) => string;
+
 /**
- * Sets `address` for the rest of the request. `X-Forwarded-For` is read only when trusted proxies
- * are configured.
+ * The client's address of a request. `X-Forwarded-For` is read only when trusted proxies are
+ * configured; without a socket (`app.request()` in tests) the client is taken to be local.
  *
  * @param trustedProxies CIDR ranges of the proxies whose `X-Forwarded-For` is believed.
- * @returns The middleware.
+ * @returns The function.
  */
-export function clientAddressMiddleware(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
+export function addressOf(trustedProxies: readonly string[]): AddressOf {
   const trusted =
     trustedProxies.length > 0 ? parseCidrList(trustedProxies, 'the trusted proxies') : undefined;
+  return (socketAddress, header) =>
+    clientAddress(socketAddress ?? '127.0.0.1', trusted ? header('x-forwarded-for') : undefined, trusted);
+}
+
+/**
+ * Sets `address` for the rest of the request (the Hono app's routes).
+ *
+ * @param resolve The address of a request.
+ * @returns The middleware.
+ */
+export function clientAddressMiddleware(resolve: AddressOf): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const forwarded = trusted ? c.req.header('x-forwarded-for') : undefined;
-    // Without a socket (app.request() in tests) the client is taken to be local.
     c.set(
       'address',
-      clientAddress(c.env?.incoming?.socket?.remoteAddress ?? '127.0.0.1', forwarded, trusted),
+      resolve(c.env?.incoming?.socket?.remoteAddress, (name) => c.req.header(name)),
     );
     await next();
   };

@@ -1,8 +1,9 @@
 /**
- * The app: wiring only. Each concern is a middleware of its own file, in this order: the request
- * log (and URL limit), the client address, CORS, `/healthz`, `/readyz` and `/openapi.json` (no key), the request limit, the keyless identification,
- * the key check (and failed-key lockout), then one route per row of the endpoint table with its
- * audit. Every error is answered by {@link toApiError}.
+ * The server's request handling, wiring only: the API pipeline ({@link createApiPipeline}) for
+ * everything under an API prefix, and a Hono app for the rest and for the API requests that need
+ * it. Each concern is a file of its own. The app, in order: the request log (and URL limit), the
+ * client address, CORS, `/healthz`, `/readyz` and `/openapi.json` (no key), then `/api/*` handed
+ * to the pipeline. Every error is answered by {@link answerError}.
  *
  * @module
  */
@@ -11,16 +12,17 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import type { AppEnv } from './app-env.ts';
-import { clientAddressMiddleware } from './client-address.ts';
+import type { ApiRequest } from './api-call.ts';
+import { type ApiPipeline, createApiPipeline } from './api-pipeline.ts';
+import { toResponse } from './api-response.ts';
+import { type AppContext, type AppEnv, rawTarget } from './app-env.ts';
+import { addressOf, clientAddressMiddleware } from './client-address.ts';
 import { corsMiddleware } from './cors.ts';
 import { apiErrorHandler, apiNotFound } from './error-mapping.ts';
-import { keyCheck, type QueryKeyPolicy } from './key-check.ts';
-import { type Limiters, requestLimit } from './limits.ts';
+import type { QueryKeyPolicy } from './key-check.ts';
+import type { Limiters } from './limits.ts';
 import { registerOpenApi } from './openapi-route.ts';
-import { registerOperations } from './operations.ts';
 import { requestLog } from './request-log.ts';
-import { registerServerInfo } from './server-info.ts';
 
 /** What the HTTP layer needs. */
 export interface AppOptions {
@@ -37,19 +39,43 @@ export interface AppOptions {
   corsOrigins: readonly string[];
 }
 
+/** The server's request handling. */
+export interface ServerApp {
+  /** The Hono app: every route, the API's included (through {@link api}). */
+  readonly app: Hono<AppEnv>;
+  /** The API pipeline, which `node:http` may call directly. */
+  readonly api: ApiPipeline;
+  /** Whether API requests from browsers go through the app, for CORS. */
+  readonly cors: boolean;
+}
+
+/** An API request as the Hono app received it. */
+function apiRequestOf(c: AppContext): ApiRequest {
+  return {
+    method: c.req.method,
+    target: rawTarget(c),
+    header: (name) => c.req.header(name),
+    // Without a socket (app.request() in tests) the client is taken to be local.
+    socketAddress: c.env?.incoming?.socket?.remoteAddress,
+    body: () => c.req.raw,
+  };
+}
+
 /**
- * Builds the Hono app: `/healthz`, `/readyz`, and every row of the endpoint table under
- * `/api/index.php` and `/api`.
+ * Builds the pipeline and the app: `/healthz`, `/readyz`, `/openapi.json`, and every row of the
+ * endpoint table under `/api/index.php` and `/api`.
  */
-export function createApp(options: AppOptions): Hono<AppEnv> {
+export function createApp(options: AppOptions): ServerApp {
   const { ctx, logger } = options;
+  const resolveAddress = addressOf(options.trustedProxies);
+  const api = createApiPipeline({ ...options, addressOf: resolveAddress });
   const app = new Hono<AppEnv>();
 
   app.onError(apiErrorHandler(logger));
   app.notFound(apiNotFound);
 
   app.use('*', requestLog(logger, options.maxUrlLength));
-  app.use('*', clientAddressMiddleware(options.trustedProxies));
+  app.use('*', clientAddressMiddleware(resolveAddress));
   const cors = corsMiddleware(options.corsOrigins);
   if (cors) app.use('/api/*', cors);
 
@@ -63,18 +89,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       return c.json({ err: 'The database is not reachable.', code: 'server' }, 503);
     }
   });
-
-  app.use('/api/*', requestLimit(options.limiters.requests));
-  registerServerInfo(app, options.queryKeys);
-  app.use(
-    '/api/*',
-    keyCheck({
-      ctx,
-      audit: options.audit,
-      failedKeys: options.limiters.failedKeys,
-      queryKeys: options.queryKeys,
-    }),
-  );
-  registerOperations(app, { ctx, audit: options.audit, maxFileBytes: options.maxFileBytes });
-  return app;
+  app.all('/api/*', async (c) => {
+    c.set('logged', true);
+    return toResponse(await api(apiRequestOf(c)));
+  });
+  return { app, api, cors: cors !== undefined };
 }

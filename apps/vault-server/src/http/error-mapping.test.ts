@@ -1,7 +1,7 @@
 import { VaultError } from '@vaultline/protocol';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { VaultServerError } from '../errors.ts';
+import { RateLimitedError, VaultServerError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { StoreError } from '../store/errors.ts';
 import type { AppEnv } from './app-env.ts';
@@ -75,9 +75,8 @@ describe('apiErrorHandler', () => {
     const app = new Hono<AppEnv>();
     app.onError(apiErrorHandler(createLogger('info', { write: (line) => lines.push(line) })));
     app.notFound(apiNotFound);
-    app.get('/limited', (c) => {
-      c.header('retry-after', '7');
-      throw new VaultServerError('rate_limited', 'Slow down.');
+    app.get('/limited', () => {
+      throw new RateLimitedError('Slow down.', 7);
     });
     app.get('/store', () => {
       throw new StoreError('refused', 'Not yours.');

@@ -10,8 +10,10 @@ import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import type { Logger } from 'pino';
 import { STATUS_OF } from '../constants.ts';
+import { RateLimitedError } from '../errors.ts';
 import { StoreError, type StoreErrorKind } from '../store/errors.ts';
-import { type ErrorBody, JSON_HEADERS } from './api-response.ts';
+import type { ApiAnswer } from './api-call.ts';
+import { type ErrorBody, errorAnswer, toResponse } from './api-response.ts';
 import type { AppEnv } from './app-env.ts';
 
 /** An error as the API answers it. */
@@ -20,6 +22,8 @@ export interface ApiError {
   readonly status: number;
   /** The body. */
   readonly body: ErrorBody;
+  /** Extra headers (`retry-after`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The API code and status of each kind of store error. */
@@ -41,6 +45,13 @@ const CONFLICT_SQL_STATES = new Set(['23503', '23505', '40001', '40P01']);
  * @returns The answer, or `undefined` for an unexpected error (a 500 the caller logs).
  */
 export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof RateLimitedError) {
+    return {
+      status: 429,
+      body: { err: error.message, code: error.code },
+      headers: { 'retry-after': String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof VaultError) {
     const status = error.status ?? STATUS_OF[error.code] ?? 500;
     return { status, body: { err: error.message, code: error.code } };
@@ -86,28 +97,36 @@ export function loggableError(error: unknown): { name: string; message: string; 
 }
 
 /**
- * The app's `onError`: every error thrown by a middleware or a handler, answered through
- * {@link toApiError} with the API's headers (and any header set before, such as `Retry-After`);
- * an unexpected error is logged and answered 500 without its details.
+ * The answer to any error: mapped through {@link toApiError}; an unexpected error is logged (see
+ * {@link loggableError}) and answered 500 without its details.
+ *
+ * @param error Whatever was thrown.
+ * @param logger The logger.
+ * @returns The answer.
+ */
+export function answerError(error: unknown, logger: Logger): ApiAnswer {
+  const mapped = toApiError(error);
+  if (mapped) return errorAnswer(mapped.status, mapped.body, mapped.headers);
+  logger.error({ err: loggableError(error) }, 'request failed');
+  return errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body);
+}
+
+/** What a path that is no operation is told. */
+export const NO_SUCH_OPERATION: ApiError = {
+  status: 404,
+  body: { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
+};
+
+/**
+ * The Hono app's `onError` (the routes outside the API pipeline): {@link answerError}.
  *
  * @param logger The logger.
  * @returns The handler.
  */
 export function apiErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
-  return (error, c) => {
-    for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
-    const mapped = toApiError(error);
-    if (mapped) return c.json(mapped.body, mapped.status as 400);
-    logger.error({ err: loggableError(error) }, 'request failed');
-    return c.json(INTERNAL_ERROR.body, 500);
-  };
+  return (error) => toResponse(answerError(error, logger));
 }
 
-/** The app's `notFound`: a path that is no operation. */
-export const apiNotFound: NotFoundHandler<AppEnv> = (c) => {
-  for (const [name, value] of Object.entries(JSON_HEADERS)) c.header(name, value);
-  return c.json(
-    { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
-    404,
-  );
-};
+/** The Hono app's `notFound`: {@link NO_SUCH_OPERATION}. */
+export const apiNotFound: NotFoundHandler<AppEnv> = () =>
+  toResponse(errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body));

@@ -9,6 +9,7 @@ import * as folders from '../store/folders.ts';
 import * as items from '../store/items.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { checkText } from '../store/text-rules.ts';
+import { FileBody } from './api-response.ts';
 import { readMultipart } from './read-multipart.ts';
 
 /** What the handler of operation `K` gets: its row's decoded path parameters and who calls. */
@@ -18,13 +19,13 @@ export interface HandlerInput<K extends EndpointName> {
   readonly principal: Principal;
   /** Who acts, for the store's writes (which audit it in the write's own transaction). */
   readonly actor: Actor;
-  /** The request, built only when a handler needs its body (building it costs). */
+  /** The request, built only when a handler reads its body (building it costs). */
   readonly request: () => Request;
   readonly ctx: StoreContext;
   readonly maxFileBytes: number;
 }
 
-/** What a handler answers: a JSON body (or a ready response) and what the audit names as target. */
+/** What a handler answers: a JSON body (a text, or a {@link FileBody}) and what the audit names as target. */
 export interface HandlerResult {
   readonly body: unknown;
   readonly target: string;
@@ -133,16 +134,13 @@ export const handlers: Handlers = {
   async downloadFile({ params, principal, ctx }) {
     const file = await files.readFile(ctx, principal, params.id);
     const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-    const body = new Response(new Uint8Array(file.bytes), {
-      status: 200,
-      headers: {
-        'content-type': file.mediaType,
-        'content-length': String(file.bytes.byteLength),
-        'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; sandbox",
-        'cache-control': 'no-store',
-      },
+    const body = new FileBody(file.bytes, {
+      'content-type': file.mediaType,
+      'content-length': String(file.bytes.byteLength),
+      'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': 'no-store',
     });
     return { body, target: `file ${params.id}` };
   },

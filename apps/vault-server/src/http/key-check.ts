@@ -12,14 +12,14 @@
  */
 
 import type { Limiter } from '@vaultline/rate-limit';
-import type { MiddlewareHandler } from 'hono';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
-import { VaultServerError } from '../errors.ts';
+import { RateLimitedError, VaultServerError } from '../errors.ts';
+import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import { type AppEnv, rawTarget } from './app-env.ts';
+import type { ApiRequest } from './api-call.ts';
 
 /** Whether `?apikey=` is accepted (`accept`, TeamPass clients) or refused (`refuse`). */
 export type QueryKeyPolicy = 'accept' | 'refuse';
@@ -70,17 +70,21 @@ export function keyOf(authorization: string | undefined, target: string, queryKe
   return fromQuery;
 }
 
+/** Who a request's key belongs to. */
+export type KeyCheck = (request: ApiRequest, address: string) => Promise<Principal>;
+
 /**
- * Authenticates the request's key and sets `principal`.
+ * The key check: authenticates a request's key from the client's address.
  *
  * @param options The store, the audit, the failed-key counter and the query-key policy.
- * @returns The middleware.
+ * @returns The check, which answers the key's principal.
+ * @throws {VaultServerError} 401 for a missing or unknown key, 403 for an address the key does not
+ *   allow, 429 ({@link RateLimitedError}) once the address has sent too many unknown keys.
  */
-export function keyCheck(options: KeyCheckOptions): MiddlewareHandler<AppEnv> {
+export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
   const { ctx, audit, failedKeys, queryKeys } = options;
-  return async (c, next) => {
-    const address = c.get('address');
-    const key = keyOf(c.req.header('authorization'), rawTarget(c), queryKeys);
+  return async (request, address) => {
+    const key = keyOf(request.header('authorization'), request.target, queryKeys);
     const hash = hashKey(key);
     let identity: KeyIdentity | undefined = ctx.keyCache.get(hash);
     if (!identity) {
@@ -90,10 +94,9 @@ export function keyCheck(options: KeyCheckOptions): MiddlewareHandler<AppEnv> {
     if (!identity) {
       const { allowed, retryAfterSeconds } = await failedKeys.hit(address);
       if (!allowed) {
-        c.header('retry-after', String(retryAfterSeconds));
-        throw new VaultServerError(
-          'rate_limited',
+        throw new RateLimitedError(
           'Too many failed API keys from this address; try again later.',
+          retryAfterSeconds,
         );
       }
       await audit.recordNow({
@@ -118,7 +121,6 @@ export function keyCheck(options: KeyCheckOptions): MiddlewareHandler<AppEnv> {
       });
       throw new VaultServerError('forbidden', 'Ip address not allowed for this API key.');
     }
-    c.set('principal', identity.principal);
-    await next();
+    return identity.principal;
   };
 }

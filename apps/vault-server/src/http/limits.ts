@@ -18,11 +18,9 @@ import {
   postgresCounter,
   writeBehindLimiter,
 } from '@vaultline/rate-limit';
-import type { MiddlewareHandler } from 'hono';
 import { FAILED_KEY_WINDOW_MS, RATE_LIMIT_TABLE } from '../constants.ts';
 import type { Database } from '../db/database.ts';
-import { VaultServerError } from '../errors.ts';
-import type { AppEnv } from './app-env.ts';
+import { RateLimitedError } from '../errors.ts';
 
 /** How long a request counted on one instance waits before the others can see it. */
 export const REQUEST_LIMIT_FLUSH_MS = 100;
@@ -83,18 +81,14 @@ export async function createLimiters(db: Database, options: LimitOptions): Promi
 }
 
 /**
- * Refuses a client address over its request budget with 429 and `Retry-After`.
+ * Counts one request of a client address against its budget.
  *
  * @param requests The request counter.
- * @returns The middleware.
+ * @param address The client's address.
+ * @throws {RateLimitedError} 429 with `Retry-After` once the address is over its budget.
  */
-export function requestLimit(requests: Limiter): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const { allowed, retryAfterSeconds } = await requests.hit(c.get('address'));
-    if (!allowed) {
-      c.header('retry-after', String(retryAfterSeconds));
-      throw new VaultServerError('rate_limited', 'Too many requests from this address; slow down.');
-    }
-    await next();
-  };
+export async function checkRequestLimit(requests: Limiter, address: string): Promise<void> {
+  const { allowed, retryAfterSeconds } = await requests.hit(address);
+  if (!allowed)
+    throw new RateLimitedError('Too many requests from this address; slow down.', retryAfterSeconds);
 }

@@ -1,7 +1,14 @@
 /**
- * The Node adapter: turns `node:http` requests into the app's `fetch`, and answers every error that
- * never reaches the app (a request Node or the adapter cannot turn into a `Request`, a response
- * that fails) with the API's JSON, logged like any other request.
+ * The request listener: the API's GET requests go straight to the API pipeline, everything else
+ * through the Hono app's Node adapter. Every error that never reaches the app (a request Node or
+ * the adapter cannot turn into a `Request`, a response that fails) is answered with the API's
+ * JSON, logged like any other request.
+ *
+ * Answers of the direct path are written together once per turn of the event loop, after every
+ * request that arrived in that turn was handled. On loopback each socket write also wakes the
+ * client; measured with wrk on read/items, writing them in one go cut the server's CPU per request
+ * from 46 to 34 µs, for a few microseconds more latency. (`socket.cork()` cannot do it:
+ * `ServerResponse.end()` uncorks the socket at once.)
  *
  * @module
  */
@@ -10,14 +17,54 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
 import type { Logger } from 'pino';
+import type { ApiAnswer, ApiRequest } from './api-call.ts';
+import { type ApiPipeline, apiPrefixOf } from './api-pipeline.ts';
 import { JSON_HEADERS } from './api-response.ts';
 import { INTERNAL_ERROR, loggableError } from './error-mapping.ts';
 
-/** What the adapter needs. */
+/** What the listener needs. */
 export interface NodeListenerOptions {
   /** The app's fetch. */
   readonly fetch: (request: Request, env: HttpBindings) => Response | Promise<Response>;
+  /** The API pipeline, for the API's GET requests. */
+  readonly api: ApiPipeline;
+  /** Whether browser requests (with an `Origin`) go through the app for CORS. */
+  readonly cors: boolean;
   readonly logger: Logger;
+}
+
+/** An API request straight from node:http. */
+function apiRequestOf(incoming: IncomingMessage, target: string): ApiRequest {
+  return {
+    method: 'GET',
+    target,
+    header: (name) => {
+      const value = incoming.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    socketAddress: incoming.socket.remoteAddress,
+    // The direct path takes GET requests only: their body is never read.
+    body: () => {
+      throw new Error('A GET request of the API has no body to read.');
+    },
+  };
+}
+
+/** Writes answers once per turn of the event loop (see the module's comment). */
+function answerWriter(): (outgoing: ServerResponse, answer: ApiAnswer) => void {
+  let pending: { outgoing: ServerResponse; answer: ApiAnswer }[] = [];
+  const writeAll = () => {
+    const answers = pending;
+    pending = [];
+    for (const { outgoing, answer } of answers) {
+      if (outgoing.destroyed) continue;
+      outgoing.writeHead(answer.status, answer.headers);
+      outgoing.end(answer.body);
+    }
+  };
+  return (outgoing, answer) => {
+    if (pending.push({ outgoing, answer }) === 1) setImmediate(writeAll);
+  };
 }
 
 function json(status: number, err: string, code: string): Response {
@@ -33,8 +80,8 @@ function json(status: number, err: string, code: string): Response {
 export function createNodeListener(
   options: NodeListenerOptions,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
-  const { logger } = options;
-  const { fetch } = options;
+  const { logger, fetch, api } = options;
+  const answer = answerWriter();
   // The server is HTTP/1.1 only: the adapter's bindings are always node:http's.
   const listener = getRequestListener((request, env) => fetch(request, env as HttpBindings), {
     errorHandler: (error) => {
@@ -48,7 +95,31 @@ export function createNodeListener(
       return json(INTERNAL_ERROR.status, INTERNAL_ERROR.body.err, INTERNAL_ERROR.body.code);
     },
   });
-  return (incoming, outgoing) => void listener(incoming, outgoing);
+  const answerDirectly = async (incoming: IncomingMessage, outgoing: ServerResponse, target: string) => {
+    try {
+      answer(outgoing, await api(apiRequestOf(incoming, target)));
+    } catch (error) {
+      // The pipeline answers every error itself: this is a defect of the server.
+      logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
+      answer(outgoing, {
+        status: INTERNAL_ERROR.status,
+        headers: JSON_HEADERS,
+        body: JSON.stringify(INTERNAL_ERROR.body),
+      });
+    }
+  };
+  return (incoming, outgoing) => {
+    const target = incoming.url ?? '';
+    if (
+      incoming.method === 'GET' &&
+      apiPrefixOf(target) !== undefined &&
+      !(options.cors && incoming.headers.origin !== undefined)
+    ) {
+      void answerDirectly(incoming, outgoing, target);
+    } else {
+      void listener(incoming, outgoing);
+    }
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The API's operations, one route per row of the endpoint table: the path is decoded with the
- * row's own segments (the core's codec and id decoder), the handler gets them typed by the row,
- * and the audit wraps it.
+ * The API's operations, one per row of the endpoint table: the path is decoded with the row's own
+ * segments (the core's codec and id decoder), the handler gets them typed by the row, and the
+ * audit wraps it.
  *
  * @module
  */
@@ -13,14 +13,13 @@ import {
   type EndpointParams,
   endpoints,
 } from '@vaultline/protocol';
-import type { Hono } from 'hono';
-import { API_PREFIXES } from '../constants.ts';
 import { invalid } from '../errors.ts';
+import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
-import { respond } from './api-response.ts';
-import { type AppContext, type AppEnv, rawTarget } from './app-env.ts';
+import type { ApiAnswer, ApiRequest } from './api-call.ts';
+import { answerOf } from './api-response.ts';
 import { auditOperation } from './audit.ts';
 import { type Handlers, handlers } from './handlers.ts';
 
@@ -31,22 +30,36 @@ export interface OperationOptions {
   readonly maxFileBytes: number;
 }
 
+/** One operation, ready to run on a request whose key is checked. */
+export interface Operation {
+  /** Its name in the request log and the audit (`read/items`). */
+  readonly name: string;
+  /**
+   * Runs it.
+   *
+   * @param request The request.
+   * @param path The path after the API prefix, as sent (`/read/items/1;2`).
+   * @param principal Who calls.
+   * @param address From where.
+   * @returns The answer; throws what the answer to an error is made of.
+   */
+  run(request: ApiRequest, path: string, principal: Principal, address: string): Promise<ApiAnswer>;
+}
+
 /**
- * The decoder of one row's raw path (after the API prefix): the template is split once, each
- * placeholder decoded by its row's segment. The raw path is used because the router's path is
- * percent-decoded and normalised (`..` resolved), and ids and values must be read as sent.
+ * The decoder of one row's path (after the API prefix, as sent): the template is split once, each
+ * placeholder decoded by its row's segment. The raw path is used because ids and values must be
+ * read as sent (never percent-decoded nor normalised).
  *
  * @param definition The row.
- * @returns A function from the raw path to the typed parameters, `undefined` when it does not fit.
+ * @returns A function from the path to the typed parameters, `undefined` when it does not fit.
  */
 export function pathDecoder<K extends EndpointName>(
   definition: EndpointDefinition & (typeof endpoints)[K],
-): (rawPath: string) => EndpointParams<K> | undefined {
+): (path: string) => EndpointParams<K> | undefined {
   const parts = definition.path.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] }));
-  return (rawPath) => {
-    const prefix = API_PREFIXES.find((candidate) => rawPath.startsWith(`${candidate}/`));
-    if (prefix === undefined) return undefined;
-    const segments = rawPath.slice(prefix.length).split('/');
+  return (path) => {
+    const segments = path.split('/');
     if (segments.length !== parts.length) return undefined;
     const params: Record<string, unknown> = {};
     for (const [index, { part, name }] of parts.entries()) {
@@ -64,43 +77,57 @@ export function pathDecoder<K extends EndpointName>(
   };
 }
 
-function registerOperation<K extends EndpointName>(
-  app: Hono<AppEnv>,
-  name: K,
-  options: OperationOptions,
-): void {
+function operation<K extends EndpointName>(name: K, options: OperationOptions): Operation {
   const handler: Handlers[K] = handlers[name];
   const definition: EndpointDefinition & (typeof endpoints)[K] = endpoints[name];
   const decode = pathDecoder<K>(definition);
-  const routePath = definition.path.replace(/\{(\w+)\}/g, ':$1');
-  const handle = async (c: AppContext) => {
-    if (c.req.method !== definition.method) {
-      throw invalid(`${definition.operation} takes ${definition.method}, received ${c.req.method}.`);
-    }
-    const params = decode(rawTarget(c).split('?')[0]!);
-    if (params === undefined)
-      throw invalid('The path does not match the operation: dot segments and extra slashes are refused.');
-    const result = await handler({
-      params,
-      principal: c.get('principal'),
-      actor: keyActor(c.get('principal'), c.get('address')),
-      request: () => c.req.raw,
-      ctx: options.ctx,
-      maxFileBytes: options.maxFileBytes,
-    });
-    c.set('auditTarget', result.target);
-    return respond(result.body);
+  const audited = auditOperation(definition, options.audit);
+  return {
+    name: definition.operation,
+    async run(request, path, principal, address) {
+      if (request.method !== definition.method) {
+        throw invalid(`${definition.operation} takes ${definition.method}, received ${request.method}.`);
+      }
+      const params = decode(path);
+      if (params === undefined)
+        throw invalid('The path does not match the operation: dot segments and extra slashes are refused.');
+      const actor = keyActor(principal, address);
+      const result = await audited(actor, () =>
+        handler({
+          params,
+          principal,
+          actor,
+          request: request.body,
+          ctx: options.ctx,
+          maxFileBytes: options.maxFileBytes,
+        }),
+      );
+      return answerOf(result.body);
+    },
   };
-  const audit = auditOperation(definition, options.audit);
-  for (const prefix of API_PREFIXES) app.all(prefix + routePath, audit, handle);
+}
+
+/** The literal start of a row's path (`/read/items`), which names its operation. */
+function literalStart(path: string): string {
+  return path.split('/').slice(0, 3).join('/');
 }
 
 /**
- * Registers every operation of the endpoint table.
+ * Every operation of the endpoint table, found by the start of a path.
  *
- * @param app The app, with the key check in front of `/api/*`.
  * @param options The store, the audit and the attachment limit.
+ * @returns A function from a path after the API prefix (`/read/items/1;2`) to its operation,
+ *   `undefined` for a path that names none.
  */
-export function registerOperations(app: Hono<AppEnv>, options: OperationOptions): void {
-  for (const name of ENDPOINT_NAMES) registerOperation(app, name, options);
+export function createOperations(options: OperationOptions): (path: string) => Operation | undefined {
+  const byStart = new Map<string, Operation>();
+  for (const name of ENDPOINT_NAMES) {
+    const start = literalStart(endpoints[name].path);
+    if (byStart.has(start)) throw new Error(`Two rows of the endpoint table start with ${start}.`);
+    byStart.set(start, operation(name, options));
+  }
+  return (path) => {
+    const second = path.indexOf('/', path.indexOf('/', 1) + 1);
+    return byStart.get(second === -1 ? path : path.slice(0, second));
+  };
 }

@@ -7,11 +7,10 @@
  */
 
 import { createRequire } from 'node:module';
-import { SERVER_INFO_PATH, type ServerFeature, type ServerInfo } from '@vaultline/protocol';
-import type { Hono } from 'hono';
-import { API_PREFIXES, MAX_FIND_RESULTS } from '../constants.ts';
+import type { ServerFeature, ServerInfo } from '@vaultline/protocol';
+import { MAX_FIND_RESULTS } from '../constants.ts';
+import type { ApiAnswer } from './api-call.ts';
 import { JSON_HEADERS } from './api-response.ts';
-import type { AppEnv } from './app-env.ts';
 import type { QueryKeyPolicy } from './key-check.ts';
 
 // src/http/ and dist/http/ are both two levels below the package's root.
@@ -34,17 +33,11 @@ export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
 }
 
 /**
- * Registers the identification route under every API prefix. Register it before the key check.
+ * The answer to the identification request, built once.
  *
- * @param app The app.
  * @param queryKeys Whether `?apikey=` is accepted.
+ * @returns The answer.
  */
-export function registerServerInfo(app: Hono<AppEnv>, queryKeys: QueryKeyPolicy): void {
-  const body = JSON.stringify(serverInfo(queryKeys));
-  for (const prefix of API_PREFIXES) {
-    app.get(prefix + SERVER_INFO_PATH, (c) => {
-      c.set('operation', 'info/version');
-      return new Response(body, { headers: JSON_HEADERS });
-    });
-  }
+export function serverInfoAnswer(queryKeys: QueryKeyPolicy): ApiAnswer {
+  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(serverInfo(queryKeys)) };
 }

@@ -50,8 +50,12 @@ function apiRequestOf(incoming: IncomingMessage, target: string): ApiRequest {
   };
 }
 
-/** Writes answers once per turn of the event loop (see the module's comment). */
-function answerWriter(): (outgoing: ServerResponse, answer: ApiAnswer) => void {
+/**
+ * Writes answers once per turn of the event loop (see the module's comment).
+ *
+ * @returns A function that queues one answer for its response.
+ */
+export function answerWriter(): (outgoing: ServerResponse, answer: ApiAnswer) => void {
   let pending: { outgoing: ServerResponse; answer: ApiAnswer }[] = [];
   const writeAll = () => {
     const answers = pending;

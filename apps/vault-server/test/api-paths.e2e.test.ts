@@ -66,6 +66,9 @@ describe("the API's two ways in: straight from node:http, and through the Hono a
     const straight = await direct(path(), key());
     const viaApp = await throughApp(path(), key());
     expect(comparable(viaApp)).toEqual(comparable(straight));
+    // Framed by its length, not in chunks: one small write per answer.
+    expect(straight.headers['content-length']).toBe(String(Buffer.byteLength(straight.body)));
+    expect(straight.headers['transfer-encoding']).toBeUndefined();
     expect(straight.headers['access-control-allow-origin']).toBeUndefined();
     expect(viaApp.headers['access-control-allow-origin']).toBe(ORIGIN);
   });

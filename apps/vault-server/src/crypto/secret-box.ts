@@ -42,7 +42,10 @@ export function createSecretBox(rawKey: Uint8Array): SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
     decipher.setAuthTag(tag);
     try {
-      return Buffer.concat([decipher.update(data.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
+      const plain = decipher.update(data.subarray(1 + IV_BYTES + TAG_BYTES));
+      // GCM gives everything from update(); final() checks the tag and gives nothing more.
+      const rest = decipher.final();
+      return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
     } catch {
       throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
     }

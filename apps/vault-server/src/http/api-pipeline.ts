@@ -91,7 +91,7 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     if (path.includes('\\')) throw invalid('Malformed request: Backslash in request path.');
     const prefix = apiPrefixOf(path);
     if (prefix === undefined) return noSuchOperation;
-    const address = addressOf(request.socketAddress, request.header);
+    const address = addressOf(request);
     seen.addr = address;
     await checkRequestLimit(requests, address);
     const rest = path.slice(prefix.length);

@@ -19,16 +19,18 @@ describe('clientAddress', () => {
 });
 
 describe('addressOf', () => {
-  const headers = (forwarded: string) => (name: string) =>
-    name === 'x-forwarded-for' ? forwarded : undefined;
+  const from = (socketAddress: string | undefined, forwarded: string) => ({
+    socketAddress,
+    header: (name: string) => (name === 'x-forwarded-for' ? forwarded : undefined),
+  });
 
   it('ignores X-Forwarded-For without trusted proxies, and takes a missing socket as local', () => {
-    expect(addressOf([])('192.0.2.1', headers('203.0.113.5'))).toBe('192.0.2.1');
-    expect(addressOf([])(undefined, headers('203.0.113.5'))).toBe('127.0.0.1');
+    expect(addressOf([])(from('192.0.2.1', '203.0.113.5'))).toBe('192.0.2.1');
+    expect(addressOf([])(from(undefined, '203.0.113.5'))).toBe('127.0.0.1');
   });
 
   it('believes a trusted proxy', () => {
-    expect(addressOf(['127.0.0.1/32'])('127.0.0.1', headers('203.0.113.5'))).toBe('203.0.113.5');
+    expect(addressOf(['127.0.0.1/32'])(from('127.0.0.1', '203.0.113.5'))).toBe('203.0.113.5');
   });
 });
 

@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { normalizeAddress, parseCidrList } from '../net/ip-rules.ts';
+import type { ApiRequest } from './api-call.ts';
 import type { AppEnv } from './app-env.ts';
 
 /**
@@ -30,10 +31,7 @@ export function clientAddress(
 }
 
 /** The client's address of a request, from its socket's peer and its headers. */
-export type AddressOf = (
-  socketAddress: string | undefined,
-  header: (name: string) => string | undefined,
-) => string;
+export type AddressOf = (request: Pick<ApiRequest, 'socketAddress' | 'header'>) => string;
 
 /**
  * The client's address of a request. `X-Forwarded-For` is read only when trusted proxies are
@@ -45,8 +43,12 @@ export type AddressOf = (
 export function addressOf(trustedProxies: readonly string[]): AddressOf {
   const trusted =
     trustedProxies.length > 0 ? parseCidrList(trustedProxies, 'the trusted proxies') : undefined;
-  return (socketAddress, header) =>
-    clientAddress(socketAddress ?? '127.0.0.1', trusted ? header('x-forwarded-for') : undefined, trusted);
+  return (request) =>
+    clientAddress(
+      request.socketAddress ?? '127.0.0.1',
+      trusted ? request.header('x-forwarded-for') : undefined,
+      trusted,
+    );
 }
 
 /**
@@ -59,7 +61,10 @@ export function clientAddressMiddleware(resolve: AddressOf): MiddlewareHandler<A
   return async (c, next) => {
     c.set(
       'address',
-      resolve(c.env?.incoming?.socket?.remoteAddress, (name) => c.req.header(name)),
+      resolve({
+        socketAddress: c.env?.incoming?.socket?.remoteAddress,
+        header: (name) => c.req.header(name),
+      }),
     );
     await next();
   };

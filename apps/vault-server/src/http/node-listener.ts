@@ -19,7 +19,7 @@ import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-
 import type { Logger } from 'pino';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { type ApiPipeline, apiPrefixOf } from './api-pipeline.ts';
-import { JSON_HEADERS } from './api-response.ts';
+import { errorAnswer, toResponse } from './api-response.ts';
 import { INTERNAL_ERROR, loggableError } from './error-mapping.ts';
 
 /** What the listener needs. */
@@ -33,21 +33,28 @@ export interface NodeListenerOptions {
   readonly logger: Logger;
 }
 
-/** An API request straight from node:http. */
-function apiRequestOf(incoming: IncomingMessage, target: string): ApiRequest {
-  return {
-    method: 'GET',
-    target,
-    header: (name) => {
-      const value = incoming.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    socketAddress: incoming.socket.remoteAddress,
+/** An API request straight from node:http (a class: no closures to allocate per request). */
+class NodeApiRequest implements ApiRequest {
+  readonly method = 'GET';
+  readonly target: string;
+  readonly socketAddress: string | undefined;
+  readonly #incoming: IncomingMessage;
+
+  constructor(incoming: IncomingMessage, target: string) {
+    this.#incoming = incoming;
+    this.target = target;
+    this.socketAddress = incoming.socket.remoteAddress;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#incoming.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  body(): Request {
     // The direct path takes GET requests only: their body is never read.
-    body: () => {
-      throw new Error('A GET request of the API has no body to read.');
-    },
-  };
+    throw new Error('A GET request of the API has no body to read.');
+  }
 }
 
 /**
@@ -72,7 +79,7 @@ export function answerWriter(): (outgoing: ServerResponse, answer: ApiAnswer) =>
 }
 
 function json(status: number, err: string, code: string): Response {
-  return new Response(JSON.stringify({ err, code }), { status, headers: JSON_HEADERS });
+  return toResponse(errorAnswer(status, { err, code }));
 }
 
 /**
@@ -101,15 +108,11 @@ export function createNodeListener(
   });
   const answerDirectly = async (incoming: IncomingMessage, outgoing: ServerResponse, target: string) => {
     try {
-      answer(outgoing, await api(apiRequestOf(incoming, target)));
+      answer(outgoing, await api(new NodeApiRequest(incoming, target)));
     } catch (error) {
       // The pipeline answers every error itself: this is a defect of the server.
       logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
-      answer(outgoing, {
-        status: INTERNAL_ERROR.status,
-        headers: JSON_HEADERS,
-        body: JSON.stringify(INTERNAL_ERROR.body),
-      });
+      answer(outgoing, errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body));
     }
   };
   return (incoming, outgoing) => {

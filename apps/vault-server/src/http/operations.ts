@@ -97,7 +97,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           params,
           principal,
           actor,
-          request: request.body,
+          request: () => request.body(),
           ctx: options.ctx,
           maxFileBytes: options.maxFileBytes,
         }),

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { ServerFeature, ServerInfo } from '@vaultline/protocol';
 import { MAX_FIND_RESULTS } from '../constants.ts';
 import type { ApiAnswer } from './api-call.ts';
-import { JSON_HEADERS } from './api-response.ts';
+import { answer, JSON_HEADERS } from './api-response.ts';
 import type { QueryKeyPolicy } from './key-check.ts';
 
 // src/http/ and dist/http/ are both two levels below the package's root.
@@ -39,5 +39,5 @@ export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
  * @returns The answer.
  */
 export function serverInfoAnswer(queryKeys: QueryKeyPolicy): ApiAnswer {
-  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(serverInfo(queryKeys)) };
+  return answer(200, JSON_HEADERS, JSON.stringify(serverInfo(queryKeys)));
 }

@@ -38,3 +38,19 @@ export function rawTarget(c: AppContext): string {
   const url = new URL(c.req.url);
   return url.pathname + url.search;
 }
+
+/**
+ * The socket's peer address: `unknown` once the socket is gone (Node no longer knows it, and a
+ * client must never pass for local by leaving early); `undefined` only without a socket at all
+ * (`app.request()` in tests).
+ *
+ * @param c The context.
+ * @returns The address.
+ */
+export function socketAddressOf(c: AppContext): string | undefined {
+  const incoming = c.env?.incoming;
+  return incoming ? (incoming.socket?.remoteAddress ?? UNKNOWN_ADDRESS) : undefined;
+}
+
+/** The address of a client whose socket closed before its address was read. */
+export const UNKNOWN_ADDRESS = 'unknown';

@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { normalizeAddress, parseCidrList } from '../net/ip-rules.ts';
 import type { ApiRequest } from './api-call.ts';
-import type { AppEnv } from './app-env.ts';
+import { type AppEnv, socketAddressOf } from './app-env.ts';
 
 /**
  * The client's address: the socket's peer, or, when the peer is a trusted proxy, the nearest
@@ -62,7 +62,7 @@ export function clientAddressMiddleware(resolve: AddressOf): MiddlewareHandler<A
     c.set(
       'address',
       resolve({
-        socketAddress: c.env?.incoming?.socket?.remoteAddress,
+        socketAddress: socketAddressOf(c),
         header: (name) => c.req.header(name),
       }),
     );

@@ -15,7 +15,7 @@ import type { StoreContext } from '../store/store-context.ts';
 import type { ApiRequest } from './api-call.ts';
 import { type ApiPipeline, createApiPipeline } from './api-pipeline.ts';
 import { toResponse } from './api-response.ts';
-import { type AppContext, type AppEnv, rawTarget } from './app-env.ts';
+import { type AppContext, type AppEnv, rawTarget, socketAddressOf } from './app-env.ts';
 import { addressOf, clientAddressMiddleware } from './client-address.ts';
 import { corsMiddleware } from './cors.ts';
 import { apiErrorHandler, apiNotFound } from './error-mapping.ts';
@@ -55,8 +55,7 @@ function apiRequestOf(c: AppContext): ApiRequest {
     method: c.req.method,
     target: rawTarget(c),
     header: (name) => c.req.header(name),
-    // Without a socket (app.request() in tests) the client is taken to be local.
-    socketAddress: c.env?.incoming?.socket?.remoteAddress,
+    socketAddress: socketAddressOf(c),
     body: () => c.req.raw,
   };
 }

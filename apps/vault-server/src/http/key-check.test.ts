@@ -8,6 +8,7 @@ import { openVault, type Vault } from '../vault.ts';
 const OPERATOR = operatorActor('test', 'test');
 
 import type { ApiRequest } from './api-call.ts';
+import { UNKNOWN_ADDRESS } from './app-env.ts';
 import { INTERNAL_ERROR, toApiError } from './error-mapping.ts';
 import { createKeyCheck, keyOf, type QueryKeyPolicy } from './key-check.ts';
 import { createLimiters } from './limits.ts';
@@ -78,6 +79,8 @@ describe('keyCheck', () => {
     expect((await check('/', { authorization: `Bearer ${key}` })).text).toBe('key-check');
     expect((await check(`/?apikey=${key}`)).text).toBe('key-check');
     expect((await check(`/?apikey=${key}`, {}, '192.0.2.1')).status).toBe(403);
+    // A client whose socket closed before its address was read is no address the key allows.
+    expect((await check(`/?apikey=${key}`, {}, UNKNOWN_ADDRESS)).status).toBe(403);
   });
 
   it('locks out failing keys past the limit but lets the valid key through', async () => {

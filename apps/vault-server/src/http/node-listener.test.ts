@@ -5,7 +5,9 @@ import { answerWriter } from './node-listener.ts';
 
 describe('answerWriter', () => {
   it('writes the answers of one event-loop turn together, after the turn, each to its own response', async () => {
-    const answer = answerWriter();
+    const answer = answerWriter((error) => {
+      throw error;
+    });
     const sentAtOnce: boolean[] = [];
     let written = 0;
     const server = createServer((incoming, outgoing) => {
@@ -36,6 +38,37 @@ describe('answerWriter', () => {
       // Nothing was written while the request was handled: the answer waited for the turn's end.
       expect(sentAtOnce).toEqual([false, false, false]);
       expect(written).toBe(3);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('answers 500 in place of an answer node:http refuses to write, and still writes the others', async () => {
+    const refused: unknown[] = [];
+    const answer = answerWriter((error, outgoing) => {
+      refused.push(error);
+      outgoing.writeHead(500).end('refused');
+    });
+    const server = createServer((incoming, outgoing) => {
+      const bad = incoming.url === '/bad';
+      answer(outgoing, {
+        status: 200,
+        headers: { 'content-type': bad ? 'text/plain\r\nx-injected: 1' : 'text/plain' },
+        body: 'fine',
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const [bad, good] = await Promise.all(
+        ['/bad', '/good'].map(async (path) => {
+          const response = await fetch(`http://127.0.0.1:${port}${path}`);
+          return [response.status, response.headers.get('x-injected'), await response.text()];
+        }),
+      );
+      expect(bad).toEqual([500, null, 'refused']);
+      expect(good).toEqual([200, null, 'fine']);
+      expect(refused).toHaveLength(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

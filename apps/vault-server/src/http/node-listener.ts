@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { type ApiPipeline, apiPrefixOf } from './api-pipeline.ts';
 import { errorAnswer, toResponse } from './api-response.ts';
+import { UNKNOWN_ADDRESS } from './app-env.ts';
 import { INTERNAL_ERROR, loggableError } from './error-mapping.ts';
 
 /** What the listener needs. */
@@ -43,7 +44,8 @@ class NodeApiRequest implements ApiRequest {
   constructor(incoming: IncomingMessage, target: string) {
     this.#incoming = incoming;
     this.target = target;
-    this.socketAddress = incoming.socket.remoteAddress;
+    // Once the socket is gone Node no longer knows the peer: never take such a client for local.
+    this.socketAddress = incoming.socket.remoteAddress ?? UNKNOWN_ADDRESS;
   }
 
   header(name: string): string | undefined {
@@ -60,17 +62,25 @@ class NodeApiRequest implements ApiRequest {
 /**
  * Writes answers once per turn of the event loop (see the module's comment).
  *
+ * @param onError Told of an answer node:http refuses to write (nothing of it was sent).
  * @returns A function that queues one answer for its response.
  */
-export function answerWriter(): (outgoing: ServerResponse, answer: ApiAnswer) => void {
+export function answerWriter(
+  onError: (error: unknown, outgoing: ServerResponse) => void,
+): (outgoing: ServerResponse, answer: ApiAnswer) => void {
   let pending: { outgoing: ServerResponse; answer: ApiAnswer }[] = [];
   const writeAll = () => {
     const answers = pending;
     pending = [];
     for (const { outgoing, answer } of answers) {
       if (outgoing.destroyed) continue;
-      outgoing.writeHead(answer.status, answer.headers);
-      outgoing.end(answer.body);
+      try {
+        outgoing.writeHead(answer.status, answer.headers);
+        outgoing.end(answer.body);
+      } catch (error) {
+        // A header node:http refuses: the other answers of the turn are still written.
+        onError(error, outgoing);
+      }
     }
   };
   return (outgoing, answer) => {
@@ -92,7 +102,15 @@ export function createNodeListener(
   options: NodeListenerOptions,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const { logger, fetch, api } = options;
-  const answer = answerWriter();
+  const answer = answerWriter((error, outgoing) => {
+    logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
+    if (outgoing.headersSent) {
+      outgoing.destroy();
+      return;
+    }
+    const failure = errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body);
+    outgoing.writeHead(failure.status, failure.headers).end(failure.body);
+  });
   // The server is HTTP/1.1 only: the adapter's bindings are always node:http's.
   const listener = getRequestListener((request, env) => fetch(request, env as HttpBindings), {
     errorHandler: (error) => {

@@ -25,7 +25,7 @@ import { answerError, NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
 import { createOperations } from './operations.ts';
-import { logRequest, urlTooLong } from './request-log.ts';
+import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfoAnswer } from './server-info.ts';
 
 /** What the pipeline needs. */
@@ -41,6 +41,9 @@ export interface ApiPipelineOptions {
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
   readonly queryKeys: QueryKeyPolicy;
 }
+
+/** A request's log line while the pipeline fills it in. */
+type Seen = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] };
 
 /** Answers one API request; never throws. */
 export type ApiPipeline = (request: ApiRequest) => Promise<ApiAnswer>;
@@ -70,20 +73,20 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const noSuchOperation = errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body);
 
   return async (request) => {
-    const started = performance.now();
-    // What the request log names, filled in as the request goes.
-    const seen: { op: string; addr?: string; keyLabel?: string } = { op: 'unknown' };
+    // The request's log line, filled in as the request goes.
+    const seen: Seen = { op: 'unknown', status: 0, started: performance.now() };
     let answer: ApiAnswer;
     try {
       answer = urlTooLong(request.target, maxUrlLength) ?? (await pass(request, seen));
     } catch (error) {
       answer = answerError(error, logger);
     }
-    logRequest(logger, { ...seen, status: answer.status, started });
+    seen.status = answer.status;
+    logRequest(logger, seen);
     return answer;
   };
 
-  async function pass(request: ApiRequest, seen: { op: string; addr?: string; keyLabel?: string }) {
+  async function pass(request: ApiRequest, seen: Seen) {
     const query = request.target.indexOf('?');
     const path = query === -1 ? request.target : request.target.slice(0, query);
     // As the Node adapter refuses it for the app's routes: `\` is no URL character, and some

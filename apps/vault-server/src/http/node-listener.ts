@@ -88,10 +88,6 @@ export function answerWriter(
   };
 }
 
-function json(status: number, err: string, code: string): Response {
-  return toResponse(errorAnswer(status, { err, code }));
-}
-
 /**
  * The request listener of the server.
  *
@@ -102,14 +98,15 @@ export function createNodeListener(
   options: NodeListenerOptions,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const { logger, fetch, api } = options;
-  const answer = answerWriter((error, outgoing) => {
+  // A defect of the server (never the client's fault): logged, answered 500 without its details.
+  const internalError = (error: unknown): ApiAnswer => {
     logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
-    if (outgoing.headersSent) {
-      outgoing.destroy();
-      return;
-    }
-    const failure = errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body);
-    outgoing.writeHead(failure.status, failure.headers).end(failure.body);
+    return errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body);
+  };
+  const answer = answerWriter((error, outgoing) => {
+    const failure = internalError(error);
+    if (outgoing.headersSent) outgoing.destroy();
+    else outgoing.writeHead(failure.status, failure.headers).end(failure.body);
   });
   // The server is HTTP/1.1 only: the adapter's bindings are always node:http's.
   const listener = getRequestListener((request, env) => fetch(request, env as HttpBindings), {
@@ -118,10 +115,11 @@ export function createNodeListener(
       // the client's fault, answered and logged as an invalid request.
       if (error instanceof RequestError) {
         logger.info({ op: 'unknown', status: 400, reason: error.message }, 'request');
-        return json(400, `Malformed request: ${error.message}.`, 'invalid_request');
+        return toResponse(
+          errorAnswer(400, { err: `Malformed request: ${error.message}.`, code: 'invalid_request' }),
+        );
       }
-      logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
-      return json(INTERNAL_ERROR.status, INTERNAL_ERROR.body.err, INTERNAL_ERROR.body.code);
+      return toResponse(internalError(error));
     },
   });
   const answerDirectly = async (incoming: IncomingMessage, outgoing: ServerResponse, target: string) => {
@@ -129,8 +127,7 @@ export function createNodeListener(
       answer(outgoing, await api(new NodeApiRequest(incoming, target)));
     } catch (error) {
       // The pipeline answers every error itself: this is a defect of the server.
-      logger.error({ op: 'unknown', status: 500, err: loggableError(error) }, 'request failed');
-      answer(outgoing, errorAnswer(INTERNAL_ERROR.status, INTERNAL_ERROR.body));
+      answer(outgoing, internalError(error));
     }
   };
   return (incoming, outgoing) => {

@@ -54,7 +54,7 @@ export interface Operation {
  * @param definition The row.
  * @returns A function from the path to the typed parameters, `undefined` when it does not fit.
  */
-export function pathDecoder<K extends EndpointName>(
+function pathDecoder<K extends EndpointName>(
   definition: EndpointDefinition & (typeof endpoints)[K],
 ): (path: string) => EndpointParams<K> | undefined {
   const parts = definition.path.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] }));

@@ -26,23 +26,11 @@ export async function createLimiters(
   onError: (error: unknown) => void,
 ): Promise<{ revealLimiter: Limiter; commandLimiter: Limiter }> {
   const query = (text: string, values?: unknown[]) => db.query(text, values);
+  const counter = (keyPrefix: string, points: number, durationSeconds: number) =>
+    postgresCounter({ query, tableName: TABLE, tableCreated: true, keyPrefix, points, durationSeconds });
   const [reveals, commands] = await Promise.all([
-    postgresCounter({
-      query,
-      tableName: TABLE,
-      tableCreated: true,
-      keyPrefix: 'reveal',
-      points: config.revealLimit,
-      durationSeconds: config.revealWindowSeconds,
-    }),
-    postgresCounter({
-      query,
-      tableName: TABLE,
-      tableCreated: true,
-      keyPrefix: 'command',
-      points: config.commandLimit,
-      durationSeconds: config.commandWindowSeconds,
-    }),
+    counter('reveal', config.revealLimit, config.revealWindowSeconds),
+    counter('command', config.commandLimit, config.commandWindowSeconds),
   ]);
   return {
     revealLimiter: exactLimiter(reveals),

@@ -18,7 +18,8 @@ export function errorFields(
 ): { code: string; status: number | undefined; err: string } {
   const mask = (text: string) => maskPasswords(redact(text));
   const text = isVaultError(error)
-    ? (serverWordsOf(error, mask, MAX_ERROR_TEXT) ?? mask(error.message))
+    ? // serverWordsOf masks password values itself.
+      (serverWordsOf(error, redact, MAX_ERROR_TEXT) ?? mask(error.message))
     : mask(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   const flat = text.replace(/\s+/g, ' ').trim();
   return {

@@ -9,7 +9,8 @@
  */
 
 import type { ServerCapabilities } from './capabilities.ts';
-import { type CallOptions, createVaultClient, type VaultClient } from './create-client.ts';
+import type { CallOptions, VaultClient } from './client/types.ts';
+import { createVaultClient } from './create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './endpoints.ts';
 import { isVaultError, serverWordsOf, toVaultError } from './errors.ts';
 import { searchItems } from './search.ts';

@@ -34,6 +34,13 @@ export {
   teampassCapabilities,
   VAULTLINE_MAX_RESULTS,
 } from './capabilities.ts';
+export type {
+  CallOptions,
+  RequestEvent,
+  VaultClient,
+  VaultClientOptions,
+  VaultMethods,
+} from './client/types.ts';
 export {
   decodeFolderValues,
   decodeId,
@@ -59,14 +66,7 @@ export {
   MAX_ID,
   parseId,
 } from './codec.ts';
-export {
-  type CallOptions,
-  createVaultClient,
-  type RequestEvent,
-  type VaultClient,
-  type VaultClientOptions,
-  type VaultMethods,
-} from './create-client.ts';
+export { createVaultClient } from './create-client.ts';
 export {
   type DownloadedFile,
   ENDPOINT_NAMES,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
-import { createVaultClient, type RequestEvent } from '../src/create-client.ts';
+import type { RequestEvent } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';

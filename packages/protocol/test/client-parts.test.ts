@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSender, type PreparedRequest } from '../src/client/attempt.ts';
 import { mergeItemFields, readOneItem } from '../src/client/helpers.ts';
 import { chunkIds, createCallPlanner, urlLength } from '../src/client/plan.ts';
+import type { RequestEvent } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { createRedactor, REDACTED, VaultError } from '../src/errors.ts';
-import type { RequestEvent } from '../src/index.ts';
 import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestEvent, VaultClientOptions } from '../src/client/types.ts';
 import { decodeFolderValues, decodeItemValues } from '../src/codec.ts';
-import { createVaultClient, type RequestEvent, type VaultClientOptions } from '../src/create-client.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { REDACTED, VaultError, type VaultErrorCode } from '../src/errors.ts';
 import {
   ERROR_TABLE,

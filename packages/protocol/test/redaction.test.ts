@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { planSearch, searchableRuns, searchItems } from '../src/search.ts';
 import { MAX_SEARCH_LENGTH } from '../src/text.ts';

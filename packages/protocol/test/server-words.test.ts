@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { REDACTED, serverWordsOf, VaultError, withServerWords } from '../src/errors.ts';
 import { NON_JSON_BODIES, type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 

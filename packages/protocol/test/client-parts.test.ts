@@ -5,7 +5,7 @@ import { chunkIds, createCallPlanner, urlLength } from '../src/client/plan.ts';
 import type { RequestEvent } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { createRedactor, REDACTED, VaultError } from '../src/errors.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';
 const ROOT = 'http://vault.test/api/index.php';

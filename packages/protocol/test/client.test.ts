@@ -11,7 +11,7 @@ import {
   type ReplayServer,
   type SeenRequest,
   startReplayServer,
-} from './teampass-replay-server.ts';
+} from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'tpK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VaultClient } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { VAULT_ERROR_CODES, VaultError, type VaultErrorCode } from '../src/errors.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 /** A TeamPass-like key, and one with characters that percent-encoding changes. */
 const KEYS = ['tpR3dactMe0123456789abcdefghijklmnopqrs', 'k3y+with/slash=and;semi colon&amp'];

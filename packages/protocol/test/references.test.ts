@@ -10,7 +10,11 @@ import {
   resolveReferences,
   type UnresolvedReference,
 } from '../src/references/resolve-references.ts';
-import { type ReplayServer, type StoredItem, startReplayServer } from './teampass-replay-server.ts';
+import {
+  type ReplayServer,
+  type StoredItem,
+  startReplayServer,
+} from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'tpRefsKey0123456789abcdefghijklmnopqrstu';
 

@@ -3,8 +3,8 @@ import type { VaultClient } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { planSearch, searchableRuns, searchItems } from '../src/search.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { MAX_SEARCH_LENGTH } from '../src/text.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'srchK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';

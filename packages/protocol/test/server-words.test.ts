@@ -2,7 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VaultClient } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { REDACTED, serverWordsOf, VaultError, withServerWords } from '../src/errors.ts';
-import { NON_JSON_BODIES, type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import {
+  NON_JSON_BODIES,
+  type ReplayServer,
+  startReplayServer,
+} from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'wordsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';
 const NOT_FOUND = 'not found in the vault (it may have been deleted)';

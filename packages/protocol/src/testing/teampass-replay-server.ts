@@ -5,6 +5,8 @@
  * `{"err":"No results"}` with HTTP 200, the error table of §3 with its odd statuses, non-JSON bodies,
  * the echoed wrong key. Faults (slow, huge, 5xx, dropped connections) are switched on per test, and
  * every request is recorded as the server saw it.
+ *
+ * @module
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,9 +14,13 @@ import type { AddressInfo } from 'node:net';
 
 /** One request as the server received it: the raw URL, never percent-decoded. */
 export interface SeenRequest {
+  /** The HTTP method. */
   method: string;
+  /** The request target as sent (path and query), never percent-decoded. */
   url: string;
+  /** The request headers. */
   headers: IncomingMessage['headers'];
+  /** The whole request body. */
   body: Buffer;
   /** When it arrived (performance.now()). */
   at: number;
@@ -196,11 +202,13 @@ export interface ReplayServer {
   mangleFourByte: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
+  /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayOptions {
+  /** The one API key it accepts (TeamPass 2 has no users' keys). */
   apiKey: string;
   /** When true, the API answers "API access not allowed." to everything. */
   apiDisabled?: boolean;

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { base64ToBytes, bytesToBase64 } from './base64.ts';
 import { VaultError } from './errors.ts';
+import { base64ToBytes, bytesToBase64 } from './internal/base64.ts';
 
 const utf8Encoder = /* @__PURE__ */ new TextEncoder();
 const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

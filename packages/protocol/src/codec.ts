@@ -1,7 +1,7 @@
 /**
  * The path codec: how write data, id lists and raw values travel in the URL path. Pure, no I/O.
  *
- * @see ../../../docs/protocol.md
+ * @see ../../../docs/spec.md §4.1
  * @module
  */
 

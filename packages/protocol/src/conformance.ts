@@ -69,7 +69,7 @@ export interface ConformanceFinding {
   outcome: FindingOutcome;
   /** One line: what was sent and what came back (redacted). */
   detail: string;
-  /** Whether this is a known limit of TeamPass (`shared/notes/teampass-behaviour.md`), not a defect of this server. */
+  /** Whether this is a known limit of TeamPass (`docs/teampass.md`), not a defect of this server. */
   knownTeamPassLimit: boolean;
 }
 

@@ -1,11 +1,12 @@
 /**
  * A local HTTP server on 127.0.0.1 that answers like TeamPass 2.1.27.36's legacy API, as written
- * down in shared/notes/teampass-behaviour.md: raw-URI matching, `apikey` first, no percent-decoding,
+ * down in docs/teampass.md: raw-URI matching, `apikey` first, no percent-decoding,
  * per-value item encoding, ONE base64 blob for folders, arrays vs objects keyed by id,
- * `{"err":"No results"}` with HTTP 200, the error table of §3 with its odd statuses, non-JSON bodies,
+ * `{"err":"No results"}` with HTTP 200, its error table with the odd statuses, non-JSON bodies,
  * the echoed wrong key. Faults (slow, huge, 5xx, dropped connections) are switched on per test, and
  * every request is recorded as the server saw it.
  *
+ * @see ../../../../docs/teampass.md
  * @module
  */
 
@@ -92,7 +93,7 @@ export interface Fault {
   times?: number;
 }
 
-/** The error table of the notes (§3), as bodies and statuses; `<key>` is replaced by the key sent. */
+/** TeamPass 2's error table (docs/teampass.md), as bodies and statuses; `<key>` is replaced by the key sent. */
 export const ERROR_TABLE = {
   apiDisabled: { status: 200, body: '{"err":"API access not allowed."}' },
   ipNotAllowed: { status: 405, body: '{"err":"Ip address not allowed."}' },

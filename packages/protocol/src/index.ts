@@ -52,9 +52,6 @@ export {
 } from './errors.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
-  escapeReferenceSegment,
-  FILE_FIELD_PREFIX,
-  fieldText,
   formatReference,
   type IdReference,
   isReference,
@@ -92,11 +89,9 @@ export {
   type AccessType,
   describeRight,
   type Permissions,
-  parseRight,
   permissionsOf,
   RIGHTS,
   type RightDefinition,
-  rightOf,
   unionOfRights,
 } from './rights.ts';
 export type { FileInfo, Folder, FoundItem, Item } from './schemas.ts';

@@ -11,7 +11,8 @@
  *   CJS are out of scope);
  * - a consumer's `tsc` (`skipLibCheck: false`) importing every entry point under `node16` and
  *   `bundler` resolution: a Node consumer (with @types/node) for every package, and a browser
- *   consumer (DOM, no Node types) for the packages that promise to run outside Node.
+ *   consumer (DOM, no Node types) for the packages that promise to run outside Node, importing
+ *   every entry point but the Node-only ones (`@vaultline/protocol/testing`, the TeamPass fakes).
  *
  * Prints one line per check and `N passed, N failed`; exits 1 when one fails.
  *
@@ -53,10 +54,19 @@ const RESOLUTIONS = ['node16', 'bundler'] as const;
  */
 const ISOMORPHIC = new Set(['@vaultline/protocol']);
 
+/** Entry points of isomorphic packages that need Node all the same: a browser consumer skips them. */
+const NODE_ONLY_ENTRIES = new Set(['@vaultline/protocol/testing']);
+
 /** Where a consumer of the package runs: Node for all, and a browser for the isomorphic ones. */
 function environmentsOf(manifest: Manifest): ('node' | 'browser')[] {
   return ISOMORPHIC.has(manifest.name) ? ['node', 'browser'] : ['node'];
 }
+
+/** The entry points a consumer in that environment imports: all in Node, the isomorphic ones in a browser. */
+function importsIn(environment: 'node' | 'browser', imports: string[]): string[] {
+  return imports.filter((spec) => environment === 'node' || !NODE_ONLY_ENTRIES.has(spec));
+}
+
 const work = mkdtempSync(join(tmpdir(), 'vaultline-packages-'));
 let passed = 0;
 let failed = 0;
@@ -121,10 +131,14 @@ function consumer(dir: string, manifest: Manifest, tgz: string, imports: string[
     symlinkSync(join(dir, 'node_modules', dep), join(modules, dep), 'dir');
   }
   writeFileSync(join(project, 'package.json'), '{ "type": "module", "private": true }\n');
-  writeFileSync(
-    join(project, 'index.ts'),
-    `${imports.map((spec, i) => `export * as entry${i} from '${spec}';`).join('\n')}\n`,
-  );
+  for (const environment of environmentsOf(manifest)) {
+    writeFileSync(
+      join(project, `${environment}.ts`),
+      `${importsIn(environment, imports)
+        .map((spec, i) => `export * as entry${i} from '${spec}';`)
+        .join('\n')}\n`,
+    );
+  }
   // A Node consumer has @types/node; take the version the package itself was built against.
   const nodeTypes = [dir, root].map((base) => join(base, 'node_modules', '@types', 'node')).find(existsSync);
   if (nodeTypes) {
@@ -152,7 +166,7 @@ function consumer(dir: string, manifest: Manifest, tgz: string, imports: string[
             ...runtime,
             ...module,
           },
-          files: ['index.ts'],
+          files: [`${environment}.ts`],
         }),
       );
     }
@@ -213,7 +227,7 @@ function checkPackage(dir: string): void {
     for (const resolution of RESOLUTIONS) {
       report(
         name,
-        `a ${environment} consumer's tsc resolves and checks ${imports.join(', ')} under ${resolution} (skipLibCheck off)`,
+        `a ${environment} consumer's tsc resolves and checks ${importsIn(environment, imports).join(', ')} under ${resolution} (skipLibCheck off)`,
         run('tsc', ['-p', `tsconfig.${environment}.${resolution}.json`], project),
       );
     }

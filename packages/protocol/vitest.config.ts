@@ -9,7 +9,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      // The CLI is run as a child process in test/conformance.test.ts, out of the coverage's sight.
+      // The CLI is run as a child process in test/conformance.e2e.test.ts, out of the coverage's sight.
       exclude: ['src/**/*.test.ts', 'src/conformance-cli.ts'],
       reporter: ['text-summary', 'text'],
       thresholds: { lines: 90 },

@@ -1,13 +1,10 @@
+import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ReplayServer,
-  startReplayServer,
-} from '../../../packages/protocol/test/teampass-replay-server.ts';
 import { EXIT, MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 
 const KEY = 'tpCliKey0123456789abcdefghijklmnopqrstuv';
-/** The replay server's seeded passwords (see teampass-replay-server.ts). */
+/** The replay server's seeded passwords (see @vaultline/protocol/testing). */
 const SECRETS = ['pw-db-seeded', 'pw-cache-seeded', KEY];
 
 let server: ReplayServer;

@@ -3,7 +3,8 @@
 // On {bulk: {from, to}} it adds items through the vault's store (`admin.addItems`: the checks,
 // encryption and audit of add/item, many rows per statement): seeding 100 000 items through the API
 // one by one takes minutes (~400 items/s here).
-import { createVaultClient, type ItemValues } from '@vaultline/protocol';
+import { createVaultClient } from '@vaultline/protocol';
+import type { ItemValues } from '@vaultline/protocol/wire';
 import { startTestVault } from '@vaultline/vault-server/testing';
 
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 10);

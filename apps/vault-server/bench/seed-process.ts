@@ -5,7 +5,7 @@
 // Prints {"key","readPath","findFolder"} when done.
 
 import { createHash } from 'node:crypto';
-import type { ItemValues } from '@vaultline/protocol';
+import type { ItemValues } from '@vaultline/protocol/wire';
 import { operatorActor } from '../src/store/actor.ts';
 import { addFolder } from '../src/store/folders.ts';
 import { addItems } from '../src/store/items.ts';

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { ItemValues } from '@vaultline/protocol';
+import type { ItemValues } from '@vaultline/protocol/wire';
 import { generateMasterKey } from './crypto/master-key.ts';
 import { type DemoVault, seedDemo } from './demo.ts';
 import { startVaultServer, type VaultServer } from './start-vault-server.ts';

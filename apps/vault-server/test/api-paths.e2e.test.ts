@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { encodeValue, SERVER_INFO_PATH } from '@vaultline/protocol';
+import { encodeValue, SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { clientOf, expectJsonError, expectNoSecrets, type RawAnswer, rawRequest } from './support/helpers.ts';

@@ -1,4 +1,4 @@
-import { encodeValue, encodeValueList, itemToValues } from '@vaultline/protocol';
+import { encodeValue, encodeValueList, itemToValues } from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { clientOf, expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';

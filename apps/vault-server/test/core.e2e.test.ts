@@ -1,11 +1,10 @@
 import {
   ACCESS_TYPES,
   createVaultClient,
-  encodeValue,
-  encodeValueList,
   RIGHTS as RIGHTS_TABLE,
   type VaultClient,
 } from '@vaultline/protocol';
+import { encodeValue, encodeValueList } from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpoints } from '@vaultline/protocol';
+import { endpoints } from '@vaultline/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { EnvSchema } from '../src/config.ts';
 

@@ -1,10 +1,7 @@
 import { userInfo } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The protocol's TeamPass replay server: real TeamPass answers, on 127.0.0.1.
-import {
-  type ReplayServer,
-  startReplayServer,
-} from '../../../packages/protocol/test/teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoVault, startTestVault, type TestVault } from '../src/testing.ts';
 import { runCli, tempDirs } from './support/cli.ts';
 import { clientOf, expectNoSecrets, TEST_OPERATOR } from './support/helpers.ts';

@@ -1,12 +1,12 @@
+import { createVaultClient } from '@vaultline/protocol';
 import {
   createOpenApiDocument,
-  createVaultClient,
   endpoints,
   OPENAPI_DOCUMENT_PATH,
   SERVER_FEATURES,
   SERVER_INFO_PATH,
   ServerInfoSchema,
-} from '@vaultline/protocol';
+} from '@vaultline/protocol/wire';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';

@@ -3,7 +3,7 @@
 // empty lists) twice, seeded like the vault fixture: the same folders, items and attachment, alice
 // and bob with the same rights. The second one has no file endpoints (every TeamPass release).
 import { randomBytes } from 'node:crypto';
-import { startReplayServer } from '../../../packages/protocol/test/teampass-replay-server.ts';
+import { startReplayServer } from '@vaultline/protocol/testing';
 
 /**
  * @param {object} fixture The vault fixture (`seedVault`).

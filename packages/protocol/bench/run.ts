@@ -9,7 +9,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as v from 'valibot';
-import { createVaultClient, decodeValue, encodeValue, ItemListSchema } from '../dist/index.js';
+import { createVaultClient } from '../dist/index.js';
+import { decodeValue, encodeValue, ItemListSchema } from '../dist/wire.js';
 
 const QUICK = process.argv.includes('--quick');
 

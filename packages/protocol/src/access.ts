@@ -11,7 +11,7 @@
  */
 
 import { LRUCache } from 'lru-cache';
-import type { CallOptions, VaultClient } from './create-client.ts';
+import type { CallOptions, VaultClient } from './client/types.ts';
 import { type AccessType, type Permissions, permissionsOf, type RightDefinition } from './rights.ts';
 import type { Folder } from './schemas.ts';
 

@@ -9,7 +9,8 @@
  */
 
 import type { ServerCapabilities } from './capabilities.ts';
-import { type CallOptions, createVaultClient, type VaultClient } from './create-client.ts';
+import type { VaultClient } from './client/types.ts';
+import { createVaultClient } from './create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './endpoints.ts';
 import { isVaultError, serverWordsOf, toVaultError } from './errors.ts';
 import { searchItems } from './search.ts';
@@ -68,7 +69,7 @@ export interface ConformanceFinding {
   outcome: FindingOutcome;
   /** One line: what was sent and what came back (redacted). */
   detail: string;
-  /** Whether this is a known limit of TeamPass (`shared/notes/teampass-behaviour.md`), not a defect of this server. */
+  /** Whether this is a known limit of TeamPass (`docs/teampass.md`), not a defect of this server. */
   knownTeamPassLimit: boolean;
 }
 
@@ -109,6 +110,427 @@ function randomToken(): string {
   return Math.random().toString(36).slice(2, 10);
 }
 
+/** What the steps of one run share. */
+interface Run {
+  readonly client: VaultClient;
+  readonly options: ConformanceOptions;
+  /** Whether the file operations are tested. */
+  readonly files: boolean;
+  /** Unique to the run, in everything it creates. */
+  readonly token: string;
+  // What the main flow writes and expects back, each holding the token.
+  readonly folderTitle: string;
+  readonly label: string;
+  readonly secondLabel: string;
+  readonly password: string;
+  readonly emojiLabel: string;
+  readonly payload: Uint8Array;
+  /** What earlier steps created: later steps use it, the clean-up removes it. */
+  readonly state: { folderId?: number; itemIds: number[]; fileId?: number };
+  /** The result of each operation that ran. */
+  readonly results: Map<EndpointName, ConformanceResult>;
+  /** The findings, in the order they were made. */
+  readonly findings: ConformanceFinding[];
+}
+
+/** One operation of the table, checked; run when the operations it needs passed. */
+interface OperationStep {
+  /** The operation. */
+  readonly endpoint: EndpointName;
+  /** What must have passed first; when one of them was skipped, this one is skipped too. */
+  readonly needs: readonly EndpointName[];
+  /** Whether the run includes it; always when absent. */
+  readonly when?: (run: Run) => boolean;
+  /** Checks the operation; returns what was checked, throws what failed. */
+  readonly run: (run: Run) => Promise<string>;
+}
+
+/** One optional behaviour, checked on its own: it reports findings, never a result. */
+interface CheckStep {
+  /** The behaviour. */
+  readonly check: ConformanceCheck;
+  /** Whether the run includes it. */
+  readonly when: (run: Run) => boolean;
+  /** Checks the behaviour and reports what the server does with {@link found}. */
+  readonly run: (run: Run) => Promise<void>;
+}
+
+type Step = OperationStep | CheckStep;
+
+function passed(run: Run, endpoint: EndpointName): boolean {
+  return run.results.get(endpoint)?.ok === true;
+}
+
+function record(run: Run, result: ConformanceResult): void {
+  run.results.set(result.endpoint, result);
+  run.options.onResult?.(result);
+}
+
+function found(run: Run, check: ConformanceCheck, outcome: FindingOutcome, detail: string): void {
+  const finding: ConformanceFinding = {
+    check,
+    outcome,
+    detail: run.client.redact(detail),
+    knownTeamPassLimit: TEAMPASS_LIMITS[check].includes(outcome),
+  };
+  run.findings.push(finding);
+  run.options.onFinding?.(finding);
+}
+
+/** The server's words about an error, or its code: for one line. */
+function said(run: Run, error: unknown): string {
+  const words = serverWordsOf(error, run.client.redact, 100);
+  const vaultError = toVaultError(error, run.client.redact);
+  return `${vaultError.code}${vaultError.status === undefined ? '' : ` (HTTP ${vaultError.status})`}${words ? `: "${words}"` : ''}`;
+}
+
+/** Runs one operation step and reports its result: not run, skipped, passed or failed. */
+async function runOperation(run: Run, step: OperationStep): Promise<void> {
+  const { endpoint } = step;
+  const operation = endpoints[endpoint].operation;
+  // A step whose prerequisite was skipped (no file endpoints) is skipped for the same reason.
+  const skipped = step.needs
+    .map((name) => run.results.get(name))
+    .find((result) => result && result.ok === undefined);
+  if (skipped) return record(run, { endpoint, operation, ok: undefined, detail: skipped.detail });
+  const missing = step.needs.filter((name) => !passed(run, name));
+  if (missing.length > 0) {
+    return record(run, {
+      endpoint,
+      operation,
+      ok: false,
+      detail: `not run: needs ${missing.map((name) => endpoints[name].operation).join(', ')}`,
+    });
+  }
+  try {
+    record(run, { endpoint, operation, ok: true, detail: await step.run(run) });
+  } catch (error) {
+    const { redact } = run.client;
+    const message =
+      error instanceof CheckFailed || error instanceof Skipped
+        ? error.message
+        : `${toVaultError(error, redact).code}: ${redact(error instanceof Error ? error.message : String(error))}`;
+    record(run, { endpoint, operation, ok: error instanceof Skipped ? undefined : false, detail: message });
+  }
+}
+
+async function addFolder(run: Run): Promise<string> {
+  const created = await run.client.addFolder({
+    folder: { title: run.folderTitle, complexityLevel: 0, parentId: 0, renewalPeriod: 0 },
+  });
+  check(
+    Number.isSafeInteger(created.id) && created.id > 0,
+    `expected a positive new_folder_id, received ${created.id}`,
+  );
+  run.state.folderId = created.id;
+  return `created folder ${created.id}`;
+}
+
+async function updateFolder(run: Run): Promise<string> {
+  const updated = await run.client.updateFolder({
+    id: run.state.folderId!,
+    folder: { title: `${run.folderTitle}-renamed`, complexityLevel: 0, renewalPeriod: 0 },
+  });
+  return `status ${JSON.stringify(updated.status)}`;
+}
+
+async function addItem(run: Run): Promise<string> {
+  const { client, state, token, label } = run;
+  const first = await client.addItem({
+    item: {
+      label,
+      password: run.password,
+      description: 'line one\nline two & more',
+      folderId: state.folderId!,
+      login: `user.${token}@example.com`,
+      email: `user.${token}@example.com`,
+      url: `https://example.com/${token}?a=1&b=2`,
+      tags: ['conformance', token],
+    },
+  });
+  state.itemIds.push(first.id);
+  const second = await client.addItem({
+    item: { label: run.secondLabel, password: 'second', folderId: state.folderId! },
+  });
+  state.itemIds.push(second.id);
+  check(first.id !== second.id, 'two adds returned the same new_item_id');
+  try {
+    await client.addItem({
+      item: { label: label.toUpperCase(), password: 'x', folderId: state.folderId! },
+    });
+    throw new CheckFailed('adding a label that differs only in case was accepted');
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    check(
+      isVaultError(error, 'duplicate_label'),
+      `a similar label gave ${toVaultError(error).code}, expected duplicate_label`,
+    );
+  }
+  return `created items ${first.id} and ${second.id}; a similar label was refused`;
+}
+
+async function readItems(run: Run): Promise<string> {
+  const { state, token } = run;
+  const items = await run.client.readItems({ ids: state.itemIds });
+  const first = items.find((item) => item.id === state.itemIds[0]);
+  check(first !== undefined, 'the first item is missing');
+  check(
+    items.some((item) => item.id === state.itemIds[1]),
+    'the second item is missing',
+  );
+  check(first.label === run.label, `label did not round-trip: ${JSON.stringify(first.label)}`);
+  check(first.password === run.password, 'password did not round-trip');
+  check(first.login === `user.${token}@example.com`, 'login did not round-trip');
+  check(first.url === `https://example.com/${token}?a=1&b=2`, 'url did not round-trip');
+  check(first.folderId === state.folderId, `folder_id is ${first.folderId}, expected ${state.folderId}`);
+  return `${items.length} items; every value round-tripped`;
+}
+
+async function updateItem(run: Run): Promise<string> {
+  const id = run.state.itemIds[1]!;
+  await run.client.updateItem({
+    id,
+    item: {
+      label: `${run.secondLabel} updated`,
+      password: 'changed ✓',
+      folderId: run.state.folderId!,
+      login: 'new-login',
+    },
+  });
+  const [item] = await run.client.readItems({ ids: [id] });
+  check(item?.label === `${run.secondLabel} updated`, 'the new label was not stored');
+  check(item.password === 'changed ✓', 'the new password was not stored');
+  check(item.login === 'new-login', 'the new login was not stored');
+  return 'all nine values replaced';
+}
+
+async function readFolders(run: Run): Promise<string> {
+  const { state } = run;
+  const items = (await run.client.readFolders({ ids: [state.folderId!] })).filter(
+    (item) => item.folderId === state.folderId,
+  );
+  check(
+    state.itemIds.every((id) => items.some((item) => item.id === id)),
+    'the folder does not list both items',
+  );
+  return `${items.length} items in the folder`;
+}
+
+async function findItems(run: Run): Promise<string> {
+  const { client, state, token } = run;
+  const found = await client.findItems({ folderIds: [state.folderId!], query: token });
+  check(
+    found.some((item) => item.id === state.itemIds[0]),
+    `searching ${token} did not find the first item`,
+  );
+  const none = await client.findItems({ folderIds: [state.folderId!], query: `zz${token}zz` });
+  check(none.length === 0, 'a search for an absent string found items');
+  return `found ${found.length}; an absent string found none`;
+}
+
+async function readUserItems(run: Run): Promise<string> {
+  const { login } = run.options;
+  const items = await run.client.readUserItems({ login });
+  return `${items.length} items for ${login}`;
+}
+
+async function readUserFolders(run: Run): Promise<string> {
+  const { login } = run.options;
+  const folders = await run.client.readUserFolders({ login });
+  check(
+    folders.every((folder) => folder.accessType !== 'none'),
+    'a folder has an unknown access_type',
+  );
+  return `${folders.length} folders for ${login}`;
+}
+
+/** Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables). */
+async function fourByteText(run: Run): Promise<void> {
+  try {
+    const { id } = await run.client.addItem({
+      item: { label: run.emojiLabel, password: 'pw 😀', folderId: run.state.folderId!, description: '🎉' },
+    });
+    run.state.itemIds.push(id);
+    const [item] = await run.client.readItems({ ids: [id] });
+    if (item?.label === run.emojiLabel)
+      found(run, 'four-byte-text', 'supported', 'an emoji in a label is stored as sent');
+    else
+      found(
+        run,
+        'four-byte-text',
+        'mangles',
+        `an emoji label came back as ${JSON.stringify(item?.label ?? null)}`,
+      );
+  } catch (error) {
+    found(
+      run,
+      'four-byte-text',
+      'refuses',
+      `add/item with an emoji in the label answered ${said(run, error)}`,
+    );
+  }
+}
+
+/** Search text with a space: the whole text where the server takes it; the core's search either way. */
+async function fullTextSearch(run: Run): Promise<void> {
+  const { client, state } = run;
+  const text = `${run.token} second`;
+  try {
+    const hits = await client.findItems({ folderIds: [state.folderId!], query: text });
+    if (hits.some((hit) => hit.id === state.itemIds[1])) {
+      found(run, 'full-text-search', 'supported', `find/item took ${JSON.stringify(text)} whole`);
+    } else {
+      found(
+        run,
+        'full-text-search',
+        'mangles',
+        `find/item with ${JSON.stringify(text)} did not find the item`,
+      );
+    }
+  } catch (error) {
+    const core = await searchItems(client, { folderIds: [state.folderId!], text }).catch(() => undefined);
+    const rescue = core?.items.some((item) => item.id === state.itemIds[1])
+      ? `; the core's searchItems found it (sent ${JSON.stringify(core.serverQuery)}, filtered locally)`
+      : '';
+    found(run, 'full-text-search', 'refuses', `find/item with a space answered ${said(run, error)}${rescue}`);
+  }
+}
+
+/** The key in Authorization: Bearer instead of the URL. */
+async function keyHeader(run: Run): Promise<void> {
+  const { options, state } = run;
+  const headerClient = createVaultClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    fetch: options.fetch,
+    retries: 0,
+    keyTransport: 'header',
+  });
+  try {
+    const items = await headerClient.readItems({ ids: [state.itemIds[0]!] });
+    if (items.some((item) => item.id === state.itemIds[0])) {
+      found(
+        run,
+        'key-header',
+        'supported',
+        'read/items with the key in Authorization: Bearer answered the item',
+      );
+    } else {
+      found(run, 'key-header', 'failed', 'read/items with the key in Authorization: Bearer answered no item');
+    }
+  } catch (error) {
+    found(
+      run,
+      'key-header',
+      isVaultError(error, 'unauthorized') ? 'refuses' : 'failed',
+      `read/items with the key in Authorization: Bearer answered ${said(run, error)}`,
+    );
+  }
+}
+
+async function addFile(run: Run): Promise<string> {
+  try {
+    const added = await run.client.addFile({
+      itemId: run.state.itemIds[0]!,
+      file: run.payload,
+      fileName: `conformance ü ${run.token}.txt`,
+      contentType: 'text/plain',
+    });
+    if (added.id !== undefined) run.state.fileId = added.id;
+    return `status ${JSON.stringify(added.status)}`;
+  } catch (error) {
+    if (isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
+      found(run, 'files', 'absent', 'add/file answers "No results": the server has no file endpoints');
+      throw new Skipped('skipped: the server has no file endpoints');
+    }
+    found(run, 'files', 'failed', `add/file answered ${said(run, error)}`);
+    throw error;
+  }
+}
+
+async function listFiles(run: Run): Promise<string> {
+  const { payload } = run;
+  const listed = await run.client.listFiles({ itemId: run.state.itemIds[0]! });
+  const file = listed.find((entry) => entry.name.includes(run.token));
+  check(file !== undefined, 'the uploaded file is not listed');
+  check(file.size === payload.byteLength, `size is ${file.size}, expected ${payload.byteLength}`);
+  run.state.fileId = file.id;
+  return `${listed.length} file(s); name and size match`;
+}
+
+async function downloadFile(run: Run): Promise<string> {
+  const { payload } = run;
+  const file = await run.client.downloadFile({ id: run.state.fileId! });
+  check(
+    file.bytes.byteLength === payload.byteLength && file.bytes.every((byte, i) => byte === payload[i]),
+    'the bytes differ',
+  );
+  return `${file.bytes.byteLength} bytes identical (${file.contentType})`;
+}
+
+/** The three file operations round-tripped a file (add/file reports `absent` and `failed` itself). */
+async function files(run: Run): Promise<void> {
+  found(run, 'files', 'supported', 'add/file, read/listfiles and read/files round-trip a file');
+}
+
+async function deleteItems(run: Run): Promise<string> {
+  const { client, state } = run;
+  await client.deleteItems({ ids: state.itemIds });
+  const left = await client.readItems({ ids: state.itemIds });
+  check(left.length === 0, 'deleted items can still be read');
+  state.itemIds = [];
+  return 'deleted; reads no longer return them';
+}
+
+async function deleteFolders(run: Run): Promise<string> {
+  const { client, state } = run;
+  await client.deleteFolders({ ids: [state.folderId!] });
+  const left = await client.readFolders({ ids: [state.folderId!] });
+  check(
+    left.every((item) => item.folderId !== state.folderId),
+    'the deleted folder still lists items',
+  );
+  delete state.folderId;
+  return 'deleted';
+}
+
+/** The optional checks need the main flow's items. */
+const mainItemsReady = (run: Run): boolean => passed(run, 'addItem') && passed(run, 'updateItem');
+const withFiles = (run: Run): boolean => run.files;
+
+/**
+ * The suite, in the order it runs: the main flow (BMP text only, so that it runs on any server),
+ * the optional checks, the file operations, then the deletes. Each operation of the table has
+ * one step; the report lists their results in table order.
+ */
+const STEPS: readonly Step[] = [
+  { endpoint: 'addFolder', needs: [], run: addFolder },
+  { endpoint: 'updateFolder', needs: ['addFolder'], run: updateFolder },
+  { endpoint: 'addItem', needs: ['addFolder'], run: addItem },
+  { endpoint: 'readItems', needs: ['addItem'], run: readItems },
+  { endpoint: 'updateItem', needs: ['readItems'], run: updateItem },
+  { endpoint: 'readFolders', needs: ['addItem'], run: readFolders },
+  { endpoint: 'findItems', needs: ['addItem'], run: findItems },
+  { endpoint: 'readUserItems', needs: [], run: readUserItems },
+  { endpoint: 'readUserFolders', needs: [], run: readUserFolders },
+  { check: 'four-byte-text', when: mainItemsReady, run: fourByteText },
+  { check: 'full-text-search', when: mainItemsReady, run: fullTextSearch },
+  { check: 'key-header', when: mainItemsReady, run: keyHeader },
+  { endpoint: 'addFile', needs: ['addItem'], when: withFiles, run: addFile },
+  { endpoint: 'listFiles', needs: ['addFile'], when: withFiles, run: listFiles },
+  { endpoint: 'downloadFile', needs: ['listFiles'], when: withFiles, run: downloadFile },
+  { check: 'files', when: (run) => run.files && passed(run, 'downloadFile'), run: files },
+  { endpoint: 'deleteItems', needs: ['addItem'], run: deleteItems },
+  { endpoint: 'deleteFolders', needs: ['addFolder'], run: deleteFolders },
+];
+
+/** Leaves nothing behind, whatever failed. */
+async function cleanUp(run: Run): Promise<void> {
+  const { client, state } = run;
+  if (state.itemIds.length > 0) await client.deleteItems({ ids: state.itemIds }).catch(() => {});
+  if (state.folderId !== undefined) await client.deleteFolders({ ids: [state.folderId] }).catch(() => {});
+}
+
 /**
  * Runs the conformance suite.
  *
@@ -127,362 +549,51 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     fetch: options.fetch,
     retries: 0,
   });
-  const files = options.files ?? true;
-  const results = new Map<EndpointName, ConformanceResult>();
-  const findings: ConformanceFinding[] = [];
   const capabilities = await client.capabilities().catch(() => undefined);
   const token = randomToken();
-  const callOptions: CallOptions = {};
-  const state: { folderId?: number; itemIds: number[]; fileId?: number } = { itemIds: [] };
-
-  async function step(
-    endpoint: EndpointName,
-    needs: EndpointName[],
-    run: () => Promise<string>,
-  ): Promise<void> {
-    const operation = endpoints[endpoint].operation;
-    const missing = needs.filter((name) => results.get(name)?.ok !== true);
-    let result: ConformanceResult;
-    if (missing.length > 0) {
-      result = {
-        endpoint,
-        operation,
-        ok: false,
-        detail: `not run: needs ${missing.map((name) => endpoints[name].operation).join(', ')}`,
-      };
-    } else {
-      try {
-        result = { endpoint, operation, ok: true, detail: await run() };
-      } catch (error) {
-        const message =
-          error instanceof CheckFailed || error instanceof Skipped
-            ? error.message
-            : `${toVaultError(error, client.redact).code}: ${client.redact(error instanceof Error ? error.message : String(error))}`;
-        result = { endpoint, operation, ok: error instanceof Skipped ? undefined : false, detail: message };
-      }
-    }
-    results.set(endpoint, result);
-    options.onResult?.(result);
-  }
-
-  function found(check: ConformanceCheck, outcome: FindingOutcome, detail: string): void {
-    const finding: ConformanceFinding = {
-      check,
-      outcome,
-      detail: client.redact(detail),
-      knownTeamPassLimit: TEAMPASS_LIMITS[check].includes(outcome),
-    };
-    findings.push(finding);
-    options.onFinding?.(finding);
-  }
-
-  /** The server's words about an error, or its code: for one line. */
-  function said(error: unknown): string {
-    const words = serverWordsOf(error, client.redact, 100);
-    const vaultError = toVaultError(error, client.redact);
-    return `${vaultError.code}${vaultError.status === undefined ? '' : ` (HTTP ${vaultError.status})`}${words ? `: "${words}"` : ''}`;
-  }
-
-  const mainItemsReady = () =>
-    ['addItem', 'updateItem'].every((name) => results.get(name as EndpointName)?.ok === true);
-
-  const folderTitle = `vaultline-conformance-${token}`;
-  // The main flow stays in the BMP: TeamPass's default 3-byte tables refuse anything else, which
-  // is its own check below.
-  const label = `conf ${token} Ünïcødé ✓ ;/+=% end`;
-  const secondLabel = `conf ${token} second`;
-  const password = `pw;/+=%\n\u0000✓${token}`;
-  const emojiLabel = `conf ${token} emoji 😀 🔑`;
-  const payload = new Uint8Array([0, 1, 2, 255, ...new TextEncoder().encode(`conformance ✓ ${token}\n`)]);
+  const run: Run = {
+    client,
+    options,
+    files: options.files ?? true,
+    token,
+    folderTitle: `vaultline-conformance-${token}`,
+    // The main flow stays in the BMP: TeamPass's default 3-byte tables refuse anything else, which
+    // is its own check.
+    label: `conf ${token} Ünïcødé ✓ ;/+=% end`,
+    secondLabel: `conf ${token} second`,
+    password: `pw;/+=%\n\u0000✓${token}`,
+    emojiLabel: `conf ${token} emoji 😀 🔑`,
+    payload: new Uint8Array([0, 1, 2, 255, ...new TextEncoder().encode(`conformance ✓ ${token}\n`)]),
+    state: { itemIds: [] },
+    results: new Map(),
+    findings: [],
+  };
 
   try {
-    await step('addFolder', [], async () => {
-      const created = await client.addFolder(
-        { folder: { title: folderTitle, complexityLevel: 0, parentId: 0, renewalPeriod: 0 } },
-        callOptions,
-      );
-      check(
-        Number.isSafeInteger(created.id) && created.id > 0,
-        `expected a positive new_folder_id, received ${created.id}`,
-      );
-      state.folderId = created.id;
-      return `created folder ${created.id}`;
-    });
-
-    await step('updateFolder', ['addFolder'], async () => {
-      const updated = await client.updateFolder({
-        id: state.folderId!,
-        folder: { title: `${folderTitle}-renamed`, complexityLevel: 0, renewalPeriod: 0 },
-      });
-      return `status ${JSON.stringify(updated.status)}`;
-    });
-
-    await step('addItem', ['addFolder'], async () => {
-      const first = await client.addItem({
-        item: {
-          label,
-          password,
-          description: 'line one\nline two & more',
-          folderId: state.folderId!,
-          login: `user.${token}@example.com`,
-          email: `user.${token}@example.com`,
-          url: `https://example.com/${token}?a=1&b=2`,
-          tags: ['conformance', token],
-        },
-      });
-      state.itemIds.push(first.id);
-      const second = await client.addItem({
-        item: { label: secondLabel, password: 'second', folderId: state.folderId! },
-      });
-      state.itemIds.push(second.id);
-      check(first.id !== second.id, 'two adds returned the same new_item_id');
-      try {
-        await client.addItem({
-          item: { label: label.toUpperCase(), password: 'x', folderId: state.folderId! },
-        });
-        throw new CheckFailed('adding a label that differs only in case was accepted');
-      } catch (error) {
-        if (error instanceof CheckFailed) throw error;
-        check(
-          isVaultError(error, 'duplicate_label'),
-          `a similar label gave ${toVaultError(error).code}, expected duplicate_label`,
-        );
-      }
-      return `created items ${first.id} and ${second.id}; a similar label was refused`;
-    });
-
-    await step('readItems', ['addItem'], async () => {
-      const items = await client.readItems({ ids: state.itemIds });
-      const first = items.find((item) => item.id === state.itemIds[0]);
-      check(first !== undefined, 'the first item is missing');
-      check(
-        items.some((item) => item.id === state.itemIds[1]),
-        'the second item is missing',
-      );
-      check(first.label === label, `label did not round-trip: ${JSON.stringify(first.label)}`);
-      check(first.password === password, 'password did not round-trip');
-      check(first.login === `user.${token}@example.com`, 'login did not round-trip');
-      check(first.url === `https://example.com/${token}?a=1&b=2`, 'url did not round-trip');
-      check(first.folderId === state.folderId, `folder_id is ${first.folderId}, expected ${state.folderId}`);
-      return `${items.length} items; every value round-tripped`;
-    });
-
-    await step('updateItem', ['readItems'], async () => {
-      const id = state.itemIds[1]!;
-      await client.updateItem({
-        id,
-        item: {
-          label: `${secondLabel} updated`,
-          password: 'changed ✓',
-          folderId: state.folderId!,
-          login: 'new-login',
-        },
-      });
-      const [item] = await client.readItems({ ids: [id] });
-      check(item?.label === `${secondLabel} updated`, 'the new label was not stored');
-      check(item.password === 'changed ✓', 'the new password was not stored');
-      check(item.login === 'new-login', 'the new login was not stored');
-      return 'all nine values replaced';
-    });
-
-    await step('readFolders', ['addItem'], async () => {
-      const items = (await client.readFolders({ ids: [state.folderId!] })).filter(
-        (item) => item.folderId === state.folderId,
-      );
-      check(
-        state.itemIds.every((id) => items.some((item) => item.id === id)),
-        'the folder does not list both items',
-      );
-      return `${items.length} items in the folder`;
-    });
-
-    await step('findItems', ['addItem'], async () => {
-      const found = await client.findItems({ folderIds: [state.folderId!], query: token });
-      check(
-        found.some((item) => item.id === state.itemIds[0]),
-        `searching ${token} did not find the first item`,
-      );
-      const none = await client.findItems({ folderIds: [state.folderId!], query: `zz${token}zz` });
-      check(none.length === 0, 'a search for an absent string found items');
-      return `found ${found.length}; an absent string found none`;
-    });
-
-    await step('readUserItems', [], async () => {
-      const items = await client.readUserItems({ login: options.login });
-      return `${items.length} items for ${options.login}`;
-    });
-
-    await step('readUserFolders', [], async () => {
-      const folders = await client.readUserFolders({ login: options.login });
-      check(
-        folders.every((folder) => folder.accessType !== 'none'),
-        'a folder has an unknown access_type',
-      );
-      return `${folders.length} folders for ${options.login}`;
-    });
-
-    if (mainItemsReady()) {
-      // Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables).
-      try {
-        const { id } = await client.addItem({
-          item: { label: emojiLabel, password: 'pw 😀', folderId: state.folderId!, description: '🎉' },
-        });
-        state.itemIds.push(id);
-        const [item] = await client.readItems({ ids: [id] });
-        if (item?.label === emojiLabel)
-          found('four-byte-text', 'supported', 'an emoji in a label is stored as sent');
-        else
-          found(
-            'four-byte-text',
-            'mangles',
-            `an emoji label came back as ${JSON.stringify(item?.label ?? null)}`,
-          );
-      } catch (error) {
-        found('four-byte-text', 'refuses', `add/item with an emoji in the label answered ${said(error)}`);
-      }
-
-      // Search text with a space: the whole text where the server takes it; the core's search either way.
-      const text = `${token} second`;
-      try {
-        const hits = await client.findItems({ folderIds: [state.folderId!], query: text });
-        if (hits.some((hit) => hit.id === state.itemIds[1])) {
-          found('full-text-search', 'supported', `find/item took ${JSON.stringify(text)} whole`);
-        } else {
-          found(
-            'full-text-search',
-            'mangles',
-            `find/item with ${JSON.stringify(text)} did not find the item`,
-          );
-        }
-      } catch (error) {
-        const core = await searchItems(client, { folderIds: [state.folderId!], text }).catch(() => undefined);
-        const rescue = core?.items.some((item) => item.id === state.itemIds[1])
-          ? `; the core's searchItems found it (sent ${JSON.stringify(core.serverQuery)}, filtered locally)`
-          : '';
-        found('full-text-search', 'refuses', `find/item with a space answered ${said(error)}${rescue}`);
-      }
-
-      // The key in Authorization: Bearer instead of the URL.
-      const headerClient = createVaultClient({
-        baseUrl: options.baseUrl,
-        apiKey: options.apiKey,
-        fetch: options.fetch,
-        retries: 0,
-        keyTransport: 'header',
-      });
-      try {
-        const items = await headerClient.readItems({ ids: [state.itemIds[0]!] });
-        if (items.some((item) => item.id === state.itemIds[0])) {
-          found(
-            'key-header',
-            'supported',
-            'read/items with the key in Authorization: Bearer answered the item',
-          );
-        } else {
-          found('key-header', 'failed', 'read/items with the key in Authorization: Bearer answered no item');
-        }
-      } catch (error) {
-        found(
-          'key-header',
-          isVaultError(error, 'unauthorized') ? 'refuses' : 'failed',
-          `read/items with the key in Authorization: Bearer answered ${said(error)}`,
-        );
-      }
+    for (const step of STEPS) {
+      if (step.when !== undefined && !step.when(run)) continue;
+      if ('endpoint' in step) await runOperation(run, step);
+      else await step.run(run);
     }
-
-    if (files) {
-      await step('addFile', ['addItem'], async () => {
-        try {
-          const added = await client.addFile({
-            itemId: state.itemIds[0]!,
-            file: payload,
-            fileName: `conformance ü ${token}.txt`,
-            contentType: 'text/plain',
-          });
-          if (added.id !== undefined) state.fileId = added.id;
-          return `status ${JSON.stringify(added.status)}`;
-        } catch (error) {
-          if (isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
-            found('files', 'absent', 'add/file answers "No results": the server has no file endpoints');
-            throw new Skipped('skipped: the server has no file endpoints');
-          }
-          found('files', 'failed', `add/file answered ${said(error)}`);
-          throw error;
-        }
-      });
-      if (results.get('addFile')?.ok === undefined) {
-        for (const endpoint of ['listFiles', 'downloadFile'] as const) {
-          const result: ConformanceResult = {
-            endpoint,
-            operation: endpoints[endpoint].operation,
-            ok: undefined,
-            detail: 'skipped: the server has no file endpoints',
-          };
-          results.set(endpoint, result);
-          options.onResult?.(result);
-        }
-      } else {
-        await step('listFiles', ['addFile'], async () => {
-          const listed = await client.listFiles({ itemId: state.itemIds[0]! });
-          const file = listed.find((entry) => entry.name.includes(token));
-          check(file !== undefined, 'the uploaded file is not listed');
-          check(file.size === payload.byteLength, `size is ${file.size}, expected ${payload.byteLength}`);
-          state.fileId = file.id;
-          return `${listed.length} file(s); name and size match`;
-        });
-
-        await step('downloadFile', ['listFiles'], async () => {
-          const file = await client.downloadFile({ id: state.fileId! });
-          check(
-            file.bytes.byteLength === payload.byteLength &&
-              file.bytes.every((byte, i) => byte === payload[i]),
-            'the bytes differ',
-          );
-          return `${file.bytes.byteLength} bytes identical (${file.contentType})`;
-        });
-      }
-      if (results.get('downloadFile')?.ok === true) {
-        found('files', 'supported', 'add/file, read/listfiles and read/files round-trip a file');
-      }
-    }
-
-    await step('deleteItems', ['addItem'], async () => {
-      await client.deleteItems({ ids: state.itemIds });
-      const left = await client.readItems({ ids: state.itemIds });
-      check(left.length === 0, 'deleted items can still be read');
-      state.itemIds = [];
-      return 'deleted; reads no longer return them';
-    });
-
-    await step('deleteFolders', ['addFolder'], async () => {
-      await client.deleteFolders({ ids: [state.folderId!] });
-      const left = await client.readFolders({ ids: [state.folderId!] });
-      check(
-        left.every((item) => item.folderId !== state.folderId),
-        'the deleted folder still lists items',
-      );
-      delete state.folderId;
-      return 'deleted';
-    });
   } finally {
-    // Leave nothing behind, whatever failed.
-    if (state.itemIds.length > 0) await client.deleteItems({ ids: state.itemIds }).catch(() => {});
-    if (state.folderId !== undefined) await client.deleteFolders({ ids: [state.folderId] }).catch(() => {});
+    await cleanUp(run);
   }
 
-  const ordered = ENDPOINT_NAMES.map(
+  const results = ENDPOINT_NAMES.map(
     (endpoint): ConformanceResult =>
-      results.get(endpoint) ?? {
+      run.results.get(endpoint) ?? {
         endpoint,
         operation: endpoints[endpoint].operation,
         ok: undefined,
         detail: 'not run (file operations disabled)',
       },
   );
-  findings.sort((a, b) => CONFORMANCE_CHECKS.indexOf(a.check) - CONFORMANCE_CHECKS.indexOf(b.check));
+  const findings = run.findings.sort(
+    (a, b) => CONFORMANCE_CHECKS.indexOf(a.check) - CONFORMANCE_CHECKS.indexOf(b.check),
+  );
   return {
-    ok: ordered.every((result) => result.ok !== false) && findings.every((f) => f.outcome !== 'failed'),
-    results: ordered,
+    ok: results.every((result) => result.ok !== false) && findings.every((f) => f.outcome !== 'failed'),
+    results,
     findings,
     capabilities,
   };

@@ -3,7 +3,7 @@
  * parameters and how they are encoded, and its response. Client methods, server routes, docs and
  * the conformance suite are derived from it.
  *
- * @see ../../../shared/spec/credential-vault-api.md §4
+ * @see ../../../docs/spec.md §4
  * @module
  */
 
@@ -72,7 +72,7 @@ export interface EndpointDefinition {
 /**
  * Every operation of the API.
  *
- * @see ../../../shared/spec/credential-vault-api.md §4.2, §4.3
+ * @see ../../../docs/spec.md §4.2, §4.3
  */
 export const endpoints = {
   addItem: {

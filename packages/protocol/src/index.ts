@@ -1,6 +1,11 @@
 /**
- * The Vaultline protocol core: the path codec, the endpoint table, response schemas, a client over
- * ofetch, typed errors and access checks for the TeamPass-style credential-vault API.
+ * `@vaultline/protocol`: what a client of a vault needs. The client (`createVaultClient`) and its
+ * types, what the server can do (`ServerCapabilities`), the errors (`VaultError` and the
+ * redaction helpers), access checks, `vaultline://` references, the rights table, the one search,
+ * and the records apps handle (`Item`, `Folder`, `FoundItem`, `FileInfo`, `ItemWrite`, …).
+ *
+ * Servers import the wire (endpoint table, codec, segments, schemas, OpenAPI) from
+ * `@vaultline/protocol/wire`; tests import the TeamPass fakes from `@vaultline/protocol/testing`.
  *
  * @example
  * ```ts
@@ -20,68 +25,17 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
-export {
-  capabilitiesOf,
-  createServerProbe,
-  type Identification,
-  type IdentifyRequest,
-  identifyServer,
-  type KeyTransport,
-  type KeyTransportOption,
-  type ServerCapabilities,
-  type ServerProbe,
-  type ServerProbeOptions,
-  teampassCapabilities,
-  VAULTLINE_MAX_RESULTS,
-} from './capabilities.ts';
-export {
-  decodeFolderValues,
-  decodeId,
-  decodeIdList,
-  decodeIdValue,
-  decodeItemValues,
-  decodeRawSegment,
-  decodeValue,
-  decodeValueList,
-  encodeFolderValues,
-  encodeId,
-  encodeIdList,
-  encodeItemValues,
-  encodeRawSegment,
-  encodeValue,
-  encodeValueList,
-  type FolderEncoding,
-  ITEM_VALUE_NAMES,
-  type ItemValues,
-  type ItemWrite,
-  isValidId,
-  itemToValues,
-  MAX_ID,
-  parseId,
-} from './codec.ts';
-export {
-  type CallOptions,
-  createVaultClient,
-  type RequestEvent,
-  type VaultClient,
-  type VaultClientOptions,
-  type VaultMethods,
-} from './create-client.ts';
-export {
-  type DownloadedFile,
-  ENDPOINT_NAMES,
-  type EndpointDefinition,
-  type EndpointInput,
-  type EndpointName,
-  type EndpointOutput,
-  type EndpointParams,
-  type Endpoints,
-  endpoints,
-  type FileUpload,
-  fillPath,
-  type NoResults,
-  type ResponseKind,
-} from './endpoints.ts';
+export type { KeyTransport, KeyTransportOption, ServerCapabilities } from './capabilities.ts';
+export type {
+  CallOptions,
+  RequestEvent,
+  VaultClient,
+  VaultClientOptions,
+  VaultMethods,
+} from './client/types.ts';
+export { decodeId, type FolderEncoding, type ItemWrite, parseId } from './codec.ts';
+export { createVaultClient } from './create-client.ts';
+export type { DownloadedFile, FileUpload } from './endpoints.ts';
 export {
   createRedactor,
   isVaultError,
@@ -96,23 +50,8 @@ export {
   type VaultErrorOptions,
   withServerWords,
 } from './errors.ts';
-export {
-  API_BASE_PATH,
-  createOpenApiDocument,
-  ERROR_ANSWERS,
-  type ErrorAnswer,
-  OPENAPI_DOCUMENT_PATH,
-  OPENAPI_VERSION,
-  type OpenApiDocument,
-  type OpenApiObject,
-  type OpenApiOptions,
-  SERVER_INFO_OPERATION_ID,
-} from './openapi.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
-  escapeReferenceSegment,
-  FILE_FIELD_PREFIX,
-  fieldText,
   formatReference,
   type IdReference,
   isReference,
@@ -145,43 +84,17 @@ export {
   resolveReferences,
   type UnresolvedReference,
 } from './references/resolve-references.ts';
-export { classifyError } from './response.ts';
 export {
   ACCESS_TYPES,
   type AccessType,
   describeRight,
   type Permissions,
-  parseRight,
   permissionsOf,
   RIGHTS,
   type RightDefinition,
-  rightOf,
   unionOfRights,
 } from './rights.ts';
-export {
-  AddFileResultSchema,
-  AddFolderResultSchema,
-  AddItemResultSchema,
-  collection,
-  ErrorBodySchema,
-  type FileInfo,
-  FileListSchema,
-  FileRecordSchema,
-  type Folder,
-  FolderListSchema,
-  FolderRecordSchema,
-  type FoundItem,
-  FoundItemListSchema,
-  FoundItemRecordSchema,
-  type Item,
-  ItemListSchema,
-  ItemRecordSchema,
-  type ItemWireRecord,
-  OkResultSchema,
-  RawItemRecordSchema,
-  StatusResultSchema,
-  splitPath,
-} from './schemas.ts';
+export type { FileInfo, Folder, FoundItem, Item } from './schemas.ts';
 export {
   planSearch,
   type SearchOptions,
@@ -191,28 +104,5 @@ export {
   searchableRuns,
   searchItems,
 } from './search.ts';
-export {
-  type AnySegment,
-  COMPLEXITY_LEVELS,
-  type ComplexityLevel,
-  type DecodedFolderCreate,
-  type EncodeContext,
-  type FolderCreate,
-  type FolderUpdate,
-  folderCreateSegment,
-  folderUpdateSegment,
-  idListSegment,
-  idSegment,
-  itemSegment,
-  rawSegment,
-  type Segment,
-} from './segments.ts';
-export {
-  KEY_HEADER,
-  SERVER_FEATURES,
-  SERVER_INFO_PATH,
-  type ServerFeature,
-  type ServerInfo,
-  ServerInfoSchema,
-} from './server-info.ts';
+export { COMPLEXITY_LEVELS, type ComplexityLevel, type FolderCreate, type FolderUpdate } from './segments.ts';
 export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

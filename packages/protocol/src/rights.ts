@@ -8,7 +8,7 @@
  * edit, so it may add and delete; `NDNE` write with neither edit nor delete, so it may add; `R`
  * read only. `NEND` is another spelling of `NDNE`.
  *
- * @see ../../../shared/notes/teampass-behaviour.md
+ * @see ../../../docs/teampass.md
  * @module
  */
 

@@ -183,7 +183,7 @@ function canonicalToItem(r: ItemWireRecord): ItemFields {
  * canonical form takes a fast path; anything else goes through the tolerant schema, which also
  * names what is wrong.
  *
- * @see ../../../shared/spec/credential-vault-api.md §2.1
+ * @see ../../../docs/spec.md §2.1
  */
 export const ItemRecordSchema = v.union([
   v.pipe(v.custom<ItemWireRecord>(isItemWireRecord), v.transform(canonicalToItem)),

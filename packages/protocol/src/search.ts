@@ -7,7 +7,7 @@
  */
 
 import type { ServerCapabilities } from './capabilities.ts';
-import type { CallOptions, VaultClient } from './create-client.ts';
+import type { CallOptions, VaultClient } from './client/types.ts';
 import { VaultError } from './errors.ts';
 import type { Item } from './schemas.ts';
 import { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

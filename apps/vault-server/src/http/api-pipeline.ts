@@ -12,7 +12,7 @@
  * @module
  */
 
-import { SERVER_INFO_PATH } from '@vaultline/protocol';
+import { SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { invalid } from '../errors.ts';

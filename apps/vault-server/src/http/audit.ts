@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { EndpointDefinition } from '@vaultline/protocol';
+import type { EndpointDefinition } from '@vaultline/protocol/wire';
 import type { Actor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import { toApiError } from './error-mapping.ts';

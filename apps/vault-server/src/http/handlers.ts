@@ -1,4 +1,5 @@
-import { decodeId, type EndpointName, type EndpointParams, type ItemValues } from '@vaultline/protocol';
+import { decodeId } from '@vaultline/protocol';
+import type { EndpointName, EndpointParams, ItemValues } from '@vaultline/protocol/wire';
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden, invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { createOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '@vaultline/protocol';
+import { createOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '@vaultline/protocol/wire';
 import type { Hono } from 'hono';
 import { JSON_HEADERS } from './api-response.ts';
 import type { AppEnv } from './app-env.ts';

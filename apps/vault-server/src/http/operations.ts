@@ -12,7 +12,7 @@ import {
   type EndpointName,
   type EndpointParams,
   endpoints,
-} from '@vaultline/protocol';
+} from '@vaultline/protocol/wire';
 import { invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';

@@ -7,7 +7,7 @@
  */
 
 import { createRequire } from 'node:module';
-import type { ServerFeature, ServerInfo } from '@vaultline/protocol';
+import type { ServerFeature, ServerInfo } from '@vaultline/protocol/wire';
 import { MAX_FIND_RESULTS } from '../constants.ts';
 import type { ApiAnswer } from './api-call.ts';
 import { answer, JSON_HEADERS } from './api-response.ts';

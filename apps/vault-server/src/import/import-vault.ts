@@ -11,11 +11,11 @@ import {
   createVaultClient,
   type Folder,
   type Item,
-  type ItemValues,
   toVaultError,
   type VaultClient,
   VaultError,
 } from '@vaultline/protocol';
+import type { ItemValues } from '@vaultline/protocol/wire';
 import { MAX_TITLE_LENGTH } from '../constants.ts';
 import { withinTransaction } from '../db/database.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../http/file-names.ts';

@@ -1,4 +1,5 @@
-import { COMPLEXITY_LEVELS, type DecodedFolderCreate } from '@vaultline/protocol';
+import { COMPLEXITY_LEVELS } from '@vaultline/protocol';
+import type { DecodedFolderCreate } from '@vaultline/protocol/wire';
 import { MAX_FOLDER_DEPTH, MAX_RENEWAL_MONTHS, MAX_TITLE_LENGTH } from '../constants.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';

@@ -1,4 +1,5 @@
-import { type ItemValues, type ItemWireRecord, parseId, permissionsOf } from '@vaultline/protocol';
+import { parseId, permissionsOf } from '@vaultline/protocol';
+import type { ItemValues, ItemWireRecord } from '@vaultline/protocol/wire';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,

@@ -1,4 +1,4 @@
-import { endpoints } from '@vaultline/protocol';
+import { endpoints } from '@vaultline/protocol/wire';
 import type { Queryable } from '../db/database.ts';
 import type { Actor } from './actor.ts';
 import { writeAudit } from './audit.ts';

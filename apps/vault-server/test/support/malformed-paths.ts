@@ -1,4 +1,4 @@
-import { encodeValue } from '@vaultline/protocol';
+import { encodeValue } from '@vaultline/protocol/wire';
 
 /** A small seeded PRNG (mulberry32): the same paths on every run. */
 export function prng(seed: number): () => number {

@@ -7,10 +7,10 @@
  */
 
 import { createFetch, type FetchContext, FetchError } from 'ofetch';
-import type { CallOptions, RequestEvent } from '../create-client.ts';
 import { type DownloadedFile, type EndpointDefinition, type EndpointName, endpoints } from '../endpoints.ts';
 import { type Redactor, toVaultError, VaultError } from '../errors.ts';
-import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../response.ts';
+import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../internal/response.ts';
+import type { CallOptions, RequestEvent } from './types.ts';
 
 /** A request ready to send: its URL, the same URL redacted for reports, and its headers. */
 export interface PreparedRequest {

@@ -6,9 +6,9 @@
  */
 
 import type { ItemWrite } from '../codec.ts';
-import type { CallOptions, VaultMethods } from '../create-client.ts';
 import { VaultError } from '../errors.ts';
 import type { Item } from '../schemas.ts';
+import type { CallOptions, VaultMethods } from './types.ts';
 
 /**
  * Reads one item.

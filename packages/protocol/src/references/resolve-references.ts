@@ -7,7 +7,7 @@
  */
 
 import { type AccessChecker, createAccessChecker, type UserAccess } from '../access.ts';
-import type { CallOptions, VaultClient } from '../create-client.ts';
+import type { CallOptions, VaultClient } from '../client/types.ts';
 import { isVaultError } from '../errors.ts';
 import { permissionsOf } from '../rights.ts';
 import type { FileInfo, Item } from '../schemas.ts';

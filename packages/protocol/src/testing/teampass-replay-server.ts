@@ -1,10 +1,13 @@
 /**
  * A local HTTP server on 127.0.0.1 that answers like TeamPass 2.1.27.36's legacy API, as written
- * down in shared/notes/teampass-behaviour.md: raw-URI matching, `apikey` first, no percent-decoding,
+ * down in docs/teampass.md: raw-URI matching, `apikey` first, no percent-decoding,
  * per-value item encoding, ONE base64 blob for folders, arrays vs objects keyed by id,
- * `{"err":"No results"}` with HTTP 200, the error table of §3 with its odd statuses, non-JSON bodies,
+ * `{"err":"No results"}` with HTTP 200, its error table with the odd statuses, non-JSON bodies,
  * the echoed wrong key. Faults (slow, huge, 5xx, dropped connections) are switched on per test, and
  * every request is recorded as the server saw it.
+ *
+ * @see ../../../../docs/teampass.md
+ * @module
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,9 +15,13 @@ import type { AddressInfo } from 'node:net';
 
 /** One request as the server received it: the raw URL, never percent-decoded. */
 export interface SeenRequest {
+  /** The HTTP method. */
   method: string;
+  /** The request target as sent (path and query), never percent-decoded. */
   url: string;
+  /** The request headers. */
   headers: IncomingMessage['headers'];
+  /** The whole request body. */
   body: Buffer;
   /** When it arrived (performance.now()). */
   at: number;
@@ -86,7 +93,7 @@ export interface Fault {
   times?: number;
 }
 
-/** The error table of the notes (§3), as bodies and statuses; `<key>` is replaced by the key sent. */
+/** TeamPass 2's error table (docs/teampass.md), as bodies and statuses; `<key>` is replaced by the key sent. */
 export const ERROR_TABLE = {
   apiDisabled: { status: 200, body: '{"err":"API access not allowed."}' },
   ipNotAllowed: { status: 405, body: '{"err":"Ip address not allowed."}' },
@@ -196,11 +203,13 @@ export interface ReplayServer {
   mangleFourByte: boolean;
   /** Forget the requests seen and the faults. */
   reset(): void;
+  /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayOptions {
+  /** The one API key it accepts (TeamPass 2 has no users' keys). */
   apiKey: string;
   /** When true, the API answers "API access not allowed." to everything. */
   apiDisabled?: boolean;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVaultClient } from '../src/create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from '../src/endpoints.ts';
 import { API_BASE_PATH, createOpenApiDocument, type OpenApiObject } from '../src/openapi.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'openapiReplayKey0123456789abcdef';
 const doc = createOpenApiDocument();

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestEvent, VaultClientOptions } from '../src/client/types.ts';
 import { decodeFolderValues, decodeItemValues } from '../src/codec.ts';
-import { createVaultClient, type RequestEvent, type VaultClientOptions } from '../src/create-client.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { REDACTED, VaultError, type VaultErrorCode } from '../src/errors.ts';
 import {
   ERROR_TABLE,
@@ -10,7 +11,7 @@ import {
   type ReplayServer,
   type SeenRequest,
   startReplayServer,
-} from './teampass-replay-server.ts';
+} from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'tpK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { VaultError } from '../src/errors.ts';
 import { formatReference } from '../src/references/reference.ts';
 import {
@@ -9,7 +10,11 @@ import {
   resolveReferences,
   type UnresolvedReference,
 } from '../src/references/resolve-references.ts';
-import { type ReplayServer, type StoredItem, startReplayServer } from './teampass-replay-server.ts';
+import {
+  type ReplayServer,
+  type StoredItem,
+  startReplayServer,
+} from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'tpRefsKey0123456789abcdefghijklmnopqrstu';
 

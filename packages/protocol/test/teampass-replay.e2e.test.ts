@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { serverWordsOf, VaultError } from '../src/errors.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'replayK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5';
 

@@ -1,6 +1,7 @@
 /**
  * Portable base64 over bytes: no `Buffer`, no `atob`/`btoa` (which only take Latin-1), so the core
  * runs the same in Node, browsers and VS Code web workers.
+ * Internal: shared by files of the package, exported by none of its entries.
  *
  * @module
  */

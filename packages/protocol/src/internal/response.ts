@@ -1,20 +1,21 @@
 /**
  * Turns what a server answered into a value or a {@link VaultError}: `{"err":…}` bodies whatever the
  * HTTP status, `No results` as an empty collection, non-JSON bodies as typed errors with an excerpt.
+ * Internal: shared by files of the package, exported by none of its entries.
  *
  * @module
  */
 
 import * as v from 'valibot';
-import type { EndpointDefinition } from './endpoints.ts';
+import type { EndpointDefinition } from '../endpoints.ts';
 import {
   maskPasswords,
   type Redactor,
   VAULT_ERROR_CODES,
   VaultError,
   type VaultErrorCode,
-} from './errors.ts';
-import { ErrorBodySchema } from './schemas.ts';
+} from '../errors.ts';
+import { ErrorBodySchema } from '../schemas.ts';
 
 /** Where a response came from, for error messages. */
 export interface ResponseOrigin {

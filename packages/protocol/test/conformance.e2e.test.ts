@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ConformanceFinding, formatFindings, runConformance } from '../src/conformance.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'confK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
 const run = promisify(execFile);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
-import { planSearch, searchableRuns, searchItems } from '../src/search.ts';
+import { searchItems } from '../src/search.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { MAX_SEARCH_LENGTH } from '../src/text.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'srchK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
@@ -185,29 +186,5 @@ describe('searchItems on a Vaultline server', () => {
     teampass.reset();
     await searchItems(tp, { folderIds: [1], text: 'postgres' }, { capabilities: caps });
     expect(teampass.identifications).toEqual([]);
-  });
-});
-
-describe('planSearch', () => {
-  it.each([
-    ['postgres prod', 'restricted', 'postgres', false],
-    ["o'brien:db_1-x", 'restricted', "o'brien:db_1-x", true],
-    ['  db  ', 'restricted', 'db', true],
-    ['a b', 'restricted', undefined, false],
-    ['0', 'restricted', undefined, false],
-    ['Ünïcødé', 'restricted', undefined, false],
-    ['postgres prod', 'full', 'postgres prod', true],
-    ['a/b#c', 'full', undefined, false],
-    ['abc/de', 'full', 'abc', false],
-    // Dot segments never reach the server: URL parsers drop them from the path.
-    ['..', 'full', undefined, false],
-    ['.', 'full', undefined, false],
-    ['a..b', 'full', 'a..b', true],
-  ] as const)('%j on a %s server → %j', (text, search, query, whole) => {
-    expect(planSearch(text, search)).toEqual({ query, whole });
-  });
-
-  it('lists runs longest first', () => {
-    expect(searchableRuns('ab cdef g', 'restricted')).toEqual(['cdef', 'ab', 'g']);
   });
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
-import { createVaultClient, type RequestEvent } from '../src/create-client.ts';
+import type { RequestEvent } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'capK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';

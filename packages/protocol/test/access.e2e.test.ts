@@ -1,10 +1,11 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import { createVaultClient, type VaultClient } from '../src/create-client.ts';
+import type { VaultClient } from '../src/client/types.ts';
+import { createVaultClient } from '../src/create-client.ts';
 import { VaultError } from '../src/errors.ts';
 import { ACCESS_TYPES, RIGHTS } from '../src/rights.ts';
-import { type ReplayServer, startReplayServer } from './teampass-replay-server.ts';
+import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'tpAccessKey0123456789abcdefghijklmnopqr';
 

@@ -1,0 +1,94 @@
+/**
+ * `@vaultline/protocol/wire`: what a server (or a tool that speaks the API by hand) needs. The
+ * endpoint table (`endpoints`, one row per operation) and its types, the codec (base64url values,
+ * id lists, raw segments), the path segments each row decodes with, the response schemas, the
+ * OpenAPI document generated from the table, and the server identification constants
+ * (`SERVER_INFO_PATH`, `ServerInfoSchema`, `SERVER_FEATURES`, `KEY_HEADER`).
+ *
+ * Client code imports from `@vaultline/protocol` instead.
+ *
+ * @example
+ * ```ts
+ * import { endpoints } from '@vaultline/protocol/wire';
+ *
+ * const row = endpoints.readItems; // { operation: 'read/items', method: 'GET', path: '/read/items/{ids}', … }
+ * const ids = row.params.ids.decode('1;2;3'); // [1, 2, 3]
+ * ```
+ * @module
+ */
+
+export {
+  decodeFolderValues,
+  decodeIdList,
+  decodeIdValue,
+  decodeItemValues,
+  decodeRawSegment,
+  decodeValue,
+  decodeValueList,
+  encodeFolderValues,
+  encodeId,
+  encodeIdList,
+  encodeItemValues,
+  encodeRawSegment,
+  encodeValue,
+  encodeValueList,
+  ITEM_VALUE_NAMES,
+  type ItemValues,
+  isValidId,
+  itemToValues,
+  MAX_ID,
+} from './codec.ts';
+export {
+  ENDPOINT_NAMES,
+  type EndpointDefinition,
+  type EndpointInput,
+  type EndpointName,
+  type EndpointOutput,
+  type EndpointParams,
+  type Endpoints,
+  endpoints,
+  type NoResults,
+  type ResponseKind,
+} from './endpoints.ts';
+export {
+  API_BASE_PATH,
+  createOpenApiDocument,
+  OPENAPI_DOCUMENT_PATH,
+  type OpenApiDocument,
+  type OpenApiObject,
+  type OpenApiOptions,
+} from './openapi.ts';
+export {
+  AddFileResultSchema,
+  AddFolderResultSchema,
+  AddItemResultSchema,
+  ErrorBodySchema,
+  FileListSchema,
+  FileRecordSchema,
+  FolderListSchema,
+  FolderRecordSchema,
+  FoundItemListSchema,
+  FoundItemRecordSchema,
+  ItemListSchema,
+  ItemRecordSchema,
+  type ItemWireRecord,
+  OkResultSchema,
+  StatusResultSchema,
+} from './schemas.ts';
+export {
+  type DecodedFolderCreate,
+  folderCreateSegment,
+  folderUpdateSegment,
+  idListSegment,
+  idSegment,
+  itemSegment,
+  type Segment,
+} from './segments.ts';
+export {
+  KEY_HEADER,
+  SERVER_FEATURES,
+  SERVER_INFO_PATH,
+  type ServerFeature,
+  type ServerInfo,
+  ServerInfoSchema,
+} from './server-info.ts';

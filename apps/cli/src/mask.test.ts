@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MASK } from '../src/constants.ts';
-import { createMasker, maskNeedles } from '../src/mask.ts';
+import { MASK } from './constants.ts';
+import { createMasker, maskNeedles } from './mask.ts';
 
 async function through(needles: Buffer[], chunks: Buffer[]): Promise<string> {
   const out: Buffer[] = [];

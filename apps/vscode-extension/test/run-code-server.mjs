@@ -28,7 +28,9 @@ const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
 if (!codeServerBin || !existsSync(codeServerBin)) {
-  console.error('CODE_SERVER_BIN must point at code-server 4.139.1 (see shared/notes/toolchain.md).');
+  console.error(
+    'CODE_SERVER_BIN must point at code-server 4.139.1 (./run.sh test installs it into .tools/; see apps/vscode-extension/README.md).',
+  );
   process.exit(1);
 }
 const started = Date.now();

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
+import { symbolicLinks } from './repo-files.ts';
+import { checkStandalone } from './standalone.ts';
+
+const repo = openRepository();
+
+describe('the repository', () => {
+  it('is read whole: its Markdown and source files, and nothing from node_modules or dist', () => {
+    expect(repo.files).toContain('README.md');
+    expect(repo.files).toContain('packages/protocol/src/endpoints.ts');
+    expect(repo.files.filter((path) => /(^|\/)(node_modules|dist)\//.test(path))).toEqual([]);
+  });
+
+  it('has no broken relative link in any Markdown file', () => {
+    const problems = checkMarkdownLinks(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('has no @see tag naming a path that does not resolve', () => {
+    const problems = checkSeeTags(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('points nowhere outside itself (no ../shared/)', () => {
+    const problems = checkStandalone(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('holds no symbolic links (they break on checkouts without symlinks)', () => {
+    expect(symbolicLinks(repo.root)).toEqual([]);
+  });
+});

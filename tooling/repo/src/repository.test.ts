@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
+import { checkNodeStatement, readNodeStatement } from './node-versions.ts';
 import { symbolicLinks } from './repo-files.ts';
 import { checkStandalone } from './standalone.ts';
 
@@ -25,6 +26,10 @@ describe('the repository', () => {
   it('points nowhere outside itself (no ../shared/)', () => {
     const problems = checkStandalone(repo);
     expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('states one Node version: .node-version, .nvmrc and every engines.node agree', () => {
+    expect(checkNodeStatement(readNodeStatement(repo))).toEqual([]);
   });
 
   it('holds no symbolic links (they break on checkouts without symlinks)', () => {

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BENCHMARKS_DOC, GENERATE_COMMAND, readBenchmarkRecords, renderBenchmarks } from './benchmarks.ts';
 import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
 import { checkNodeStatement, readNodeStatement } from './node-versions.ts';
 import { symbolicLinks } from './repo-files.ts';
@@ -34,5 +37,12 @@ describe('the repository', () => {
 
   it('holds no symbolic links (they break on checkouts without symlinks)', () => {
     expect(symbolicLinks(repo.root)).toEqual([]);
+  });
+
+  it("has docs/benchmarks.md as the benches' records give it", () => {
+    const page = readFileSync(join(repo.root, BENCHMARKS_DOC), 'utf8');
+    expect(page, `${BENCHMARKS_DOC} is out of date: run ${GENERATE_COMMAND}`).toBe(
+      renderBenchmarks(readBenchmarkRecords(repo.root)),
+    );
   });
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Vaultline quick start. Sets up what it needs (Node 24 and pnpm in .tools/ when the system Node is
-# older than 22, the workspace's packages, and for tests Chromium, code-server and PostgreSQL),
+# Vaultline quick start. Sets up what it needs (the Node of .node-version and pnpm in .tools/ when
+# the system Node's major is older, the workspace's packages, and for tests Chromium, code-server and PostgreSQL),
 # reuses it on the next run, and prints what it is doing.
 #
 #   ./run.sh start   start the vault server on 127.0.0.1 with the demo vault
@@ -16,9 +16,11 @@ export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 say() { printf '\033[1m[vaultline]\033[0m %s\n' "$*"; }
 
 ensure_node() {
+  # Development needs the major of .node-version (the root package.json's engines); what ships
+  # also runs on older Node (CONTRIBUTING.md, "Node versions").
   local major
   major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-  if [ "$major" -ge 22 ]; then
+  if [ "$major" -ge "${NODE_VERSION%%.*}" ]; then
     say "using system Node $(node --version)"
     return
   fi

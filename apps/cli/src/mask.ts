@@ -1,7 +1,8 @@
 /**
  * Masking resolved values in a child's output, as bytes: a value split across chunks is still
  * masked, because the bytes that could begin a value are held back until the next chunk (or the
- * end) tells. Nothing that could be part of a value is written early.
+ * end) tells. Nothing that could be part of a value is written early, and what is still held back
+ * at the end (the child stopped in the middle of a value) is masked, never written as it is.
  *
  * @module
  */
@@ -61,7 +62,8 @@ function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
 }
 
 /**
- * A stream that replaces every needle with {@link MASK}.
+ * A stream that replaces every needle with {@link MASK}. Output that ends with the start of a
+ * needle ends with {@link MASK} instead: the child may have stopped while writing the value.
  *
  * @param needles The byte strings to mask (from {@link maskNeedles}).
  * @returns The transform.
@@ -78,9 +80,14 @@ export function createMasker(needles: readonly Buffer[]): Transform {
       from = match.at + match.length;
     }
     const rest = data.subarray(from);
-    const keep = final ? 0 : heldBack(rest, needles);
+    const keep = heldBack(rest, needles);
     out.push(rest.subarray(0, rest.length - keep));
-    pending = Buffer.from(rest.subarray(rest.length - keep));
+    if (final) {
+      if (keep > 0) out.push(mask);
+      pending = Buffer.alloc(0);
+    } else {
+      pending = Buffer.from(rest.subarray(rest.length - keep));
+    }
     return Buffer.concat(out);
   }
   return new Transform({

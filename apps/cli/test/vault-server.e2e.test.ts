@@ -329,6 +329,110 @@ describe('vaultline against the Vaultline server', () => {
       expect(result.stdout).toBe(`start ${MASK} end\n`);
     });
 
+    describe('the start of a value at the end of the output', () => {
+      // bob's 18-character password: the child writes its first 10 characters and nothing more.
+      const asBob = () => ({
+        S: `vaultline://${id('ops secret')}/password`,
+        VAULTLINE_API_KEY: seeded.vault.adminKey,
+        VAULTLINE_LOGIN: 'bob',
+      });
+      const start = "'T:' + process.env.S.slice(0, 10)";
+
+      it('is masked when the command exits after writing it', async () => {
+        expect(pw('ops secret')).toHaveLength(18);
+        const result = await cli(['run', '--', process.execPath, '-e', `process.stdout.write(${start})`], {
+          env: asBob(),
+        });
+        expect(result.code).toBe(0);
+        expect(result.stdout).toBe(`T:${MASK}`);
+      });
+
+      it('is masked when written in pieces, on stdout and on stderr alike', async () => {
+        const script = `
+          const a = process.env.A, b = process.env.B;
+          process.stdout.write('out:' + a.slice(0, 3));
+          setTimeout(() => process.stderr.write('err:' + b.slice(0, 4)), 60);
+          setTimeout(() => process.stdout.write(a.slice(3, 12)), 120);
+          setTimeout(() => process.stderr.write(b.slice(4, 9)), 180);
+        `;
+        const result = await cli(['run', '--', process.execPath, '-e', script], {
+          env: {
+            A: `vaultline://${id('github deploy')}/password`,
+            B: `vaultline://${id('api token')}/password`,
+          },
+        });
+        expect(result.code).toBe(0);
+        expect(result.stdout).toBe(`out:${MASK}`);
+        expect(result.stderr).toBe(`err:${MASK}`);
+      });
+
+      it('is masked when the command is killed, by a signal of its own or from outside', async () => {
+        const own = await cli(
+          [
+            'run',
+            '--',
+            process.execPath,
+            '-e',
+            `process.stdout.write(${start}); process.kill(process.pid, 'SIGKILL')`,
+          ],
+          { env: asBob() },
+        );
+        expect(own.code).toBe(128 + 9);
+        expect(own.stdout).toBe(`T:${MASK}`);
+
+        // The child tells its pid on stderr once it has written; the test kills it there.
+        const script = `process.stdout.write(${start}); process.stderr.write('pid ' + process.pid + '\\n'); setInterval(() => {}, 1000);`;
+        let killed = false;
+        const outside = await cli(['run', '--', process.execPath, '-e', script], {
+          env: asBob(),
+          onSpawn: (child) => {
+            child.stderr?.on('data', (chunk: Buffer) => {
+              const pid = /pid (\d+)/.exec(chunk.toString())?.[1];
+              if (!killed && pid) {
+                killed = true;
+                process.kill(Number(pid), 'SIGKILL');
+              }
+            });
+          },
+        });
+        expect(killed).toBe(true);
+        expect(outside.code).toBe(128 + 9);
+        expect(outside.stdout).toBe(`T:${MASK}`);
+      });
+
+      it('is masked when vaultline is stopped by a signal it forwards, and never written when it is killed', async () => {
+        const script = `
+          process.on('SIGTERM', () => process.exit(7));
+          process.stdout.write(${start});
+          process.stderr.write('ready\\n');
+          setTimeout(() => {}, 5000);
+        `;
+        const stop = (signal: NodeJS.Signals) => (child: import('node:child_process').ChildProcess) => {
+          let sent = false;
+          child.stderr?.on('data', (chunk: Buffer) => {
+            if (!sent && chunk.toString().includes('ready')) {
+              sent = true;
+              child.kill(signal);
+            }
+          });
+        };
+        const terminated = await cli(['run', '--', process.execPath, '-e', script], {
+          env: asBob(),
+          onSpawn: stop('SIGTERM'),
+        });
+        expect(terminated.code).toBe(7);
+        expect(terminated.stdout).toBe(`T:${MASK}`);
+
+        const killed = await cli(['run', '--', process.execPath, '-e', script], {
+          env: asBob(),
+          onSpawn: stop('SIGKILL'),
+        });
+        // What came before the value's start was written; the start, still held back, never is.
+        expect(killed.signal).toBe('SIGKILL');
+        expect(killed.stdout).toBe('T:');
+      });
+    });
+
     it('does not mask with --no-masking', async () => {
       const result = await cli(
         ['run', '--no-masking', '--', process.execPath, '-e', 'console.log(process.env.S)'],

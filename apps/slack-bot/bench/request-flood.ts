@@ -9,10 +9,17 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/bot.ts';
 
 const here = import.meta.dirname;
 const CONCURRENT = 200;
+const bench = startBenchmark({
+  id: 'slack-bot-request-flood',
+  package: '@vaultline/slack-bot',
+  script: 'bench/request-flood.ts',
+  command: 'pnpm --filter @vaultline/slack-bot exec node bench/request-flood.ts',
+});
 const children: ChildProcess[] = [];
 
 async function memory(pid: number): Promise<{ rss: number }> {
@@ -47,7 +54,12 @@ function post(port: number, size: number): Promise<number> {
   });
 }
 
-async function flood(name: string, pid: number, port: number, size: number) {
+async function flood(
+  name: string,
+  pid: number,
+  port: number,
+  size: number,
+): Promise<{ growth: number; answers: string }> {
   const before = await memory(pid);
   let highest = before.rss;
   const sampler = setInterval(() => {
@@ -66,10 +78,11 @@ async function flood(name: string, pid: number, port: number, size: number) {
   highest = Math.max(highest, after.rss);
   const counts = new Map<number, number>();
   for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+  const answers = [...counts].map(([s, n]) => `${n}×${s}`).join(' ');
   console.log(
-    `  ${name.padEnd(34)} ${String(size / 1024).padStart(5)} KiB × ${CONCURRENT}: RSS ${before.rss.toFixed(0)} → highest ${highest.toFixed(0)} → ${after.rss.toFixed(0)} MiB (+${(highest - before.rss).toFixed(0)}), ${ms.toFixed(0)} ms, answers ${[...counts].map(([s, n]) => `${n}×${s}`).join(' ')}`,
+    `  ${name.padEnd(34)} ${String(size / 1024).padStart(5)} KiB × ${CONCURRENT}: RSS ${before.rss.toFixed(0)} → highest ${highest.toFixed(0)} → ${after.rss.toFixed(0)} MiB (+${(highest - before.rss).toFixed(0)}), ${ms.toFixed(0)} ms, answers ${answers}`,
   );
-  return highest - before.rss;
+  return { growth: highest - before.rss, answers };
 }
 
 try {
@@ -116,12 +129,19 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   console.log(`Unsigned bodies, ${CONCURRENT} at once (lower is better)`);
-  const baseGrowth = await flood('baseline "Bolt\'s HTTPReceiver"', baseline.pid ?? 0, basePort, 1024 * 1024);
-  const botGrowth = await flood('bot (checks before reading)', bot.pid ?? 0, botPort, 1024 * 1024);
+  const base = await flood('baseline "Bolt\'s HTTPReceiver"', baseline.pid ?? 0, basePort, 1024 * 1024);
+  const ours = await flood('bot (checks before reading)', bot.pid ?? 0, botPort, 1024 * 1024);
   await flood('bot (checks before reading)', bot.pid ?? 0, botPort, 200 * 1024);
+  const [botGrowth, baseGrowth] = [ours.growth, base.growth];
   console.log(
     `  growth of resident memory, bot / baseline: ${(botGrowth / Math.max(1, baseGrowth)).toFixed(2)}× (${botGrowth.toFixed(0)} vs ${baseGrowth.toFixed(0)} MiB)`,
   );
+  bench.record([
+    {
+      figure: `${CONCURRENT} concurrent unsigned 1 MB bodies`,
+      result: `+${botGrowth.toFixed(0)} MiB RSS, answers ${ours.answers} (bare Bolt: +${baseGrowth.toFixed(0)} MiB, answers ${base.answers})`,
+    },
+  ]);
 } finally {
   for (const child of children) child.kill();
 }

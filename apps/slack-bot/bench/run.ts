@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createVaultClient } from '@vaultline/protocol';
+import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { BOT_TOKEN, nextId, SIGNING_SECRET, slash } from '../test/support/bot.ts';
 import { type FakeSlack, startFakeSlack } from '../test/support/fake-slack.ts';
 
@@ -21,6 +22,12 @@ const ROUNDS = 10;
 const SEED_CONCURRENCY = 48;
 const API_ITEMS = Number(process.env.BENCH_API_ITEMS ?? 2_000);
 const here = import.meta.dirname;
+const bench = startBenchmark({
+  id: 'slack-bot',
+  package: '@vaultline/slack-bot',
+  script: 'bench/run.ts',
+  command: 'pnpm --filter @vaultline/slack-bot bench',
+});
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -254,6 +261,24 @@ try {
   );
   console.log(`  bot, "item" (every item matches)              ${ms(median(broad))}   ${broadText}`);
   console.log(`  bot, "ítem-04242" (matched by the bot)        ${ms(median(local))}`);
+  const round = (value: number) => value.toFixed(0);
+  bench.record(
+    [
+      {
+        figure: `ack of ${CONCURRENT} concurrent commands (1 in 5 a \`request\`), p50 / p99`,
+        result:
+          `${round(median(mixedAcks))} / ${round(quantile(mixedAcks, 0.99))} ms ` +
+          `(bare Bolt in the same run: ${round(bp50)} / ${round(bp99)} ms; ` +
+          `\`node:http\`: ${round(median(bareAcks))} / ${round(quantile(bareAcks, 0.99))} ms)`,
+        goal: 'p99 < 50 ms',
+      },
+      {
+        figure: `full answer of a find over ${ITEMS.toLocaleString('en')} items`,
+        result: `${round(median(warm))} ms (rights cached), ${round(cold.ms)} ms (cold); direct find/item ${round(base)} ms`,
+      },
+    ],
+    { items: ITEMS, rounds: ROUNDS },
+  );
   bot = '';
 } finally {
   for (const child of children) child.kill();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { startBenchmark } from '@vaultline/repo/benchmarks';
 import autocannon from 'autocannon';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
@@ -17,6 +18,12 @@ const ROUNDS = 3;
 const WARMUP_S = 1;
 const CONNECTIONS = 16;
 const FIND_QUERIES = 1_000;
+const bench = startBenchmark({
+  id: 'vault-server',
+  package: '@vaultline/vault-server',
+  script: 'bench/run.ts',
+  command: 'pnpm --filter @vaultline/vault-server bench',
+});
 
 interface Started {
   child: ChildProcess;
@@ -285,3 +292,46 @@ for (const store of ['pglite', 'postgres']) {
 }
 line('  goal (PGlite)', 'empty < 150, 100,000 items < 250');
 process.stdout.write(`\n${JSON.stringify(results, null, 2)}\n`);
+
+const STORES = { pglite: 'PGlite', postgres: 'PostgreSQL' } as const;
+const perStore = (describe: (store: keyof typeof STORES) => string) =>
+  (Object.keys(STORES) as (keyof typeof STORES)[])
+    .map((store) => `${describe(store)} ${STORES[store]}`)
+    .join(', ');
+const readOf = (store: string) =>
+  results[`readItems_${store}`] as {
+    ratio: number;
+    vaultCpuUsPerRequest: number;
+    withWrk: { ratio: number } | string;
+  };
+bench.record(
+  [
+    {
+      figure: 'read/items req/s vs raw `node:http`',
+      result: `${perStore((store) => {
+        const read = readOf(store);
+        return typeof read.withWrk === 'string'
+          ? String(read.ratio)
+          : `${read.ratio} / ${read.withWrk.ratio}`;
+      })} (autocannon${HAS_WRK ? ' / wrk' : ''}; ${perStore((store) => `${readOf(store).vaultCpuUsPerRequest} µs`)} of server CPU per request)`,
+      goal: '≥ 0.35 / ≥ 0.25',
+    },
+    {
+      figure: 'find/item over 100,000 items, p50 / p99',
+      result: perStore((store) => {
+        const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
+        return `${find.p50Ms} / ${find.p99Ms} ms`;
+      }),
+      goal: '< 5 / < 20 ms',
+    },
+    {
+      figure: 'idle RSS, empty / 100,000 items',
+      result: perStore((store) => {
+        const rss = results[`rssMiB_${store}`] as { emptyVault: number; idleWith100kItems: number };
+        return `${rss.emptyVault} / ${rss.idleWith100kItems} MiB`;
+      }),
+      goal: 'PGlite < 150 / < 250',
+    },
+  ],
+  { 'seconds per load run': DURATION_S, rounds: ROUNDS, connections: CONNECTIONS },
+);

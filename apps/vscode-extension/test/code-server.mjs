@@ -1,5 +1,5 @@
 // Starts code-server (a built VS Code: remote server, web workbench, real Node extension host) and
-// opens its workbench in Chromium through playwright-core. Adapted from shared/reference/vscode-test-harness.mjs.
+// opens its workbench in Chromium through playwright-core.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

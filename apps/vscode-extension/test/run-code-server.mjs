@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
+import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startCodeServer } from './code-server.mjs';
 import { startCorsRelay } from './cors-relay.mjs';
 import { scanForSecrets } from './secret-scan.mjs';
@@ -28,12 +29,24 @@ const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
 if (!codeServerBin || !existsSync(codeServerBin)) {
-  console.error('CODE_SERVER_BIN must point at code-server 4.139.1 (see shared/notes/toolchain.md).');
+  console.error(
+    'CODE_SERVER_BIN must point at code-server 4.139.1 (./run.sh test installs it into .tools/; see apps/vscode-extension/README.md).',
+  );
   process.exit(1);
 }
 const started = Date.now();
 let passed = 0;
 let failed = 0;
+// The extension host's benchmarks print `BENCH_FIGURE <json>` lines; a passing run records them.
+const benchRun = bench
+  ? startBenchmark({
+      id: 'vscode-extension-host',
+      package: 'vaultline-vscode',
+      script: 'test/suite/bench.ts',
+      command: 'pnpm --filter vaultline-vscode bench',
+    })
+  : undefined;
+const figures = [];
 
 const sh = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status === 0;
 if (!sh(process.execPath, ['esbuild.config.mjs'])) {
@@ -69,7 +82,9 @@ try {
     onLog: (args) => {
       const line = format(...args);
       const match = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
-      if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
+      const figure = /^BENCH_FIGURE (\{.*\})$/.exec(line.trim());
+      if (figure) figures.push(JSON.parse(figure[1]));
+      else if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
       else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
     },
     onExit: (code) => exit(code),
@@ -162,6 +177,7 @@ if (!bench) {
   }
 }
 
+if (benchRun && failed === 0 && figures.length > 0) benchRun.record(figures);
 console.log(`run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

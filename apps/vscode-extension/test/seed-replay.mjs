@@ -1,5 +1,5 @@
 // Starts the protocol package's TeamPass replay server (TeamPass 2.1's legacy API as written down in
-// shared/notes/teampass-behaviour.md: one shared key, restricted search segment, "No results" for
+// docs/teampass.md: one shared key, restricted search segment, "No results" for
 // empty lists) twice, seeded like the vault fixture: the same folders, items and attachment, alice
 // and bob with the same rights. The second one has no file endpoints (every TeamPass release).
 import { randomBytes } from 'node:crypto';

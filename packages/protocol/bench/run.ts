@@ -8,11 +8,19 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Figure, startBenchmark } from '@vaultline/repo/benchmarks';
 import * as v from 'valibot';
 import { createVaultClient } from '../dist/index.js';
 import { decodeValue, encodeValue, ItemListSchema } from '../dist/wire.js';
 
+/** A quick run (`--quick`) prints its figures but does not record them: its budgets are too short. */
 const QUICK = process.argv.includes('--quick');
+const run = startBenchmark({
+  id: 'protocol',
+  package: '@vaultline/protocol',
+  script: 'bench/run.ts',
+  command: 'pnpm --filter @vaultline/protocol bench',
+});
 
 interface Timing {
   /** Median time of one run, in ms. */
@@ -54,8 +62,18 @@ function compare(
   ];
 }
 
+function rate(bytes: number, timing: Timing): number {
+  return bytes / 1e6 / (timing.ms / 1e3);
+}
+
 function mbps(bytes: number, timing: Timing): string {
-  return `${(bytes / 1e6 / (timing.ms / 1e3)).toFixed(0).padStart(6)} MB/s`;
+  return `${rate(bytes, timing).toFixed(0).padStart(6)} MB/s`;
+}
+
+/** `lo–hi` of some values, or the one value when they round alike. */
+function span(values: number[], digits: number): string {
+  const [lo, hi] = [Math.min(...values).toFixed(digits), Math.max(...values).toFixed(digits)];
+  return lo === hi ? lo : `${lo}–${hi}`;
 }
 
 function ratio(ours: Timing, baseline: Timing): string {
@@ -69,7 +87,13 @@ function sampleText(bytes: number): string {
   return unit.repeat(Math.ceil(bytes / unitBytes)).slice(0, bytes - 8);
 }
 
-function codecBench(): void {
+function codecBench(): Figure {
+  const found = {
+    encode: [] as number[],
+    encodeRatio: [] as number[],
+    decode: [] as number[],
+    decodeRatio: [] as number[],
+  };
   console.log('(a) codec: encodeValue / decodeValue vs Buffer base64url');
   for (const [name, size, batch] of [
     ['1 KiB', 1024, 2000],
@@ -101,7 +125,17 @@ function codecBench(): void {
     console.log(
       `    ${name.padEnd(6)} decode ${mbps(bytes, dec)}  Buffer ${mbps(bytes, decBase)}  → ${ratio(dec, decBase)} the time`,
     );
+    found.encode.push(rate(bytes, enc));
+    found.encodeRatio.push(enc.ms / encBase.ms);
+    found.decode.push(rate(bytes, dec));
+    found.decodeRatio.push(dec.ms / decBase.ms);
   }
+  return {
+    figure: 'codec vs `Buffer` base64url (1 KiB and 1 MiB values)',
+    result:
+      `encode ${span(found.encode, 0)} MB/s (${span(found.encodeRatio, 1)}× Buffer's time), ` +
+      `decode ${span(found.decode, 0)} MB/s (${span(found.decodeRatio, 1)}×)`,
+  };
 }
 
 /** A read/userpw body as TeamPass sends it: an object keyed by id, every value a string. */
@@ -124,7 +158,7 @@ function userpwBody(count: number): string {
   return JSON.stringify(records);
 }
 
-function parseBench(): void {
+function parseBench(): Figure {
   const body = userpwBody(10_000);
   const parsed = v.parse(ItemListSchema, JSON.parse(body));
   if (parsed.length !== 10_000 || parsed[0]?.path.length !== 3) throw new Error('parse bench: wrong result');
@@ -139,9 +173,14 @@ function parseBench(): void {
     `    JSON.parse + v.parse(ItemListSchema) ${ours.ms.toFixed(1)} ms   JSON.parse alone ${baseline.ms.toFixed(1)} ms` +
       `   (${(body.length / 1e6).toFixed(1)} MB)  → ${ratio(ours, baseline)} (goal ≤ 2×)`,
   );
+  return {
+    figure: 'parse + validate 10,000 read/userpw records vs `JSON.parse`',
+    result: ratio(ours, baseline),
+    goal: '≤ 2×',
+  };
 }
 
-async function clientBench(): Promise<void> {
+async function clientBench(): Promise<Figure> {
   const apiKey = 'benchKey0123456789abcdefghijklmnopqrstu';
   const body = JSON.stringify([
     {
@@ -228,9 +267,16 @@ async function clientBench(): Promise<void> {
         `   [fetch + timeout signal + JSON.parse + v.parse ${least.ms.toFixed(0)} µs = ${ratio(least, base)}]`,
     );
   }
+  const bareWall = pick('bare', 'wall');
+  return {
+    figure: 'client request vs bare `fetch` + `JSON.parse`',
+    result: `${ratio(pick('client', 'wall'), bareWall)} wall (floor: fetch + timeout signal + \`v.parse\` = ${ratio(pick('floor', 'wall'), bareWall)})`,
+    goal: '≤ 1.1×',
+  };
 }
 
 console.log(`@vaultline/protocol bench — Node ${process.version}${QUICK ? ' (quick)' : ''}`);
-codecBench();
-parseBench();
-await clientBench();
+const codec = codecBench();
+const parse = parseBench();
+const client = await clientBench();
+if (!QUICK) run.record([parse, client, codec]);

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ENV, EXIT } from '../src/constants.ts';
-import { readEnvironment } from '../src/env.ts';
-import { processOutput } from '../src/output.ts';
-import { createProgram } from '../src/program.ts';
+import { ENV, EXIT } from './constants.ts';
+import { readEnvironment } from './env.ts';
+import { processOutput } from './output.ts';
+import { createProgram } from './program.ts';
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 

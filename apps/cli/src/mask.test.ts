@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MASK } from '../src/constants.ts';
-import { createMasker, maskNeedles } from '../src/mask.ts';
+import { MASK } from './constants.ts';
+import { createMasker, maskNeedles } from './mask.ts';
 
 async function through(needles: Buffer[], chunks: Buffer[]): Promise<string> {
   const out: Buffer[] = [];
@@ -61,10 +61,32 @@ describe('createMasker', () => {
     expect(await through(maskNeedles(['ab', '']), [Buffer.from('ab')])).toBe('ab');
   });
 
-  it('holds back only what could begin a value, and lets it go at the end', async () => {
-    expect(await through(maskNeedles(['secret']), [Buffer.from('a sec')])).toBe('a sec');
+  it('holds back only what could begin a value, and masks what is still held back at the end', async () => {
+    expect(await through(maskNeedles(['secret']), [Buffer.from('a sec')])).toBe(`a ${MASK}`);
     expect(await through(maskNeedles(['secret']), [Buffer.from('a sec'), Buffer.from('ret!')])).toBe(
       `a ${MASK}!`,
     );
+    // Not continued: the held-back bytes were not a value after all, and go out as they are.
+    expect(await through(maskNeedles(['secret']), [Buffer.from('a sec'), Buffer.from('ond\n')])).toBe(
+      'a second\n',
+    );
+  });
+
+  it('masks the start of a value at the end however it was cut: chunks, a UTF-8 character, a line of a multi-line value', async () => {
+    const value = 'SecretPlainText123';
+    for (const chunks of [['T:SecretPlai'], ['T:Se', 'cret', 'Pla', 'i'], ['T:', 'S']]) {
+      expect(
+        await through(
+          maskNeedles([value]),
+          chunks.map((chunk) => Buffer.from(chunk)),
+        ),
+      ).toBe(`T:${MASK}`);
+    }
+    const accented = Buffer.from('x:Pässwört-42');
+    expect(await through(maskNeedles(['Pässwört-42']), [accented.subarray(0, 4)])).toBe(`x:${MASK}`);
+    const key = '-----BEGIN KEY-----\nAAAABBBBCCCCDDDD\n-----END KEY-----';
+    expect(await through(maskNeedles([key]), [Buffer.from('line: AAAABBBB')])).toBe(`line: ${MASK}`);
+    // Output that ends with no value's start is written whole.
+    expect(await through(maskNeedles([value]), [Buffer.from('T:done')])).toBe('T:done');
   });
 });

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BENCHMARKS_DOC, GENERATE_COMMAND, readBenchmarkRecords, renderBenchmarks } from './benchmarks.ts';
+import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
+import { checkNodeStatement, readNodeStatement } from './node-versions.ts';
+import { symbolicLinks } from './repo-files.ts';
+import { checkStandalone } from './standalone.ts';
+
+const repo = openRepository();
+
+describe('the repository', () => {
+  it('is read whole: its Markdown and source files, and nothing from node_modules or dist', () => {
+    expect(repo.files).toContain('README.md');
+    expect(repo.files).toContain('packages/protocol/src/endpoints.ts');
+    expect(repo.files.filter((path) => /(^|\/)(node_modules|dist)\//.test(path))).toEqual([]);
+  });
+
+  it('has no broken relative link in any Markdown file', () => {
+    const problems = checkMarkdownLinks(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('has no @see tag naming a path that does not resolve', () => {
+    const problems = checkSeeTags(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('points nowhere outside itself (no ../shared/)', () => {
+    const problems = checkStandalone(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('states one Node version: .node-version, .nvmrc and every engines.node agree', () => {
+    expect(checkNodeStatement(readNodeStatement(repo))).toEqual([]);
+  });
+
+  it('holds no symbolic links (they break on checkouts without symlinks)', () => {
+    expect(symbolicLinks(repo.root)).toEqual([]);
+  });
+
+  it("has docs/benchmarks.md as the benches' records give it", () => {
+    const page = readFileSync(join(repo.root, BENCHMARKS_DOC), 'utf8');
+    expect(page, `${BENCHMARKS_DOC} is out of date: run ${GENERATE_COMMAND}`).toBe(
+      renderBenchmarks(readBenchmarkRecords(repo.root)),
+    );
+  });
+});

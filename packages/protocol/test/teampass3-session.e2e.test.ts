@@ -239,7 +239,10 @@ describe('a TeamPass 3 session', () => {
     // TeamPass's Retry-After names the end of the minute, but the weighted previous minute may
     // still hold the caller back then: it can take two waits.
     const alice = session({
-      sleep: async (ms) => void (waits.push(ms), fake.clock.advance(ms)),
+      sleep: async (ms) => {
+        waits.push(ms);
+        fake.clock.advance(ms);
+      },
       rateLimitRetries: 4,
       maxRetryAfterMs: 60_000,
     });
@@ -405,7 +408,12 @@ describe('a TeamPass 3 session', () => {
 
   it('reuses a cached token across sessions, and clears it on dispose', async () => {
     let stored: string | undefined;
-    const cache = { get: () => stored, set: (token: string | undefined) => void (stored = token) };
+    const cache = {
+      get: () => stored,
+      set: (token: string | undefined) => {
+        stored = token;
+      },
+    };
     const first = session({ tokenCache: cache });
     await first.call('allTags', {});
     expect(stored).toBeDefined();

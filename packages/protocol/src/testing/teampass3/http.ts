@@ -172,7 +172,7 @@ export class RequestContext {
       if (hasLoneSurrogate(this.body)) throw new UncaughtPhpError('Single unpaired UTF-16 surrogate');
       this.params = Array.isArray(data)
         ? Object.fromEntries(data.map((value, index) => [String(index), toPhp(value)]))
-        : toPhpParams(data as Record<string, unknown>);
+        : toPhpParams(data);
       return this.params;
     }
     const type = (this.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -215,10 +215,10 @@ function toPhp(value: unknown): PhpValue {
   if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
     return value;
   if (Array.isArray(value)) return value.map(toPhp);
-  if (typeof value === 'object') return toPhpParams(value as Record<string, unknown>);
+  if (typeof value === 'object') return toPhpParams(value);
   return null;
 }
 
-function toPhpParams(value: Record<string, unknown>): PhpParams {
+function toPhpParams(value: object): PhpParams {
   return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, toPhp(entry)]));
 }

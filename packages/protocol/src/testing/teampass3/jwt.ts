@@ -70,7 +70,7 @@ function decodeJson(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
+      ? Object.fromEntries(Object.entries(value))
       : undefined;
   } catch {
     return undefined;
@@ -85,9 +85,9 @@ function decodeJson(part: string): Record<string, unknown> | undefined {
  * @returns The claims.
  */
 export function verifyJwt(token: string, check: JwtCheck): Record<string, unknown> | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  const [head, body, signature] = parts as [string, string, string];
+  const [head, body, signature, extra] = token.split('.');
+  if (head === undefined || body === undefined || signature === undefined || extra !== undefined)
+    return undefined;
   const header = decodeJson(head);
   if (header?.alg !== 'HS256') return undefined;
   const expected = createHmac('sha256', check.secret).update(`${head}.${body}`).digest();

@@ -202,21 +202,16 @@ export function phpSanitizeUrl(text: string): string {
 }
 
 /**
- * PHP `urldecode()`: `+` is a space, `%XX` a byte (kept as is when malformed).
+ * PHP `urldecode()`: `+` is a space, `%XX` a byte (a malformed `%` is kept as is; bytes that are
+ * not UTF-8 become U+FFFD, where PHP would keep them).
  *
  * @param text The text.
  * @returns The decoded text.
  */
 export function phpUrlDecode(text: string): string {
-  const spaced = text.replace(/\+/g, ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced.replace(/%([0-9a-fA-F]{2})/g, (whole, hex: string) => {
-      const code = Number.parseInt(hex, 16);
-      return code < 0x80 ? String.fromCharCode(code) : whole;
-    });
-  }
+  return text
+    .replace(/\+/g, ' ')
+    .replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
 
 /**

@@ -422,6 +422,36 @@ describe('requests', () => {
     await small.close();
   });
 
+  it('README example', async () => {
+    const readme = await startTeamPass3Fake({
+      seed: {
+        folders: [{ title: 'Shared', children: [{ title: 'Sub' }] }, { title: 'DevOnly' }],
+        roles: [{ name: 'Devs', folders: { Shared: 'W', 'Shared/Sub': 'R', DevOnly: 'W' } }],
+        users: [{ login: 'alice', password: 'pw', apiKey: 'key', roles: ['Devs'], api: { delete: false } }],
+        items: [{ label: 'db', folder: 'Shared', password: 's3cret', totp: 'JBSWY3DPEHPK3PXP' }],
+      },
+    });
+    const signInAt = async () => {
+      const response = await fetch(`${readme.url}/api/index.php/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'alice', password: 'pw', apikey: 'key' }),
+      });
+      return ((await response.json()) as { token: string }).token;
+    };
+    const token = await signInAt();
+    const read = () =>
+      fetch(`${readme.url}/api/index.php/item/get?id=1`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await read()).status).toBe(200);
+    readme.setApiFlags('alice', { read: false });
+    expect((await read()).status).toBe(403);
+    readme.setApiFlags('alice', { read: true });
+    readme.clock.advance(61 * 60_000);
+    expect((await read()).status).toBe(401);
+    expect(readme.signIns('alice')).toBe(1);
+    await readme.close();
+  });
+
   it('names unknown folders, users and roles in seed errors', () => {
     expect(() => fake.seed({ items: [{ label: 'x', folder: 'Nope', password: 'x' }] })).toThrow(
       'No folder at "Nope".',

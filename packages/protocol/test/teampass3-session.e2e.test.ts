@@ -430,6 +430,43 @@ describe('a TeamPass 3 session', () => {
     expect(await failure(first.call('allTags', {}))).toMatchObject({ code: 'aborted' });
   });
 
+  it('signs in once when the cached token was revoked meanwhile', async () => {
+    let stored: string | undefined;
+    const cache = {
+      get: () => stored,
+      set: (token: string | undefined) => {
+        stored = token;
+      },
+    };
+    await session({ tokenCache: cache }).call('allTags', {});
+    fake.revokeSessions('alice');
+    const later = session({ tokenCache: cache });
+    await expect(later.call('allTags', {})).resolves.toContain('db');
+    expect(later.signIns).toBe(1);
+    expect(fake.signIns('alice')).toBe(2);
+    expect(fake.tokens('alice')).toContain(stored);
+  });
+
+  it('reads several items one call each, a few at a time, in input order', async () => {
+    const alice = session();
+    const answers = await alice.callEach('getItem', [{ id: 2 }, { id: 1 }, { id: 99_999 }, { id: 3 }], {
+      concurrency: 2,
+    });
+    expect(answers.map((answer) => answer.map((item) => item.id))).toEqual([[2], [1], [], [3]]);
+    expect(fake.signIns('alice')).toBe(1);
+  });
+
+  it('lets a cancelled call go while a shared sign-in goes on for the others', async () => {
+    const alice = session();
+    const controller = new AbortController();
+    const cancelled = alice.call('allTags', {}, { signal: controller.signal });
+    const other = alice.call('allTags', {});
+    controller.abort();
+    expect(await failure(cancelled)).toMatchObject({ code: 'aborted' });
+    await expect(other).resolves.toContain('db');
+    expect(fake.signIns('alice')).toBe(1);
+  });
+
   it('signs out only its own token', async () => {
     const one = session();
     const two = session();

@@ -4,8 +4,9 @@
  * answer carries secrets, whether it reads or writes, which per-user API permission TeamPass
  * checks first, and how it pages. The TeamPass 3 caller is derived from it.
  *
- * Not in the table: `user/list` (administrators only, and a 500 in 3.2.1.5), file attachments
- * (TeamPass 3 has none), anything about another user.
+ * Not in the table: `user/list` (administrators only, and a 500 in 3.2.1.5),
+ * `misc/refreshExtensionSettings` (it hands any user the browser extension's key, which Vaultline
+ * never needs), file attachments (TeamPass 3 has none), anything about another user.
  *
  * @see ./README.md
  * @module
@@ -15,7 +16,6 @@ import * as v from 'valibot';
 import { escapeLikeTeamPass } from './html.ts';
 import {
   TeamPass3AuthorizeResultSchema,
-  TeamPass3ExtensionSettingsSchema,
   TeamPass3FolderCreatedSchema,
   TeamPass3FolderDeletedSchema,
   TeamPass3FolderTreeSchema,
@@ -430,20 +430,6 @@ export const teampass3Endpoints = {
     permission: 'delete',
     pagination: undefined,
     summary: 'Moves an item to the recycle bin (deleting it again answers success again).',
-  },
-  extensionSettings: {
-    operation: 'misc/refreshExtensionSettings',
-    method: 'GET',
-    path: '/misc/refreshExtensionSettings',
-    params: 'none',
-    input: noInput,
-    schema: TeamPass3ExtensionSettingsSchema,
-    auth: 'bearer',
-    access: 'read',
-    secret: true,
-    permission: undefined,
-    pagination: undefined,
-    summary: "The browser extension's settings (with its key, which TeamPass hands any user).",
   },
 } as const satisfies Record<string, TeamPass3EndpointDefinition>;
 

@@ -25,9 +25,10 @@ const TRANSCRIPT = readFileSync(
   .filter((line) => line.trim() !== '')
   .map((line) => v.parse(Line, JSON.parse(line)));
 
-/** Recorded success answers no schema can read, and why. */
+/** Recorded success answers no row reads, and why. */
 const UNPARSEABLE: Record<number, string> = {
   4: "TeamPass's OpenAPI document was cut at 4,000 characters when recorded",
+  98: 'misc/refreshExtensionSettings is not in the table: Vaultline never asks for the browser extension key',
   167: 'the CORS preflight answers no body',
 };
 
@@ -54,8 +55,8 @@ describe('the TeamPass 3 schemas against the recorded TeamPass 3.2.1.5', () => {
     },
   );
 
-  it('leaves out only the two success answers without a readable body', () => {
-    expect(successes.filter((line) => line.seq in UNPARSEABLE).map((line) => line.seq)).toEqual([4, 167]);
+  it('leaves out only the three success answers listed with their reason', () => {
+    expect(successes.filter((line) => line.seq in UNPARSEABLE).map((line) => line.seq)).toEqual([4, 98, 167]);
   });
 
   it.each(

@@ -350,13 +350,6 @@ export const TeamPass3MessageSchema = v.pipe(
   v.transform((raw) => ({ message: raw.message })),
 );
 
-/** The body of `misc/refreshExtensionSettings` (it carries the browser extension's key). */
-export const TeamPass3ExtensionSettingsSchema = v.looseObject({
-  extension_key: optionalText,
-  extension_url: optionalText,
-  teampass_version: optionalText,
-});
-
 /** The parts of `openapi.json` that identify a TeamPass 3 server. */
 export const TeamPass3OpenApiSchema = v.looseObject({
   openapi: text,

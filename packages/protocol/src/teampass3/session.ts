@@ -132,6 +132,20 @@ export interface TeamPass3Session {
     options?: TeamPass3SessionCallOptions,
   ): Promise<TeamPass3Output<K>>;
   /**
+   * Calls an operation once per input, a few at a time (TeamPass 3 reads one item per call), and
+   * resolves to the answers in input order; the first failure rejects.
+   *
+   * @param name The operation.
+   * @param inputs One input per call.
+   * @param options How many calls run at once (default 4) and a signal.
+   * @returns The parsed answers, in input order.
+   */
+  callEach<K extends TeamPass3EndpointName>(
+    name: K,
+    inputs: readonly TeamPass3Input<K>[],
+    options?: TeamPass3SessionCallOptions & { concurrency?: number | undefined },
+  ): Promise<TeamPass3Output<K>[]>;
+  /**
    * Reads a paged operation to the end, or to `maxItems`.
    *
    * @param name The operation.
@@ -243,19 +257,19 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
     return { token, claims, skewMs: Math.abs(skewMs) < 2000 ? 0 : skewMs };
   }
 
-  async function signIn(signal: AbortSignal | undefined): Promise<Held> {
+  /** Signs in. Not tied to one caller's signal: concurrent calls share it. */
+  async function signIn(): Promise<Held> {
     const result =
       'personalAccessToken' in credentials
-        ? await caller.send(
-            'authorizeToken',
-            { login: credentials.login, token: credentials.personalAccessToken },
-            { signal },
-          )
-        : await caller.send(
-            'authorize',
-            { login: credentials.login, password: credentials.password, apikey: credentials.apiKey },
-            { signal },
-          );
+        ? await caller.send('authorizeToken', {
+            login: credentials.login,
+            token: credentials.personalAccessToken,
+          })
+        : await caller.send('authorize', {
+            login: credentials.login,
+            password: credentials.password,
+            apikey: credentials.apiKey,
+          });
     if (!result.ok) throw result.error;
     signIns++;
     const entry = hold(result.data.token, true);
@@ -269,27 +283,30 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
     return entry;
   }
 
-  async function acquire(signal: AbortSignal | undefined): Promise<Held> {
+  async function acquire(): Promise<Held> {
     if (!cacheRead && tokenCache) {
       cacheRead = true;
       const cached = await tokenCache.get();
       const entry = cached ? hold(cached, false) : undefined;
       if (usable(entry)) return entry;
     }
-    return signIn(signal);
+    return signIn();
   }
 
   async function currentToken(signal: AbortSignal | undefined): Promise<Held> {
     if (disposed) throw new VaultError('aborted', 'The TeamPass session was disposed.');
     if (usable(held)) return held;
     if (!pending) {
-      pending = acquire(signal).finally(() => {
-        pending = undefined;
-      });
-      held = await pending;
-      return held;
+      pending = acquire()
+        .then((entry) => {
+          held = entry;
+          return entry;
+        })
+        .finally(() => {
+          pending = undefined;
+        });
     }
-    return pending;
+    return untilAborted(pending, signal);
   }
 
   async function forget(token: string): Promise<void> {
@@ -412,6 +429,19 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
     async call(name, input, callOptions) {
       return (await send(name, input, callOptions?.signal)).data;
     },
+    async callEach(name, inputs, eachOptions) {
+      const results: TeamPass3Output<typeof name>[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < inputs.length) {
+          const index = next++;
+          results[index] = (await send(name, inputs[index]!, eachOptions?.signal)).data;
+        }
+      };
+      const width = Math.max(1, Math.min(eachOptions?.concurrency ?? pageConcurrency, inputs.length));
+      await Promise.all(Array.from({ length: width }, worker));
+      return results;
+    },
     readAll,
     async user(callOptions) {
       return (await currentToken(callOptions?.signal)).claims;
@@ -449,6 +479,26 @@ function claimsOf(token: string): TeamPass3Claims | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Waits for a shared promise, or rejects with `aborted` when this caller's signal fires first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new VaultError('aborted', 'The call was cancelled.'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new VaultError('aborted', 'The call was cancelled.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function idOf(record: unknown): number | undefined {

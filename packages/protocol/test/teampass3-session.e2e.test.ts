@@ -447,6 +447,21 @@ describe('a TeamPass 3 session', () => {
     expect(fake.tokens('alice')).toContain(stored);
   });
 
+  it('never uses a cached token of another login', async () => {
+    let stored: string | undefined;
+    const cache = {
+      get: () => stored,
+      set: (token: string | undefined) => {
+        stored = token;
+      },
+    };
+    await session({ tokenCache: cache }, BOB).call('allTags', {});
+    const alice = session({ tokenCache: cache });
+    await alice.call('allTags', {});
+    expect(alice.signIns).toBe(1);
+    expect((await alice.user()).login).toBe('alice');
+  });
+
   it('reads several items one call each, a few at a time, in input order', async () => {
     const alice = session();
     const answers = await alice.callEach('getItem', [{ id: 2 }, { id: 1 }, { id: 99_999 }, { id: 3 }], {

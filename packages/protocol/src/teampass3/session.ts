@@ -22,6 +22,7 @@ import {
   type TeamPass3PagedName,
   teampass3Endpoints,
 } from './endpoints.ts';
+import { decodeTeamPassEntities } from './html.ts';
 import { type TeamPass3Claims, TeamPass3ClaimsSchema } from './schemas.ts';
 
 /** What signing in needs: a password and an API key, or a personal access token. */
@@ -288,7 +289,8 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
       cacheRead = true;
       const cached = await tokenCache.get();
       const entry = cached ? hold(cached, false) : undefined;
-      if (usable(entry)) return entry;
+      // A token of another login (a cache shared by mistake) is never used.
+      if (usable(entry) && sameLogin(entry.claims.login, credentials.login)) return entry;
     }
     return signIn();
   }
@@ -479,6 +481,10 @@ function claimsOf(token: string): TeamPass3Claims | undefined {
   } catch {
     return undefined;
   }
+}
+
+function sameLogin(claimed: string, login: string): boolean {
+  return decodeTeamPassEntities(claimed).trim().toLowerCase() === login.trim().toLowerCase();
 }
 
 /** Waits for a shared promise, or rejects with `aborted` when this caller's signal fires first. */

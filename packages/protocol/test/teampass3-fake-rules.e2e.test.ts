@@ -412,13 +412,14 @@ describe('requests', () => {
   });
 
   it('refuses a body larger than it reads, and answers paths outside the API as a web server would', async () => {
-    const small = await startTeamPass3Fake({ maxBodyBytes: 10 });
+    const small = await startTeamPass3Fake({ maxBodyBytes: 10, maxRequestLog: 1 });
     const big = await fetch(`${small.url}/api/index.php/authorize`, {
       method: 'POST',
       body: 'x'.repeat(100),
     });
     expect(big.status).toBe(413);
     expect((await fetch(`${small.url}/index.php`)).status).toBe(404);
+    expect(small.requests.map((r) => r.url)).toEqual(['/index.php']);
     await small.close();
   });
 

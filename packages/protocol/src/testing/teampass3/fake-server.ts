@@ -40,6 +40,8 @@ export interface TeamPass3FakeOptions {
   port?: number | undefined;
   /** The largest request body read, in bytes. Default 8 MiB. */
   maxBodyBytes?: number | undefined;
+  /** How many requests `requests` keeps, the oldest dropped first (for long benchmark runs). Default 10 000. */
+  maxRequestLog?: number | undefined;
 }
 
 /** Changes to a user, as an administrator makes them. */
@@ -92,7 +94,7 @@ export interface TeamPass3Fake {
   readonly clock: TeamPass3Clock;
   /** The current settings. */
   readonly settings: Readonly<TeamPass3Settings>;
-  /** Every request answered, oldest first. */
+  /** The requests answered, oldest first (the last `maxRequestLog`). */
   readonly requests: readonly TeamPass3RequestRecord[];
   /** Changes settings (the admin pages: API, HTTPS, rate limit, token lifetime, PAT…). */
   configure(settings: Partial<TeamPass3Settings>): void;
@@ -172,6 +174,7 @@ export async function startTeamPass3Fake(options: TeamPass3FakeOptions = {}): Pr
   };
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const requests: TeamPass3RequestRecord[] = [];
+  const maxRequestLog = Math.max(0, options.maxRequestLog ?? 10_000);
   const router: RouterContext = {
     secret: randomBytes(32).toString('hex'),
     url: '',
@@ -186,6 +189,7 @@ export async function startTeamPass3Fake(options: TeamPass3FakeOptions = {}): Pr
         if (body === undefined) return send(res, { status: 413, headers: {}, body: '' });
         const record = answer(req, body);
         requests.push(record.record);
+        if (requests.length > maxRequestLog) requests.splice(0, requests.length - maxRequestLog);
         send(res, record.answer);
       })
       .catch(() => {

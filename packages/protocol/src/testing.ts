@@ -5,6 +5,9 @@
  * - `startReplayServer`: TeamPass 2.1's legacy API as real servers answer it (raw-URI matching,
  *   `{"err":"No results"}` with HTTP 200, the odd error statuses, no file endpoints on demand),
  *   with faults switched on per test and every request recorded.
+ * - `startTeamPass3Fake`: TeamPass 3.2.1.5's REST API (JWT sessions, per-user rights and API
+ *   flags, problem+json errors, HTML-escaped labels, nested trees, pagination, 429), stateful,
+ *   with a control API for tests; checked against a live recording by the package's tests.
  *
  * @example
  * ```ts
@@ -14,6 +17,7 @@
  * // … point a client at teampass.url …
  * await teampass.close();
  * ```
+ *
  * @module
  */
 
@@ -29,3 +33,29 @@ export {
   type StoredUser,
   startReplayServer,
 } from './testing/teampass-replay-server.ts';
+export {
+  startTeamPass3Fake,
+  type TeamPass3CacheOption,
+  type TeamPass3Clock,
+  type TeamPass3Fake,
+  type TeamPass3FakeOptions,
+  type TeamPass3UserChanges,
+} from './testing/teampass3/fake-server.ts';
+export type {
+  TeamPass3ApiFlags,
+  TeamPass3FolderRef,
+  TeamPass3RequestRecord,
+  TeamPass3Right,
+  TeamPass3Seed,
+  TeamPass3SeedFolder,
+  TeamPass3SeedItem,
+  TeamPass3SeedRole,
+  TeamPass3SeedTotp,
+  TeamPass3SeedUser,
+  TeamPass3Session,
+  TeamPass3Settings,
+  TeamPass3StoredFolder,
+  TeamPass3StoredItem,
+  TeamPass3StoredTotp,
+  TeamPass3StoredUser,
+} from './testing/teampass3/types.ts';

@@ -7,25 +7,33 @@ import type {
   ViewSubmitAction,
   webApi,
 } from '@slack/bolt';
-import { modalOf, note, plain, resultPage } from './blocks.ts';
-import { queryProblem } from './command-text.ts';
-import { ACTIONS, AUDIT_EVENTS, HOME_RECENT_REVEALS } from './constants.ts';
-import type { Deps } from './deps.ts';
-import { escapeText } from './escape.ts';
-import { IDENTITY_MESSAGES } from './identity.ts';
-import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
-import { errorFields } from './safe-error.ts';
+import { modalOf, note, plain, resultPage } from '../blocks.ts';
+import { queryProblem } from '../command-text.ts';
+import { ACTIONS, AUDIT_EVENTS } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { escapeText } from '../escape.ts';
+import { auditWho, type Caller, runAsUser } from '../run-as-user.ts';
 
 type Block = types.KnownBlock;
 
-const QUERY_BLOCK = 'query';
+/** The block id of the search box, in the App Home and the search modal. */
+export const QUERY_BLOCK = 'query';
 
-function searchInput(dispatch: boolean): Block {
+/** The title of the search modal and of the views that replace it. */
+const FIND_TITLE = 'Find a credential';
+
+/**
+ * The search box: in the search modal, or in the App Home (where Enter runs it).
+ *
+ * @param dispatch Whether pressing Enter sends it (the App Home has no submit button).
+ * @returns The input block.
+ */
+export function searchInput(dispatch: boolean): Block {
   return {
     type: 'input',
     block_id: QUERY_BLOCK,
     dispatch_action: dispatch,
-    label: plain('Find a credential'),
+    label: plain(FIND_TITLE),
     element: {
       type: 'plain_text_input',
       action_id: ACTIONS.homeSearch,
@@ -41,67 +49,11 @@ function searchModal(): types.ModalView {
   return {
     type: 'modal',
     callback_id: ACTIONS.findModal,
-    title: plain('Find a credential'),
+    title: plain(FIND_TITLE),
     submit: plain('Search'),
     close: plain('Close'),
     blocks: [searchInput(false)],
   };
-}
-
-/**
- * The App Home: the linked vault login (or how to get linked), the person's pending requests and
- * recent reveals (labels and times only), and a search box.
- *
- * @param deps The bot's parts.
- * @param user The Slack user.
- * @param client A Web API client.
- * @returns The view.
- */
-export async function homeView(deps: Deps, user: string, client: webApi.WebClient): Promise<types.HomeView> {
-  const identity = await deps.identity.resolve(user, client);
-  const blocks: Block[] = [
-    { type: 'header', text: plain('Vaultline') },
-    {
-      type: 'section',
-      text: plain(
-        identity.ok
-          ? `Linked to the vault user ${escapeText(identity.login, 80)}. You see only what it may read.`
-          : IDENTITY_MESSAGES[identity.reason],
-      ),
-    },
-  ];
-  if (identity.ok) blocks.push(searchInput(true));
-  const pending = await deps.requests.pendingOf(user);
-  blocks.push({ type: 'header', text: plain('Your pending requests') });
-  blocks.push({
-    type: 'section',
-    text: plain(
-      pending.length === 0
-        ? 'None.'
-        : pending
-            .map(
-              (request) =>
-                `“${escapeText(request.typed, 100)}”, asked ${new Date(request.createdAt).toISOString()}, expires ${new Date(request.expiresAt).toISOString()}`,
-            )
-            .join('\n'),
-    ),
-  });
-  const { rows } = await deps.db.query<{ label: string; at: number | string }>(
-    'SELECT label, at FROM reveals WHERE slack_user = $1 ORDER BY at DESC LIMIT $2',
-    [user, HOME_RECENT_REVEALS],
-  );
-  blocks.push({ type: 'header', text: plain('Your recent reveals') });
-  blocks.push({
-    type: 'section',
-    text: plain(
-      rows.length === 0
-        ? 'None.'
-        : rows
-            .map((row) => `${escapeText(row.label, 100)}, ${new Date(Number(row.at)).toISOString()}`)
-            .join('\n'),
-    ),
-  });
-  return { type: 'home', blocks };
 }
 
 /** Runs `/vault find` for a modal: the results replace the modal's content. */
@@ -140,7 +92,7 @@ function modalCaller(
         view_id: viewId,
         view: modalOf(
           msg.blocks ?? [{ type: 'section', text: plain(escapeText(msg.text ?? '')) }],
-          'Find a credential',
+          FIND_TITLE,
         ),
       });
       return { status: 200 } as never;
@@ -149,20 +101,13 @@ function modalCaller(
 }
 
 /**
- * Registers the App Home, its search box and the global shortcut "Find a credential".
+ * Registers the global shortcut "Find a credential", its modal's submission, and the App Home's
+ * search box (which opens the same results in a modal).
  *
  * @param app The Bolt app.
  * @param deps The bot's parts.
  */
-export function registerHome(app: App, deps: Deps): void {
-  app.event('app_home_opened', async ({ event, client }) => {
-    if (event.tab !== 'home') return;
-    try {
-      await client.views.publish({ user_id: event.user, view: await homeView(deps, event.user, client) });
-    } catch (error) {
-      deps.logger.warn(errorFields(error, deps.redact), 'could not publish the App Home');
-    }
-  });
+export function registerViews(app: App, deps: Deps): void {
   app.shortcut(ACTIONS.findShortcut, async ({ ack, shortcut, client }) => {
     await ack();
     await client.views.open({ trigger_id: shortcut.trigger_id, view: searchModal() });
@@ -181,7 +126,7 @@ export function registerHome(app: App, deps: Deps): void {
         response_action: 'update',
         view: modalOf(
           [{ type: 'section', text: plain(`Searching the vault for “${escapeText(text, 200)}”…`) }],
-          'Find a credential',
+          FIND_TITLE,
         ),
       });
       await findInModal(
@@ -208,7 +153,7 @@ export function registerHome(app: App, deps: Deps): void {
               ),
             },
           ],
-          'Find a credential',
+          FIND_TITLE,
         ),
       });
       const viewId = opened.view?.id;

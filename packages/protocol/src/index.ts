@@ -215,4 +215,5 @@ export {
   type ServerInfo,
   ServerInfoSchema,
 } from './server-info.ts';
+export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
 export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

@@ -1,5 +1,7 @@
 // The Slack points of the second review (#23), each as a test with the real Bolt app, signed
 // requests, a real vault server and the local fake Slack.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   click,
@@ -70,6 +72,98 @@ function dmsTo(user: string, from: number): RecordedCall[] {
     .slice(from)
     .filter((call) => call.body.channel === user);
 }
+
+describe('1. vault error text in logs', () => {
+  const PASSWORD = 'Hunter7!Quokka#Blue';
+  /** Error answers that carry the password in shapes no masking pattern foresees. */
+  const SHAPES: readonly [string, number, string, string][] = [
+    ['python dict', 400, 'application/json', JSON.stringify({ err: `Refused {'pw': '${PASSWORD}'}` })],
+    ['pw colon', 400, 'application/json', JSON.stringify({ err: `pw:${PASSWORD}` })],
+    ['decrypt failed', 500, 'application/json', JSON.stringify({ err: `decrypt failed for ${PASSWORD}` })],
+    ['bare value', 200, 'application/json', JSON.stringify({ err: PASSWORD })],
+    ['password is', 200, 'application/json', JSON.stringify({ err: `password is ${PASSWORD} (too weak)` })],
+    ['yaml', 200, 'application/json', JSON.stringify({ err: `item:\n  password: ${PASSWORD}` })],
+    ['encoded', 200, 'application/json', JSON.stringify({ err: `pw%3D${encodeURIComponent(PASSWORD)}` })],
+    [
+      'a fixed wording with more',
+      200,
+      'application/json',
+      JSON.stringify({ err: `Label or Password or Folder ID is missing ${PASSWORD}` }),
+    ],
+    ['in the code', 200, 'application/json', JSON.stringify({ err: 'x', code: PASSWORD })],
+    ['status error', 200, 'application/json', JSON.stringify({ status: 'error', message: PASSWORD })],
+    ['plain text', 500, 'text/plain', `Fatal error: openssl_decrypt(): ${PASSWORD} in crypt.php`],
+    ['html', 200, 'text/html', `<b>Warning</b>: decrypt failed for <i>${PASSWORD}</i>`],
+    ['sql', 200, 'application/json', `Incorrect string value: '${PASSWORD}' for column pw`],
+    ['wrong shape', 200, 'application/json', JSON.stringify([{ id: 'x', title: PASSWORD, pw: PASSWORD }])],
+  ];
+
+  it('never logs or shows a value the vault’s error text carries, in any shape', async () => {
+    let answer = SHAPES[0] as (typeof SHAPES)[number];
+    const leaky = createServer((_req, res) => {
+      const [, status, type, body] = answer;
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => leaky.listen(0, '127.0.0.1', resolve));
+    const bot = await startBot({
+      ...env(),
+      VAULT_URL: `http://127.0.0.1:${(leaky.address() as AddressInfo).port}`,
+      VAULT_API_KEY: 'leaky-vault-key-0123456789',
+    });
+    const forms = [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(PASSWORD).toString('base64')];
+    try {
+      const slackFrom = slack.calls.length;
+      for (const shape of SHAPES) {
+        answer = shape;
+        const before = bot.logLines.length;
+        const { answer: told } = await ask(bot, SLACK_USERS.alice, 'find github');
+        expect(told.text, shape[0]).not.toMatch(/Hunter7/);
+        // The failure is logged: its code, never the text.
+        const lines = bot.logLines.slice(before).join('\n');
+        expect(lines, shape[0]).toContain('request failed');
+        expect(lines, shape[0]).toMatch(/"code":"[a-z_]+"/);
+      }
+      const logs = bot.logLines.join('\n');
+      const posted = slack.calls
+        .slice(slackFrom)
+        .map((call) => call.raw)
+        .join('\n');
+      const audit = JSON.stringify(await bot.auditRecords());
+      for (const form of forms) {
+        expect(logs).not.toContain(form);
+        expect(posted).not.toContain(form);
+        expect(audit).not.toContain(form);
+      }
+      expect(logs).not.toContain('Hunter7');
+    } finally {
+      await bot.stop();
+      leaky.closeAllConnections();
+      await new Promise<void>((resolve) => leaky.close(() => resolve()));
+    }
+  });
+
+  it('logs a known fixed wording of the vault as it is', async () => {
+    const teampass = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ err: 'User does not exist' }));
+    });
+    await new Promise<void>((resolve) => teampass.listen(0, '127.0.0.1', resolve));
+    const bot = await startBot({
+      ...env(),
+      VAULT_URL: `http://127.0.0.1:${(teampass.address() as AddressInfo).port}`,
+    });
+    try {
+      const { answer } = await ask(bot, SLACK_USERS.alice, 'find github');
+      expect(answer.text).toContain('linked to a vault user the vault does not know');
+      expect(bot.logLines.join('\n')).toContain('"err":"User does not exist"');
+    } finally {
+      await bot.stop();
+      teampass.closeAllConnections();
+      await new Promise<void>((resolve) => teampass.close(() => resolve()));
+    }
+  });
+});
 
 describe('2. one person’s concurrent actions', () => {
   let bot: TestBot;

@@ -3,7 +3,8 @@ import { isVaultError } from '@vaultline/protocol';
 import type { AccessRequest } from './access-requests.ts';
 import { type ButtonClick, callerOf, readItemId } from './actions/button-args.ts';
 import { note, plain } from './blocks.ts';
-import { ACTIONS, AUDIT_EVENTS, MAX_REASON_LENGTH } from './constants.ts';
+import { queryProblem } from './command-text.ts';
+import { ACTIONS, AUDIT_EVENTS, COMMAND, MAX_REASON_LENGTH } from './constants.ts';
 import type { Deps } from './deps.ts';
 import { escapeText } from './escape.ts';
 import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
@@ -375,8 +376,13 @@ export function registerRequestAccess(app: App, deps: Deps): void {
     { type: 'block_actions', action_id: ACTIONS.requestAccess },
     async (args) => {
       await args.ack();
-      const typed = args.action.value ?? '';
-      if (typed === '') return;
+      // The button carries what the person typed: checked as the command checks it.
+      const typed = (args.action.value ?? '').trim();
+      const problem = queryProblem(typed, `${COMMAND} request <id or label> [reason]`);
+      if (problem) {
+        await callerOf(args).respond(note(escapeText(problem)));
+        return;
+      }
       await requestAccess(deps, callerOf(args), typed, '');
     },
   );

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   click,
+  clickPayload,
   nextId,
   postPayload,
   SLACK_USERS,
@@ -249,6 +250,129 @@ describe('3. paging in the search modal', () => {
       }
       expect(buttonsIn(view.blocks).map((button) => button.action_id)).toContain('vault_page_prev');
       expect(bot.logLines.join('\n')).not.toContain('is not a function');
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
+/** The vault requests the seeded vault has logged. */
+function vaultRequests(): number {
+  return seeded.logLines.filter((line) => line.includes('"op":')).length;
+}
+
+describe('6. bounded payload values', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startBot(env({ APPROVERS: SLACK_USERS.bob }));
+  });
+  afterAll(async () => {
+    await bot?.stop();
+  });
+
+  const long = 'a'.repeat(5000);
+  const cases: [string, () => Record<string, unknown>][] = [
+    ['a Request access button', () => clickPayload(SLACK_USERS.alice, 'vault_request_access', long, '')],
+    ['a Reveal button', () => clickPayload(SLACK_USERS.alice, 'vault_reveal', '1'.repeat(5000), '')],
+    ['a Show login button', () => clickPayload(SLACK_USERS.alice, 'vault_show_login', long, '')],
+    [
+      'a page button',
+      () =>
+        clickPayload(
+          SLACK_USERS.alice,
+          'vault_page_next',
+          JSON.stringify({ kind: 'find', q: long, p: 1 }),
+          '',
+        ),
+    ],
+    ['an Approve button', () => clickPayload(SLACK_USERS.bob, 'vault_request_approve', long, '')],
+    ['the search modal’s field', () => viewSubmissionPayload(SLACK_USERS.alice, 'VLONG1', long)],
+    [
+      'a view’s private_metadata',
+      () => viewSubmissionPayload(SLACK_USERS.alice, 'VLONG2', 'github', { privateMetadata: long }),
+    ],
+    [
+      'the App Home’s search box',
+      () => ({
+        ...clickPayload(SLACK_USERS.alice, 'vault_home_search', '', ''),
+        actions: [
+          { type: 'plain_text_input', action_id: 'vault_home_search', block_id: 'query', value: long },
+        ],
+      }),
+    ],
+    [
+      'an options request',
+      () => ({
+        type: 'block_suggestion',
+        user: { id: SLACK_USERS.alice, team_id: 'T1' },
+        team: { id: 'T1' },
+        api_app_id: 'A1',
+        action_id: 'vault_pick',
+        block_id: 'b1',
+        value: long,
+      }),
+    ],
+  ];
+
+  it.each(cases)(
+    'refuses a forged 5,000-character value in %s: nothing reaches the vault',
+    async (_name, make) => {
+      const id = nextId('c');
+      const payload = make();
+      if (payload.response_url === '') payload.response_url = slack.responseUrl(id);
+      const vaultBefore = vaultRequests();
+      const logBefore = bot.logLines.length;
+      const res = await postPayload(bot.base, payload);
+      expect(res.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(vaultRequests()).toBe(vaultBefore);
+      expect(slack.responses(id)).toEqual([]);
+      const logged = bot.logLines.slice(logBefore).join('\n');
+      expect(logged).toContain('ignored a request with a value Slack never sends');
+      expect(logged).not.toContain('aaaaaaaaaa');
+    },
+  );
+
+  it('answers a Request access value longer than a search text with the limit, asking the vault nothing', async () => {
+    const id = nextId('c');
+    const vaultBefore = vaultRequests();
+    await click(bot.base, SLACK_USERS.alice, 'vault_request_access', 'b'.repeat(150), slack.responseUrl(id));
+    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    expect(String(answer?.text)).toContain('at most 100 characters');
+    expect(vaultRequests()).toBe(vaultBefore);
+  });
+});
+
+describe('8. a click without a user', () => {
+  it.each<[string, () => Record<string, unknown>]>([
+    ['a button click', () => clickPayload(SLACK_USERS.alice, 'vault_reveal', '1', '')],
+    ['a view submission', () => viewSubmissionPayload(SLACK_USERS.alice, 'VNULL1', 'github')],
+    [
+      'a shortcut',
+      () => ({
+        type: 'shortcut',
+        callback_id: 'vault_find_shortcut',
+        trigger_id: 'trigger-null',
+        user: { id: SLACK_USERS.alice },
+        team: { id: 'T1' },
+        api_app_id: 'A1',
+      }),
+    ],
+  ])('acks %s with user: null, does nothing and logs it', async (_name, make) => {
+    const bot = await startBot(env());
+    try {
+      const id = nextId('c');
+      const payload: Record<string, unknown> = { ...make(), user: null };
+      if (payload.response_url === '') payload.response_url = slack.responseUrl(id);
+      const calls = slack.calls.length;
+      const vaultBefore = vaultRequests();
+      const res = await postPayload(bot.base, payload);
+      expect(res.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Bolt reads its own identity (auth.test) once; nothing else goes to Slack.
+      expect(slack.calls.slice(calls).filter((call) => call.path !== '/api/auth.test')).toEqual([]);
+      expect(vaultRequests()).toBe(vaultBefore);
+      expect(bot.logLines.join('\n')).toContain('ignored a request with no valid user');
     } finally {
       await bot.stop();
     }

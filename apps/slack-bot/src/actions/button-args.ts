@@ -85,5 +85,8 @@ export function itemIdOf(args: ButtonArgs): number | undefined {
  * @returns The id, or undefined when the text is not one.
  */
 export function readItemId(value: string): number | undefined {
-  return parseId(value);
+  return value.length <= MAX_ID_TEXT ? parseId(value) : undefined;
 }
+
+/** The longest text read as an item id (ids are safe integers: at most 16 digits). */
+const MAX_ID_TEXT = 16;

@@ -15,6 +15,7 @@ import { GuardedHTTPReceiver } from '../http/guarded-receiver.ts';
 import { createRequestGuard } from '../http/request-guard.ts';
 import { errorFields } from '../safe-error.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
+import { withPayloadCheck } from './payload-check.ts';
 
 /** What the receiver is built from. */
 export interface ReceiverParts {
@@ -27,13 +28,18 @@ export interface ReceiverParts {
 
 /**
  * The receiver the configuration asks for: Socket Mode, or Bolt's HTTP receiver behind the
- * request checks (size, timestamp, signature, replay, allow-lists, response_url origins).
+ * request checks (size, timestamp, signature, replay, allow-lists, response_url origins); in both,
+ * payloads outside Slack's bounds are acknowledged and dropped before Bolt sees them.
  *
  * @param config The settings.
  * @param parts The logger, the ack gate and the signatures seen lately.
  * @returns The receiver.
  */
 export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
+  return withPayloadCheck(slackReceiver(config, parts), parts.log);
+}
+
+function slackReceiver(config: Config, parts: ReceiverParts): Receiver {
   const { log, bolt, redact, ackFirst, seen } = parts;
   if (config.mode === 'socket') {
     const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};

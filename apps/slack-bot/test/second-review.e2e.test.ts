@@ -1,7 +1,11 @@
 // The Slack points of the second review (#23), each as a test with the real Bolt app, signed
 // requests, a real vault server and the local fake Slack.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   click,
@@ -16,6 +20,7 @@ import {
   viewSubmissionPayload,
 } from './support/bot.ts';
 import { type FakeSlack, type RecordedCall, startFakeSlack } from './support/fake-slack.ts';
+import { freePort, killHard, startBotProcess } from './support/process.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 
 type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
@@ -377,4 +382,79 @@ describe('8. a click without a user', () => {
       await bot.stop();
     }
   });
+});
+
+describe('7. a reveal is hidden again after a SIGKILL, in a message and in a modal', () => {
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    slack.hold = undefined;
+    for (const child of children) await killHard(child);
+  });
+
+  it.each(['ephemeral', 'modal'])(
+    '%s: the process killed while Slack receives the password hides it once started again',
+    async (mode) => {
+      const dir = await mkdtemp(join(tmpdir(), 'slack-bot-kill-'));
+      const mapFile = join(dir, 'map.csv');
+      await writeFile(mapFile, `${SLACK_USERS.alice},alice\n`);
+      const port = await freePort();
+      const processEnv = {
+        SLACK_API_URL: slack.apiUrl,
+        SLACK_RESPONSE_URL_ORIGINS: new URL(slack.apiUrl).origin,
+        VAULT_URL: seeded.vault.url,
+        VAULT_API_KEY: seeded.vault.adminKey,
+        IDENTITY_MAP_FILE: mapFile,
+        BOT_DATA_DIR: join(dir, 'store'),
+        REVEAL_MODE: mode,
+        REVEAL_SECONDS: '2',
+      };
+      const password = seeded.passwords['staging-db'] ?? '';
+      // Slack stalls on the call that carries the password: the bot is killed while it waits.
+      let carried: RecordedCall | undefined;
+      slack.hold = (call) => {
+        if (!call.raw.includes(password)) return false;
+        carried = call;
+        return true;
+      };
+      const first = await startBotProcess(processEnv, port);
+      children.push(first);
+      const id = nextId('c');
+      const from = slack.calls.length;
+      await click(
+        `http://127.0.0.1:${port}`,
+        SLACK_USERS.alice,
+        'vault_reveal',
+        String(seeded.items['staging-db']),
+        slack.responseUrl(id),
+      );
+      const sent = await slack.waitFor(() => carried, 10_000);
+      await killHard(first);
+      slack.hold = undefined;
+      // The view the password went to: the one opened for it, updated by id or external_id.
+      const opened = slack.calls
+        .slice(from)
+        .filter((call) => call.path === '/api/views.open' || call.path === '/api/views.push');
+      children.push(await startBotProcess(processEnv, port));
+      const hidden = await slack.waitFor(() => {
+        const later = slack.calls.slice(slack.calls.indexOf(sent) + 1);
+        return mode === 'ephemeral'
+          ? later.find((call) => call.path === `/response/${id}`)
+          : later.find(
+              (call) =>
+                call.path === '/api/views.update' &&
+                (call.body.view_id === sent.body.view_id || call.body.external_id === sent.body.external_id),
+            );
+      }, 20_000);
+      const hiddenText = mode === 'ephemeral' ? String(hidden.body.text) : String(hidden.body.view);
+      expect(hiddenText).toContain('hidden again');
+      expect(hidden.raw).not.toContain(password);
+      if (mode === 'modal') {
+        // The password went to a view that was opened without it.
+        expect(sent.path).toBe('/api/views.update');
+        expect(opened.length).toBeGreaterThan(0);
+        for (const call of opened) expect(call.raw).not.toContain(password);
+      }
+    },
+    60_000,
+  );
 });

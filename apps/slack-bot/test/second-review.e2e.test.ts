@@ -458,3 +458,150 @@ describe('7. a reveal is hidden again after a SIGKILL, in a message and in a mod
     60_000,
   );
 });
+
+describe('4. one pending request per requester and item', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startBot(env({ APPROVERS: SLACK_USERS.bob }));
+  });
+  afterAll(async () => {
+    await bot?.stop();
+  });
+
+  it('sends the same /vault request, made 8 times at once, to the approvers once; the rest hear “already pending”', async () => {
+    const before = slack.apiCalls('chat.postMessage').length;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']} deploy`),
+      ),
+    );
+    const texts = answers.map(({ answer }) => String(answer.text));
+    expect(texts.filter((text) => text.includes('went to the approvers'))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes('already pending'))).toHaveLength(7);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(requestPosts(before)).toHaveLength(1);
+    // Typed again, differently cased, later: still the same pending request.
+    const again = await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']} please`);
+    expect(again.answer.text).toContain('already pending');
+    const byLabel = [
+      await ask(bot, SLACK_USERS.alice, 'request PROD-db'),
+      await ask(bot, SLACK_USERS.alice, 'request prod-DB'),
+    ];
+    expect(byLabel.map(({ answer }) => answer.text?.includes('already pending'))).toEqual([false, true]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requestPosts(before)).toHaveLength(2);
+    const audit = await bot.auditRecords();
+    expect(audit.filter((record) => record.outcome === 'already_pending')).toHaveLength(9);
+  });
+
+  it('takes a new request once the pending one is decided', async () => {
+    const before = slack.apiCalls('chat.postMessage').length;
+    await ask(bot, SLACK_USERS.alice, `request ${seeded.items['github-ops-token']}`);
+    const [post] = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
+    const deny = buttonsOf(post as RecordedCall).find((button) => button.action_id === 'vault_request_deny');
+    await click(
+      bot.base,
+      SLACK_USERS.bob,
+      'vault_request_deny',
+      deny?.value ?? '',
+      slack.responseUrl(nextId('c')),
+    );
+    await slack.waitFor(() => dmsTo(SLACK_USERS.alice, before).length > 0);
+    const { answer } = await ask(bot, SLACK_USERS.alice, `request ${seeded.items['github-ops-token']}`);
+    expect(answer.text).toContain('went to the approvers');
+    await slack.waitFor(() => requestPosts(before).length === 2);
+  });
+});
+
+describe('5. only approvers who may read the item are asked', () => {
+  let bot: TestBot;
+  let personalItem = 0;
+  beforeAll(async () => {
+    const { id: frank } = await seeded.vault.admin.createUser({ login: 'frank' });
+    const { id: folderId } = await seeded.admin.addFolder({
+      folder: { title: String(frank), complexityLevel: 0, parentId: 0, personal: true },
+    });
+    ({ id: personalItem } = await seeded.admin.addItem({
+      item: { label: 'frank-private-token', password: 'Frank-Pw-1', folderId },
+    }));
+    bot = await startBot(
+      env({
+        // Carol reads nothing, bob reads Ops and Shared, frank his personal folder.
+        APPROVERS: `${SLACK_USERS.bob},${SLACK_USERS.carol},UFRANK`,
+      }),
+      {
+        [SLACK_USERS.alice]: 'alice',
+        [SLACK_USERS.bob]: 'bob',
+        [SLACK_USERS.carol]: 'carol',
+        UFRANK: 'frank',
+        UDAVE: 'dave',
+      },
+    );
+  });
+  afterAll(async () => {
+    await bot?.stop();
+  });
+
+  it('sends an Ops item’s label to bob only, never to carol or frank who cannot read it', async () => {
+    const before = slack.apiCalls('chat.postMessage').length;
+    await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']}`);
+    const posts = await slack.waitFor(() => requestPosts(before).length > 0 && requestPosts(before));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requestPosts(before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
+    expect(String(posts[0]?.body.text)).toContain('prod-db');
+    for (const call of slack.apiCalls('chat.postMessage').slice(before))
+      if (call.body.channel !== SLACK_USERS.bob) expect(call.raw).not.toContain('prod-db');
+  });
+
+  it('sends an item of a personal folder to its owner only', async () => {
+    const before = slack.apiCalls('chat.postMessage').length;
+    await ask(bot, SLACK_USERS.alice, `request ${personalItem}`);
+    await slack.waitFor(() => requestPosts(before).length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requestPosts(before).map((call) => call.body.channel)).toEqual(['UFRANK']);
+    for (const call of slack.apiCalls('chat.postMessage').slice(before))
+      if (call.body.channel !== 'UFRANK') expect(call.raw).not.toContain('frank-private');
+  });
+
+  it('answers the requester the same for a readable, an unreadable and a missing item, by id and by label', async () => {
+    const shape = (message: Message, typed: string) =>
+      JSON.stringify(message).replaceAll(`“${typed}”`, 'TYPED');
+    // Carol is an approver herself: what she is told must not depend on the item either.
+    const cases = [
+      String(seeded.items['prod-db']), // bob may read it
+      String(seeded.items['root-ca']), // nobody may
+      '987654', // missing
+      'github-secret-backup', // nobody may, by label
+      'no-such-label-xyz', // missing, by label
+    ];
+    const before = slack.apiCalls('chat.postMessage').length;
+    const answers = [];
+    for (const typed of cases)
+      answers.push(shape((await ask(bot, SLACK_USERS.carol, `request ${typed}`)).answer, typed));
+    expect(new Set(answers).size).toBe(1);
+    expect(answers[0]).toContain('went to the approvers');
+    // Only the item bob may read reached anyone.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requestPosts(before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
+  });
+
+  it('answers the same when the requester is the only approver of every folder but one', async () => {
+    const lonely = await startBot(
+      env({ APPROVERS: SLACK_USERS.carol, APPROVERS_BY_FOLDER: `${seeded.folders.ops}=${SLACK_USERS.bob}` }),
+    );
+    try {
+      const shape = async (typed: string) =>
+        JSON.stringify((await ask(lonely, SLACK_USERS.carol, `request ${typed}`)).answer).replaceAll(
+          `“${typed}”`,
+          'TYPED',
+        );
+      const readable = await shape(String(seeded.items['github-ops-token']));
+      const missing = await shape('987655');
+      const elsewhere = await shape(String(seeded.items['staging-db']));
+      expect(missing).toBe(readable);
+      expect(elsewhere).toBe(readable);
+    } finally {
+      await lonely.stop();
+    }
+  });
+});

@@ -605,3 +605,18 @@ describe('5. only approvers who may read the item are asked', () => {
     }
   });
 });
+
+describe('8. a directory file with a header line', () => {
+  it('starts, and maps people by the rows under the header', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'directory-'));
+    const directory = join(dir, 'users.csv');
+    await writeFile(directory, '# from the vault’s user list\nvault_login,email\nalice,alice@example.com\n');
+    slack.profiles.set('UHEADER', { email: 'alice@example.com' });
+    const bot = await startBot({ ...env(), IDENTITY_MODE: 'email', VAULT_USER_DIRECTORY_FILE: directory });
+    try {
+      expect((await ask(bot, 'UHEADER', 'find github')).answer.text).toContain('Items you can read');
+    } finally {
+      await bot.stop();
+    }
+  });
+});

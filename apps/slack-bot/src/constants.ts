@@ -33,6 +33,7 @@ export const AUDIT_EVENTS = {
   accessRefused: 'access_decision_refused',
   accessExpired: 'access_request_expired',
   grantExpired: 'access_grant_expired',
+  viewRefused: 'view_refused',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */

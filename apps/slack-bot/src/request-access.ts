@@ -354,7 +354,7 @@ function decideAction(deps: Deps, approve: boolean): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
     const clicker = args.body.user.id;
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     const refuse = async (request: AccessRequest | undefined, outcome: string, message: string) => {
       await deps.audit.record({
         event: AUDIT_EVENTS.accessRefused,
@@ -437,10 +437,10 @@ export function registerRequestAccess(app: App, deps: Deps): void {
       const typed = (args.action.value ?? '').trim();
       const problem = queryProblem(typed, `${COMMAND} request <id or label> [reason]`);
       if (problem) {
-        await callerOf(args).respond(note(escapeText(problem)));
+        await callerOf(args, deps.views).respond(note(escapeText(problem)));
         return;
       }
-      await requestAccess(deps, callerOf(args), typed, '');
+      await requestAccess(deps, callerOf(args, deps.views), typed, '');
     },
   );
   app.action<BlockAction<ButtonAction>>(

@@ -284,6 +284,9 @@ describe('request → approve → reveal → expire', () => {
       () => slack.apiCalls('views.open').length > opens && slack.apiCalls('views.open').slice(opens),
     );
     expect(String(open?.body.view)).toContain('vault_find_modal');
+    // The modal is tied to alice: its external_id, which the bot updates it by.
+    const externalId = (JSON.parse(String(open?.body.view)) as { external_id?: string }).external_id ?? '';
+    const viewId = slack.externalIds.get(externalId) ?? '';
     const updates = slack.apiCalls('views.update').length;
     const submitted = await postPayload(bot.base, {
       type: 'view_submission',
@@ -293,9 +296,10 @@ describe('request → approve → reveal → expire', () => {
       token: 'legacy-verification-token',
       trigger_id: 'trigger-submit',
       view: {
-        id: 'VSEARCH1',
+        id: viewId,
         type: 'modal',
         callback_id: 'vault_find_modal',
+        external_id: externalId,
         state: { values: { query: { vault_home_search: { type: 'plain_text_input', value: 'github' } } } },
       },
     });
@@ -303,7 +307,7 @@ describe('request → approve → reveal → expire', () => {
     const [update] = await slack.waitFor(
       () => slack.apiCalls('views.update').length > updates && slack.apiCalls('views.update').slice(updates),
     );
-    expect(update?.body.view_id).toBe('VSEARCH1');
+    expect(update?.body.external_id).toBe(externalId);
     const view = String(update?.body.view);
     expect(view).toContain('github-deploy');
     expect(view).toContain('github-actions');

@@ -56,6 +56,22 @@ async function ask(bot: TestBot, user: string, text: string) {
   return { ack, answer: answer as Message, id };
 }
 
+/** Opens the search modal through the shortcut, as `user`: the view id and external_id it got. */
+async function openSearchModal(bot: TestBot, user: string): Promise<{ viewId: string; externalId: string }> {
+  const opens = slack.apiCalls('views.open').length;
+  await postPayload(bot.base, {
+    type: 'shortcut',
+    callback_id: 'vault_find_shortcut',
+    trigger_id: 'trigger-shortcut',
+    user: { id: user, team_id: 'T1' },
+    team: { id: 'T1' },
+    api_app_id: 'A1',
+  });
+  const open = await slack.waitFor(() => slack.apiCalls('views.open')[opens]);
+  const externalId = (JSON.parse(String(open.body.view)) as { external_id?: string }).external_id ?? '';
+  return { viewId: slack.externalIds.get(externalId) ?? '', externalId };
+}
+
 function buttonsIn(blocks: Block[] | undefined): Element[] {
   return (blocks ?? []).flatMap((block) => block.elements ?? []);
 }
@@ -227,30 +243,33 @@ describe('3. paging in the search modal', () => {
   it('pages the modal’s results in place, past page 1', async () => {
     const bot = await startBot(env());
     try {
+      const { viewId, externalId } = await openSearchModal(bot, SLACK_USERS.alice);
       const updates = slack.apiCalls('views.update').length;
       const submitted = await postPayload(
         bot.base,
-        viewSubmissionPayload(SLACK_USERS.alice, 'VPAGES1', 'bulk'),
+        viewSubmissionPayload(SLACK_USERS.alice, viewId, 'bulk', { externalId }),
       );
       expect(submitted.json).toMatchObject({ response_action: 'update' });
-      const pageOf = (view: string, page: number) =>
+      // The modal is updated by the external_id it was opened with.
+      const pageOf = (page: number) =>
         slack
           .apiCalls('views.update')
           .slice(updates)
           .find(
-            (call) => call.body.view_id === view && String(call.body.view).includes(`(page ${page} of 3)`),
+            (call) =>
+              call.body.external_id === externalId && String(call.body.view).includes(`(page ${page} of 3)`),
           );
-      const first = await slack.waitFor(() => pageOf('VPAGES1', 1));
+      const first = await slack.waitFor(() => pageOf(1));
       let view = JSON.parse(String(first.body.view)) as { blocks: Block[] };
       for (const page of [2, 3]) {
         const next = buttonsIn(view.blocks).find((button) => button.action_id === 'vault_page_next');
         expect(next?.value).toBeDefined();
         const clicked = await postPayload(
           bot.base,
-          viewClickPayload(SLACK_USERS.alice, 'VPAGES1', 'vault_page_next', next?.value ?? ''),
+          viewClickPayload(SLACK_USERS.alice, viewId, 'vault_page_next', next?.value ?? '', { externalId }),
         );
         expect(clicked.status).toBe(200);
-        const shown = await slack.waitFor(() => pageOf('VPAGES1', page));
+        const shown = await slack.waitFor(() => pageOf(page));
         view = JSON.parse(String(shown.body.view)) as { blocks: Block[] };
       }
       expect(buttonsIn(view.blocks).map((button) => button.action_id)).toContain('vault_page_prev');
@@ -615,6 +634,49 @@ describe('8. a directory file with a header line', () => {
     const bot = await startBot({ ...env(), IDENTITY_MODE: 'email', VAULT_USER_DIRECTORY_FILE: directory });
     try {
       expect((await ask(bot, 'UHEADER', 'find github')).answer.text).toContain('Items you can read');
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
+describe('8. a modal answers only the user it was opened for', () => {
+  it('refuses another user’s submission and clicks in someone’s modal, and never updates it for them', async () => {
+    const bot = await startBot(env());
+    try {
+      const { viewId: aliceView, externalId } = await openSearchModal(bot, SLACK_USERS.alice);
+      const touchesAlice = (call: RecordedCall) =>
+        call.body.view_id === aliceView || call.body.external_id === externalId;
+      const updates = slack.apiCalls('views.update').length;
+      const vaultBefore = vaultRequests();
+      // Bob, with alice's view: his results must never land in her modal.
+      const submitted = await postPayload(
+        bot.base,
+        viewSubmissionPayload(SLACK_USERS.bob, aliceView, 'github', { externalId }),
+      );
+      expect(submitted.status).toBe(200);
+      expect(JSON.stringify(submitted.json ?? {})).not.toContain('github-ops-token');
+      const page = JSON.stringify({ kind: 'find', q: 'github', p: 0 });
+      await postPayload(
+        bot.base,
+        viewClickPayload(SLACK_USERS.bob, aliceView, 'vault_page_next', page, { externalId }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(slack.apiCalls('views.update').slice(updates).filter(touchesAlice)).toEqual([]);
+      expect(vaultRequests()).toBe(vaultBefore);
+      expect(bot.logLines.join('\n')).toContain('refused a modal of another user');
+      // Alice herself is answered in her modal.
+      await postPayload(
+        bot.base,
+        viewSubmissionPayload(SLACK_USERS.alice, aliceView, 'github', { externalId }),
+      );
+      const mine = await slack.waitFor(() =>
+        slack
+          .apiCalls('views.update')
+          .slice(updates)
+          .find((call) => touchesAlice(call) && String(call.body.view).includes('github-deploy')),
+      );
+      expect(String(mine.body.view)).not.toContain('github-ops-token');
     } finally {
       await bot.stop();
     }

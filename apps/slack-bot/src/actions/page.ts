@@ -25,7 +25,7 @@ const PageStateSchema = v.object({
 export function pageAction(deps: Deps): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     let state: v.InferOutput<typeof PageStateSchema> | undefined;
     try {
       const parsed = v.safeParse(PageStateSchema, JSON.parse(args.action.value ?? ''));

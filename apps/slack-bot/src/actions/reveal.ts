@@ -21,7 +21,7 @@ import { type ButtonArgs, type ButtonClick, callerOf, itemIdOf, responseUrlOf } 
 export function revealAction(deps: Deps): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     const id = itemIdOf(args);
     const base = { ...auditWho(caller, undefined), itemId: id };
     await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
@@ -110,7 +110,7 @@ async function deliver(deps: Deps, args: ButtonArgs, item: Item & { access: stri
   }
   // A modal: from a message, a new one; from a modal (the search shortcut), one pushed on top. It
   // opens without the password: its redaction is in the store before the password is sent.
-  const placeholder = revealingModal(listed);
+  const placeholder = { ...revealingModal(listed), external_id: deps.views.tag(args.body.user.id) };
   const fromView = args.body.container?.type === 'view';
   const opened = fromView
     ? await args.client.views.push({ trigger_id: args.body.trigger_id, view: placeholder })

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs, App } from '@slack/bolt';
 import { note } from '../blocks.ts';
 import { ACTIONS, AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
+import { QUERY_BLOCK } from './views.ts';
 
 /**
  * Registers what every request passes before its listener: it is noted for the ack gate, and the
@@ -14,8 +15,47 @@ export function registerGuards(app: App, deps: Deps): void {
   app.use(async (args) => {
     deps.ackFirst.mark();
     if (!(await withinCommandLimit(deps, args))) return;
+    if (!(await fromItsOwner(deps, args))) return;
     await args.next();
   });
+}
+
+/**
+ * A submission of a modal, or a click in one, counts only from the user the bot opened the modal
+ * for (the `external_id` the bot gave it); anyone else's is acknowledged, refused and
+ * logged. Messages and the App Home (published per user) are not views a payload can redirect.
+ */
+async function fromItsOwner(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<boolean> {
+  const body = args.body as {
+    type?: unknown;
+    user?: { id?: unknown };
+    team?: { id?: unknown } | null;
+    view?: { type?: unknown; external_id?: unknown } | null;
+  };
+  const kinds = ['view_submission', 'view_closed', 'block_actions'];
+  if (typeof body.type !== 'string' || !kinds.includes(body.type) || body.view?.type !== 'modal') return true;
+  const user = typeof body.user?.id === 'string' ? body.user.id : '';
+  if (deps.views.ownerOf(body.view.external_id) === user) return true;
+  deps.logger.warn(
+    { type: body.type, slackUser: user },
+    'refused a modal of another user (or one the bot did not open)',
+  );
+  await deps.audit.record({
+    event: AUDIT_EVENTS.viewRefused,
+    slackUser: user,
+    slackTeam: typeof body.team?.id === 'string' ? body.team.id : undefined,
+    login: undefined,
+    channel: undefined,
+    outcome: 'not_owner',
+  });
+  if (!('ack' in args)) return false;
+  if (body.type === 'view_submission')
+    await (args.ack as (response: unknown) => Promise<void>)({
+      response_action: 'errors',
+      errors: { [QUERY_BLOCK]: 'This window is out of date; please close it and open it again.' },
+    });
+  else await (args.ack as () => Promise<void>)();
+  return false;
 }
 
 /**

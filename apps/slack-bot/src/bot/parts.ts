@@ -15,6 +15,7 @@ import { createRedactions } from '../redactions.ts';
 import { errorFields } from '../safe-error.ts';
 import { createItemSearch } from '../search.ts';
 import type { Database } from '../store/database.ts';
+import { createViewOwners } from '../view-owners.ts';
 import { redactionPoster } from './deliver-redaction.ts';
 
 /** What the parts are built on. */
@@ -81,5 +82,6 @@ export async function createDeps(config: Config, base: PartsBase): Promise<Deps>
     redact,
     afterAck: pLimit(AFTER_ACK_CONCURRENCY),
     ackFirst,
+    views: createViewOwners(config.botToken),
   };
 }

@@ -44,16 +44,22 @@ export function searchInput(dispatch: boolean): Block {
   };
 }
 
-/** The search modal the shortcut opens. */
-function searchModal(): types.ModalView {
+/** The search modal the shortcut opens, tied to the user it is opened for. */
+function searchModal(externalId: string): types.ModalView {
   return {
     type: 'modal',
     callback_id: ACTIONS.findModal,
+    external_id: externalId,
     title: plain(FIND_TITLE),
     submit: plain('Search'),
     close: plain('Close'),
     blocks: [searchInput(false)],
   };
+}
+
+/** A modal of results (or a note) that keeps the external_id of the user's search modal. */
+function findModalOf(blocks: readonly Block[], externalId: string): types.ModalView {
+  return { ...modalOf(blocks, FIND_TITLE), external_id: externalId };
 }
 
 /** Runs `/vault find` for a modal: the results replace the modal's content. */
@@ -75,11 +81,15 @@ async function findInModal(deps: Deps, caller: Caller, text: string): Promise<vo
   });
 }
 
+/**
+ * The caller of a search in a modal: answers replace the modal, found by the `external_id` the bot
+ * gave it for this user (never by a view id a payload names).
+ */
 function modalCaller(
   user: string,
   team: string | undefined,
   client: webApi.WebClient,
-  viewId: string,
+  externalId: string,
 ): Caller {
   return {
     slackUser: user,
@@ -88,13 +98,8 @@ function modalCaller(
     client,
     respond: async (message) => {
       const msg = message as { blocks?: Block[]; text?: string };
-      await client.views.update({
-        view_id: viewId,
-        view: modalOf(
-          msg.blocks ?? [{ type: 'section', text: plain(escapeText(msg.text ?? '')) }],
-          FIND_TITLE,
-        ),
-      });
+      const blocks = msg.blocks ?? [{ type: 'section', text: plain(escapeText(msg.text ?? '')) }];
+      await client.views.update({ external_id: externalId, view: findModalOf(blocks, externalId) });
       return { status: 200 } as never;
     },
   };
@@ -102,7 +107,8 @@ function modalCaller(
 
 /**
  * Registers the global shortcut "Find a credential", its modal's submission, and the App Home's
- * search box (which opens the same results in a modal).
+ * search box (which opens the same results in a modal). Every modal carries the external_id the
+ * bot gave it for the user it opened it for; the guards refuse anyone else's submission or click.
  *
  * @param app The Bolt app.
  * @param deps The bot's parts.
@@ -110,7 +116,10 @@ function modalCaller(
 export function registerViews(app: App, deps: Deps): void {
   app.shortcut(ACTIONS.findShortcut, async ({ ack, shortcut, client }) => {
     await ack();
-    await client.views.open({ trigger_id: shortcut.trigger_id, view: searchModal() });
+    await client.views.open({
+      trigger_id: shortcut.trigger_id,
+      view: searchModal(deps.views.tag(shortcut.user.id)),
+    });
   });
   app.view<ViewSubmitAction>(
     ACTIONS.findModal,
@@ -121,17 +130,23 @@ export function registerViews(app: App, deps: Deps): void {
         await args.ack({ response_action: 'errors', errors: { [QUERY_BLOCK]: problem } });
         return;
       }
+      // The guards checked that this external_id is the one the bot gave this user's modal.
+      const externalId = args.view.external_id;
+      if (!externalId) {
+        await args.ack();
+        return;
+      }
       // The modal says "searching" at once; the results replace it when the vault has answered.
       await args.ack({
         response_action: 'update',
-        view: modalOf(
+        view: findModalOf(
           [{ type: 'section', text: plain(`Searching the vault for “${escapeText(text, 200)}”…`) }],
-          FIND_TITLE,
+          externalId,
         ),
       });
       await findInModal(
         deps,
-        modalCaller(args.body.user.id, args.body.team?.id ?? undefined, args.client, args.view.id),
+        modalCaller(args.body.user.id, args.body.team?.id ?? undefined, args.client, externalId),
         text,
       );
     },
@@ -142,23 +157,14 @@ export function registerViews(app: App, deps: Deps): void {
       await ack();
       const text = (action.value ?? '').trim();
       const problem = queryProblem(text, 'a part of a label');
-      const opened = await client.views.open({
+      const externalId = deps.views.tag(body.user.id);
+      const said = problem ? escapeText(problem) : `Searching the vault for “${escapeText(text, 200)}”…`;
+      await client.views.open({
         trigger_id: body.trigger_id,
-        view: modalOf(
-          [
-            {
-              type: 'section',
-              text: plain(
-                problem ? escapeText(problem) : `Searching the vault for “${escapeText(text, 200)}”…`,
-              ),
-            },
-          ],
-          FIND_TITLE,
-        ),
+        view: findModalOf([{ type: 'section', text: plain(said) }], externalId),
       });
-      const viewId = opened.view?.id;
-      if (problem || !viewId) return;
-      await findInModal(deps, modalCaller(body.user.id, body.team?.id, client, viewId), text);
+      if (problem) return;
+      await findInModal(deps, modalCaller(body.user.id, body.team?.id, client, externalId), text);
     },
   );
 }

@@ -37,6 +37,8 @@ export interface FakeSlack {
   readonly profiles: Map<string, FakeProfile>;
   /** User group id → its members, for usergroups.users.list. */
   readonly groups: Map<string, string[]>;
+  /** The external_id of each view opened with one → the view id the fake gave it. */
+  readonly externalIds: Map<string, string>;
   /** Slack's rate limit of chat.postMessage per channel (ms between posts); 0 turns it off. */
   channelIntervalMs: number;
   /**
@@ -212,6 +214,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     profiles,
     groups,
+    externalIds,
     channelIntervalMs: 1000,
     hold: undefined,
     responseUrl: (id) => `${base}/response/${id}`,

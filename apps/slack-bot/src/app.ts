@@ -8,6 +8,7 @@ import { registerHome } from './bot/home.ts';
 import { startBot, stopBot } from './bot/lifecycle.ts';
 import { createDeps } from './bot/parts.ts';
 import { createReceiver } from './bot/receiver.ts';
+import { createServedTeams } from './bot/served-teams.ts';
 import { createSweeper } from './bot/sweeper.ts';
 import { registerViews } from './bot/views.ts';
 import { ACK_MAX_DEFER_MS, ACK_QUIET_MS } from './constants.ts';
@@ -65,9 +66,18 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   // Created first: the store's copies of seen signatures wait for a burst of requests to pause.
   const ackFirst = createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS);
   const seen = createSeenSignatures(db, { quiet: () => ackFirst.quiet() });
-  const receiver = createReceiver(config, { log, bolt, redact, ackFirst, seen });
+  const teams = createServedTeams(config.teamIds);
+  const receiver = createReceiver(config, { log, bolt, redact, ackFirst, seen, teams });
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
-  const app = new App({ token: config.botToken, receiver, logger: bolt, clientOptions });
+  // The token is checked at start by the bot's own auth.test (the workspaces it serves), which
+  // fails with words for the operator; Bolt's own check would be an unhandled rejection.
+  const app = new App({
+    token: config.botToken,
+    receiver,
+    logger: bolt,
+    clientOptions,
+    tokenVerificationEnabled: false,
+  });
 
   // PGlite runs on the bot's own thread: the statements of the work that follows acks wait until
   // the requests that arrived have their acks. The ack path's own reads (the replay check's and the
@@ -93,7 +103,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     log.error({ ...errorFields(error, redact), code: error.code }, 'unhandled error in a listener');
   });
 
-  const lifecycle = { app, deps, sweeper: createSweeper(deps, seen, ackFirst), seen, db };
+  const lifecycle = { app, deps, sweeper: createSweeper(deps, seen, ackFirst), seen, db, teams };
   return { app, deps, start: () => startBot(lifecycle), stop: () => stopBot(lifecycle) };
 }
 

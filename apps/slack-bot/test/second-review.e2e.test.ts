@@ -682,3 +682,56 @@ describe('8. a modal answers only the user it was opened for', () => {
     }
   });
 });
+
+describe('8. the workspaces served', () => {
+  const from = async (bot: TestBot, team: string) => {
+    const id = nextId();
+    const res = await slash(bot.base, {
+      text: 'find github',
+      user_id: SLACK_USERS.alice,
+      response_url: slack.responseUrl(id),
+      team_id: team,
+    });
+    return { status: res.status, id };
+  };
+
+  it('serves only the workspace that installed the bot when SLACK_TEAM_IDS is unset, and says so at start', async () => {
+    const bot = await startBot(env());
+    try {
+      expect(bot.logLines.join('\n')).toContain(
+        'SLACK_TEAM_IDS is not set: serving only the workspace that installed the bot (T1, from auth.test)',
+      );
+      const ours = await from(bot, 'T1');
+      expect(ours.status).toBe(200);
+      await slack.waitFor(() => slack.responses(ours.id).length > 0);
+      const theirs = await from(bot, 'T9');
+      expect(theirs.status).toBe(403);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(slack.responses(theirs.id)).toEqual([]);
+    } finally {
+      await bot.stop();
+    }
+  });
+
+  it('serves the workspaces SLACK_TEAM_IDS lists, and only them', async () => {
+    const bot = await startBot(env({ SLACK_TEAM_IDS: 'T9,T8' }));
+    try {
+      expect(bot.logLines.join('\n')).toContain('serving the workspaces SLACK_TEAM_IDS lists');
+      expect((await from(bot, 'T9')).status).toBe(200);
+      expect((await from(bot, 'T1')).status).toBe(403);
+    } finally {
+      await bot.stop();
+    }
+  });
+
+  it('stops at start, saying what to set, when Slack cannot say which workspace installed the bot', async () => {
+    slack.authAnswer = { ok: false, error: 'invalid_auth' };
+    try {
+      await expect(startBot(env())).rejects.toThrow(
+        'could not ask Slack which workspace installed the bot (auth.test: invalid_auth); set SLACK_TEAM_IDS to the workspaces to serve',
+      );
+    } finally {
+      slack.authAnswer = undefined;
+    }
+  });
+});

@@ -4,6 +4,7 @@ import type { App } from '@slack/bolt';
 import type { Deps } from '../deps.ts';
 import type { Database } from '../store/database.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
+import type { ServedTeams } from './served-teams.ts';
 import type { Sweeper } from './sweeper.ts';
 
 /** What starting and stopping a bot involves besides its parts. */
@@ -14,10 +15,13 @@ export interface LifecycleParts {
   seen: SeenSignatures;
   /** The store itself (not the after-acks view of it): closed last. */
   db: Database;
+  /** The workspaces served: settled before the receiver starts. */
+  teams: ServedTeams;
 }
 
 /**
- * Starts the bot: the sweeper, then the receiver (HTTP: listening; Socket Mode: connected).
+ * Starts the bot: settles the workspaces it serves, starts the sweeper, then the receiver (HTTP:
+ * listening; Socket Mode: connected).
  *
  * @param parts The bot.
  * @returns The HTTP port in HTTP mode.
@@ -26,8 +30,10 @@ export async function startBot({
   app,
   deps,
   sweeper,
+  teams,
 }: LifecycleParts): Promise<{ port: number | undefined }> {
   const { config, logger } = deps;
+  await teams.resolve(app.client, logger);
   sweeper.start();
   if (config.mode === 'socket') {
     await app.start();

@@ -16,6 +16,7 @@ import { createRequestGuard } from '../http/request-guard.ts';
 import { errorFields } from '../safe-error.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
 import { withPayloadCheck } from './payload-check.ts';
+import type { ServedTeams } from './served-teams.ts';
 
 /** What the receiver is built from. */
 export interface ReceiverParts {
@@ -24,6 +25,8 @@ export interface ReceiverParts {
   redact: Redactor;
   ackFirst: AckFirst;
   seen: SeenSignatures;
+  /** The workspaces served, settled at start. */
+  teams: ServedTeams;
 }
 
 /**
@@ -75,7 +78,7 @@ function slackReceiver(config: Config, parts: ReceiverParts): Receiver {
         maxSkewSeconds: MAX_REQUEST_SKEW_SECONDS,
         seen,
         responseUrlOrigins: config.responseUrlOrigins,
-        teamIds: config.teamIds,
+        teamIds: parts.teams.list,
         appIds: config.appIds,
         logger: log,
       }),

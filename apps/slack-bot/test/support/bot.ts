@@ -88,7 +88,10 @@ export async function startBot(
         ? await storeSnapshot()
         : undefined,
   });
-  const { port } = await bot.start();
+  const { port } = await bot.start().catch(async (error: unknown) => {
+    await bot.stop();
+    throw error;
+  });
   return {
     bot,
     base: `http://127.0.0.1:${port}`,

@@ -46,6 +46,8 @@ export interface FakeSlack {
    * that a test can stop the bot while it waits.
    */
   hold: ((call: RecordedCall) => boolean) | undefined;
+  /** What auth.test answers instead of the installing workspace T1 (an error, another team). */
+  authAnswer: Record<string, unknown> | undefined;
   responseUrl(id: string): string;
   /** Bodies posted to one response_url, in order. */
   responses(id: string): Record<string, unknown>[];
@@ -104,6 +106,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const body = calls.at(-1)?.body ?? {};
       switch (method) {
         case 'auth.test':
+          if (fake.authAnswer) return res.end(JSON.stringify(fake.authAnswer));
           return res.end(
             JSON.stringify({
               ok: true,
@@ -217,6 +220,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     externalIds,
     channelIntervalMs: 1000,
     hold: undefined,
+    authAnswer: undefined,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
     apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),

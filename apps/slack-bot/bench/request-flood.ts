@@ -109,6 +109,8 @@ try {
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: 'http://127.0.0.1:9/api/',
+      // No Slack here to ask which workspace installed the bot.
+      SLACK_TEAM_IDS: 'T1',
       PORT: String(botPort),
       HOST: '127.0.0.1',
       VAULT_URL: 'http://127.0.0.1:9',

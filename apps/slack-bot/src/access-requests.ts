@@ -92,11 +92,20 @@ export interface NewRequest {
   reason: string;
   item: { id: number; label: string; folderId: number } | undefined;
   approvers: string[];
+  /** What makes two requests the same: one pending request per requester and key. */
+  dedupeKey: string;
 }
+
+/** What {@link AccessRequests.create} did: made the request, or found the same one pending. */
+export type Created = { created: true; request: AccessRequest } | { created: false; request: AccessRequest };
 
 /** The access requests, in the store every instance shares. Every change is one atomic statement. */
 export interface AccessRequests {
-  create(request: NewRequest, expiresInMs: number): Promise<AccessRequest>;
+  /**
+   * Makes a request, unless the requester has one pending with the same key: then that one is
+   * given back (one atomic statement, whichever instance runs it).
+   */
+  create(request: NewRequest, expiresInMs: number): Promise<Created>;
   get(id: string): Promise<AccessRequest | undefined>;
   setMessages(id: string, messages: PostedMessage[]): Promise<void>;
   /**
@@ -118,6 +127,12 @@ export interface AccessRequests {
   useGrant(requester: string, itemId: number): Promise<AccessRequest | undefined>;
   /** Marks pending requests past their time `expired`, and grants past theirs `closed`. */
   expireDue(): Promise<{ expired: AccessRequest[]; closed: AccessRequest[] }>;
+  /**
+   * Marks one pending request past its time `expired`.
+   *
+   * @returns The request, or undefined when it was not pending and due (another instance took it).
+   */
+  expire(id: string): Promise<AccessRequest | undefined>;
   /** A user's pending requests, newest first. */
   pendingOf(requester: string): Promise<AccessRequest[]>;
 }
@@ -135,8 +150,10 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
       const at = now();
       const { rows } = await db.query<Row>(
         `INSERT INTO access_requests (id, requester, requester_team, requester_login, typed, reason,
-           item_id, item_label, folder_id, approvers, status, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12) RETURNING *`,
+           item_id, item_label, folder_id, approvers, status, created_at, expires_at, dedupe_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13)
+         ON CONFLICT (requester, dedupe_key) WHERE status = 'pending' DO NOTHING
+         RETURNING *`,
         [
           randomUUID(),
           request.requester,
@@ -150,9 +167,17 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
           JSON.stringify(request.approvers),
           at,
           at + expiresInMs,
+          request.dedupeKey,
         ],
       );
-      return fromRow(rows[0] as Row);
+      if (rows[0]) return { created: true, request: fromRow(rows[0]) };
+      const pending = await db.query<Row>(
+        `SELECT * FROM access_requests WHERE requester = $1 AND dedupe_key = $2 AND status = 'pending'`,
+        [request.requester, request.dedupeKey],
+      );
+      // Decided between the two statements: try once more.
+      if (!pending.rows[0]) return this.create(request, expiresInMs);
+      return { created: false, request: fromRow(pending.rows[0]) };
     },
     async get(id) {
       if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
@@ -209,6 +234,14 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
         [at],
       );
       return { expired: expired.rows.map(fromRow), closed: closed.rows.map(fromRow) };
+    },
+    async expire(id) {
+      const { rows } = await db.query<Row>(
+        `UPDATE access_requests SET status = 'expired'
+         WHERE id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING *`,
+        [id, now()],
+      );
+      return rows[0] ? fromRow(rows[0]) : undefined;
     },
     async pendingOf(requester) {
       const { rows } = await db.query<Row>(

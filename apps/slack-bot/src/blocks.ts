@@ -326,6 +326,26 @@ export function revealedModal(item: ListedItem, password: string, seconds: numbe
 }
 
 /**
+ * The reveal's modal as it opens, before the password is in it (its redaction is saved first).
+ *
+ * @param item The item.
+ * @returns The view.
+ */
+export function revealingModal(item: ListedItem): types.ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Vault password' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [
+      {
+        type: 'section',
+        text: plain(`${escapeText(item.label)} (#${item.id})\n${pathOf(item)}\nRevealing…`),
+      },
+    ],
+  };
+}
+
+/**
  * What replaces the modal's password after the delay.
  *
  * @param item The item.

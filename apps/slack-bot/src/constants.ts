@@ -33,6 +33,7 @@ export const AUDIT_EVENTS = {
   accessRefused: 'access_decision_refused',
   accessExpired: 'access_request_expired',
   grantExpired: 'access_grant_expired',
+  viewRefused: 'view_refused',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */
@@ -115,6 +116,14 @@ export const SLACK_MAX_BLOCKS = 50;
 export const SLACK_MAX_SECTION_TEXT = 3000;
 /** Slack's limit of a button's url and value. */
 export const SLACK_MAX_BUTTON_URL = 3000;
+/** Slack's limit of an action's or a view's id fields (`action_id`, `block_id`, `callback_id`, `external_id`). */
+export const SLACK_MAX_ACTION_ID = 255;
+/** Slack's limit of a button's or an option's value. */
+export const SLACK_MAX_ACTION_VALUE = 2000;
+/** Slack's limit of a plain-text input's value (its largest `max_length`). */
+export const SLACK_MAX_INPUT_VALUE = 3000;
+/** Slack's limit of a view's `private_metadata`. */
+export const SLACK_MAX_PRIVATE_METADATA = 3000;
 /** Each listed item takes a section and an actions block; the rest is header and navigation. */
 export const MAX_PAGE_SIZE = 23;
 /** Longest label or path shown before it is shortened. */

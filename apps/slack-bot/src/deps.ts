@@ -11,6 +11,7 @@ import type { IdentityResolver } from './identity.ts';
 import type { Redactions } from './redactions.ts';
 import type { ItemSearch } from './search.ts';
 import type { Database } from './store/database.ts';
+import type { ViewOwners } from './view-owners.ts';
 
 /** What every command and action handler is built from. */
 export interface Deps {
@@ -44,4 +45,6 @@ export interface Deps {
   afterAck: LimitFunction;
   /** Holds that work back while a burst of requests is still arriving. */
   ackFirst: AckFirst;
+  /** Ties each modal the bot opens to the user it opened it for. */
+  views: ViewOwners;
 }

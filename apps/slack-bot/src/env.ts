@@ -236,7 +236,7 @@ export interface Config {
   store: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
   /** Origins `response_url`s may point to. */
   responseUrlOrigins: readonly string[];
-  /** Workspaces served; all when undefined. */
+  /** Workspaces served; the one that installed the bot (`auth.test` at start) when undefined. */
   teamIds: readonly string[] | undefined;
   /** Slack apps served; all when undefined. */
   appIds: readonly string[] | undefined;

@@ -48,3 +48,28 @@ describe('readUserDirectory', () => {
     );
   });
 });
+
+describe('header lines', () => {
+  it.each([
+    ['slack_user,login', readIdentityMap, 'UALICE,alice\n'],
+    ['Slack User ID, Vault Login', readIdentityMap, 'UALICE,alice\n'],
+    ['# who is who\n\nslack_user_id,vault_login', readIdentityMap, 'UALICE,alice\n'],
+    ['vault_login,email', readUserDirectory, 'alice,alice@example.com\n'],
+    ['Login,E-mail', readUserDirectory, 'alice,alice@example.com\n'],
+  ] as const)('skips the header %j before the rows', async (header, read, rows) => {
+    const read2 = read as (path: string) => Promise<Map<string, string | null>>;
+    expect((await read2(await file(`${header}\n${rows}`))).size).toBe(1);
+  });
+
+  it('refuses a header-like line after the first row, naming the line', async () => {
+    const path = await file('UALICE,alice\nslack_user_id,vault_login\n');
+    await expect(readIdentityMap(path)).rejects.toThrow(`${path}:2: expected a Slack user id`);
+  });
+
+  it('says what a header must look like when the first line is neither a row nor a header', async () => {
+    const path = await file('# linked\nname,mail address x\nalice,alice@example.com\n');
+    await expect(readUserDirectory(path)).rejects.toThrow(
+      `${path}:2: expected an email address, received "name,mail address x". A header line must name the two columns, like "vault_login,email".`,
+    );
+  });
+});

@@ -38,56 +38,110 @@ const Login = v.pipe(
 );
 const Email = v.pipe(v.string(), v.email('an email address'));
 
-function parseRows<A, B>(
-  file: string,
-  content: string,
-  first: v.GenericSchema<string, A>,
-  second: v.GenericSchema<string, B>,
-  header: RegExp,
-): [A, B][] {
+/** What one column of an operator's file holds, and the names a header line may give it. */
+interface Column<T> {
+  schema: v.GenericSchema<string, T>;
+  /** Header names, folded (lower case, letters only). */
+  names: readonly string[];
+  /** The header name the README uses. */
+  example: string;
+}
+
+/** The folded form of a header cell: `Slack User ID` → `slackuserid`. */
+const fold = (cell: string) => cell.toLowerCase().replace(/[^a-z]/g, '');
+
+const SLACK_USER_COLUMN: Column<string> = {
+  schema: SlackUserId,
+  names: [
+    'slack',
+    'slackid',
+    'slackuser',
+    'slackuserid',
+    'slackmember',
+    'slackmemberid',
+    'memberid',
+    'userid',
+    'user',
+  ],
+  example: 'slack_user_id',
+};
+const LOGIN_COLUMN: Column<string> = {
+  schema: Login,
+  names: ['login', 'vaultlogin', 'vaultuser', 'teampasslogin', 'teampassuser', 'user', 'username'],
+  example: 'vault_login',
+};
+const EMAIL_COLUMN: Column<string> = {
+  schema: Email,
+  names: ['email', 'mail', 'emailaddress', 'vaultemail'],
+  example: 'email',
+};
+
+/**
+ * Reads the rows of an operator's file: two comma-separated values a line, `#` comments and blank
+ * lines skipped. Its first line may be a header naming the two columns (`slack_user_id,vault_login`,
+ * `Login, Email`…): it is skipped. Any other line that is not a row stops the start, naming the
+ * file and the line.
+ */
+function parseRows<A, B>(file: string, content: string, first: Column<A>, second: Column<B>): [A, B][] {
   const rows: [A, B][] = [];
   const lines = content.split(/\r?\n/);
+  let seenContent = false;
   for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#') || (index === 0 && header.test(line))) continue;
+    if (line === '' || line.startsWith('#')) continue;
+    const isFirst = !seenContent;
+    seenContent = true;
     const cells = line.split(',').map((cell) => cell.trim());
-    const a = v.safeParse(first, cells[0] ?? '');
-    const b = v.safeParse(second, cells[1] ?? '');
-    if (cells.length !== 2 || !a.success || !b.success) {
-      const expected = !a.success
-        ? a.issues[0].message
-        : !b.success
-          ? b.issues[0].message
-          : 'two comma-separated values';
-      throw new IdentityFileError(
-        `${file}:${index + 1}: expected ${expected}, received ${JSON.stringify(line.slice(0, 80))}.`,
-      );
+    const a = v.safeParse(first.schema, cells[0] ?? '');
+    const b = v.safeParse(second.schema, cells[1] ?? '');
+    if (cells.length === 2 && a.success && b.success) {
+      rows.push([a.output, b.output]);
+      continue;
     }
-    rows.push([a.output, b.output]);
+    if (
+      isFirst &&
+      cells.length === 2 &&
+      first.names.includes(fold(cells[0] ?? '')) &&
+      second.names.includes(fold(cells[1] ?? ''))
+    )
+      continue;
+    const expected = !a.success
+      ? a.issues[0].message
+      : !b.success
+        ? b.issues[0].message
+        : 'two comma-separated values';
+    const header = isFirst
+      ? ` A header line must name the two columns, like "${first.example},${second.example}".`
+      : '';
+    throw new IdentityFileError(
+      `${file}:${index + 1}: expected ${expected}, received ${JSON.stringify(line.slice(0, 80))}.${header}`,
+    );
   }
   return rows;
 }
 
 /**
- * Reads a mapping file: one `slack_user_id,vault_login` a line, `#` comments allowed.
+ * Reads a mapping file: one `slack_user_id,vault_login` a line, `#` comments and a header line
+ * allowed.
  *
  * @param file The path.
  * @returns Slack user id → login.
  */
 export async function readIdentityMap(file: string): Promise<Map<string, string>> {
-  const rows = parseRows(file, await readFile(file, 'utf8'), SlackUserId, Login, /^slack/i);
+  const rows = parseRows(file, await readFile(file, 'utf8'), SLACK_USER_COLUMN, LOGIN_COLUMN);
   return new Map(rows);
 }
 
 /**
- * Reads a user directory file: one `vault_login,email` a line, `#` comments allowed. Emails that
+ * Reads a user directory file: one `vault_login,email` a line, `#` comments and a header line
+ * allowed. Emails that
  * more than one login carries are kept as ambiguous and never matched.
  *
  * @param file The path.
  * @returns Lower-cased email → login, or null when ambiguous.
  */
 export async function readUserDirectory(file: string): Promise<Map<string, string | null>> {
-  const rows = parseRows(file, await readFile(file, 'utf8'), Login, Email, /^login/i);
+  const rows = parseRows(file, await readFile(file, 'utf8'), LOGIN_COLUMN, EMAIL_COLUMN);
   const byEmail = new Map<string, string | null>();
   for (const [login, email] of rows) {
     const key = email.toLowerCase();

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createBot } from './app.ts';
+import { StartupError } from './bot/served-teams.ts';
 import { ConfigError, readConfig } from './env.ts';
 import { IdentityFileError } from './identity.ts';
 
@@ -15,8 +16,8 @@ try {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 } catch (error) {
-  // Config and identity-file problems are the operator's to fix: say what, never a stack.
-  if (error instanceof ConfigError || error instanceof IdentityFileError) {
+  // Config, identity-file and start-up problems are the operator's to fix: say what, never a stack.
+  if (error instanceof ConfigError || error instanceof IdentityFileError || error instanceof StartupError) {
     process.stderr.write(`vaultline-slack-bot: ${error.message}\n`);
   } else {
     process.stderr.write(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequestText } from './request-access.ts';
+import { parseRequestText, requestKey } from './request-access.ts';
 
 describe('parseRequestText', () => {
   it.each([
@@ -14,5 +14,16 @@ describe('parseRequestText', () => {
 
   it('cuts a reason to 500 characters', () => {
     expect([...parseRequestText(`1 ${'é'.repeat(600)}`).reason]).toHaveLength(500);
+  });
+});
+
+describe('requestKey', () => {
+  it('keys a request on what was typed: an id, or a label as the vault compares labels', () => {
+    expect(requestKey('12')).toBe('id:12');
+    expect(requestKey(' 12 ')).toBe('id:12');
+    expect(requestKey('PROD-db')).toBe(requestKey('prod-db'));
+    expect(requestKey('Café Wi-Fi')).toBe(requestKey('cafe wi-fi '));
+    // An id and a label never share a key, whatever item they name.
+    expect(requestKey('12')).not.toBe(requestKey('prod-db'));
   });
 });

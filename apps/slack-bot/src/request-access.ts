@@ -1,9 +1,10 @@
 import type { App, BlockAction, ButtonAction, Middleware, types } from '@slack/bolt';
-import { isVaultError } from '@vaultline/protocol';
-import type { AccessRequest } from './access-requests.ts';
+import { foldLabel, isVaultError } from '@vaultline/protocol';
+import type { AccessRequest, Created, NewRequest } from './access-requests.ts';
 import { type ButtonClick, callerOf, readItemId } from './actions/button-args.ts';
 import { note, plain } from './blocks.ts';
-import { ACTIONS, AUDIT_EVENTS, MAX_REASON_LENGTH } from './constants.ts';
+import { queryProblem } from './command-text.ts';
+import { ACTIONS, AUDIT_EVENTS, COMMAND, MAX_REASON_LENGTH } from './constants.ts';
 import type { Deps } from './deps.ts';
 import { escapeText } from './escape.ts';
 import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
@@ -36,16 +37,45 @@ export function parseRequestText(text: string): { typed: string; reason: string 
 export async function approversFor(deps: Deps, folderId: number | undefined): Promise<string[]> {
   const configured =
     (folderId === undefined ? undefined : deps.config.folderApprovers.get(folderId)) ?? deps.config.approvers;
-  const users = new Set<string>();
-  for (const id of configured) {
-    if (!id.startsWith('S')) {
-      users.add(id);
-      continue;
-    }
-    const answer = await deps.slack().usergroups.users.list({ usergroup: id });
-    for (const user of answer.users ?? []) users.add(user);
-  }
-  return [...users];
+  return expand(deps, configured);
+}
+
+/** Every approver the configuration names, for any folder, user groups expanded. */
+async function everyApprover(deps: Deps): Promise<string[]> {
+  const everyone = new Set<string>(deps.config.approvers);
+  for (const ids of deps.config.folderApprovers.values()) for (const approver of ids) everyone.add(approver);
+  return expand(deps, [...everyone]);
+}
+
+/**
+ * The approvers who may read the item themselves (their vault user's rights, personal folders
+ * included): the only ones who are asked, so that a label reaches nobody who cannot read it.
+ */
+async function readersAmong(
+  deps: Deps,
+  approvers: readonly string[],
+  item: { id: number; folderId: number },
+): Promise<string[]> {
+  const readers = await Promise.all(
+    approvers.map(async (approver) => {
+      const identity = await deps.identity.resolve(approver, deps.slack());
+      return identity.ok && (await deps.access.canRead(identity.login, item)) ? approver : undefined;
+    }),
+  );
+  return readers.filter((approver) => approver !== undefined);
+}
+
+/**
+ * What makes two requests of one person the same: the id, or the label as the vault compares
+ * labels. What was typed, never the item it names: the key must not tell the requester whether
+ * two of their texts name one item.
+ *
+ * @param typed What was typed.
+ * @returns The key.
+ */
+export function requestKey(typed: string): string {
+  const id = readItemId(typed.trim());
+  return id === undefined ? `label:${foldLabel(typed)}` : `id:${id}`;
 }
 
 async function readItem(deps: Deps, id: number) {
@@ -71,10 +101,8 @@ async function resolveTarget(
     const item = await readItem(deps, id);
     return item && { id: item.id, label: item.label, folderId: item.folderId };
   }
-  const everyone = new Set<string>(deps.config.approvers);
-  for (const ids of deps.config.folderApprovers.values()) for (const approver of ids) everyone.add(approver);
   const found = new Map<number, { id: number; label: string; folderId: number }>();
-  for (const approver of await expand(deps, [...everyone])) {
+  for (const approver of await everyApprover(deps)) {
     const identity = await deps.identity.resolve(approver, deps.slack());
     if (!identity.ok) continue;
     const { items, exact } = await deps.search.get(identity.login, typed);
@@ -85,7 +113,7 @@ async function resolveTarget(
   return found.size === 1 ? [...found.values()][0] : undefined;
 }
 
-async function expand(deps: Deps, ids: string[]): Promise<string[]> {
+async function expand(deps: Deps, ids: readonly string[]): Promise<string[]> {
   const users = new Set<string>();
   for (const id of ids) {
     if (!id.startsWith('S')) users.add(id);
@@ -98,27 +126,31 @@ async function expand(deps: Deps, ids: string[]): Promise<string[]> {
 
 const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
 
-function requestText(request: AccessRequest): string {
-  const item =
-    request.itemId === undefined
-      ? `“${escapeText(request.typed, 200)}” (no single item you approvers can read has this id or label)`
-      : `item “${escapeText(request.itemLabel ?? '', 200)}” (#${request.itemId}), asked for as “${escapeText(request.typed, 200)}”`;
+/**
+ * The request as the approvers read it. A DM goes to an approver who may read the item: it names
+ * the item. A post to the approvals channel is read by everyone there: it carries only what the
+ * requester typed, and names the approvers who may read the item.
+ */
+function requestText(request: AccessRequest, inChannel: boolean): string {
+  const item = inChannel
+    ? `“${escapeText(request.typed, 200)}” (approvers who may read it: ${request.approvers.join(', ')})`
+    : `item “${escapeText(request.itemLabel ?? '', 200)}” (#${request.itemId}), asked for as “${escapeText(request.typed, 200)}”`;
   const reason = request.reason
     ? `\nReason: ${escapeText(request.reason, MAX_REASON_LENGTH)}`
     : '\nNo reason given.';
   return `Access request from Slack user ${request.requester} (vault user ${escapeText(request.requesterLogin, 80)}): a one-time reveal of ${item}.${reason}\nIt expires in ${minutes(request.expiresAt - request.createdAt)} minutes.`;
 }
 
-function approverBlocks(request: AccessRequest): Block[] {
-  const buttons: types.Button[] = [];
-  if (request.itemId !== undefined)
-    buttons.push({
+function approverBlocks(request: AccessRequest, text: string): Block[] {
+  const buttons: types.Button[] = [
+    {
       type: 'button',
       action_id: ACTIONS.approve,
       style: 'primary',
       text: plain('Approve'),
       value: request.id,
-    });
+    },
+  ];
   buttons.push({
     type: 'button',
     action_id: ACTIONS.deny,
@@ -127,13 +159,13 @@ function approverBlocks(request: AccessRequest): Block[] {
     value: request.id,
   });
   return [
-    { type: 'section', text: plain(requestText(request)) },
+    { type: 'section', text: plain(text) },
     { type: 'actions', block_id: `request_${request.id}`, elements: buttons },
   ];
 }
 
-function outcomeText(request: AccessRequest): string {
-  const what = `“${escapeText(request.itemLabel ?? request.typed, 200)}”`;
+function outcomeText(request: AccessRequest, inChannel: boolean): string {
+  const what = `“${escapeText((inChannel ? undefined : request.itemLabel) ?? request.typed, 200)}”`;
   switch (request.status) {
     case 'approved':
       return `Approved by ${request.decidedBy}: Slack user ${request.requester} may reveal ${what} ${request.revealsLeft === 1 ? 'once' : `${request.revealsLeft} times`} within ${minutes((request.grantExpiresAt ?? 0) - (request.decidedAt ?? 0))} minutes.`;
@@ -147,10 +179,10 @@ function outcomeText(request: AccessRequest): string {
 }
 
 async function updateApproverMessages(deps: Deps, request: AccessRequest): Promise<void> {
-  const text = outcomeText(request);
   await Promise.all(
-    request.messages.map((message) =>
-      deps
+    request.messages.map((message) => {
+      const text = outcomeText(request, message.channel === deps.config.approvalsChannel);
+      return deps
         .slack()
         .chat.update({
           channel: message.channel,
@@ -160,8 +192,8 @@ async function updateApproverMessages(deps: Deps, request: AccessRequest): Promi
         })
         .catch((error: unknown) =>
           deps.logger.warn(errorFields(error, deps.redact), 'could not update a request message'),
-        ),
-    ),
+        );
+    }),
   );
 }
 
@@ -202,8 +234,9 @@ async function tellRequester(deps: Deps, request: AccessRequest): Promise<void> 
 }
 
 /**
- * Makes an access request for what a person typed and sends it to the approvers. The person
- * learns nothing of the item: the answer is the same whether it exists or not.
+ * Makes an access request for what a person typed and sends it to the approvers who may read the
+ * item. The person learns nothing of the item: the answer is the same whether it exists, whether
+ * anyone may approve it, or not. One request per person and typed text is pending at a time.
  *
  * @param deps The bot's parts.
  * @param caller Who asks.
@@ -222,41 +255,47 @@ export async function requestAccess(
       await caller.respond(note(`You can read this item already: run /vault get ${target.id}.`));
       return;
     }
-    const approvers = (await approversFor(deps, target?.folderId)).filter(
-      (user) => user !== caller.slackUser,
-    );
-    if (approvers.length === 0) {
-      await deps.audit.record({
-        event: AUDIT_EVENTS.accessRequested,
-        ...auditWho(caller, login),
-        query: typed,
-        outcome: 'no_approver',
-      });
+    const who = { event: AUDIT_EVENTS.accessRequested, ...auditWho(caller, login), query: typed };
+    // Decided from the configuration alone, never from the item.
+    if ((await everyApprover(deps)).every((user) => user === caller.slackUser)) {
+      await deps.audit.record({ ...who, outcome: 'no_approver' });
       await caller.respond(
-        note('Nobody but you can approve this request, so it was not sent. Ask a vault admin.'),
+        note('Nobody but you can approve requests, so this one was not sent. Ask a vault admin.'),
       );
       return;
     }
-    const request = await deps.requests.create(
-      {
-        requester: caller.slackUser,
-        requesterTeam: caller.slackTeam,
-        requesterLogin: login,
-        typed,
-        reason,
-        item: target,
-        approvers,
-      },
-      deps.config.requestExpirySeconds * 1000,
-    );
+    const approvers = target
+      ? (await readersAmong(deps, await approversFor(deps, target.folderId), target)).filter(
+          (user) => user !== caller.slackUser,
+        )
+      : [];
+    const made = await createOnce(deps, {
+      requester: caller.slackUser,
+      requesterTeam: caller.slackTeam,
+      requesterLogin: login,
+      typed,
+      reason,
+      item: target,
+      approvers,
+      dedupeKey: requestKey(typed),
+    });
+    const { request } = made;
+    if (!made.created) {
+      await deps.audit.record({ ...who, requestId: request.id, outcome: 'already_pending' });
+      await caller.respond(
+        note(
+          `Your request for “${escapeText(typed, 200)}” is already pending; it expires in ${minutes(request.expiresAt - Date.now())} minutes. You will get a message when it is decided.`,
+        ),
+      );
+      return;
+    }
     await deps.audit.record({
-      event: AUDIT_EVENTS.accessRequested,
-      ...auditWho(caller, login),
-      query: typed,
+      ...who,
       itemId: target?.id,
       label: target?.label,
       requestId: request.id,
-      outcome: 'pending',
+      // For the audit only: the requester is told the same either way.
+      outcome: approvers.length > 0 ? 'pending' : 'pending_no_reader',
     });
     // The requester's answer does not wait for the approvers' messages (Slack allows about one
     // post a second per channel; a busy approver's DM would hold every answer back).
@@ -265,26 +304,45 @@ export async function requestAccess(
         `Your request for “${escapeText(typed, 200)}” went to the approvers. It expires in ${minutes(request.expiresAt - request.createdAt)} minutes; you will get a message when it is decided.`,
       ),
     );
-    const text = requestText(request);
-    const blocks = approverBlocks(request);
-    const channels = deps.config.approvalsChannel ? [deps.config.approvalsChannel] : approvers;
-    const posted = await Promise.all(
-      channels.map(async (channel) => {
-        const answer = await deps
-          .slack()
-          .chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false })
-          .catch((error: unknown) => {
-            deps.logger.warn(errorFields(error, deps.redact), 'could not send a request to an approver');
-            return undefined;
-          });
-        return answer?.ts && answer.channel ? { channel: answer.channel, ts: answer.ts } : undefined;
-      }),
-    );
-    await deps.requests.setMessages(
-      request.id,
-      posted.filter((message) => message !== undefined),
-    );
+    if (approvers.length > 0) await sendToApprovers(deps, request);
   });
+}
+
+/**
+ * Creates the request, or finds the same one pending. One that is pending but past its time (the
+ * sweep has not ended it yet) is ended here, with its messages, and the request made anew.
+ */
+async function createOnce(deps: Deps, request: NewRequest): Promise<Created> {
+  const expiresInMs = deps.config.requestExpirySeconds * 1000;
+  const made = await deps.requests.create(request, expiresInMs);
+  if (made.created || made.request.expiresAt > Date.now()) return made;
+  const ended = await deps.requests.expire(made.request.id);
+  if (ended) await announceExpired(deps, ended);
+  return deps.requests.create(request, expiresInMs);
+}
+
+/** Sends a new request to its approvers: a DM each, or one post in the approvals channel. */
+async function sendToApprovers(deps: Deps, request: AccessRequest): Promise<void> {
+  const inChannel = deps.config.approvalsChannel !== undefined;
+  const text = requestText(request, inChannel);
+  const blocks = approverBlocks(request, text);
+  const channels = deps.config.approvalsChannel ? [deps.config.approvalsChannel] : request.approvers;
+  const posted = await Promise.all(
+    channels.map(async (channel) => {
+      const answer = await deps
+        .slack()
+        .chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false })
+        .catch((error: unknown) => {
+          deps.logger.warn(errorFields(error, deps.redact), 'could not send a request to an approver');
+          return undefined;
+        });
+      return answer?.ts && answer.channel ? { channel: answer.channel, ts: answer.ts } : undefined;
+    }),
+  );
+  await deps.requests.setMessages(
+    request.id,
+    posted.filter((message) => message !== undefined),
+  );
 }
 
 /**
@@ -296,7 +354,7 @@ function decideAction(deps: Deps, approve: boolean): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
     const clicker = args.body.user.id;
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     const refuse = async (request: AccessRequest | undefined, outcome: string, message: string) => {
       await deps.audit.record({
         event: AUDIT_EVENTS.accessRefused,
@@ -375,9 +433,14 @@ export function registerRequestAccess(app: App, deps: Deps): void {
     { type: 'block_actions', action_id: ACTIONS.requestAccess },
     async (args) => {
       await args.ack();
-      const typed = args.action.value ?? '';
-      if (typed === '') return;
-      await requestAccess(deps, callerOf(args), typed, '');
+      // The button carries what the person typed: checked as the command checks it.
+      const typed = (args.action.value ?? '').trim();
+      const problem = queryProblem(typed, `${COMMAND} request <id or label> [reason]`);
+      if (problem) {
+        await callerOf(args, deps.views).respond(note(escapeText(problem)));
+        return;
+      }
+      await requestAccess(deps, callerOf(args, deps.views), typed, '');
     },
   );
   app.action<BlockAction<ButtonAction>>(
@@ -398,21 +461,7 @@ export function registerRequestAccess(app: App, deps: Deps): void {
  */
 export async function sweepRequests(deps: Deps): Promise<void> {
   const { expired, closed } = await deps.requests.expireDue();
-  for (const request of expired) {
-    await deps.audit.record({
-      event: AUDIT_EVENTS.accessExpired,
-      slackUser: request.requester,
-      slackTeam: request.requesterTeam,
-      login: request.requesterLogin,
-      channel: undefined,
-      requestId: request.id,
-      itemId: request.itemId,
-      label: request.itemLabel,
-      outcome: 'expired',
-    });
-    await updateApproverMessages(deps, request);
-    await tellRequester(deps, request);
-  }
+  for (const request of expired) await announceExpired(deps, request);
   for (const request of closed)
     await deps.audit.record({
       event: AUDIT_EVENTS.grantExpired,
@@ -425,4 +474,21 @@ export async function sweepRequests(deps: Deps): Promise<void> {
       label: request.itemLabel,
       outcome: request.revealsLeft <= 0 ? 'used' : 'expired',
     });
+}
+
+/** Audits a request that expired undecided and tells both sides. */
+async function announceExpired(deps: Deps, request: AccessRequest): Promise<void> {
+  await deps.audit.record({
+    event: AUDIT_EVENTS.accessExpired,
+    slackUser: request.requester,
+    slackTeam: request.requesterTeam,
+    login: request.requesterLogin,
+    channel: undefined,
+    requestId: request.id,
+    itemId: request.itemId,
+    label: request.itemLabel,
+    outcome: 'expired',
+  });
+  await updateApproverMessages(deps, request);
+  await tellRequester(deps, request);
 }

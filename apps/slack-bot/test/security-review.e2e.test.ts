@@ -262,7 +262,7 @@ describe('5. vault error text in logs', () => {
       expect(JSON.stringify(answer)).not.toContain('Leaky-Secret-123');
       const logs = bot.logLines.join('\n');
       expect(logs).toContain('request failed');
-      expect(logs).toContain('[REDACTED]');
+      expect(logs).toContain('"withheld":true');
       expect(logs).not.toContain('Leaky-Secret-123');
       expect(logs).not.toContain('Other-Secret-456');
       expect(JSON.stringify(await bot.auditRecords())).not.toContain('Leaky-Secret-123');

@@ -33,7 +33,13 @@ beforeAll(async () => {
     COMMAND_RATE_WINDOW_SECONDS: '600',
   };
   // Both migrate the same database at once: the advisory lock orders them.
-  [one, two] = await Promise.all([startBot(env), startBot(env)]);
+  const mapping = {
+    [SLACK_USERS.alice]: 'alice',
+    [SLACK_USERS.bob]: 'bob',
+    [SLACK_USERS.carol]: 'carol',
+    UREQUESTER: 'alice',
+  };
+  [one, two] = await Promise.all([startBot(env, mapping), startBot(env, mapping)]);
 });
 afterAll(async () => {
   await one?.stop();
@@ -81,6 +87,34 @@ describe('two bot processes on one PostgreSQL store', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     const outcomes = (await decided()).map((record) => `${record.event}:${record.outcome}`).sort();
     expect(outcomes).toEqual(['access_approved:approved', 'access_decision_refused:not_pending']);
+  });
+
+  it('keeps one pending request when the same request reaches both instances at once', async () => {
+    const before = slack.apiCalls('chat.postMessage').length;
+    // Four: the command limit of this file is 5 per user.
+    const ids = Array.from({ length: 4 }, () => nextId());
+    await Promise.all(
+      ids.map((id, index) =>
+        slash(index % 2 === 0 ? one.base : two.base, {
+          text: `request ${seeded.items['github-ops-token']} both`,
+          user_id: 'UREQUESTER',
+          response_url: slack.responseUrl(id),
+        }),
+      ),
+    );
+    const answers = await slack.waitFor(() => {
+      const got = ids.map((id) => slack.responses(id)[0]).filter((answer) => answer !== undefined);
+      return got.length === ids.length && got;
+    }, 15_000);
+    const texts = answers.map((answer) => String(answer.text));
+    expect(texts.filter((text) => text.includes('went to the approvers'))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes('already pending'))).toHaveLength(3);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const posts = slack
+      .apiCalls('chat.postMessage')
+      .slice(before)
+      .filter((call: RecordedCall) => String(call.body.text).startsWith('Access request'));
+    expect(posts).toHaveLength(1);
   });
 
   it('counts a user’s commands across both instances, shared through the store within a batch', async () => {

@@ -126,7 +126,8 @@ export interface AccessChecker {
    */
   filterReadable<T extends ItemRef>(login: string, items: readonly T[], options?: CallOptions): Promise<T[]>;
   /**
-   * Forgets cached rights: of one user, or of everyone.
+   * Forgets cached rights: of one user, or of everyone. A load already in flight still answers
+   * the calls waiting for it; calls made after this read the rights afresh.
    *
    * @param login The vault login; all when absent.
    */
@@ -164,7 +165,10 @@ export function createAccessChecker(
   const max = options.maxUsers ?? 1000;
   const itemList = options.itemList ?? true;
   const now = options.now ?? Date.now;
-  const cacheOptions = { max, ttl, ttlResolution: 0, perf: { now } };
+  // lru-cache aborts a load in flight when its key is deleted (invalidate) or evicted, and rejects
+  // everyone awaiting it with `deleted`/`evicted`; `ignoreFetchAbort` lets that load answer those
+  // callers instead, without keeping its result: a load started after an invalidation reads afresh.
+  const cacheOptions = { max, ttl, ttlResolution: 0, perf: { now }, ignoreFetchAbort: true };
 
   const folderCache = new LRUCache<string, FolderEntry, CallOptions | undefined>({
     ...cacheOptions,

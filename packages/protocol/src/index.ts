@@ -105,4 +105,5 @@ export {
   searchItems,
 } from './search.ts';
 export { COMPLEXITY_LEVELS, type ComplexityLevel, type FolderCreate, type FolderUpdate } from './segments.ts';
+export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
 export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';

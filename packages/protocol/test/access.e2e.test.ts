@@ -267,6 +267,64 @@ describe('createAccessChecker', () => {
     expect(urls()).toEqual(['userfolders', 'userpw']);
   });
 
+  /** A client whose first read/userfolders answer waits until `release` is called. */
+  function heldClient() {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = 0;
+    let arrived = () => {};
+    const holding = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const client = createVaultClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      retries: 0,
+      fetch: async (input, init) => {
+        if (
+          String(input instanceof Request ? input.url : input).includes('/read/userfolders/') &&
+          held++ === 0
+        ) {
+          arrived();
+          await gate;
+        }
+        return fetch(input, init);
+      },
+    });
+    return { client, release, holding };
+  }
+
+  it('answers a load in flight when the user is invalidated meanwhile, and reads afresh after', async () => {
+    const { client, release, holding } = heldClient();
+    const checker = createAccessChecker(client, { itemList: false });
+    const r = seed('R');
+    const ref = { id: r.itemId, folderId: r.folderId };
+    const first = checker.canRead('bob', ref);
+    await holding;
+    checker.invalidate('bob');
+    const second = checker.canRead('bob', ref);
+    checker.invalidate();
+    const third = checker.folders('bob');
+    release();
+    expect(await first).toBe(true);
+    expect(await second).toBe(true);
+    expect((await third).length).toBeGreaterThan(0);
+    // The loads that started after each invalidation read the rights afresh.
+    expect(server.requests.filter((request) => request.url.includes('/read/userfolders/'))).toHaveLength(3);
+  });
+
+  it('answers a load in flight when its user is evicted by others meanwhile', async () => {
+    const { client, release, holding } = heldClient();
+    const checker = createAccessChecker(client, { itemList: false, maxUsers: 1 });
+    const first = checker.folders('bob');
+    await holding;
+    await checker.folders('alice').catch(() => []);
+    release();
+    expect((await first).length).toBeGreaterThan(0);
+  });
+
   it('keeps at most maxUsers users', async () => {
     const checker = createAccessChecker(vault, { maxUsers: 1 });
     await checker.folders('bob');

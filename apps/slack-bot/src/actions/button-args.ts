@@ -11,6 +11,7 @@ import { parseId } from '@vaultline/protocol';
 import { modalOf, plain } from '../blocks.ts';
 import { escapeText } from '../escape.ts';
 import type { Caller } from '../run-as-user.ts';
+import type { ViewOwners } from '../view-owners.ts';
 
 /** A button click. */
 export type ButtonClick = SlackActionMiddlewareArgs<BlockAction<ButtonAction>>;
@@ -21,15 +22,16 @@ export type ButtonArgs = ButtonClick & AllMiddlewareArgs;
  * Who clicked, and where.
  *
  * @param args The click.
+ * @param views The owners of the modals the bot opens (a click in a modal is answered there).
  * @returns The caller.
  */
-export function callerOf(args: ButtonArgs): Caller {
+export function callerOf(args: ButtonArgs, views: ViewOwners): Caller {
   return {
     slackUser: args.body.user.id,
     slackTeam: args.body.team?.id ?? args.body.user.team_id,
     channel: args.body.channel?.id,
     client: args.client,
-    respond: responseUrlOf(args) === undefined ? viewRespond(args) : args.respond,
+    respond: responseUrlOf(args) === undefined ? viewRespond(args, views) : args.respond,
   };
 }
 
@@ -40,17 +42,22 @@ export function callerOf(args: ButtonArgs): Caller {
  * @param args The click.
  * @returns A respond function over views.
  */
-function viewRespond(args: ButtonArgs): RespondFn {
+function viewRespond(args: ButtonArgs, views: ViewOwners): RespondFn {
   const respond = async (message: string | RespondArguments) => {
     const msg: { text?: string; blocks?: types.KnownBlock[]; replace_original?: boolean } =
       typeof message === 'string' ? { text: message } : (message as typeof msg);
     const view = modalOf(msg.blocks ?? [{ type: 'section', text: plain(escapeText(msg.text ?? '')) }]);
-    const viewId = args.body.view?.id;
-    if (msg.replace_original && viewId && args.body.view?.type === 'modal')
-      await args.client.views.update({ view_id: viewId, view });
-    else if (args.body.view?.type === 'modal')
-      await args.client.views.push({ trigger_id: args.body.trigger_id, view });
-    else await args.client.views.open({ trigger_id: args.body.trigger_id, view });
+    // The modal a click came from is updated by the external_id the bot gave it for this user (the
+    // guards checked it), never by the view id the payload names.
+    const current = args.body.view?.type === 'modal' ? args.body.view.external_id : undefined;
+    if (msg.replace_original && current)
+      await args.client.views.update({ external_id: current, view: { ...view, external_id: current } });
+    else {
+      const opened = { ...view, external_id: views.tag(args.body.user.id) };
+      if (args.body.view?.type === 'modal')
+        await args.client.views.push({ trigger_id: args.body.trigger_id, view: opened });
+      else await args.client.views.open({ trigger_id: args.body.trigger_id, view: opened });
+    }
     return { status: 200 } as Awaited<ReturnType<RespondFn>>;
   };
   return respond;
@@ -85,5 +92,8 @@ export function itemIdOf(args: ButtonArgs): number | undefined {
  * @returns The id, or undefined when the text is not one.
  */
 export function readItemId(value: string): number | undefined {
-  return parseId(value);
+  return value.length <= MAX_ID_TEXT ? parseId(value) : undefined;
 }
+
+/** The longest text read as an item id (ids are safe integers: at most 16 digits). */
+const MAX_ID_TEXT = 16;

@@ -25,7 +25,7 @@ const PageStateSchema = v.object({
 export function pageAction(deps: Deps): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     let state: v.InferOutput<typeof PageStateSchema> | undefined;
     try {
       const parsed = v.safeParse(PageStateSchema, JSON.parse(args.action.value ?? ''));
@@ -34,7 +34,7 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
       state = undefined;
     }
     if (!state) {
-      await args.respond(note('That button is out of date; please search again.'));
+      await caller.respond(note('That button is out of date; please search again.'));
       return;
     }
     const page = state;
@@ -48,7 +48,8 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
         results: items.length,
         outcome: `page ${page.p + 1}`,
       });
-      await args.respond(
+      // A page in a modal has no response_url: the caller's respond updates the modal instead.
+      await caller.respond(
         items.length === 0
           ? note(`No item you can read matches “${escapeText(page.q, 200)}” any more.`, true)
           : resultPage(items, { ...page, ...fresh }, deps.config.pageSize, true),

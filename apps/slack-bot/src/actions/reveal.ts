@@ -1,7 +1,7 @@
 import type { Middleware } from '@slack/bolt';
 import type { Item } from '@vaultline/protocol';
 import type { AuditRecord } from '../audit.ts';
-import { note, redacted, redactedModal, revealed, revealedModal } from '../blocks.ts';
+import { note, redacted, redactedModal, revealed, revealedModal, revealingModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { auditWho, runAsUser } from '../run-as-user.ts';
@@ -21,7 +21,7 @@ import { type ButtonArgs, type ButtonClick, callerOf, itemIdOf, responseUrlOf } 
 export function revealAction(deps: Deps): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     const id = itemIdOf(args);
     const base = { ...auditWho(caller, undefined), itemId: id };
     await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
@@ -108,16 +108,21 @@ async function deliver(deps: Deps, args: ButtonArgs, item: Item & { access: stri
     await args.respond(revealed(listed, item.password, deps.config.revealSeconds));
     return;
   }
-  // A modal: from a message, a new one; from a modal (the search shortcut), one pushed on top.
-  const view = revealedModal(listed, item.password, deps.config.revealSeconds);
+  // A modal: from a message, a new one; from a modal (the search shortcut), one pushed on top. It
+  // opens without the password: its redaction is in the store before the password is sent.
+  const placeholder = { ...revealingModal(listed), external_id: deps.views.tag(args.body.user.id) };
   const fromView = args.body.container?.type === 'view';
   const opened = fromView
-    ? await args.client.views.push({ trigger_id: args.body.trigger_id, view })
-    : await args.client.views.open({ trigger_id: args.body.trigger_id, view });
+    ? await args.client.views.push({ trigger_id: args.body.trigger_id, view: placeholder })
+    : await args.client.views.open({ trigger_id: args.body.trigger_id, view: placeholder });
   const viewId = opened.view?.id;
-  if (viewId)
-    await deps.redactions.schedule(
-      { kind: 'view', target: viewId, message: { ...redactedModal(listed) } },
-      delayMs,
-    );
+  if (!viewId) throw new Error('Slack opened the reveal’s modal without giving its id');
+  await deps.redactions.schedule(
+    { kind: 'view', target: viewId, message: { ...redactedModal(listed) } },
+    delayMs,
+  );
+  await args.client.views.update({
+    view_id: viewId,
+    view: revealedModal(listed, item.password, deps.config.revealSeconds),
+  });
 }

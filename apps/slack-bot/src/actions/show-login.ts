@@ -16,7 +16,7 @@ import { type ButtonClick, callerOf, itemIdOf } from './button-args.ts';
 export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
   return async (args) => {
     await args.ack();
-    const caller = callerOf(args);
+    const caller = callerOf(args, deps.views);
     const id = itemIdOf(args);
     await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async (login) => {
       const item = id === undefined ? undefined : await deps.search.readFresh(login, id);

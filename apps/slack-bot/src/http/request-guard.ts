@@ -14,8 +14,8 @@ export interface RequestGuardOptions {
   seen: SeenSignatures;
   /** The origins `response_url`s may point to (Slack's hooks host). */
   responseUrlOrigins: readonly string[];
-  /** Workspaces whose requests are served; all when undefined. */
-  teamIds: readonly string[] | undefined;
+  /** Workspaces whose requests are served, as settled at start (none before). */
+  teamIds: () => readonly string[];
   /** Slack apps whose requests are served; all when undefined. */
   appIds: readonly string[] | undefined;
   logger: Logger;
@@ -157,7 +157,7 @@ export function createRequestGuard(
     if (origin === undefined) return refuse(res, 400);
     if (
       origin.type !== 'url_verification' &&
-      ((options.teamIds && !(origin.teamId && options.teamIds.includes(origin.teamId))) ||
+      (!(origin.teamId && options.teamIds().includes(origin.teamId)) ||
         (options.appIds && !(origin.appId && options.appIds.includes(origin.appId))))
     ) {
       options.logger.warn(

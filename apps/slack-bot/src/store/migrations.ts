@@ -60,4 +60,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        expire bigint
      )`,
   ],
+  [
+    // One pending request per requester and what they asked for (#23): the key is what was typed,
+    // an id or a folded label, never the item it resolves to (which the requester must not learn).
+    // Requests made before have no key and are never matched; they expire as before.
+    'ALTER TABLE access_requests ADD COLUMN dedupe_key text',
+    `CREATE UNIQUE INDEX access_requests_one_pending ON access_requests (requester, dedupe_key)
+       WHERE status = 'pending'`,
+  ],
 ];

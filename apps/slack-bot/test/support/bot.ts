@@ -88,7 +88,10 @@ export async function startBot(
         ? await storeSnapshot()
         : undefined,
   });
-  const { port } = await bot.start();
+  const { port } = await bot.start().catch(async (error: unknown) => {
+    await bot.stop();
+    throw error;
+  });
   return {
     bot,
     base: `http://127.0.0.1:${port}`,
@@ -260,4 +263,73 @@ export async function postEvent(base: string, event: Record<string, unknown>) {
     headers: { 'content-type': 'application/json', ...sign(body) },
   });
   return { status: res.status, text: await res.text() };
+}
+
+/** What a test says about the modal a payload comes from. */
+export interface ViewFields {
+  /** The view's external_id (the bot sets one on every modal it opens). */
+  externalId?: string | undefined;
+  privateMetadata?: string | undefined;
+}
+
+/** The search modal's submission, as Slack sends it. */
+export function viewSubmissionPayload(
+  user: string,
+  viewId: string,
+  text: string,
+  fields: ViewFields = {},
+): Record<string, unknown> {
+  return {
+    type: 'view_submission',
+    user: { id: user, team_id: 'T1' },
+    team: { id: 'T1' },
+    api_app_id: 'A1',
+    token: 'legacy-verification-token',
+    trigger_id: 'trigger-submit',
+    view: {
+      id: viewId,
+      type: 'modal',
+      callback_id: 'vault_find_modal',
+      ...(fields.externalId === undefined ? {} : { external_id: fields.externalId }),
+      private_metadata: fields.privateMetadata ?? '',
+      state: { values: { query: { vault_home_search: { type: 'plain_text_input', value: text } } } },
+    },
+  };
+}
+
+/** A button click in a modal (no response_url), as Slack sends it. */
+export function viewClickPayload(
+  user: string,
+  viewId: string,
+  actionId: string,
+  value: string,
+  fields: ViewFields = {},
+): Record<string, unknown> {
+  return {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), team_id: 'T1' },
+    api_app_id: 'A1',
+    token: 'legacy-verification-token',
+    container: { type: 'view', view_id: viewId },
+    trigger_id: 'trigger-view',
+    team: { id: 'T1', domain: 'example' },
+    view: {
+      id: viewId,
+      type: 'modal',
+      callback_id: '',
+      ...(fields.externalId === undefined ? {} : { external_id: fields.externalId }),
+      private_metadata: fields.privateMetadata ?? '',
+      state: { values: {} },
+    },
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'b1',
+        text: { type: 'plain_text', text: 'x' },
+        value,
+        action_ts: '1700000000.000300',
+      },
+    ],
+  };
 }

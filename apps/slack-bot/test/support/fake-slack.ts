@@ -37,8 +37,17 @@ export interface FakeSlack {
   readonly profiles: Map<string, FakeProfile>;
   /** User group id → its members, for usergroups.users.list. */
   readonly groups: Map<string, string[]>;
+  /** The external_id of each view opened with one → the view id the fake gave it. */
+  readonly externalIds: Map<string, string>;
   /** Slack's rate limit of chat.postMessage per channel (ms between posts); 0 turns it off. */
   channelIntervalMs: number;
+  /**
+   * Calls for which this returns true are recorded and never answered (a Slack that stalls), so
+   * that a test can stop the bot while it waits.
+   */
+  hold: ((call: RecordedCall) => boolean) | undefined;
+  /** What auth.test answers instead of the installing workspace T1 (an error, another team). */
+  authAnswer: Record<string, unknown> | undefined;
   responseUrl(id: string): string;
   /** Bodies posted to one response_url, in order. */
   responses(id: string): Record<string, unknown>[];
@@ -70,6 +79,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const groups = new Map<string, string[]>();
   const lastPost = new Map<string, number>();
   let posts = 0;
+  let views = 0;
+  const externalIds = new Map<string, string>();
   let base = '';
   let socket: WebSocket | undefined;
   let envelopes = 0;
@@ -82,12 +93,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '').split('?')[0] ?? '';
-      calls.push({ path, headers: req.headers, raw, body: parseBody(raw, req.headers['content-type']) });
+      const recorded: RecordedCall = {
+        path,
+        headers: req.headers,
+        raw,
+        body: parseBody(raw, req.headers['content-type']),
+      };
+      calls.push(recorded);
+      if (fake.hold?.(recorded)) return;
       res.setHeader('content-type', 'application/json');
       const method = path.startsWith('/api/') ? path.slice('/api/'.length) : undefined;
       const body = calls.at(-1)?.body ?? {};
       switch (method) {
         case 'auth.test':
+          if (fake.authAnswer) return res.end(JSON.stringify(fake.authAnswer));
           return res.end(
             JSON.stringify({
               ok: true,
@@ -121,10 +140,22 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         case 'usergroups.users.list':
           return res.end(JSON.stringify({ ok: true, users: groups.get(String(body.usergroup)) ?? [] }));
         case 'views.open':
-        case 'views.push':
+        case 'views.push': {
+          // Each opened view gets its own id; an external_id names it too.
+          views += 1;
+          const id = `VOPENED${views}`;
+          const view =
+            typeof body.view === 'string' ? (JSON.parse(body.view) as { external_id?: unknown }) : {};
+          if (typeof view.external_id === 'string') externalIds.set(view.external_id, id);
+          return res.end(JSON.stringify({ ok: true, view: { id, external_id: view.external_id } }));
+        }
+        case 'views.update': {
+          const id = body.view_id ?? externalIds.get(String(body.external_id));
+          if (id === undefined) return res.end(JSON.stringify({ ok: false, error: 'not_found' }));
+          return res.end(JSON.stringify({ ok: true, view: { id } }));
+        }
         case 'views.publish':
-        case 'views.update':
-          return res.end(JSON.stringify({ ok: true, view: { id: body.view_id ?? 'VREVEAL1' } }));
+          return res.end(JSON.stringify({ ok: true, view: { id: `VHOME${String(body.user_id)}` } }));
         case 'users.info': {
           const profile = profiles.get(String(body.user));
           if (!profile) return res.end(JSON.stringify({ ok: false, error: 'user_not_found' }));
@@ -186,7 +217,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     profiles,
     groups,
+    externalIds,
     channelIntervalMs: 1000,
+    hold: undefined,
+    authAnswer: undefined,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
     apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),

@@ -11,6 +11,7 @@ import {
   SocketModeReceiver,
 } from '@slack/bolt';
 import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
+import type { Database } from '@vaultline/store';
 import pLimit from 'p-limit';
 import type { DestinationStream } from 'pino';
 import { createAccessRequests } from './access-requests.ts';
@@ -47,7 +48,7 @@ import { createRedactions, type Redaction } from './redactions.ts';
 import { registerRequestAccess, sweepRequests } from './request-access.ts';
 import { errorFields } from './safe-error.ts';
 import { createItemSearch } from './search.ts';
-import { type Database, openDatabase } from './store/database.ts';
+import { openDatabase } from './store/database.ts';
 import { createSeenSignatures } from './store/seen-signatures.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
@@ -171,7 +172,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     if (!res.ok) throw new Error(`the response_url answered HTTP ${res.status}`);
   };
   const instance = randomUUID();
-  const limiters = await createLimiters(db, config, (error) =>
+  const limiters = createLimiters(db, config, (error) =>
     log.warn(errorFields(error, redact), 'the rate-limit store could not be reached; limiting in memory'),
   );
   const deps: Deps = {
@@ -352,6 +353,14 @@ function afterAcks(db: Database, ackFirst: AckFirst): Database {
     async query(sql, params) {
       await ackFirst.quiet();
       return db.query(sql, params);
+    },
+    async exec(sql) {
+      await ackFirst.quiet();
+      return db.exec(sql);
+    },
+    async transaction(work) {
+      await ackFirst.quiet();
+      return db.transaction(work);
     },
   };
 }

@@ -66,7 +66,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
   const audit = createAuditWriter(vault.db, logger);
   let limiters: Limiters;
   try {
-    limiters = await createLimiters(vault.db, {
+    limiters = createLimiters(vault.db, {
       ...config,
       onError: (error) => logger.warn({ err: loggableError(error) }, 'shared rate limit not reachable'),
     });

@@ -1,10 +1,11 @@
 // The connection that listens to the database's change announcements, lost and found again: what
 // the log says, what /readyz answers, and what the instance serves in between.
+
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { expectNoSecrets, rawRequest } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 /** A cache time far longer than the test: only the announcements (or no cache) show a change. */
 const LONG_TTL_MS = 600_000;

@@ -6,6 +6,7 @@ import {
   RIGHTS as RIGHTS_TABLE,
   type VaultClient,
 } from '@vaultline/protocol';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import {
@@ -17,7 +18,6 @@ import {
   STORES,
   startVaultOn,
 } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 const MAX_FILE = 64 * 1024;
 

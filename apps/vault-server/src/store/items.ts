@@ -1,4 +1,5 @@
 import { type ItemValues, type ItemWireRecord, parseId, permissionsOf } from '@vaultline/protocol';
+import type { Queryable } from '@vaultline/store';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,
@@ -6,7 +7,6 @@ import {
   MAX_PASSWORD_LENGTH,
   MAX_VALUE_LENGTH,
 } from '../constants.ts';
-import type { Queryable } from '../db/database.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';

@@ -1,8 +1,9 @@
 import { type AccessType, unionOfRights } from '@vaultline/protocol';
+import type { Database, Queryable } from '@vaultline/store';
 import { LRUCache } from 'lru-cache';
 import { COHERENT_CACHE_TTL_MS } from '../constants.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database, Queryable } from '../db/database.ts';
+import type { ChangeFeed, ChangeHandlers } from '../db/changes.ts';
 import type { Principal } from './access.ts';
 import type { KeyIdentity } from './api-keys.ts';
 import { type FolderTree, loadFolderTree } from './folder-tree.ts';
@@ -62,6 +63,9 @@ export interface StoreContext {
   close(): Promise<void>;
 }
 
+/** Subscribes to the database's change announcements (PostgreSQL: `db/listen-postgres.ts`). */
+export type ListenToChanges = (handlers: ChangeHandlers) => ChangeFeed;
+
 /**
  * Reads a user's rights: the most permissive right over all of the user's roles, plus `W` on the
  * user's own personal folders.
@@ -92,8 +96,19 @@ export async function loadUserRights(
  * Creates the shared context. On PGlite every write goes through this process, so caches are
  * invalidated exactly and kept long. On PostgreSQL other instances write too: caches forget what
  * the database announces as changed, and expire after `cacheTtlMs` in any case.
+ *
+ * @param db The database.
+ * @param box Seals and opens passwords.
+ * @param cacheTtlMs How long cached entries live on PostgreSQL; 0 turns caching off.
+ * @param listen PostgreSQL: subscribes to the database's change announcements.
+ * @returns The context.
  */
-export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
+export function createStoreContext(
+  db: Database,
+  box: SecretBox,
+  cacheTtlMs: number,
+  listen?: ListenToChanges,
+): StoreContext {
   const coherent = db.kind === 'pglite';
   const ttl = cacheTtlMs > 0 && coherent ? COHERENT_CACHE_TTL_MS : cacheTtlMs;
   const treeCache = expiringCache<'tree', FolderTree>(ttl, 1);
@@ -158,7 +173,7 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   const feed =
     coherent || ttl <= 0
       ? undefined
-      : db.listen?.({
+      : listen?.({
           onChange(change) {
             if (change.kind === 'items') forgetItems(change.ids);
             else invalidate();

@@ -3,6 +3,7 @@ import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import type { FeedLog } from './db/listen-postgres.ts';
 import { migrateSchema } from './db/migrations.ts';
 import { VaultServerError } from './errors.ts';
 import type { Actor } from './store/actor.ts';
@@ -13,6 +14,9 @@ import { createStoreContext, type ListenToChanges, type StoreContext } from './s
 
 const CANARY = 'vaultline master key check';
 
+/** A log that keeps nothing. */
+const SILENT: FeedLog = { warn: () => {} };
+
 /** Where the data lives and how it is encrypted. */
 export interface VaultOptions {
   dataDir: string | undefined;
@@ -21,6 +25,11 @@ export interface VaultOptions {
   cacheTtlMs: number;
   /** Whether a missing master key file is created (start, quickstart) or an error (admin commands). */
   createMasterKey: boolean;
+  /**
+   * Where the listener of the database's change announcements (PostgreSQL, caches on) logs its
+   * losses and returns; nowhere by default.
+   */
+  log?: FeedLog | undefined;
 }
 
 /**
@@ -101,7 +110,8 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
         openPostgres({ url }),
       ]);
       db = opened;
-      listen = (handlers) => listenToChanges(url, handlers);
+      const log = options.log ?? SILENT;
+      listen = (handlers) => listenToChanges(url, handlers, log);
     } else {
       const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
       db = await openPglite({ dataDir: options.dataDir, extensions: { pg_trgm } });

@@ -53,6 +53,11 @@ export interface StoreContext {
    * the cache time in any case.
    */
   readonly itemCache: ExpiringCache<number, ItemRow>;
+  /**
+   * PostgreSQL: whether the database's change announcements are being received, and since when;
+   * undefined where nothing listens (PGlite, or caches off).
+   */
+  changes(): { readonly listening: boolean; readonly since: Date } | undefined;
   /** Counts item writes: a read that started before a write must not fill the cache. */
   itemGeneration(): number;
   /** Forgets cached item rows after a write. */
@@ -95,7 +100,9 @@ export async function loadUserRights(
 /**
  * Creates the shared context. On PGlite every write goes through this process, so caches are
  * invalidated exactly and kept long. On PostgreSQL other instances write too: caches forget what
- * the database announces as changed, and expire after `cacheTtlMs` in any case.
+ * the database announces as changed, expire after `cacheTtlMs` in any case, and keep nothing while
+ * the announcements are not received (nor without `listen`): every read then goes to the
+ * database, slower but never stale.
  *
  * @param db The database.
  * @param box Seals and opens passwords.
@@ -111,12 +118,24 @@ export function createStoreContext(
 ): StoreContext {
   const coherent = db.kind === 'pglite';
   const ttl = cacheTtlMs > 0 && coherent ? COHERENT_CACHE_TTL_MS : cacheTtlMs;
-  const treeCache = expiringCache<'tree', FolderTree>(ttl, 1);
-  const rightsCache = expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS);
-  const keyCache = expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS);
+  // On PostgreSQL, caches hold entries only while the database's announcements arrive: while they
+  // are lost, a key revoked or a right changed elsewhere would stay unseen until the cache time.
+  let live = coherent;
+  const whileLive = <K, V>(cache: ExpiringCache<K, V>): ExpiringCache<K, V> =>
+    coherent
+      ? cache
+      : {
+          get: (key) => (live ? cache.get(key) : undefined),
+          set: (key, value) => (live ? cache.set(key, value) : undefined),
+          delete: (key) => cache.delete(key),
+          clear: () => cache.clear(),
+        };
+  const treeCache = whileLive(expiringCache<'tree', FolderTree>(ttl, 1));
+  const rightsCache = whileLive(
+    expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS),
+  );
+  const keyCache = whileLive(expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS));
   const rows = expiringCache<number, ItemRow>(ttl, MAX_CACHED_ITEMS);
-  // On PostgreSQL, item rows are cached only while the database's announcements arrive.
-  let rowsLive = coherent;
   // An admin's rights follow from the tree alone: computed once per tree.
   const adminRights = new WeakMap<FolderTree, ReadonlyMap<number, AccessType>>();
   let itemGeneration = 0;
@@ -151,12 +170,7 @@ export function createStoreContext(
     return all;
   }
 
-  const itemCache: ExpiringCache<number, ItemRow> = {
-    get: (id) => (rowsLive ? rows.get(id) : undefined),
-    set: (id, row) => (rowsLive ? rows.set(id, row) : undefined),
-    delete: (id) => rows.delete(id),
-    clear: () => rows.clear(),
-  };
+  const itemCache = whileLive(rows);
   const forgetItems = (ids: readonly number[] | 'all') => {
     itemGeneration++;
     if (ids === 'all') rows.clear();
@@ -178,9 +192,9 @@ export function createStoreContext(
             if (change.kind === 'items') forgetItems(change.ids);
             else invalidate();
           },
-          onLive(live) {
-            // Lost: stop caching rows. Back: changes were missed meanwhile, so forget everything.
-            rowsLive = live;
+          onLive(listening) {
+            // Lost: stop caching. Back: changes were missed meanwhile, so forget everything.
+            live = listening;
             forgetItems('all');
             invalidate();
           },
@@ -194,6 +208,7 @@ export function createStoreContext(
     userRights,
     keyCache,
     itemCache,
+    changes: () => (feed ? { listening: feed.live, since: feed.since } : undefined),
     itemGeneration: () => itemGeneration,
     forgetItems,
     invalidate,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from './store/database.ts';
+import type { Database } from '@vaultline/store';
 
 /** Where an access request stands. `closed`: approved, and its grant has run out. */
 export type RequestStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'closed';
@@ -148,7 +148,7 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
   return {
     async create(request, expiresInMs) {
       const at = now();
-      const { rows } = await db.query<Row>(
+      const rows = await db.query<Row>(
         `INSERT INTO access_requests (id, requester, requester_team, requester_login, typed, reason,
            item_id, item_label, folder_id, approvers, status, created_at, expires_at, dedupe_key)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13)
@@ -176,12 +176,12 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
         [request.requester, request.dedupeKey],
       );
       // Decided between the two statements: try once more.
-      if (!pending.rows[0]) return this.create(request, expiresInMs);
-      return { created: false, request: fromRow(pending.rows[0]) };
+      if (!pending[0]) return this.create(request, expiresInMs);
+      return { created: false, request: fromRow(pending[0]) };
     },
     async get(id) {
       if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
-      const { rows } = await db.query<Row>('SELECT * FROM access_requests WHERE id = $1', [id]);
+      const rows = await db.query<Row>('SELECT * FROM access_requests WHERE id = $1', [id]);
       return rows[0] ? fromRow(rows[0]) : undefined;
     },
     async setMessages(id, messages) {
@@ -192,7 +192,7 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
     },
     async decide(id, decidedBy, approve, grant) {
       const at = now();
-      const { rows } = await db.query<Row>(
+      const rows = await db.query<Row>(
         `UPDATE access_requests
          SET status = $3, decided_by = $4, decided_at = $5, grant_expires_at = $6, reveals_left = $7
          WHERE id = $1 AND status = 'pending' AND expires_at > $2 RETURNING *`,
@@ -210,7 +210,7 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
     },
     async useGrant(requester, itemId) {
       const at = now();
-      const { rows } = await db.query<Row>(
+      const rows = await db.query<Row>(
         `UPDATE access_requests SET reveals_left = reveals_left - 1
          WHERE id = (SELECT id FROM access_requests
                      WHERE requester = $1 AND item_id = $2 AND status = 'approved'
@@ -233,10 +233,10 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
          WHERE status = 'approved' AND (grant_expires_at <= $1 OR reveals_left <= 0) RETURNING *`,
         [at],
       );
-      return { expired: expired.rows.map(fromRow), closed: closed.rows.map(fromRow) };
+      return { expired: expired.map(fromRow), closed: closed.map(fromRow) };
     },
     async expire(id) {
-      const { rows } = await db.query<Row>(
+      const rows = await db.query<Row>(
         `UPDATE access_requests SET status = 'expired'
          WHERE id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING *`,
         [id, now()],
@@ -244,7 +244,7 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
       return rows[0] ? fromRow(rows[0]) : undefined;
     },
     async pendingOf(requester) {
-      const { rows } = await db.query<Row>(
+      const rows = await db.query<Row>(
         `SELECT * FROM access_requests WHERE requester = $1 AND status = 'pending' AND expires_at > $2
          ORDER BY created_at DESC LIMIT 20`,
         [requester, now()],

@@ -1,4 +1,5 @@
 import { App } from '@slack/bolt';
+import type { Database } from '@vaultline/store';
 import type { DestinationStream } from 'pino';
 import { type AckFirst, createAckFirst } from './ack-first.ts';
 import { registerActions } from './bot/actions.ts';
@@ -17,7 +18,7 @@ import type { Config } from './env.ts';
 import { createIdentityResolver } from './identity.ts';
 import { createLogger } from './logger.ts';
 import { errorFields } from './safe-error.ts';
-import { type Database, openDatabase } from './store/database.ts';
+import { openDatabase } from './store/database.ts';
 import { createSeenSignatures } from './store/seen-signatures.ts';
 
 /** Options of {@link createBot} beyond the configuration. */
@@ -117,6 +118,14 @@ function afterAcks(db: Database, ackFirst: AckFirst): Database {
     async query(sql, params) {
       await ackFirst.quiet();
       return db.query(sql, params);
+    },
+    async exec(sql) {
+      await ackFirst.quiet();
+      return db.exec(sql);
+    },
+    async transaction(work) {
+      await ackFirst.quiet();
+      return db.transaction(work);
     },
   };
 }

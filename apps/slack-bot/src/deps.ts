@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { AccessChecker, Redactor, VaultClient } from '@vaultline/protocol';
 import type { Limiter } from '@vaultline/rate-limit';
+import type { Database } from '@vaultline/store';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AccessRequests } from './access-requests.ts';
@@ -10,7 +11,6 @@ import type { Config } from './env.ts';
 import type { IdentityResolver } from './identity.ts';
 import type { Redactions } from './redactions.ts';
 import type { ItemSearch } from './search.ts';
-import type { Database } from './store/database.ts';
 import type { ViewOwners } from './view-owners.ts';
 
 /** What every command and action handler is built from. */

@@ -1,9 +1,7 @@
 import { exactLimiter, type Limiter, postgresCounter, writeBehindLimiter } from '@vaultline/rate-limit';
+import type { Database } from '@vaultline/store';
 import type { Config } from './env.ts';
-import type { Database } from './store/database.ts';
-
-/** The table the store's first migration creates for rate-limiter-flexible. */
-const TABLE = 'rate_limits';
+import { RATE_LIMIT_TABLE } from './store/migrations.ts';
 
 /**
  * The bot's two per-user limits, both kept in its store (PGlite or PostgreSQL):
@@ -20,20 +18,19 @@ const TABLE = 'rate_limits';
  * @param onError Told when the command counts could not be read or written.
  * @returns The limiters; close the command limiter on shutdown.
  */
-export async function createLimiters(
+export function createLimiters(
   db: Database,
   config: Pick<Config, 'revealLimit' | 'revealWindowSeconds' | 'commandLimit' | 'commandWindowSeconds'>,
   onError: (error: unknown) => void,
-): Promise<{ revealLimiter: Limiter; commandLimiter: Limiter }> {
-  const query = (text: string, values?: unknown[]) => db.query(text, values);
+): { revealLimiter: Limiter; commandLimiter: Limiter } {
+  // The table comes from the store's first migration: nothing is created here.
   const counter = (keyPrefix: string, points: number, durationSeconds: number) =>
-    postgresCounter({ query, tableName: TABLE, tableCreated: true, keyPrefix, points, durationSeconds });
-  const [reveals, commands] = await Promise.all([
-    counter('reveal', config.revealLimit, config.revealWindowSeconds),
-    counter('command', config.commandLimit, config.commandWindowSeconds),
-  ]);
+    postgresCounter({ db, tableName: RATE_LIMIT_TABLE, keyPrefix, points, durationSeconds });
   return {
-    revealLimiter: exactLimiter(reveals),
-    commandLimiter: writeBehindLimiter({ shared: commands, onError }),
+    revealLimiter: exactLimiter(counter('reveal', config.revealLimit, config.revealWindowSeconds)),
+    commandLimiter: writeBehindLimiter({
+      shared: counter('command', config.commandLimit, config.commandWindowSeconds),
+      onError,
+    }),
   };
 }

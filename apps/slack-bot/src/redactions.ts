@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Database } from '@vaultline/store';
 import { CLAIM_MS } from './constants.ts';
-import type { Database } from './store/database.ts';
 
 /** Where a redaction goes: the message a reveal replaced (its response_url) or the reveal's modal. */
 export interface Redaction {
@@ -71,7 +71,7 @@ export function createRedactions(
   };
   const claim = async (where: string, params: unknown[]) => {
     const at = now();
-    const { rows } = await db.query<Row>(
+    const rows = await db.query<Row>(
       `UPDATE pending_redactions SET claimed_until = $1
        WHERE id IN (SELECT id FROM pending_redactions WHERE claimed_until < $2 AND ${where}
                     ORDER BY due_at LIMIT 50 FOR UPDATE SKIP LOCKED)
@@ -101,7 +101,7 @@ export function createRedactions(
       await runRows(await claim('owner = $3', [owner]));
     },
     async pending() {
-      const { rows } = await db.query<{ n: number | string }>('SELECT count(*) AS n FROM pending_redactions');
+      const rows = await db.query<{ n: number | string }>('SELECT count(*) AS n FROM pending_redactions');
       return Number(rows[0]?.n ?? 0);
     },
   };

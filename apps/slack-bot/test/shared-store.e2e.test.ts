@@ -1,10 +1,8 @@
 // Two bot processes sharing one PostgreSQL store (BOT_DATABASE_URL): a replayed request, a user's
 // limit and an access decision count once across both.
+
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type PostgresCluster,
-  startPostgresCluster,
-} from '../../vault-server/test/support/postgres-cluster.ts';
 import { click, nextId, SLACK_USERS, sign, slash, slashBody, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, type RecordedCall, startFakeSlack } from './support/fake-slack.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
+import { startPostgresCluster } from '@vaultline/store/testing';
 import autocannon from 'autocannon';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
-import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
 import { rssMiB, startVaultProcess } from './vault-process.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);

@@ -16,7 +16,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1_200;
 export const DEFAULT_FAILED_KEY_LIMIT = 10;
 /** The window of the failed-key limit. */
 export const FAILED_KEY_WINDOW_MS = 15 * 60 * 1000;
-/** The table of the request and failed-key counters on PostgreSQL (created when absent). */
+/** The table of the request and failed-key counters on PostgreSQL (created by schema migration 6). */
 export const RATE_LIMIT_TABLE = 'vaultline_rate_limits';
 /** How long an authenticated key, the folder tree and the rights are kept in memory. */
 export const DEFAULT_CACHE_TTL_MS = 1_000;

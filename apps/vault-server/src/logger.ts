@@ -61,3 +61,18 @@ export function createLogger(level: string, destination: LogDestination): Logger
     destination ?? createLogDestination(1),
   );
 }
+
+/**
+ * What of an unexpected error goes into the log: its name, message and SQL state, never its
+ * properties (a driver error can carry the statement's parameters).
+ *
+ * @param error Whatever was thrown.
+ * @returns The fields to log.
+ */
+export function loggableError(error: unknown): { name: string; message: string; code?: string } {
+  if (!(error instanceof Error)) return { name: typeof error, message: 'a non-Error value was thrown' };
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string'
+    ? { name: error.name, message: error.message, code }
+    : { name: error.name, message: error.message };
+}

@@ -5,11 +5,10 @@ import type { Logger } from 'pino';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
-import { loggableError } from './http/error-mapping.ts';
 import { createLimiters, type Limiters } from './http/limits.ts';
 import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
 import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
-import { createLogger, type LogDestination } from './logger.ts';
+import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { openVault, type Vault } from './vault.ts';
 
@@ -62,11 +61,12 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     masterKey: config.masterKey,
     cacheTtlMs: config.cacheTtlMs,
     createMasterKey: createMasterKey ?? true,
+    log: logger,
   });
   const audit = createAuditWriter(vault.db, logger);
   let limiters: Limiters;
   try {
-    limiters = await createLimiters(vault.db, {
+    limiters = createLimiters(vault.db, {
       ...config,
       onError: (error) => logger.warn({ err: loggableError(error) }, 'shared rate limit not reachable'),
     });

@@ -1,17 +1,21 @@
 import { rename, rm } from 'node:fs/promises';
+import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import type { Database } from './db/database.ts';
-import { migrate } from './db/migrations.ts';
+import type { FeedLog } from './db/listen-postgres.ts';
+import { migrateSchema } from './db/migrations.ts';
 import { VaultServerError } from './errors.ts';
 import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
-import { createStoreContext, type StoreContext } from './store/store-context.ts';
+import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
 
 const CANARY = 'vaultline master key check';
+
+/** A log that keeps nothing. */
+const SILENT: FeedLog = { warn: () => {} };
 
 /** Where the data lives and how it is encrypted. */
 export interface VaultOptions {
@@ -21,6 +25,11 @@ export interface VaultOptions {
   cacheTtlMs: number;
   /** Whether a missing master key file is created (start, quickstart) or an error (admin commands). */
   createMasterKey: boolean;
+  /**
+   * Where the listener of the database's change announcements (PostgreSQL, caches on) logs its
+   * losses and returns; nowhere by default.
+   */
+  log?: FeedLog | undefined;
 }
 
 /**
@@ -90,16 +99,24 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     }
-    // Each engine's driver is loaded only when used: pg is not held in a PGlite server's memory,
-    // nor PGlite's in a PostgreSQL server's.
+    // Each engine's driver is loaded only when used (the store package loads it when opened, and
+    // pg_trgm and the listener are imported here): pg is not held in a PGlite server's memory, nor
+    // PGlite's in a PostgreSQL server's.
+    let listen: ListenToChanges | undefined;
     if (options.databaseUrl !== undefined) {
-      const { openPostgres } = await import('./db/open-postgres.ts');
-      db = await openPostgres(options.databaseUrl);
+      const url = options.databaseUrl;
+      const [{ listenToChanges }, opened] = await Promise.all([
+        import('./db/listen-postgres.ts'),
+        openPostgres({ url }),
+      ]);
+      db = opened;
+      const log = options.log ?? SILENT;
+      listen = (handlers) => listenToChanges(url, handlers, log);
     } else {
-      const { openPglite } = await import('./db/open-pglite.ts');
-      db = await openPglite(options.dataDir);
+      const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+      db = await openPglite({ dataDir: options.dataDir, extensions: { pg_trgm } });
     }
-    await migrate(db);
+    await migrateSchema(db);
     if (
       options.databaseUrl !== undefined &&
       options.masterKey === undefined &&
@@ -122,7 +139,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       if (index === 0) await rename(`${path}.next`, path);
       else await rm(`${path}.next`, { force: true });
     }
-    const ctx = createStoreContext(db, box, options.cacheTtlMs);
+    const ctx = createStoreContext(db, box, options.cacheTtlMs, listen);
     const openDb = db;
     const changed = async <T>(work: Promise<T>): Promise<T> => {
       const result = await work;

@@ -1,8 +1,8 @@
 import { runConformance } from '@vaultline/protocol/conformance';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import { expectNoSecrets, STORES, startVaultOn } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 describe.each(STORES)('protocol conformance suite on %s', (store) => {
   let cluster: PostgresCluster | undefined;

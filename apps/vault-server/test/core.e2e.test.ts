@@ -5,6 +5,7 @@ import {
   type VaultClient,
 } from '@vaultline/protocol';
 import { encodeValue, encodeValueList } from '@vaultline/protocol/wire';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import {
@@ -16,7 +17,6 @@ import {
   STORES,
   startVaultOn,
 } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 const MAX_FILE = 64 * 1024;
 

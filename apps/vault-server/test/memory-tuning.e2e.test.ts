@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPglite } from '../src/db/open-pglite.ts';
 import { GLIBC_SETTINGS, MEMORY_TUNING_ENV, planMemoryTuning } from '../src/process-tuning.ts';
 
 const CLI = join(import.meta.dirname, '../src/cli.ts');
@@ -147,21 +146,5 @@ describe('memory tuning of a server on PGlite', () => {
     ).toBeUndefined();
     // Once applied (the re-executed process), nothing is left to do: no loop.
     expect(planMemoryTuning({ ...base, env: { GLIBC_TUNABLES: tuned } })).toBeUndefined();
-  });
-
-  it("sizes PostgreSQL's start-up memory for one process: 4MB buffer pool, 5 connections", async () => {
-    const db = await openPglite(undefined);
-    try {
-      const rows = await db.query<{ name: string; setting: string; unit: string | null }>(
-        "SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_connections') ORDER BY name",
-      );
-      // shared_buffers is counted in 8kB pages: 512 of them are 4MB.
-      expect(rows).toEqual([
-        { name: 'max_connections', setting: '5', unit: null },
-        { name: 'shared_buffers', setting: '512', unit: '8kB' },
-      ]);
-    } finally {
-      await db.close();
-    }
   });
 });

@@ -1,3 +1,4 @@
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { MIGRATIONS } from '../src/db/migrations.ts';
@@ -11,7 +12,6 @@ import {
   expectVaultError,
   rawRequest,
 } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
 
 const TTL_MS = 300;
 const urls = new WeakMap<TestVault, string>();

@@ -17,4 +17,4 @@ export {
   type WriteBehindLimiterOptions,
   writeBehindLimiter,
 } from './limiters.ts';
-export { type PostgresCounterOptions, postgresCounter, type QueryRows } from './postgres-counter.ts';
+export { type PostgresCounterOptions, postgresCounter, rateLimitTableSql } from './postgres-counter.ts';

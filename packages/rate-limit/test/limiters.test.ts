@@ -1,12 +1,13 @@
 // The limiters' logic with a clock of the test's own; the store parts run against real
 // databases in shared-limits.test.ts.
-import { PGlite } from '@electric-sql/pglite';
+import { openPglite } from '@vaultline/store';
 import { describe, expect, it } from 'vitest';
 import {
   exactLimiter,
   MAX_PLAIN_KEY_LENGTH,
   memoryLimiter,
   postgresCounter,
+  rateLimitTableSql,
   storageKey,
   writeBehindLimiter,
 } from '../src/index.ts';
@@ -60,58 +61,69 @@ describe('memoryLimiter', () => {
 });
 
 describe('writeBehindLimiter and exactLimiter options', () => {
-  it('reads points and window from the counter and refuses a window that differs', async () => {
-    const db = await PGlite.create();
+  it('reads points and window from the counter and refuses a window that differs', () => {
+    const shared = postgresCounter({
+      db: { query: async () => [] },
+      tableName: 'limits',
+      keyPrefix: 'opts',
+      points: 7,
+      durationSeconds: 30,
+    });
+    expect(writeBehindLimiter({ shared }).points).toBe(7);
+    expect(writeBehindLimiter({ shared, points: 3 }).points).toBe(3);
+    expect(() => writeBehindLimiter({ shared, durationSeconds: 60 })).toThrow(/differs/);
+    expect(exactLimiter(shared).points).toBe(7);
+    expect(() => exactLimiter(shared, 8)).toThrow(/differ/);
+  });
+
+  it('refuses a table name or key prefix that is not plain', () => {
+    const base = { db: { query: async () => [] }, points: 1, durationSeconds: 1 };
+    expect(() => postgresCounter({ ...base, tableName: 'x"; DROP', keyPrefix: 'p' })).toThrow(/tableName/);
+    expect(() => postgresCounter({ ...base, tableName: 'Limits', keyPrefix: 'p' })).toThrow(/tableName/);
+    expect(() => postgresCounter({ ...base, tableName: 't', keyPrefix: 'a:b' })).toThrow(/keyPrefix/);
+    expect(() => postgresCounter({ ...base, tableName: 't', keyPrefix: 'p'.repeat(65) })).toThrow(
+      /keyPrefix/,
+    );
+    expect(() => rateLimitTableSql('t; DROP TABLE users')).toThrow(/tableName/);
+  });
+
+  it("runs no DDL: its table comes from the app's migration, which can run again", async () => {
+    const db = await openPglite();
     try {
-      const shared = await postgresCounter({
-        query: (text, values) => db.query(text, values),
+      const statements: string[] = [];
+      const shared = postgresCounter({
+        db: {
+          query: (sql, params) => {
+            statements.push(sql);
+            return db.query(sql, params);
+          },
+        },
         tableName: 'limits',
-        keyPrefix: 'opts',
-        points: 7,
-        durationSeconds: 30,
+        keyPrefix: 'ddl',
+        points: 2,
+        durationSeconds: 60,
       });
-      expect(writeBehindLimiter({ shared }).points).toBe(7);
-      expect(writeBehindLimiter({ shared, points: 3 }).points).toBe(3);
-      expect(() => writeBehindLimiter({ shared, durationSeconds: 60 })).toThrow(/differs/);
-      expect(exactLimiter(shared).points).toBe(7);
-      expect(() => exactLimiter(shared, 8)).toThrow(/differ/);
+      const limiter = exactLimiter(shared);
+      // Without the migration the counter fails its hits; it never creates the table itself.
+      await expect(limiter.hit('k')).rejects.toThrow(/relation "limits" does not exist/);
+      expect(await db.query("SELECT to_regclass('limits') AS t")).toEqual([{ t: null }]);
+      await db.exec(rateLimitTableSql('limits'));
+      await db.exec(rateLimitTableSql('limits'));
+      expect((await limiter.hit('k')).allowed).toBe(true);
+      expect((await limiter.hit('k')).allowed).toBe(true);
+      expect((await limiter.hit('k')).allowed).toBe(false);
+      expect(statements.filter((sql) => /\b(CREATE|ALTER|DROP)\b/i.test(sql))).toEqual([]);
     } finally {
       await db.close();
     }
   });
 
-  it('refuses a table name or key prefix that is not plain', async () => {
-    const base = { query: async () => [], points: 1, durationSeconds: 1, tableCreated: true };
-    await expect(postgresCounter({ ...base, tableName: 'x"; DROP', keyPrefix: 'p' })).rejects.toThrow(
-      /tableName/,
-    );
-    await expect(postgresCounter({ ...base, tableName: 't', keyPrefix: 'a:b' })).rejects.toThrow(/keyPrefix/);
-    await expect(postgresCounter({ ...base, tableName: 't', keyPrefix: 'p'.repeat(65) })).rejects.toThrow(
-      /keyPrefix/,
-    );
-  });
-
-  it('fails to create a counter whose table cannot be created', async () => {
-    await expect(
-      postgresCounter({
-        query: async () => {
-          throw new Error('permission denied for schema public');
-        },
-        tableName: 't',
-        keyPrefix: 'p',
-        points: 1,
-        durationSeconds: 1,
-      }),
-    ).rejects.toThrow(/permission denied/);
-  });
-
   it('decides a first hit without the shared count when the store does not answer in time', async () => {
     const errors: string[] = [];
-    const shared = await postgresCounter({
+    const shared = postgresCounter({
       // A store that never answers (a network black hole).
-      query: () => new Promise(() => {}),
+      db: { query: () => new Promise(() => {}) },
       tableName: 't',
-      tableCreated: true,
       keyPrefix: 'hung',
       points: 2,
       durationSeconds: 60,
@@ -129,12 +141,13 @@ describe('writeBehindLimiter and exactLimiter options', () => {
   });
 
   it('throws a store error from an exact limiter (the caller decides), and an onError that throws is ignored', async () => {
-    const failing = await postgresCounter({
-      query: async () => {
-        throw new Error('connection refused');
+    const failing = postgresCounter({
+      db: {
+        query: async () => {
+          throw new Error('connection refused');
+        },
       },
       tableName: 't',
-      tableCreated: true,
       keyPrefix: 'down',
       points: 2,
       durationSeconds: 60,

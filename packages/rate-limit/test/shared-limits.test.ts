@@ -1,18 +1,17 @@
 // The limiters against real databases: embedded PGlite and a throwaway PostgreSQL cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exactLimiter, type Limiter, postgresCounter, storageKey, writeBehindLimiter } from '../src/index.ts';
-import { type Backend, type Connection, pgliteBackend, postgresBackend } from './support/backends.ts';
+import { type Backend, type Connection, pgliteBackend, postgresBackend, TABLE } from './support/backends.ts';
 
-const TABLE = 'rate_limits';
 const FLUSH_MS = 50;
 
 function counter(connection: Connection, points: number, keyPrefix = 'requests', durationSeconds = 60) {
-  return postgresCounter({ query: connection.query, tableName: TABLE, keyPrefix, points, durationSeconds });
+  return postgresCounter({ db: connection, tableName: TABLE, keyPrefix, points, durationSeconds });
 }
 
 async function writeBehind(connection: Connection, points: number, onError?: (error: unknown) => void) {
   return writeBehindLimiter({
-    shared: await counter(connection, points),
+    shared: counter(connection, points),
     flushIntervalMs: FLUSH_MS,
     onError,
   });
@@ -26,11 +25,10 @@ const allowedOf = (decisions: { allowed: boolean }[]) => decisions.filter((d) =>
 
 /** The count the store holds for a key. */
 async function stored(connection: Connection, key: string, keyPrefix = 'requests'): Promise<number> {
-  const result = await connection.query(`SELECT points FROM ${TABLE} WHERE key = $1`, [
+  const rows = await connection.query<{ points: number }>(`SELECT points FROM ${TABLE} WHERE key = $1`, [
     `${keyPrefix}:${storageKey(key)}`,
   ]);
-  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
-  return Number((rows[0] as { points?: number } | undefined)?.points ?? 0);
+  return rows[0]?.points ?? 0;
 }
 
 const backends: [string, () => Promise<Backend>][] = [
@@ -47,7 +45,7 @@ describe.each(backends)('on %s', (_name, start) => {
     await backend?.stop();
   });
 
-  it('creates its table when asked and enforces the limit within one process, refused hits not counted', async () => {
+  it('enforces the limit within one process, refused hits not counted', async () => {
     const connection = await (await backend.fresh()).connect();
     try {
       const limiter = await writeBehind(connection, 5);
@@ -115,7 +113,7 @@ describe.each(backends)('on %s', (_name, start) => {
     let connection = await database.connect();
     const before = await writeBehind(connection, 5);
     expect(allowedOf(await hits(before, 'restarted', 4))).toBe(4);
-    const exactBefore = exactLimiter(await counter(connection, 2, 'reveals'));
+    const exactBefore = exactLimiter(counter(connection, 2, 'reveals'));
     expect(allowedOf(await hits(exactBefore, 'restarted', 2))).toBe(2);
     await before.close();
     await connection.close();
@@ -124,7 +122,7 @@ describe.each(backends)('on %s', (_name, start) => {
     try {
       const after = await writeBehind(connection, 5);
       expect(allowedOf(await hits(after, 'restarted', 3))).toBe(1);
-      const exactAfter = exactLimiter(await counter(connection, 2, 'reveals'));
+      const exactAfter = exactLimiter(counter(connection, 2, 'reveals'));
       const refusal = await exactAfter.hit('restarted');
       expect(refusal.allowed).toBe(false);
       expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -177,7 +175,7 @@ describe.each(backends)('on %s', (_name, start) => {
     const connection = await (await backend.fresh()).connect();
     try {
       const limiter = await writeBehind(connection, 2);
-      const exact = exactLimiter(await counter(connection, 2, 'exact'));
+      const exact = exactLimiter(counter(connection, 2, 'exact'));
       const keys = [
         '',
         'x'.repeat(10_000),
@@ -199,9 +197,10 @@ describe.each(backends)('on %s', (_name, start) => {
       }
       await limiter.flush();
       for (const key of keys) expect(await stored(connection, key)).toBe(2);
-      const result = await connection.query(`SELECT max(length(key)) AS longest FROM ${TABLE}`);
-      const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
-      expect(Number((rows[0] as { longest: number }).longest)).toBeLessThanOrEqual(255);
+      const rows = await connection.query<{ longest: number }>(
+        `SELECT max(length(key)) AS longest FROM ${TABLE}`,
+      );
+      expect(rows[0]?.longest).toBeLessThanOrEqual(255);
       await limiter.close();
     } finally {
       await connection.close();

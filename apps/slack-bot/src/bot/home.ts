@@ -47,7 +47,7 @@ export async function homeView(deps: Deps, user: string, client: webApi.WebClien
             .join('\n'),
     ),
   });
-  const { rows } = await deps.db.query<{ label: string; at: number | string }>(
+  const rows = await deps.db.query<{ label: string; at: number | string }>(
     'SELECT label, at FROM reveals WHERE slack_user = $1 ORDER BY at DESC LIMIT $2',
     [user, HOME_RECENT_REVEALS],
   );

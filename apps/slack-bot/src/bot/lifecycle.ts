@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
+import type { Database } from '@vaultline/store';
 import type { Deps } from '../deps.ts';
-import type { Database } from '../store/database.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
 import type { ServedTeams } from './served-teams.ts';
 import type { Sweeper } from './sweeper.ts';

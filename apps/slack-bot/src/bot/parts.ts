@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import { createAccessChecker, createVaultClient, type Redactor } from '@vaultline/protocol';
+import type { Database } from '@vaultline/store';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { createAccessRequests } from '../access-requests.ts';
@@ -14,7 +15,6 @@ import { createLimiters } from '../limits.ts';
 import { createRedactions } from '../redactions.ts';
 import { errorFields } from '../safe-error.ts';
 import { createItemSearch } from '../search.ts';
-import type { Database } from '../store/database.ts';
 import { createViewOwners } from '../view-owners.ts';
 import { redactionPoster } from './deliver-redaction.ts';
 
@@ -55,7 +55,7 @@ export async function createDeps(config: Config, base: PartsBase): Promise<Deps>
     // Folder rights decide; the user's item list would carry every password they may see.
     itemList: false,
   });
-  const limiters = await createLimiters(db, config, (error) =>
+  const limiters = createLimiters(db, config, (error) =>
     log.warn(errorFields(error, redact), 'the rate-limit store could not be reached; limiting in memory'),
   );
   return {

@@ -1,18 +1,27 @@
+import { rateLimitTableSql } from '@vaultline/rate-limit';
+import type { Migration } from '@vaultline/store';
+
+/** The table the reveal and command limits count in (`@vaultline/rate-limit`'s layout). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
 /**
- * The store's schema, one list of statements per version; a version once released is never
- * edited, only followed by another. Times are epoch milliseconds (bigint). No column ever holds a
- * password or an API key.
+ * The store's schema, one migration per version (`@vaultline/store` applies each once, under a
+ * lock); a version once released is never edited, only followed by another. Times are epoch
+ * milliseconds (bigint). No column ever holds a password or an API key.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [
-  [
-    // Request signatures seen recently: the same signed request is accepted once, by any instance.
-    `CREATE TABLE seen_signatures (
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'seen signatures, pending redactions, reveals, access requests, rate limits',
+    sql: [
+      // Request signatures seen recently: the same signed request is accepted once, by any instance.
+      `CREATE TABLE seen_signatures (
        signature text PRIMARY KEY,
        expires_at bigint NOT NULL
      )`,
-    'CREATE INDEX seen_signatures_expiry ON seen_signatures (expires_at)',
-    // Revealed passwords still on screen: what replaces them (no password) and when.
-    `CREATE TABLE pending_redactions (
+      'CREATE INDEX seen_signatures_expiry ON seen_signatures (expires_at)',
+      // Revealed passwords still on screen: what replaces them (no password) and when.
+      `CREATE TABLE pending_redactions (
        id text PRIMARY KEY,
        due_at bigint NOT NULL,
        target text NOT NULL,
@@ -21,17 +30,17 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        owner text NOT NULL,
        claimed_until bigint NOT NULL DEFAULT 0
      )`,
-    'CREATE INDEX pending_redactions_due ON pending_redactions (due_at)',
-    // Reveals, for the App Home's "recent reveals" (labels and times only).
-    `CREATE TABLE reveals (
+      'CREATE INDEX pending_redactions_due ON pending_redactions (due_at)',
+      // Reveals, for the App Home's "recent reveals" (labels and times only).
+      `CREATE TABLE reveals (
        slack_user text NOT NULL,
        item_id bigint NOT NULL,
        label text NOT NULL,
        at bigint NOT NULL
      )`,
-    'CREATE INDEX reveals_user ON reveals (slack_user, at DESC)',
-    // Access requests (#12) and the grants approval gives.
-    `CREATE TABLE access_requests (
+      'CREATE INDEX reveals_user ON reveals (slack_user, at DESC)',
+      // Access requests (#12) and the grants approval gives.
+      `CREATE TABLE access_requests (
        id text PRIMARY KEY,
        requester text NOT NULL,
        requester_team text,
@@ -51,21 +60,23 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        reveals_left integer NOT NULL DEFAULT 0,
        messages jsonb NOT NULL DEFAULT '[]'
      )`,
-    'CREATE INDEX access_requests_requester ON access_requests (requester, status)',
-    'CREATE INDEX access_requests_expiry ON access_requests (status, expires_at)',
-    // rate-limiter-flexible's Postgres table, created here so that instances never race to create it.
-    `CREATE TABLE rate_limits (
-       key varchar(255) PRIMARY KEY,
-       points integer NOT NULL DEFAULT 0,
-       expire bigint
-     )`,
-  ],
-  [
-    // One pending request per requester and what they asked for (#23): the key is what was typed,
-    // an id or a folded label, never the item it resolves to (which the requester must not learn).
-    // Requests made before have no key and are never matched; they expire as before.
-    'ALTER TABLE access_requests ADD COLUMN dedupe_key text',
-    `CREATE UNIQUE INDEX access_requests_one_pending ON access_requests (requester, dedupe_key)
+      'CREATE INDEX access_requests_requester ON access_requests (requester, status)',
+      'CREATE INDEX access_requests_expiry ON access_requests (status, expires_at)',
+      // rate-limiter-flexible's Postgres table (the same as this version first wrote out by hand),
+      // created here so that instances never race to create it.
+      rateLimitTableSql(RATE_LIMIT_TABLE),
+    ].join(';\n'),
+  },
+  {
+    version: 2,
+    name: 'one pending access request per requester and what they typed',
+    sql: [
+      // One pending request per requester and what they asked for (#23): the key is what was typed,
+      // an id or a folded label, never the item it resolves to (which the requester must not learn).
+      // Requests made before have no key and are never matched; they expire as before.
+      'ALTER TABLE access_requests ADD COLUMN dedupe_key text',
+      `CREATE UNIQUE INDEX access_requests_one_pending ON access_requests (requester, dedupe_key)
        WHERE status = 'pending'`,
-  ],
+    ].join(';\n'),
+  },
 ];

@@ -1,12 +1,13 @@
 // The replay memory on PGlite: decided in memory, copied to the store once a burst pauses.
+import type { Database } from '@vaultline/store';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.ts';
 import { createSeenSignatures } from './seen-signatures.ts';
 
 const KEEP_MS = 600_000;
 
-async function storedSignatures(db: Awaited<ReturnType<typeof openDatabase>>): Promise<string[]> {
-  const { rows } = await db.query<{ signature: string }>(
+async function storedSignatures(db: Database): Promise<string[]> {
+  const rows = await db.query<{ signature: string }>(
     'SELECT signature FROM seen_signatures ORDER BY signature',
   );
   return rows.map((row) => row.signature);

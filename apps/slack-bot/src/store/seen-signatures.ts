@@ -1,4 +1,4 @@
-import type { Database } from './database.ts';
+import type { Database } from '@vaultline/store';
 
 /** Remembers the request signatures of the last minutes, in the store shared by every instance. */
 export interface SeenSignatures {
@@ -71,7 +71,7 @@ function createOwnedSeenSignatures(
         'SELECT signature, expires_at FROM seen_signatures WHERE expires_at >= $1',
         [now()],
       )
-      .then(({ rows }) => {
+      .then((rows) => {
         for (const row of rows) seen.set(row.signature, Number(row.expires_at));
       }));
   const write = async () => {
@@ -122,7 +122,7 @@ function createSharedSeenSignatures(db: Database, now: () => number): SeenSignat
   return {
     async claim(signature, keepMs) {
       const at = now();
-      const { rows } = await db.query(CLAIM, [signature, at + keepMs, at]);
+      const rows = await db.query(CLAIM, [signature, at + keepMs, at]);
       return rows.length === 1;
     },
     async sweep() {

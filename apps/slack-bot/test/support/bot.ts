@@ -2,17 +2,18 @@ import { createHmac } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openPglite } from '@vaultline/store';
 import { type Bot, createBot } from '../../src/app.ts';
 import { readConfig } from '../../src/env.ts';
-import { openDatabase } from '../../src/store/database.ts';
+import { migrateStore } from '../../src/store/database.ts';
 
 let snapshot: Promise<Blob> | undefined;
 /** One migrated, empty store per test process, copied into each bot (PGlite's initdb is slow). */
 function storeSnapshot(): Promise<Blob> {
   snapshot ??= (async () => {
-    const db = await openDatabase({ kind: 'pglite', dataDir: 'memory://' });
+    const db = await openPglite();
     try {
-      if (!db.dump) throw new Error('PGlite can dump its store');
+      await migrateStore(db);
       return await db.dump();
     } finally {
       await db.close();

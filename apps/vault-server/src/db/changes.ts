@@ -56,6 +56,8 @@ export interface ChangeHandlers {
 export interface ChangeFeed {
   /** Whether announcements are being received now. */
   readonly live: boolean;
+  /** Since when `live` holds: the last loss or return, or the start. */
+  readonly since: Date;
   /** Stops listening. */
   close(): Promise<void>;
 }

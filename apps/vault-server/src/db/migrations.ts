@@ -1,14 +1,18 @@
+import { rateLimitTableSql } from '@vaultline/rate-limit';
+import { type Database, type Migration, migrate } from '@vaultline/store';
+import { RATE_LIMIT_TABLE } from '../constants.ts';
 import { CHANGES_CHANNEL, MAX_NOTIFIED_IDS } from './changes.ts';
-import type { Database } from './database.ts';
 
-/** One step of the schema; never edited once released, only appended to. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+/** The table that records the applied versions. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
 
-/** Every migration, in order. The same SQL runs on PGlite and PostgreSQL ≥ 15. */
+/**
+ * The advisory lock instances migrate under (the key every release has used: instances of an
+ * older and a newer release starting together wait for each other too).
+ */
+export const MIGRATION_LOCK_KEY = 7700;
+
+/** Every migration, in order; never edited once released, only appended to. The same SQL runs on PGlite and PostgreSQL ≥ 15. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -162,36 +166,22 @@ ${['folders', 'users', 'roles', 'user_roles', 'role_rights', 'api_keys']
   .join('\n')}
 `,
   },
+  {
+    version: 6,
+    name: 'rate limits: the table instances share the request limit and the failed-key lockout through',
+    // Created at run time by earlier releases (instances starting together raced to create it):
+    // IF NOT EXISTS keeps such a table and its counts.
+    sql: rateLimitTableSql(RATE_LIMIT_TABLE),
+  },
 ];
 
 /**
- * Brings the schema up to date.
+ * Brings the schema up to date: each migration once, in one transaction, under the advisory lock
+ * (`@vaultline/store`'s `migrate`).
  *
+ * @param db The database.
  * @returns The versions applied now.
  */
-export async function migrate(db: Database): Promise<number[]> {
-  // One transaction under an advisory lock: instances starting together wait for each other, and
-  // a failed migration leaves the schema as it was.
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(7700)');
-    await tx.exec(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const done = new Set(
-      (await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) =>
-        Number(row.version),
-      ),
-    );
-    const applied: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (done.has(migration.version)) continue;
-      await tx.exec(migration.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-        migration.version,
-        migration.name,
-      ]);
-      applied.push(migration.version);
-    }
-    return applied;
-  });
+export function migrateSchema(db: Database): Promise<number[]> {
+  return migrate(db, MIGRATIONS, { table: MIGRATIONS_TABLE, lockKey: MIGRATION_LOCK_KEY });
 }

@@ -80,13 +80,19 @@ export function createApp(options: AppOptions): ServerApp {
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   registerOpenApi(app);
+  // 503 only when this instance cannot answer (its database is unreachable). Without the change
+  // announcements (PostgreSQL) it still answers right, from the database instead of its caches:
+  // 200, "degraded", so that a load balancer keeps it (every instance loses the announcements at
+  // once when PostgreSQL restarts) while monitoring sees it. See the README's "Readiness".
   app.get('/readyz', async (c) => {
     try {
       await ctx.db.query('SELECT 1');
-      return c.json({ status: 'ready' });
     } catch {
       return c.json({ err: 'The database is not reachable.', code: 'server' }, 503);
     }
+    const changes = ctx.changes();
+    if (!changes || changes.listening) return c.json({ status: 'ready' });
+    return c.json({ status: 'degraded', changes: { listening: false, since: changes.since.toISOString() } });
   });
   app.all('/api/*', async (c) => {
     c.set('logged', true);

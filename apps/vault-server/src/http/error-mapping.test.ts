@@ -5,7 +5,7 @@ import { RateLimitedError, VaultServerError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { StoreError } from '../store/errors.ts';
 import type { AppEnv } from './app-env.ts';
-import { apiErrorHandler, apiNotFound, INTERNAL_ERROR, loggableError, toApiError } from './error-mapping.ts';
+import { apiErrorHandler, apiNotFound, INTERNAL_ERROR, toApiError } from './error-mapping.ts';
 
 describe('toApiError', () => {
   it('maps the server errors with their own status', () => {
@@ -52,20 +52,6 @@ describe('toApiError', () => {
     expect(toApiError(new Error('boom'))).toBeUndefined();
     expect(toApiError(undefined)).toBeUndefined();
     expect(INTERNAL_ERROR).toEqual({ status: 500, body: { err: 'Internal server error.', code: 'server' } });
-  });
-
-  it('logs only the name, message and SQL state of an unexpected error', () => {
-    const error = Object.assign(new Error('relation does not exist'), {
-      code: '42P01',
-      parameters: ['a secret value'],
-    });
-    expect(loggableError(error)).toEqual({
-      name: 'Error',
-      message: 'relation does not exist',
-      code: '42P01',
-    });
-    expect(JSON.stringify(loggableError(error))).not.toContain('secret');
-    expect(loggableError('text')).toEqual({ name: 'string', message: 'a non-Error value was thrown' });
   });
 });
 

@@ -11,6 +11,7 @@ import type { ErrorHandler, NotFoundHandler } from 'hono';
 import type { Logger } from 'pino';
 import { STATUS_OF } from '../constants.ts';
 import { RateLimitedError } from '../errors.ts';
+import { loggableError } from '../logger.ts';
 import { StoreError, type StoreErrorKind } from '../store/errors.ts';
 import type { ApiAnswer } from './api-call.ts';
 import { type ErrorBody, errorAnswer, toResponse } from './api-response.ts';
@@ -80,21 +81,6 @@ export const INTERNAL_ERROR: ApiError = {
   status: 500,
   body: { err: 'Internal server error.', code: 'server' },
 };
-
-/**
- * What of an unexpected error goes into the log: its name, message and SQL state, never its
- * properties (a driver error can carry the statement's parameters).
- *
- * @param error Whatever was thrown.
- * @returns The fields to log.
- */
-export function loggableError(error: unknown): { name: string; message: string; code?: string } {
-  if (!(error instanceof Error)) return { name: typeof error, message: 'a non-Error value was thrown' };
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string'
-    ? { name: error.name, message: error.message, code }
-    : { name: error.name, message: error.message };
-}
 
 /**
  * The answer to any error: mapped through {@link toApiError}; an unexpected error is logged (see

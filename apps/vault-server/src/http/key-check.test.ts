@@ -55,7 +55,7 @@ describe('keyCheck', () => {
 
   /** Checks a request as the pipeline would, answering the key label or the error's status. */
   async function checkWith(queryKeys: QueryKeyPolicy) {
-    const limiters = await createLimiters(vault.db, { rateLimitPerMinute: 1000, failedKeyLimit: 2 });
+    const limiters = createLimiters(vault.db, { rateLimitPerMinute: 1000, failedKeyLimit: 2 });
     const check = createKeyCheck({ ctx: vault.ctx, audit, failedKeys: limiters.failedKeys, queryKeys });
     return async (target: string, headers: Record<string, string> = {}, address = '10.0.0.1') => {
       const request: ApiRequest = {

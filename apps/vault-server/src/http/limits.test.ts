@@ -1,13 +1,13 @@
+import { openPglite } from '@vaultline/store';
 import { describe, expect, it } from 'vitest';
-import { openPglite } from '../db/open-pglite.ts';
 import { toApiError } from './error-mapping.ts';
 import { checkRequestLimit, createLimiters } from './limits.ts';
 
 describe('limits', () => {
   it('counts per address in memory on PGlite and refuses over the limit with Retry-After', async () => {
-    const db = await openPglite(undefined);
+    const db = await openPglite();
     try {
-      const limiters = await createLimiters(db, { rateLimitPerMinute: 3, failedKeyLimit: 2 });
+      const limiters = createLimiters(db, { rateLimitPerMinute: 3, failedKeyLimit: 2 });
       for (let i = 0; i < 3; i++) await checkRequestLimit(limiters.requests, 'a');
       const refused = await checkRequestLimit(limiters.requests, 'a').then(
         () => undefined,

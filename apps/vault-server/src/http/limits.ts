@@ -18,8 +18,8 @@ import {
   postgresCounter,
   writeBehindLimiter,
 } from '@vaultline/rate-limit';
+import type { Database } from '@vaultline/store';
 import { FAILED_KEY_WINDOW_MS, RATE_LIMIT_TABLE } from '../constants.ts';
-import type { Database } from '../db/database.ts';
 import { RateLimitedError } from '../errors.ts';
 
 /** How long a request counted on one instance waits before the others can see it. */
@@ -44,13 +44,14 @@ export interface LimitOptions {
 }
 
 /**
- * Creates the counters: in PostgreSQL (the table is created if absent) or in memory.
+ * Creates the counters: in PostgreSQL (in the table the schema's migrations create; nothing is
+ * created here, so instances starting together cannot race) or in memory.
  *
  * @param db The store's database.
  * @param options The limits.
  * @returns The counters.
  */
-export async function createLimiters(db: Database, options: LimitOptions): Promise<Limiters> {
+export function createLimiters(db: Database, options: LimitOptions): Limiters {
   // Each limit once: its points and window, whichever store counts it.
   const requestLimit = { points: options.rateLimitPerMinute, durationSeconds: 60 };
   const failedKeyLimit = { points: options.failedKeyLimit, durationSeconds: FAILED_KEY_WINDOW_MS / 1000 };
@@ -62,12 +63,14 @@ export async function createLimiters(db: Database, options: LimitOptions): Promi
     },
   });
   if (db.kind === 'postgres') {
-    // The store's own pool and prepared statements.
-    const query = (text: string, values?: unknown[]) => db.query(text, values ?? []);
-    const [requests, failedKeys] = await Promise.all([
-      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix: 'req', ...requestLimit }),
-      postgresCounter({ query, tableName: RATE_LIMIT_TABLE, keyPrefix: 'badkey', ...failedKeyLimit }),
-    ]);
+    // The store's own pool and prepared statements; the table comes from schema migration 6.
+    const requests = postgresCounter({ db, tableName: RATE_LIMIT_TABLE, keyPrefix: 'req', ...requestLimit });
+    const failedKeys = postgresCounter({
+      db,
+      tableName: RATE_LIMIT_TABLE,
+      keyPrefix: 'badkey',
+      ...failedKeyLimit,
+    });
     return both(
       writeBehindLimiter({
         shared: requests,

@@ -17,11 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
 import type { Logger } from 'pino';
+import { loggableError } from '../logger.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { type ApiPipeline, apiPrefixOf } from './api-pipeline.ts';
 import { errorAnswer, toResponse } from './api-response.ts';
 import { UNKNOWN_ADDRESS } from './app-env.ts';
-import { INTERNAL_ERROR, loggableError } from './error-mapping.ts';
+import { INTERNAL_ERROR } from './error-mapping.ts';
 
 /** What the listener needs. */
 export interface NodeListenerOptions {

@@ -16,8 +16,8 @@ import {
   VaultError,
 } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import { withinTransaction } from '@vaultline/store';
 import { MAX_TITLE_LENGTH } from '../constants.ts';
-import { withinTransaction } from '../db/database.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../http/file-names.ts';
 import type { Actor } from '../store/actor.ts';
 import * as directory from '../store/directory.ts';

@@ -1,6 +1,6 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Database, Queryable } from '@vaultline/store';
 import { API_KEY_PREFIX } from '../constants.ts';
-import type { Database, Queryable } from '../db/database.ts';
 import { AddressRuleError, parseCidrList } from '../net/ip-rules.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';

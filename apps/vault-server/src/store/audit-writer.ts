@@ -1,6 +1,6 @@
+import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
 import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE } from '../constants.ts';
-import type { Queryable } from '../db/database.ts';
 import { type AuditEntry, writeAudit } from './audit.ts';
 
 /** Writes audit records: writes and failures at once, reads in small batches. */

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '@vaultline/store';
 
 /** One audit record: who did what, from where, and how it went. Never a secret. */
 export interface AuditEntry {

@@ -1,5 +1,5 @@
 import { ACCESS_TYPES, type AccessType } from '@vaultline/protocol';
-import type { Database, Queryable } from '../db/database.ts';
+import type { Database, Queryable } from '@vaultline/store';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound } from './errors.ts';
 import { checkText } from './text-rules.ts';

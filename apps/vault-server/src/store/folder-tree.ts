@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '@vaultline/store';
 
 /** One folder as the server keeps it in memory. */
 export interface FolderNode {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '@vaultline/store';
 
 /** What the import map records: a source's folder, item or attachment. */
 export type ImportedKind = 'folder' | 'item' | 'file';

@@ -1,5 +1,6 @@
 import { parseId, permissionsOf } from '@vaultline/protocol';
 import type { ItemValues, ItemWireRecord } from '@vaultline/protocol/wire';
+import type { Queryable } from '@vaultline/store';
 import {
   MAX_FIND_RESULTS,
   MAX_LABEL_LENGTH,
@@ -7,7 +8,6 @@ import {
   MAX_PASSWORD_LENGTH,
   MAX_VALUE_LENGTH,
 } from '../constants.ts';
-import type { Queryable } from '../db/database.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';

@@ -1,8 +1,9 @@
 import { type AccessType, unionOfRights } from '@vaultline/protocol';
+import type { Database, Queryable } from '@vaultline/store';
 import { LRUCache } from 'lru-cache';
 import { COHERENT_CACHE_TTL_MS } from '../constants.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database, Queryable } from '../db/database.ts';
+import type { ChangeFeed, ChangeHandlers } from '../db/changes.ts';
 import type { Principal } from './access.ts';
 import type { KeyIdentity } from './api-keys.ts';
 import { type FolderTree, loadFolderTree } from './folder-tree.ts';
@@ -52,6 +53,11 @@ export interface StoreContext {
    * the cache time in any case.
    */
   readonly itemCache: ExpiringCache<number, ItemRow>;
+  /**
+   * PostgreSQL: whether the database's change announcements are being received, and since when;
+   * undefined where nothing listens (PGlite, or caches off).
+   */
+  changes(): { readonly listening: boolean; readonly since: Date } | undefined;
   /** Counts item writes: a read that started before a write must not fill the cache. */
   itemGeneration(): number;
   /** Forgets cached item rows after a write. */
@@ -61,6 +67,9 @@ export interface StoreContext {
   /** Stops listening to the database's announcements. */
   close(): Promise<void>;
 }
+
+/** Subscribes to the database's change announcements (PostgreSQL: `db/listen-postgres.ts`). */
+export type ListenToChanges = (handlers: ChangeHandlers) => ChangeFeed;
 
 /**
  * Reads a user's rights: the most permissive right over all of the user's roles, plus `W` on the
@@ -91,17 +100,42 @@ export async function loadUserRights(
 /**
  * Creates the shared context. On PGlite every write goes through this process, so caches are
  * invalidated exactly and kept long. On PostgreSQL other instances write too: caches forget what
- * the database announces as changed, and expire after `cacheTtlMs` in any case.
+ * the database announces as changed, expire after `cacheTtlMs` in any case, and keep nothing while
+ * the announcements are not received (nor without `listen`): every read then goes to the
+ * database, slower but never stale.
+ *
+ * @param db The database.
+ * @param box Seals and opens passwords.
+ * @param cacheTtlMs How long cached entries live on PostgreSQL; 0 turns caching off.
+ * @param listen PostgreSQL: subscribes to the database's change announcements.
+ * @returns The context.
  */
-export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: number): StoreContext {
+export function createStoreContext(
+  db: Database,
+  box: SecretBox,
+  cacheTtlMs: number,
+  listen?: ListenToChanges,
+): StoreContext {
   const coherent = db.kind === 'pglite';
   const ttl = cacheTtlMs > 0 && coherent ? COHERENT_CACHE_TTL_MS : cacheTtlMs;
-  const treeCache = expiringCache<'tree', FolderTree>(ttl, 1);
-  const rightsCache = expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS);
-  const keyCache = expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS);
+  // On PostgreSQL, caches hold entries only while the database's announcements arrive: while they
+  // are lost, a key revoked or a right changed elsewhere would stay unseen until the cache time.
+  let live = coherent;
+  const whileLive = <K, V>(cache: ExpiringCache<K, V>): ExpiringCache<K, V> =>
+    coherent
+      ? cache
+      : {
+          get: (key) => (live ? cache.get(key) : undefined),
+          set: (key, value) => (live ? cache.set(key, value) : undefined),
+          delete: (key) => cache.delete(key),
+          clear: () => cache.clear(),
+        };
+  const treeCache = whileLive(expiringCache<'tree', FolderTree>(ttl, 1));
+  const rightsCache = whileLive(
+    expiringCache<number, ReadonlyMap<number, AccessType>>(ttl, MAX_CACHED_PRINCIPALS),
+  );
+  const keyCache = whileLive(expiringCache<string, KeyIdentity>(ttl, MAX_CACHED_PRINCIPALS));
   const rows = expiringCache<number, ItemRow>(ttl, MAX_CACHED_ITEMS);
-  // On PostgreSQL, item rows are cached only while the database's announcements arrive.
-  let rowsLive = coherent;
   // An admin's rights follow from the tree alone: computed once per tree.
   const adminRights = new WeakMap<FolderTree, ReadonlyMap<number, AccessType>>();
   let itemGeneration = 0;
@@ -136,12 +170,7 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     return all;
   }
 
-  const itemCache: ExpiringCache<number, ItemRow> = {
-    get: (id) => (rowsLive ? rows.get(id) : undefined),
-    set: (id, row) => (rowsLive ? rows.set(id, row) : undefined),
-    delete: (id) => rows.delete(id),
-    clear: () => rows.clear(),
-  };
+  const itemCache = whileLive(rows);
   const forgetItems = (ids: readonly number[] | 'all') => {
     itemGeneration++;
     if (ids === 'all') rows.clear();
@@ -158,14 +187,14 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
   const feed =
     coherent || ttl <= 0
       ? undefined
-      : db.listen?.({
+      : listen?.({
           onChange(change) {
             if (change.kind === 'items') forgetItems(change.ids);
             else invalidate();
           },
-          onLive(live) {
-            // Lost: stop caching rows. Back: changes were missed meanwhile, so forget everything.
-            rowsLive = live;
+          onLive(listening) {
+            // Lost: stop caching. Back: changes were missed meanwhile, so forget everything.
+            live = listening;
             forgetItems('all');
             invalidate();
           },
@@ -179,6 +208,7 @@ export function createStoreContext(db: Database, box: SecretBox, cacheTtlMs: num
     userRights,
     keyCache,
     itemCache,
+    changes: () => (feed ? { listening: feed.live, since: feed.since } : undefined),
     itemGeneration: () => itemGeneration,
     forgetItems,
     invalidate,

@@ -1,5 +1,5 @@
 import { endpoints } from '@vaultline/protocol/wire';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '@vaultline/store';
 import type { Actor } from './actor.ts';
 import { writeAudit } from './audit.ts';
 

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
+import type { PostgresCluster } from '@vaultline/store/testing';
 import { expect } from 'vitest';
 import { operatorActor } from '../../src/store/actor.ts';
 import { startTestVault, type TestVault, type TestVaultOptions } from '../../src/testing.ts';
-import type { PostgresCluster } from './postgres-cluster.ts';
 
 /** The operator tests administer as (reading the audit log, for one). */
 export const TEST_OPERATOR = operatorActor('test', 'test');

@@ -1,31 +1,28 @@
-// The two databases a limiter shares counts through: embedded PGlite and a throwaway PostgreSQL
-// cluster (started by the vault server's test support, from the binaries in PG_BIN_DIR).
+// The two databases a limiter shares counts through, opened as the apps open them
+// (@vaultline/store): embedded PGlite and a throwaway PostgreSQL cluster. Each fresh database gets
+// the counter table the way an app's migration creates it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
-import {
-  type PostgresCluster,
-  startPostgresCluster,
-} from '../../../../apps/vault-server/test/support/postgres-cluster.ts';
-import type { QueryRows } from '../../src/index.ts';
+import { type Database, openPglite, openPostgres } from '@vaultline/store';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
+import { rateLimitTableSql } from '../../src/index.ts';
+
+/** The counter table of every fresh database. */
+export const TABLE = 'rate_limits';
 
 /** One open connection to a database: what an app hands its limiters. */
-export interface Connection {
-  query: (text: string, values?: unknown[]) => Promise<QueryRows>;
-  close(): Promise<void>;
-}
+export type Connection = Database;
 
 /** A database that outlives its connections (a "restart" opens a new one). */
-export interface Database {
+export interface Store {
   connect(): Promise<Connection>;
 }
 
 export interface Backend {
   readonly name: 'pglite' | 'postgres';
-  /** A fresh, empty database. */
-  fresh(): Promise<Database>;
+  /** A fresh database, migrated: the counter table exists. */
+  fresh(): Promise<Store>;
   /** Makes the store unreachable for `connection`; `restore` (PostgreSQL) brings it back. */
   outage(connection: Connection): Promise<{ restore?: () => Promise<void> }>;
   stop(): Promise<void>;
@@ -38,19 +35,10 @@ export function pgliteBackend(): Backend {
     async fresh() {
       const dir = await mkdtemp(join(tmpdir(), 'rate-limit-pglite-'));
       dirs.push(dir);
-      return {
-        async connect() {
-          const db = await PGlite.create({ dataDir: dir });
-          return {
-            // PGlite's own result shape ({ rows, affectedRows }), passed on as an app does.
-            query: async (text, values) => {
-              const result = await db.query(text, values);
-              return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-            },
-            close: () => db.close(),
-          };
-        },
-      };
+      const migrated = await openPglite({ dataDir: dir });
+      await migrated.exec(rateLimitTableSql(TABLE));
+      await migrated.close();
+      return { connect: () => openPglite({ dataDir: dir }) };
     },
     async outage(connection) {
       await connection.close();
@@ -68,17 +56,10 @@ export async function postgresBackend(): Promise<Backend> {
     name: 'postgres',
     async fresh() {
       const url = await cluster.createDatabase();
-      return {
-        async connect() {
-          const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 2000 });
-          pool.on('error', () => {});
-          return {
-            // An app's own Database wrapper that answers the rows only.
-            query: async (text, values) => (await pool.query(text, values)).rows,
-            close: () => pool.end(),
-          };
-        },
-      };
+      const migrated = await openPostgres({ url, poolSize: 1 });
+      await migrated.exec(rateLimitTableSql(TABLE));
+      await migrated.close();
+      return { connect: () => openPostgres({ url, poolSize: 4 }) };
     },
     async outage() {
       await cluster.pause();

@@ -1,3 +1,17 @@
+/**
+ * Test support, Node only: a throwaway PostgreSQL cluster started from the binaries on the machine
+ * (`PG_BIN_DIR`, by default PostgreSQL 15's Debian path), for the tests and benchmarks of every
+ * package and app that runs on PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * const cluster = await startPostgresCluster();
+ * const url = await cluster.createDatabase(); // a fresh, empty database
+ * await cluster.stop();
+ * ```
+ * @module
+ */
+
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -7,15 +21,16 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** A throwaway PostgreSQL cluster from the binaries on the machine. */
+/** A throwaway PostgreSQL cluster from the binaries on the machine (trust authentication, no fsync). */
 export interface PostgresCluster {
   readonly port: number;
   /** A connection string to a fresh, empty database. */
   createDatabase(): Promise<string>;
-  /** Stops the database server, keeping its data (an outage). */
+  /** Stops the database server at once, keeping its data (an outage). */
   pause(): Promise<void>;
   /** Starts it again on the same port. */
   resume(): Promise<void>;
+  /** Stops it and deletes its data. */
   stop(): Promise<void>;
 }
 
@@ -33,8 +48,10 @@ async function freePort(): Promise<number> {
 let counter = 0;
 
 /**
- * Starts a cluster: initdb into a temp dir and pg_ctl start on a free port. initdb refuses to run
- * as root, so as root it runs as the `postgres` user.
+ * Starts a cluster: initdb into a temp dir and pg_ctl start on a free port of 127.0.0.1 (200
+ * connection slots). initdb refuses to run as root, so as root it runs as the `postgres` user.
+ *
+ * @returns The running cluster; stop it when done.
  */
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -86,7 +103,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   return {
     port,
     async createDatabase() {
-      const name = `vault_${process.pid}_${++counter}`;
+      const name = `vaultline_${process.pid}_${++counter}`;
       await exec('psql', [
         '-h',
         '127.0.0.1',

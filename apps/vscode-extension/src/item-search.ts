@@ -75,7 +75,7 @@ export class ItemSearch implements vscode.Disposable {
     await Promise.all(
       names.map(async (name) => {
         // The folder list comes from the tree, so a failure here is the tree's own error row.
-        const folders = await this.tree.readableFolders(name);
+        const folders = await this.tree.model.readableFolders(name);
         if (!Array.isArray(folders)) {
           problems.push({ connection: name, text: folders.text, fix: this.tree.fixOf(folders) });
           return;
@@ -94,7 +94,7 @@ export class ItemSearch implements vscode.Disposable {
           if (result.truncated) truncated.push(name);
         } catch (error) {
           const text = userMessage(error, name, redact);
-          problems.push({ connection: name, text, fix: this.tree.fixFor(name, error) });
+          problems.push({ connection: name, text, fix: this.tree.model.fixFor(name, error) });
         }
       }),
     );

@@ -112,8 +112,10 @@ try {
     try {
       const webFailures = await webCheck(server, {
         tmp,
+        workspace,
         extensionPath: root,
         apiKey: fixture.keys.alice,
+        item: fixture.items.db,
         screenshot: webShot,
         relayUrl: relay.url,
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);

@@ -3,18 +3,29 @@
 // (dist/web/extension.cjs). Drives it like a user: the request log says which host it runs in,
 // the connect dialog's four steps connect to the vault (through a CORS relay: a web worker fetches
 // from the workbench's origin), the tree shows the folders with their rights in words, the vault
-// without CORS is unreachable from there (the proof that the code runs in the browser), and the
-// terminal command is not offered.
-import { readFileSync, writeFileSync } from 'node:fs';
+// without CORS is unreachable from there (the proof that the code runs in the browser), a
+// reference in a workspace file (a `vscode-remote:` document there) shows its hover, a secret in it
+// is offered "Store in Vaultline" on Ctrl+., and the terminal command is not offered.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCommand } from './code-server.mjs';
 
 /**
  * @param {{ openWorkbench: Function, host: string }} server The running code-server.
- * @param {{ tmp: string, extensionPath: string, vaultUrl: string, apiKey: string, screenshot: string, startRelay: Function }} options
+ * @param {{ tmp: string, workspace: string, extensionPath: string, apiKey: string, screenshot: string, relayUrl: string, item: { id: number, label: string } }} options
  * @returns {Promise<string[]>} The failures; empty when the check passed.
  */
-export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot, relayUrl }) {
+export async function webCheck(
+  server,
+  { tmp, workspace, extensionPath, apiKey, screenshot, relayUrl, item },
+) {
+  // A reference through the relayed connection, and a fresh literal (never stored, never saved).
+  const envFile = join(workspace, 'web-check.env');
+  writeFileSync(
+    envFile,
+    `DB_PASS=vaultline://web-alice@${item.id}/password\nAPP_PASSWORD=Wc-${randomBytes(6).toString('hex')}Q!\n`,
+  );
   const settingsPath = join(tmp, 'ud/User/settings.json');
   const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
   settings['remote.extensionKind'] = { 'vaultline.vaultline-vscode': ['web'] };
@@ -29,7 +40,11 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     const logText = await page
       .waitForFunction(
         () => {
-          const text = document.querySelector('.part.panel .view-lines')?.textContent ?? '';
+          // Monaco draws spaces as no-break spaces.
+          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
+            /\u00a0/g,
+            ' ',
+          );
           return /Vaultline activated in/.test(text) ? text : false;
         },
         undefined,
@@ -70,6 +85,48 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     const blocked = rows.some((text) => /^alice: cannot reach the vault/.test(text.trim()));
     if (!logSaysWeb && !blocked) failures.push('the extension did not run in the web worker extension host');
 
+    // Hover and quick fix in a workspace file: the web worker host's documents are vscode-remote:.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('web-check.env');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'web-check.env' }).first().click();
+    // The line's outer span holds its whole text: hover its 20th character (inside the reference).
+    const line = page.locator('.editor-instance .view-line', { hasText: 'DB_PASS=vaultline' }).first();
+    await line.waitFor({ timeout: 15_000 });
+    const content = line.locator('span').first();
+    await content.waitFor({ timeout: 15_000 });
+    const box = await content.boundingBox();
+    const length = ((await content.textContent()) ?? '').length || 1;
+    await page.mouse.move(box.x + (box.width / length) * 20, box.y + box.height / 2);
+    const hover = page.locator('.monaco-hover-content', { hasText: item.label }).first();
+    const hovered = await hover.waitFor({ timeout: 20_000 }).then(
+      () => true,
+      () => false,
+    );
+    const hoverText = hovered ? ((await hover.textContent()) ?? '') : '';
+    console.log(`web check: hover ${JSON.stringify(hoverText.replace(/\s+/g, ' ').slice(0, 160))}`);
+    if (!hovered) failures.push('hovering a reference in a vscode-remote document shows no Vaultline hover');
+    await page.mouse.move(0, 0);
+    await page.keyboard.press('Escape');
+    await page.locator('.editor-instance .squiggly-warning').first().waitFor({ timeout: 20_000 });
+    await page
+      .locator('.editor-instance .view-line', { hasText: 'APP_PASSWORD=' })
+      .first()
+      .click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('End');
+    await page.keyboard.press('Control+.');
+    const store = page.getByText('Store in Vaultline and replace with a reference').first();
+    const offeredFix = await store.waitFor({ timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
+    console.log(
+      `web check: Ctrl+. on the secret ${offeredFix ? 'offers' : 'does not offer'} Store in Vaultline`,
+    );
+    if (!offeredFix)
+      failures.push('Ctrl+. on a secret in a vscode-remote document offers no Store in Vaultline');
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'View: Revert and Close Editor', 500);
+
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>Vaultline: Open Terminal with Vault Values');
     await page.waitForTimeout(1000);
@@ -82,6 +139,7 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     failures.push(String(error?.message ?? error).split('\n')[0]);
   } finally {
     await page.screenshot({ path: screenshot }).catch(() => {});
+    rmSync(envFile, { force: true });
   }
   console.log(`web check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshot ${screenshot}`);
   return failures;

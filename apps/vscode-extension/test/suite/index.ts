@@ -6,6 +6,7 @@ import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { referenceTests } from './references.test.ts';
+import { schemeTests } from './schemes.test.ts';
 import { searchTests } from './search.test.ts';
 import { secretTests } from './secrets.test.ts';
 import { teampassTarget, vaultTarget } from './target.ts';
@@ -55,6 +56,7 @@ export async function run(): Promise<void> {
       terminalTests(fixture);
       malformedInputTests(fixture);
       referenceTests(fixture);
+      schemeTests(fixture);
       secretTests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);

@@ -62,6 +62,19 @@ export function userMessage(
   return withServerWords(MESSAGES[vaultError.code](where), vaultError, redact);
 }
 
+/**
+ * What the view and search say when a login may read no folder (no role, or roles without folders):
+ * the connection works, so it is not an error, and only an administrator can change it.
+ *
+ * @param login The connection's login.
+ */
+export function noReadableFolderMessage(login: string): string {
+  return vscode.l10n.t(
+    '{0} may read no folder of this vault. Ask a vault administrator to give {0} a role with access to a folder.',
+    login,
+  );
+}
+
 /** Whether an error means the key is wrong: fixed by connecting again, not by retrying. */
 export function isKeyProblem(error: unknown): boolean {
   return isVaultError(error) && error.code === 'unauthorized';

@@ -1,8 +1,8 @@
 import { searchItems } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
-import { type FixAction, userMessage } from './error-messages.ts';
+import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
+import { type FixAction, noReadableFolderMessage, userMessage } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import { type ItemSummary, summarizeItem } from './tree-nodes.ts';
@@ -80,7 +80,20 @@ export class ItemSearch implements vscode.Disposable {
           problems.push({ connection: name, text: folders.text, fix: this.tree.fixOf(folders) });
           return;
         }
-        if (folders.length === 0) return;
+        if (folders.length === 0) {
+          const login = this.connections.list().find((c) => c.name === name)?.login ?? name;
+          const root = this.tree.model.root(name);
+          problems.push({
+            connection: name,
+            text: `${name}: ${noReadableFolderMessage(login)}`,
+            fix: {
+              title: vscode.l10n.t('Refresh'),
+              command: COMMANDS.refreshNode,
+              ...(root ? { args: [root] } : {}),
+            },
+          });
+          return;
+        }
         let redact = (text: string) => text;
         try {
           const connection = await this.connections.get(name);

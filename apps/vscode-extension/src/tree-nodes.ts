@@ -57,11 +57,12 @@ export interface FileNode {
   parent: ItemNode;
 }
 
-/** An error, empty or loading row; errors carry what to retry. */
+/** An error, warning, empty or loading row; errors carry what to retry. */
 export interface MessageNode {
   kind: 'message';
   connection: string;
-  severity: 'error' | 'info';
+  /** `warning`: the load worked but leaves the user nothing (a login that may read no folder). */
+  severity: 'error' | 'warning' | 'info';
   text: string;
   /** Set on the row that stands for the items of a large folder that are not shown yet. */
   more?: FolderNode;

@@ -2,7 +2,7 @@ import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, TEXT_MEDIA_TYPES } from './constants.ts';
-import type { FixAction } from './error-messages.ts';
+import { type FixAction, noReadableFolderMessage } from './error-messages.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import type { FolderNode, FolderSummary, ItemNode, MessageNode, VaultNode } from './tree-nodes.ts';
 import { folderKey, VaultModel } from './vault-model.ts';
@@ -86,7 +86,11 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     switch (node.kind) {
       case 'connection': {
         const tree = await this.model.loadFolders(node);
-        return 'roots' in tree ? tree.roots : [tree];
+        if (!('roots' in tree)) return [tree];
+        // An empty branch would say nothing: say why, and who can change it.
+        if (tree.roots.length === 0)
+          return [{ ...this.info(node, noReadableFolderMessage(node.login)), severity: 'warning' }];
+        return tree.roots;
       }
       case 'folder': {
         const items = await this.model.loadItems(node);
@@ -188,6 +192,16 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
           item.contextValue = node.fix ? 'error connect' : 'error';
           item.tooltip = `${node.text}\n${vscode.l10n.t('Click to {0}.', fix.title.toLowerCase())}`;
           item.command = { command: fix.command, title: fix.title, arguments: fix.args ?? [] };
+        } else if (node.severity === 'warning') {
+          item.iconPath = new vscode.ThemeIcon('warning');
+          item.contextValue = 'warning';
+          const root = this.model.root(node.connection);
+          item.tooltip = `${node.text}\n${vscode.l10n.t('Click to refresh once that is done.')}`;
+          item.command = {
+            command: COMMANDS.refreshNode,
+            title: vscode.l10n.t('Refresh'),
+            arguments: root ? [root] : [],
+          };
         } else if (node.more) {
           item.iconPath = new vscode.ThemeIcon('ellipsis');
           item.contextValue = 'more';

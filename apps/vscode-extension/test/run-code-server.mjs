@@ -118,6 +118,7 @@ try {
         item: fixture.items.db,
         screenshot: webShot,
         relayUrl: relay.url,
+        downUrl: fixture.downUrl,
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
       for (const failure of webFailures) console.log(`web check failure: ${failure}`);
       if (webFailures.length === 0) passed += 1;

@@ -17,6 +17,7 @@ import {
 import { createSender } from './client/attempt.ts';
 import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
+import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
 import type { FolderEncoding, ItemWrite } from './codec.ts';
 import { ENDPOINT_NAMES, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.ts';
 import { createRedactor, isVaultError, type Redactor, VaultError } from './errors.ts';
@@ -56,6 +57,13 @@ export interface VaultClientOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   /** Called after every HTTP exchange with a redacted record of it: for request logs. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
+  /**
+   * The origin requests are sent from when a browser sends them (and holds them to CORS):
+   * `globalThis.origin` by default, `undefined` outside browsers. A request to another origin that
+   * gets no answer is then explained: {@link VaultError.reason} `cors` when the server runs but does
+   * not allow this origin, `mixed-content` or `unreachable`.
+   */
+  requestOrigin?: string | undefined;
 }
 
 /** A redacted record of one call, for request logs: never a key, never a write's values. */
@@ -180,6 +188,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     onRequest: settings.onRequest,
   });
   const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  const requestOrigin = settings.requestOrigin ?? browserOrigin();
   const probe = createServerProbe({
     apiRoot,
     fetch,
@@ -213,6 +222,15 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       // A server without file endpoints answers add/file with "No results".
       if (plan.body && isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
         probe.noFiles();
+      }
+      // In a browser, no answer may be a CORS refusal of a running server: tell which.
+      if (isVaultError(error, 'network') && error.reason === undefined) {
+        const diagnosis = await explainNetworkFailure(baseUrl, {
+          fetch,
+          requestOrigin,
+          timeoutMs: settings.timeoutMs,
+        });
+        if (diagnosis) throw withNetworkReason(error, diagnosis);
       }
       throw error;
     }

@@ -86,6 +86,8 @@ export {
   createRedactor,
   isVaultError,
   maskPasswords,
+  NETWORK_REASONS,
+  type NetworkReason,
   REDACTED,
   type Redactor,
   serverWordsOf,

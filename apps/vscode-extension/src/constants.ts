@@ -43,6 +43,12 @@ export const COMMANDS = {
   storeSecret: 'vaultline.storeSecret',
 } as const;
 
+/** VS Code's own Local History commands Vaultline runs. */
+export const LOCAL_HISTORY_COMMANDS = {
+  /** Deletes every copy of every file, after VS Code's own confirmation. */
+  deleteAll: 'workbench.action.localHistory.deleteAll',
+} as const;
+
 /** The walkthrough's id as `publisher.name#id`, for `workbench.action.openWalkthrough`. */
 export const WALKTHROUGH_ID = `${EXTENSION_ID}#vaultline.gettingStarted`;
 

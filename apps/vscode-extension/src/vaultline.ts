@@ -16,6 +16,7 @@ import { Notifier } from './notifier.ts';
 import { PresentationMode } from './presentation-mode.ts';
 import { type ReferenceFeatures, registerReferences } from './references/register-references.ts';
 import { RequestLog } from './request-log.ts';
+import type { LocalHistory } from './secrets/local-history.ts';
 import { registerSecrets } from './secrets/register-secrets.ts';
 import type { SecretDiagnostics } from './secrets/secret-diagnostics.ts';
 import type { VaultNode } from './tree-nodes.ts';
@@ -38,6 +39,8 @@ export interface VaultlineApi {
   /** Secret detection in files. */
   readonly secrets: SecretDiagnostics;
   readonly connectFlow: ConnectFlow;
+  /** VS Code's Local History, where this host reaches it (not in a browser). */
+  readonly localHistory: LocalHistory | undefined;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
   /** The part of it spent in `activate()`, in ms. */
@@ -125,6 +128,7 @@ export class Vaultline implements vscode.Disposable {
       references,
       secrets,
       connectFlow,
+      localHistory: options.platform.localHistory,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,
     };

@@ -51,6 +51,7 @@ fixture.teampass = replay.teampass;
 const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
 const workspace = join(tmp, 'ws');
 mkdirSync(workspace);
+fixture.userDataDir = join(tmp, 'ud');
 const server = await startCodeServer({
   bin: codeServerBin,
   tmp,

@@ -134,6 +134,8 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   const detection = {
     token: ['gh', 'p_', alnum(36)].join(''),
     password: `Vl-${alnum(10)}#${alnum(4)}!`,
+    // Saved before it is stored: VS Code's Local History copies it, and the test replaces it there.
+    history: `Lh-${alnum(12)}+${alnum(4)}!`,
   };
   const fixture = {
     url: vault.url,

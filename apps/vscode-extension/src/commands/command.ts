@@ -7,6 +7,7 @@ import type { ItemSearch } from '../item-search.ts';
 import type { Notifier } from '../notifier.ts';
 import type { PresentationMode } from '../presentation-mode.ts';
 import type { RequestLog } from '../request-log.ts';
+import type { LocalHistory } from '../secrets/local-history.ts';
 import type { VaultNode } from '../tree-nodes.ts';
 import type { VaultTree } from '../vault-tree.ts';
 import type { VaultWriter } from '../vault-writer.ts';
@@ -17,6 +18,8 @@ export interface HostPlatform {
   readonly kind: 'node' | 'web';
   /** A warning when SecretStorage has no OS keyring behind it, once per installation. */
   keyringWarning(): string | undefined;
+  /** VS Code's Local History, where this host can reach it (not in a web worker). */
+  readonly localHistory?: LocalHistory | undefined;
 }
 
 /** The parts of the extension that commands act on, built once in `vaultline.ts`. */

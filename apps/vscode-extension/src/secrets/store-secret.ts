@@ -1,24 +1,37 @@
 import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
-import { COMMANDS, DIAGNOSTICS } from '../constants.ts';
-import { UserFacingError } from '../error-messages.ts';
+import { COMMANDS, DIAGNOSTICS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
+import { UserFacingError, userMessage } from '../error-messages.ts';
 import { commandQuickFix } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
 import { SECRET_RULES } from './rules.ts';
+
+/**
+ * What happens to the copies of the file in VS Code's Local History that still hold the literal:
+ * `ask` (a warning with a button), `replace` the literal in them by the reference, or `keep` them.
+ */
+export type LocalHistoryChoice = 'ask' | 'replace' | 'keep';
 
 /** What the store command may be told instead of asking (scripts, tests). */
 export interface StoreSecretOptions {
   connection?: string;
   folderId?: number;
   label?: string;
+  /** Default `ask`. */
+  localHistory?: LocalHistoryChoice;
 }
 
 /** The result of a store: the new item and the reference that replaced the literal. */
 export interface StoredSecret {
   itemId: number;
   reference: string;
+  /**
+   * The copies in Local History that held the literal, and how many had it replaced by now;
+   * `undefined` where this host cannot reach Local History (a browser).
+   */
+  localHistory: { copies: number; replaced: number } | undefined;
 }
 
 const FORMAT_RULES: ReadonlySet<string> = new Set(SECRET_RULES.map((rule) => rule.id));
@@ -187,7 +200,81 @@ async function storeSecret(
     );
   }
   services.notifier.status(vscode.l10n.t('Vaultline: stored "{0}" and inserted its reference', label.trim()));
-  return { itemId: id, reference };
+  const localHistory = await guardLocalHistory(
+    services,
+    document.uri,
+    finding.secret,
+    reference,
+    options.localHistory ?? 'ask',
+  );
+  return { itemId: id, reference, localHistory };
+}
+
+/**
+ * VS Code's Local History keeps a copy of the file at each save: the copies taken before still hold
+ * the literal. Where this host reaches them (desktop, remote), they are found and, when the user
+ * agrees, the literal in them is replaced by the reference. In a browser they are out of reach:
+ * the user is told so and offered VS Code's own "Delete All" (which asks first).
+ */
+async function guardLocalHistory(
+  services: CommandServices,
+  uri: vscode.Uri,
+  literal: string,
+  reference: string,
+  choice: LocalHistoryChoice,
+): Promise<StoredSecret['localHistory']> {
+  const name = uri.path.split('/').at(-1) ?? uri.path;
+  const history = services.platform.localHistory;
+  if (!history) {
+    if (choice === 'keep') return undefined;
+    const deleteAll = vscode.l10n.t('Delete All Local History…');
+    void services.notifier
+      .ask(
+        vscode.l10n.t(
+          "VS Code's Local History may keep earlier copies of {0} with the secret, out of Vaultline's reach in this window. Delete them from the Timeline view (Local History), or delete all Local History.",
+          name,
+        ),
+        [deleteAll],
+      )
+      .then((chosen) => {
+        if (chosen === deleteAll) void vscode.commands.executeCommand(LOCAL_HISTORY_COMMANDS.deleteAll);
+      });
+    return undefined;
+  }
+  const copies = await history.copiesHolding(uri, literal);
+  if (copies.length === 0 || choice === 'keep') return { copies: copies.length, replaced: 0 };
+  if (choice === 'replace')
+    return { copies: copies.length, replaced: await history.replace(copies, literal, reference) };
+  const replace = vscode.l10n.t('Replace It in Local History');
+  void services.notifier
+    .ask(
+      copies.length === 1
+        ? vscode.l10n.t(
+            "VS Code's Local History still holds the secret in an earlier copy of {0}. Replace it there with {1}? (The copy keeps every other change.)",
+            name,
+            reference,
+          )
+        : vscode.l10n.t(
+            "VS Code's Local History still holds the secret in {0} earlier copies of {1}. Replace it there with {2}? (The copies keep every other change.)",
+            copies.length,
+            name,
+            reference,
+          ),
+      [replace],
+    )
+    .then(async (chosen) => {
+      if (chosen !== replace) return;
+      try {
+        // Found again: a save since the question may have added a copy.
+        const replaced = await history.replace(await history.copiesHolding(uri, literal), literal, reference);
+        services.notifier.status(
+          vscode.l10n.t('Vaultline: replaced the secret in {0} Local History copies of {1}', replaced, name),
+        );
+      } catch (error) {
+        services.notifier.error(userMessage(error, vscode.l10n.t('Replace in Local History')));
+      }
+    });
+  return { copies: copies.length, replaced: 0 };
 }
 
 /** Store in Vaultline and replace with a reference. */

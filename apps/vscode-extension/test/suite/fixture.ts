@@ -24,8 +24,10 @@ export interface Fixture {
   folders: { infra: number; databases: number; payments: number; bulk?: number };
   items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
   attachment: { itemId: number; name: string; text: string };
-  /** Fresh literals for the secret-detection tests (a GitHub-format token, a password). */
-  detection: { token: string; password: string };
+  /** Fresh literals for the secret-detection tests (a GitHub-format token, passwords). */
+  detection: { token: string; password: string; history: string };
+  /** code-server's user data directory (`User/History` holds VS Code's Local History). */
+  userDataDir: string;
   /** `test` or `bench`. */
   mode: string;
   /** The TeamPass replay servers, seeded like the vault (the second without file endpoints). */

@@ -4,6 +4,7 @@ import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
+import { localHistoryTests } from './local-history.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { referenceTests } from './references.test.ts';
 import { schemeTests } from './schemes.test.ts';
@@ -58,6 +59,7 @@ export async function run(): Promise<void> {
       referenceTests(fixture);
       schemeTests(fixture);
       secretTests(fixture);
+      localHistoryTests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
     }

@@ -5,7 +5,7 @@ import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
 import { type FixAction, noReadableFolderMessage, userMessage } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
 import type { PresentationMode } from './presentation-mode.ts';
-import { type ItemSummary, summarizeItem } from './tree-nodes.ts';
+import { folderPath, type ItemSummary, summarizeItem } from './tree-nodes.ts';
 import type { VaultTree } from './vault-tree.ts';
 
 /** One search hit. */
@@ -103,7 +103,12 @@ export class ItemSearch implements vscode.Disposable {
             text: query,
           });
           // Every folder searched grants read (readableFolders), so every hit in them is readable.
-          for (const item of result.items) hits.push({ connection: name, item: summarizeItem(item) });
+          const byId = new Map(folders.map((folder) => [folder.folder.id, folder]));
+          for (const item of result.items) {
+            const folder = byId.get(item.folderId);
+            const path = folder ? folderPath(folder) : item.path;
+            hits.push({ connection: name, item: { ...summarizeItem(item), path } });
+          }
           if (result.truncated) truncated.push(name);
         } catch (error) {
           const text = userMessage(error, name, redact);

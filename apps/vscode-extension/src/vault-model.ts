@@ -7,6 +7,7 @@ import {
   type ConnectionNode,
   type FileNode,
   type FolderNode,
+  folderPath,
   type ItemNode,
   type MessageNode,
   summarizeItem,
@@ -157,7 +158,7 @@ export class VaultModel {
             (record): ItemNode => ({
               kind: 'item',
               connection: node.connection,
-              item: summarizeItem(record),
+              item: { ...summarizeItem(record), path: folderPath(node) },
               parent: node,
             }),
           )
@@ -206,6 +207,20 @@ export class VaultModel {
     if (!Array.isArray(items)) return undefined;
     const index = items.findIndex((node) => node.item.id === itemId);
     return index < 0 ? undefined : { node: items[index]!, index };
+  }
+
+  /**
+   * A folder's path as people see it (`folderPath`), loading the connection's folders when
+   * needed.
+   *
+   * @returns The path, or `undefined` when the login's folders do not hold it (or failed to load).
+   */
+  async folderPathOf(connection: string, folderId: number): Promise<string[] | undefined> {
+    const root = this.root(connection);
+    if (!root) return undefined;
+    const tree = await this.loadFolders(root);
+    const node = 'byId' in tree ? tree.byId.get(folderId) : undefined;
+    return node ? folderPath(node) : undefined;
   }
 
   /**

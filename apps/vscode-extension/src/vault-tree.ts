@@ -4,7 +4,14 @@ import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, TEXT_MEDIA_TYPES } from './constants.ts';
 import { type FixAction, noReadableFolderMessage } from './error-messages.ts';
 import type { PresentationMode } from './presentation-mode.ts';
-import type { FolderNode, FolderSummary, ItemNode, MessageNode, VaultNode } from './tree-nodes.ts';
+import {
+  type FolderNode,
+  type FolderSummary,
+  folderName,
+  type ItemNode,
+  type MessageNode,
+  type VaultNode,
+} from './tree-nodes.ts';
 import { folderKey, VaultModel } from './vault-model.ts';
 
 /**
@@ -139,7 +146,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         return item;
       }
       case 'folder': {
-        const title = node.folder.personal ? vscode.l10n.t('Personal') : node.folder.title;
+        const title = folderName(node.folder);
         const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `c/${node.connection}/f/${node.folder.id}`;
         const words = describeRight(node.folder.accessType);

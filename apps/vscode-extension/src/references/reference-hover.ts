@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, MASK } from '../constants.ts';
 import { userMessage } from '../error-messages.ts';
 import type { PresentationMode } from '../presentation-mode.ts';
+import type { VaultModel } from '../vault-model.ts';
 import { ReferenceResolver } from './reference-resolver.ts';
 
 /** A `command:` link whose arguments are JSON, as markdown hovers need them. */
@@ -17,10 +18,12 @@ function commandLink(title: string, command: string, args: unknown[]): string {
 export class ReferenceHover implements vscode.HoverProvider {
   private readonly resolver: ReferenceResolver;
   private readonly presentation: PresentationMode;
+  private readonly model: VaultModel;
 
-  constructor(resolver: ReferenceResolver, presentation: PresentationMode) {
+  constructor(resolver: ReferenceResolver, presentation: PresentationMode, model: VaultModel) {
     this.resolver = resolver;
     this.presentation = presentation;
+    this.model = model;
   }
 
   async provideHover(
@@ -52,12 +55,17 @@ export class ReferenceHover implements vscode.HoverProvider {
     }
     const { item } = result;
     const login = this.presentation.enabled ? MASK : item.login;
+    // The folder as the view names it ("Personal", not its owner's user id).
+    const path =
+      (outcome?.connection !== undefined
+        ? await this.model.folderPathOf(outcome.connection, item.folderId)
+        : undefined) ?? item.path;
     markdown.appendText(item.label);
     markdown.appendMarkdown('\n\n');
     markdown.appendText(
       vscode.l10n.t(
         'Folder: {0} · Login: {1} · Connection: {2}',
-        item.path.join(' / ') || '—',
+        path.join(' / ') || '—',
         login || '—',
         outcome?.connection ?? '—',
       ),

@@ -1,10 +1,11 @@
-import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
+import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { COMMANDS, DIAGNOSTICS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
 import { commandQuickFix } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
+import { type FolderNode, folderPath } from '../tree-nodes.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
 import { SECRET_RULES } from './rules.ts';
 
@@ -70,12 +71,24 @@ export class StoreSecretAction implements vscode.CodeActionProvider {
   }
 }
 
-/** The folder path of a folder, root first, from the login's folder list. */
-function folderPath(folder: Folder, byId: ReadonlyMap<number, Folder>): string {
-  const titles: string[] = [];
-  for (let at: Folder | undefined = folder; at && titles.length < 64; at = byId.get(at.parentId ?? -1))
-    titles.unshift(at.title);
-  return titles.join(' / ');
+/** A folder the new item may go to, as the folder picker shows it. */
+export interface FolderPick extends vscode.QuickPickItem {
+  folder: FolderNode;
+}
+
+/**
+ * The folder picker's entries: the folders where the login may add items (the core's rights
+ * table), by their path as people see it ("Personal", not the owner's user id), with the right in
+ * words.
+ */
+export function folderPicks(folders: readonly FolderNode[]): FolderPick[] {
+  return folders
+    .filter((node) => permissionsOf(node.folder.accessType).add)
+    .map((node) => ({
+      label: folderPath(node).join(' / '),
+      description: describeRight(node.folder.accessType),
+      folder: node,
+    }));
 }
 
 /** The login and URL a connection string carries, stored beside it so the item is findable. */
@@ -120,31 +133,25 @@ async function storeSecret(
   if (name === undefined) return undefined;
   const connection = await connections.get(name);
 
-  // Folders where the login may add items, from the one rights table.
-  const folders = await connection.access.folders(connection.login);
-  const byId = new Map(folders.map((folder) => [folder.id, folder]));
-  const writable = folders.filter((folder) => permissionsOf(folder.accessType).add);
+  // Folders where the login may add items: the view's own (the same names, the same rights).
+  const root = services.tree.model.root(name);
+  const tree = root ? await services.tree.model.loadFolders(root) : undefined;
+  if (tree && !('byId' in tree)) throw new UserFacingError(tree.text, { complete: true });
+  const writable = folderPicks(tree ? [...tree.byId.values()] : []);
   if (writable.length === 0)
     throw new UserFacingError(
       vscode.l10n.t('{0} may add items to no folder of "{1}".', connection.login, name),
     );
-  let folder: Folder | undefined;
+  let folder: FolderNode | undefined;
   if (options.folderId !== undefined) {
-    folder = writable.find((entry) => entry.id === options.folderId);
+    folder = writable.find((entry) => entry.folder.folder.id === options.folderId)?.folder;
     if (!folder)
       throw new UserFacingError(
         vscode.l10n.t('{0} may not add items to folder {1}.', connection.login, String(options.folderId)),
       );
   } else {
     folder = (
-      await vscode.window.showQuickPick(
-        writable.map((entry) => ({
-          label: folderPath(entry, byId),
-          description: describeRight(entry.accessType),
-          folder: entry,
-        })),
-        { placeHolder: vscode.l10n.t('Folder of the new item') },
-      )
+      await vscode.window.showQuickPick(writable, { placeHolder: vscode.l10n.t('Folder of the new item') })
     )?.folder;
   }
   if (!folder) return undefined;
@@ -165,7 +172,7 @@ async function storeSecret(
     item: {
       label: label.trim(),
       password: finding.secret,
-      folderId: folder.id,
+      folderId: folder.folder.id,
       login: details.login,
       url: details.url,
       email: '',
@@ -181,7 +188,7 @@ async function storeSecret(
 
   const reference = referenceFor(
     services,
-    { connection: name, itemId: id, folderId: folder.id, label },
+    { connection: name, itemId: id, folderId: folder.folder.id, label },
     'password',
   );
   const edit = new vscode.WorkspaceEdit();

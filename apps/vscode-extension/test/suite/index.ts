@@ -6,6 +6,7 @@ import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { localHistoryTests } from './local-history.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
+import { newcomerTests } from './newcomer.test.ts';
 import { referenceTests } from './references.test.ts';
 import { schemeTests } from './schemes.test.ts';
 import { searchTests } from './search.test.ts';
@@ -60,6 +61,7 @@ export async function run(): Promise<void> {
       schemeTests(fixture);
       secretTests(fixture);
       localHistoryTests(fixture);
+      newcomerTests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
     }

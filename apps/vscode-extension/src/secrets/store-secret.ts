@@ -2,6 +2,7 @@ import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { COMMANDS, DIAGNOSTICS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
+import { DOTENV_LANGUAGES } from '../dotenv.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
 import { commandQuickFix } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
@@ -191,11 +192,14 @@ async function storeSecret(
     { connection: name, itemId: id, folderId: folder.folder.id, label },
     'password',
   );
+  // dotenv reads an unquoted value up to `#`: a comment glued to the literal stays a comment,
+  // set apart so that every dotenv reader sees it as one.
+  const glued = DOTENV_LANGUAGES.has(document.languageId) && document.getText().charAt(end) === '#';
   const edit = new vscode.WorkspaceEdit();
   edit.replace(
     document.uri,
     new vscode.Range(document.positionAt(start), document.positionAt(end)),
-    reference,
+    glued ? `${reference} ` : reference,
   );
   if (!(await vscode.workspace.applyEdit(edit))) {
     throw new UserFacingError(

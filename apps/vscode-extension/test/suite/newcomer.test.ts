@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { createVaultClient } from '@vaultline/protocol';
+import { parse as parseDotenv } from 'dotenv';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import { generatePassword } from '../../src/password-generator.ts';
-import { folderPicks } from '../../src/secrets/store-secret.ts';
+import { detectSecrets } from '../../src/secrets/detect-secrets.ts';
+import { folderPicks, type StoredSecret } from '../../src/secrets/store-secret.ts';
 import type { Fixture } from './fixture.ts';
 import { errorsSince, extensionApi, folderNode, itemNode, waitFor } from './helpers.ts';
 
@@ -119,6 +121,85 @@ export function newcomerTests(fixture: Fixture): void {
         error,
         'Edit item: too weak for this folder. The vault does not say its rule, so Vaultline asks for the strongest, "Very heavy": 128 bits. This password has 124 bits (19 characters of 4 kinds). Add 1 more character, or use the generator.',
       );
+    });
+  });
+
+  describe('a .env value with an unquoted #', () => {
+    const created: number[] = [];
+    after(async () => {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      if (created.length > 0)
+        await createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice }).deleteItems({
+          ids: created,
+        });
+    });
+
+    it('is stored as dotenv reads it, and the file still reads the same value through its reference', async () => {
+      const api = await extensionApi();
+      const text = 'DB_HOST=db.internal\nDB_PASSWORD=Hunter7!Quokka#Blue\n';
+      const read = parseDotenv(text).DB_PASSWORD;
+      assert.equal(read, 'Hunter7!Quokka', 'what dotenv itself reads');
+      const [finding] = detectSecrets(text, { languageId: 'dotenv' });
+      assert.equal(finding?.secret, read);
+
+      const document = await vscode.languages.setTextDocumentLanguage(
+        await vscode.workspace.openTextDocument({ content: text }),
+        'dotenv',
+      );
+      await vscode.window.showTextDocument(document);
+      const diagnostic = await waitFor(
+        () =>
+          vscode.languages.getDiagnostics(document.uri).find((entry) => entry.code === 'password-assignment'),
+        'the secret warning',
+      );
+      assert.equal(document.getText(diagnostic.range), read);
+      const stored = await vscode.commands.executeCommand<StoredSecret>(
+        COMMANDS.storeSecret,
+        document.uri,
+        diagnostic.range,
+        { connection: 'alice', folderId: fixture.folders.infra, label: 'dotenv hash', localHistory: 'keep' },
+      );
+      assert.ok(stored, errorsSince(api, 0).slice(-1).join(''));
+      created.push(stored.itemId);
+      const vault = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+      assert.equal((await vault.getItem(stored.itemId)).password, read);
+      // dotenv reads the reference from the file now, and the reference resolves to what it read before.
+      const after = parseDotenv(document.getText());
+      assert.equal(after.DB_PASSWORD, stored.reference);
+      assert.equal(after.DB_HOST, 'db.internal');
+      const copied = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
+        COMMANDS.copyReferencedValue,
+        after.DB_PASSWORD,
+        1,
+      );
+      assert.equal(await vscode.env.clipboard.readText(), read);
+      await copied.cleared;
+      assert.equal(document.getText(), `DB_HOST=db.internal\nDB_PASSWORD=${stored.reference} #Blue\n`);
+    });
+  });
+
+  describe('the terminal with vault values, from a .env', () => {
+    it("sets the file's plain variables too, not only those with references", async () => {
+      const { db } = fixture.items;
+      const document = await vscode.languages.setTextDocumentLanguage(
+        await vscode.workspace.openTextDocument({
+          content: `# app settings\nPORT=8080\nDB_PASS=vaultline://${db.id}/password\nGREETING="hello world" # quoted\n`,
+        }),
+        'dotenv',
+      );
+      await vscode.window.showTextDocument(document);
+      const terminal = await vscode.commands.executeCommand<vscode.Terminal>(COMMANDS.runWithValues);
+      try {
+        assert.ok(terminal);
+        assert.deepEqual((terminal.creationOptions as vscode.TerminalOptions).env, {
+          PORT: '8080',
+          DB_PASS: db.password,
+          GREETING: 'hello world',
+        });
+      } finally {
+        terminal?.dispose();
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
     });
   });
 }

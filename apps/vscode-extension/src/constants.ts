@@ -10,6 +10,7 @@ export const COMMANDS = {
   retry: 'vaultline.retry',
   showAllItems: 'vaultline.showAllItems',
   search: 'vaultline.search',
+  revealItem: 'vaultline.revealItem',
   insertField: 'vaultline.insertField',
   insertLogin: 'vaultline.insertLogin',
   insertPassword: 'vaultline.insertPassword',
@@ -39,6 +40,8 @@ export const COMMANDS = {
   insertReference: 'vaultline.insertReference',
   goToItem: 'vaultline.goToItem',
   copyReferencedValue: 'vaultline.copyReferencedValue',
+  revealReferencedValue: 'vaultline.revealReferencedValue',
+  explainPresentation: 'vaultline.explainPresentation',
   fixReference: 'vaultline.fixReference',
   storeSecret: 'vaultline.storeSecret',
 } as const;

@@ -181,13 +181,23 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         item.tooltip = `${node.file.name} (${node.file.type || vscode.l10n.t('unknown type')}, ${formatSize(node.file.size)})`;
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = 'file';
-        // A click opens a text attachment and saves any other (or any, while presenting).
-        const opens = isTextType(node.file.type) && !this.presentation.enabled;
-        item.command = {
-          command: opens ? COMMANDS.openAttachment : COMMANDS.saveAttachment,
-          title: opens ? vscode.l10n.t('Open Attachment') : vscode.l10n.t('Save Attachment As...'),
-          arguments: [node],
-        };
+        // A click opens a text attachment and saves any other. While presenting it does neither (a
+        // Save As dialog would show folders on the shared screen and offer the project folder,
+        // where a secret file gets committed): it says why, with the way out.
+        if (this.presentation.enabled)
+          item.command = {
+            command: COMMANDS.explainPresentation,
+            title: vscode.l10n.t('Presentation mode is on'),
+            arguments: [],
+          };
+        else {
+          const opens = isTextType(node.file.type);
+          item.command = {
+            command: opens ? COMMANDS.openAttachment : COMMANDS.saveAttachment,
+            title: opens ? vscode.l10n.t('Open Attachment') : vscode.l10n.t('Save Attachment As...'),
+            arguments: [node],
+          };
+        }
         return item;
       }
       case 'message': {

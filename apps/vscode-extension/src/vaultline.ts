@@ -15,6 +15,7 @@ import { ItemSearch } from './item-search.ts';
 import { Notifier } from './notifier.ts';
 import { PresentationMode } from './presentation-mode.ts';
 import { type ReferenceFeatures, registerReferences } from './references/register-references.ts';
+import { RevealedValues } from './references/revealed-values.ts';
 import { RequestLog } from './request-log.ts';
 import type { LocalHistory } from './secrets/local-history.ts';
 import { registerSecrets } from './secrets/register-secrets.ts';
@@ -87,6 +88,7 @@ export class Vaultline implements vscode.Disposable {
     const attachments = this.own(new Attachments(connections, presentation));
     const writer = new VaultWriter(connections);
     const connectFlow = this.own(new ConnectFlow(connections));
+    const revealed = this.own(new RevealedValues(presentation));
     const services: CommandServices = {
       context,
       platform: options.platform,
@@ -101,6 +103,7 @@ export class Vaultline implements vscode.Disposable {
       clipboard,
       attachments,
       writer,
+      revealed,
     };
     const groups = [...COMMAND_GROUPS, ...(options.hostCommands ?? [])];
     void vscode.commands.executeCommand(

@@ -64,6 +64,8 @@ export async function webCheck(
     console.log(`web check: connect dialog titles ${JSON.stringify(steps)}`);
     if (!steps.every((title, i) => title.includes('Connect to a Vault') && title.includes(`${i + 1}/4`)))
       failures.push(`the connect dialog steps are not titled with their count: ${JSON.stringify(steps)}`);
+    if (steps.some((title) => title.includes('[error before typing')))
+      failures.push(`a connect step shows an error before anything is typed: ${JSON.stringify(steps)}`);
     await runCommand(page, 'Vaultline: Focus on Vault View', 500);
     const row = page.locator('.monaco-list-row', { hasText: /Infrastructure\s*full access/ }).first();
     const connected = await row.waitFor({ timeout: 30_000 }).then(
@@ -182,7 +184,12 @@ async function connectThroughDialog(page, values) {
   const steps = [];
   for (const value of values) {
     await input.waitFor({ timeout: 15_000 });
-    steps.push(((await page.locator('.quick-input-title').textContent()) ?? '').trim());
+    await page.waitForTimeout(300);
+    const title = ((await page.locator('.quick-input-title').textContent()) ?? '').trim();
+    // Nothing typed yet in this step: no error may show (issue #23.7).
+    const widget = ((await page.locator('.quick-input-widget').textContent()) ?? '').replace(/\s+/g, ' ');
+    const early = /Enter (a name|an http|a login|the API key)[^.]*\./.exec(widget)?.[0];
+    steps.push(early ? `${title} [error before typing: ${early}]` : title);
     await input.fill(value);
     await page.waitForTimeout(300);
     await page.keyboard.press('Enter');

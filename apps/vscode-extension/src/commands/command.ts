@@ -6,6 +6,7 @@ import type { ConnectionStore } from '../connections.ts';
 import type { ItemSearch } from '../item-search.ts';
 import type { Notifier } from '../notifier.ts';
 import type { PresentationMode } from '../presentation-mode.ts';
+import type { RevealedValues } from '../references/revealed-values.ts';
 import type { RequestLog } from '../request-log.ts';
 import type { LocalHistory } from '../secrets/local-history.ts';
 import type { VaultNode } from '../tree-nodes.ts';
@@ -37,6 +38,8 @@ export interface CommandServices {
   readonly clipboard: ClipboardCopier;
   readonly attachments: Attachments;
   readonly writer: VaultWriter;
+  /** Values a reference's hover shows after "Reveal", for the clear delay. */
+  readonly revealed: RevealedValues;
 }
 
 /** One command: its id (declared in package.json), the action named in its errors, its handler. */

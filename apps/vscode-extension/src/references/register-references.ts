@@ -29,7 +29,7 @@ export function registerReferences(
   own(
     vscode.languages.registerHoverProvider(
       CHECKED_DOCUMENTS,
-      new ReferenceHover(resolver, services.presentation, services.tree.model),
+      new ReferenceHover(resolver, services.presentation, services.tree.model, services.revealed),
     ),
   );
   own(

@@ -2,10 +2,12 @@ import * as assert from 'node:assert/strict';
 import { createVaultClient } from '@vaultline/protocol';
 import { parse as parseDotenv } from 'dotenv';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../../src/constants.ts';
+import { searchActions } from '../../src/commands/search.ts';
+import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
 import { generatePassword } from '../../src/password-generator.ts';
 import { detectSecrets } from '../../src/secrets/detect-secrets.ts';
 import { folderPicks, type StoredSecret } from '../../src/secrets/store-secret.ts';
+import type { FileNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import { errorsSince, extensionApi, folderNode, itemNode, waitFor } from './helpers.ts';
 
@@ -200,6 +202,149 @@ export function newcomerTests(fixture: Fixture): void {
         terminal?.dispose();
         await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
       }
+    });
+  });
+
+  describe("the hover's Reveal", () => {
+    it('shows the value in the hover itself for the clear delay, and never while presenting', async () => {
+      const api = await extensionApi();
+      const { web } = fixture.items;
+      const document = await vscode.workspace.openTextDocument({
+        language: 'properties',
+        content: `WEB_PASS=vaultline://${web.id}/password\n`,
+      });
+      await vscode.window.showTextDocument(document);
+      const position = new vscode.Position(0, 14);
+      const hover = async () =>
+        hoverText(
+          await vscode.commands.executeCommand<vscode.Hover[]>(
+            'vscode.executeHoverProvider',
+            document.uri,
+            position,
+          ),
+        );
+      try {
+        const first = await waitFor(async () => (await hover()) || undefined, 'a hover');
+        assert.ok(!first.includes(web.password));
+        const link = /\[[^\]]*Reveal\]\(command:([\w.]+)\?([^)]+)\)/.exec(first);
+        assert.equal(link?.[1], 'vaultline.revealReferencedValue', first);
+        const args = JSON.parse(decodeURIComponent(link![2]!)) as unknown[];
+        // A one-second delay instead of the setting's, as the copy commands take one.
+        await vscode.commands.executeCommand(link![1]!, ...args, 1);
+        assert.ok((await hover()).includes(web.password), 'the value is not in the hover');
+        await waitFor(async () => !(await hover()).includes(web.password), 'the value to go', 5000);
+
+        await api.presentation.toggle(true);
+        const before = api.notifier.notices.length;
+        assert.equal(await vscode.commands.executeCommand(link![1]!, ...args), undefined);
+        assert.match(errorsSince(api, before)[0] ?? '', /disabled in presentation mode/);
+        const presenting = await hover();
+        assert.ok(!presenting.includes(web.password));
+        assert.ok(!presenting.includes('revealReferencedValue'), 'no Reveal link while presenting');
+      } finally {
+        await api.presentation.toggle(false);
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
+    });
+  });
+
+  describe('an attachment clicked while presenting', () => {
+    it('is neither opened nor offered for saving into the workspace; the click says why', async () => {
+      const api = await extensionApi();
+      const item = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      const [file] = (await api.tree.getChildren(item)) as FileNode[];
+      await api.presentation.toggle(true);
+      // A dialog would wait for an answer: give up after a while and close it.
+      const settled = async (pending: Thenable<unknown>) => {
+        const timeout = new Promise((resolve) => setTimeout(() => resolve('a dialog opened'), 3000));
+        const outcome = await Promise.race([pending, timeout]);
+        if (outcome === 'a dialog opened')
+          await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return outcome;
+      };
+      try {
+        const click = api.tree.getTreeItem(file!).command;
+        assert.ok(click);
+        assert.notEqual(click.command, COMMANDS.saveAttachment);
+        assert.notEqual(click.command, COMMANDS.openAttachment);
+        const before = api.notifier.notices.length;
+        assert.notEqual(
+          await settled(vscode.commands.executeCommand(click.command, ...(click.arguments ?? []))),
+          'a dialog opened',
+        );
+        assert.match(
+          api.notifier.notices
+            .slice(before)
+            .map((n) => n.text)
+            .join('\n'),
+          /Presentation mode is on: attachments stay closed/,
+        );
+        const saving = api.notifier.notices.length;
+        assert.equal(await settled(vscode.commands.executeCommand(COMMANDS.saveAttachment, file)), undefined);
+        assert.match(errorsSince(api, saving)[0] ?? '', /disabled in presentation mode/);
+      } finally {
+        await api.presentation.toggle(false);
+      }
+    });
+  });
+
+  describe('the connect dialog, before anything is typed', () => {
+    it('shows no error, and judges what is entered', async () => {
+      const api = await extensionApi();
+      api.connectFlow.forget();
+      const done = vscode.commands.executeCommand<boolean>(COMMANDS.connect);
+      try {
+        const name = await waitFor(
+          () => (api.connectFlow.active?.step === 1 ? api.connectFlow.active : undefined),
+          'step 1',
+        );
+        name.value = 'fresh-connection';
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        const url = await waitFor(
+          () => (api.connectFlow.active?.step === 2 ? api.connectFlow.active : undefined),
+          'step 2',
+        );
+        assert.equal(url.value, '');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(url.validationMessage, undefined, 'an error before anything was typed');
+        // Enter on the empty box is judged (typing is judged the same way: the web check types).
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        await waitFor(() => url.validationMessage === 'Enter an http:// or https:// URL.', 'the error');
+        assert.equal(api.connectFlow.active, url, 'the step stays open');
+        url.hide();
+      } finally {
+        api.connectFlow.active?.hide();
+        await done;
+      }
+    });
+  });
+
+  describe("the walkthrough's copy step", () => {
+    it('is completed by every copy command, and copying from search runs one', async () => {
+      const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+        contributes: { walkthroughs: Array<{ steps: Array<{ id: string; completionEvents: string[] }> }> };
+      };
+      const step = manifest.contributes.walkthroughs[0]?.steps.find((entry) => entry.id === 'vaultline.copy');
+      for (const id of [
+        COMMANDS.copyField,
+        COMMANDS.copyLogin,
+        COMMANDS.copyPassword,
+        COMMANDS.copyUrl,
+        COMMANDS.copyEmail,
+        COMMANDS.copyReferencedValue,
+      ])
+        assert.ok(step?.completionEvents.includes(`onCommand:${id}`), `${id}: ${step?.completionEvents}`);
+
+      // Search's Copy entries run the copy commands (their running is what ticks the step).
+      const ref = { connection: 'alice', itemId: fixture.items.web.id, label: fixture.items.web.label };
+      const copies = searchActions(ref, false).filter((action) => action.label.startsWith('$(copy)'));
+      assert.equal(copies.length, 4);
+      for (const action of copies) assert.equal(action.command, COMMANDS.copyField, action.label);
+      const [login] = copies;
+      await vscode.commands.executeCommand(login!.command, ...login!.args);
+      assert.equal(await vscode.env.clipboard.readText(), fixture.items.web.login);
+      const api = await extensionApi();
+      await api.clipboard.flush();
     });
   });
 }

@@ -39,6 +39,9 @@ export async function webCheck(
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await page.waitForSelector('.statusbar', { timeout: 60_000 });
     await page.waitForTimeout(3000);
+    // The UI check before hid the panel, and VS Code remembers that: show it, then the channel.
+    if (!(await page.locator('.part.panel').isVisible()))
+      await runCommand(page, 'View: Toggle Panel Visibility');
     await runCommand(page, 'Vaultline: Show Request Log', 500);
     const logText = await page
       .waitForFunction(

@@ -54,6 +54,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
 
   /** Saves an attachment to a file; asks where when no target is given. */
   async save(node: FileNode, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+    this.presentation.assertOff(vscode.l10n.t('Saving an attachment'));
     const destination =
       target ??
       (await vscode.window.showSaveDialog({

@@ -24,10 +24,7 @@ export class ClipboardCopier implements vscode.Disposable {
    */
   async copy(value: string, what: string, requested?: unknown): Promise<{ cleared: Promise<boolean> }> {
     // A caller's delay is used only when sane: a bad one must never mean "never cleared".
-    const seconds =
-      typeof requested === 'number' && Number.isFinite(requested) && requested > 0
-        ? Math.min(requested, MAX_CLEAR_SECONDS)
-        : this.delaySeconds();
+    const seconds = clearSeconds(requested);
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
     const digest = await sha256(value);
@@ -58,15 +55,6 @@ export class ClipboardCopier implements vscode.Disposable {
     void this.flush().finally(() => this.status.dispose());
   }
 
-  private delaySeconds(): number {
-    const configured = vscode.workspace
-      .getConfiguration(CONFIG_SECTION)
-      .get<number>(CONFIG.clipboardClearSeconds, DEFAULTS.clipboardClearSeconds);
-    return Number.isFinite(configured) && configured > 0
-      ? Math.min(configured, MAX_CLEAR_SECONDS)
-      : DEFAULTS.clipboardClearSeconds;
-  }
-
   private async clear(digest: string): Promise<void> {
     if (this.timer === undefined) return;
     clearInterval(this.timer);
@@ -91,6 +79,24 @@ export class ClipboardCopier implements vscode.Disposable {
     this.resolveClear = undefined;
     this.pendingDigest = undefined;
   }
+}
+
+/**
+ * How long a value stays where it was put (the clipboard, a hover): a caller's delay when sane (a
+ * bad one must never mean "never cleared"), else `vaultline.clipboardClearSeconds`.
+ *
+ * @param requested A caller's delay in seconds, if any.
+ * @returns Seconds, at most {@link MAX_CLEAR_SECONDS}.
+ */
+export function clearSeconds(requested?: unknown): number {
+  if (typeof requested === 'number' && Number.isFinite(requested) && requested > 0)
+    return Math.min(requested, MAX_CLEAR_SECONDS);
+  const configured = vscode.workspace
+    .getConfiguration(CONFIG_SECTION)
+    .get<number>(CONFIG.clipboardClearSeconds, DEFAULTS.clipboardClearSeconds);
+  return Number.isFinite(configured) && configured > 0
+    ? Math.min(configured, MAX_CLEAR_SECONDS)
+    : DEFAULTS.clipboardClearSeconds;
 }
 
 /** The SHA-256 of a text, hex (Web Crypto: the same in Node and in a web worker). */

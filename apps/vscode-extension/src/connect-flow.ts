@@ -157,7 +157,15 @@ export class ConnectFlow implements vscode.Disposable {
     const check = () => {
       box.validationMessage = step.validate(box.value);
     };
-    check();
+    // Before anything is typed only a warning shows (a name that exists): an empty box is not yet
+    // an error. Once the value changes, or on Enter, everything is judged.
+    const initial = step.validate(box.value);
+    if (
+      initial !== undefined &&
+      typeof initial !== 'string' &&
+      initial.severity !== vscode.InputBoxValidationSeverity.Error
+    )
+      box.validationMessage = initial;
     return new Promise((resolve) => {
       let done = false;
       const finish = (value: string | 'back' | undefined) => {

@@ -10,6 +10,7 @@ export const COMMANDS = {
   retry: 'vaultline.retry',
   showAllItems: 'vaultline.showAllItems',
   search: 'vaultline.search',
+  revealItem: 'vaultline.revealItem',
   insertField: 'vaultline.insertField',
   insertLogin: 'vaultline.insertLogin',
   insertPassword: 'vaultline.insertPassword',
@@ -39,8 +40,16 @@ export const COMMANDS = {
   insertReference: 'vaultline.insertReference',
   goToItem: 'vaultline.goToItem',
   copyReferencedValue: 'vaultline.copyReferencedValue',
+  revealReferencedValue: 'vaultline.revealReferencedValue',
+  explainPresentation: 'vaultline.explainPresentation',
   fixReference: 'vaultline.fixReference',
   storeSecret: 'vaultline.storeSecret',
+} as const;
+
+/** VS Code's own Local History commands Vaultline runs. */
+export const LOCAL_HISTORY_COMMANDS = {
+  /** Deletes every copy of every file, after VS Code's own confirmation. */
+  deleteAll: 'workbench.action.localHistory.deleteAll',
 } as const;
 
 /** The walkthrough's id as `publisher.name#id`, for `workbench.action.openWalkthrough`. */

@@ -1,4 +1,10 @@
-import { isVaultError, toVaultError, type VaultErrorCode, withServerWords } from '@vaultline/protocol';
+import {
+  isVaultError,
+  toVaultError,
+  type VaultError,
+  type VaultErrorCode,
+  withServerWords,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
 
 /** A button on an error: the command that fixes what failed ("Connect", "Retry"). */
@@ -57,9 +63,47 @@ export function userMessage(
   ) {
     return `${where}: ${redact(vaultError.message).split('\n')[0]?.slice(0, 300)}`;
   }
+  const explained = networkMessage(vaultError, where);
+  if (explained !== undefined) return explained;
   // The server's own words say which value, which rule, which user: the core puts them next to
   // the sentence (first line, short, redacted).
   return withServerWords(MESSAGES[vaultError.code](where), vaultError, redact);
+}
+
+/**
+ * What the view and search say when a login may read no folder (no role, or roles without folders):
+ * the connection works, so it is not an error, and only an administrator can change it.
+ *
+ * @param login The connection's login.
+ */
+export function noReadableFolderMessage(login: string): string {
+  return vscode.l10n.t(
+    '{0} may read no folder of this vault. Ask a vault administrator to give {0} a role with access to a folder.',
+    login,
+  );
+}
+
+/**
+ * A request from a browser (VS Code for the Web) that got no answer, when the core could tell why:
+ * the vault runs but does not allow this window's origin (CORS), or an https page may not call a
+ * plain http vault. Says which server setting to change, with the exact origin.
+ */
+function networkMessage(error: VaultError, where: string): string | undefined {
+  if (error.code !== 'network' || error.requestOrigin === undefined) return undefined;
+  const origin = error.requestOrigin;
+  if (error.reason === 'cors')
+    return vscode.l10n.t(
+      '{0}: the vault answers, but does not allow requests from {1} (CORS). On a Vaultline server, add {1} to VAULTLINE_CORS_ORIGINS and restart it; in front of TeamPass, the web server must allow that origin.',
+      where,
+      origin,
+    );
+  if (error.reason === 'mixed-content')
+    return vscode.l10n.t(
+      '{0}: the browser blocks plain http:// requests from {1}. Connect to the vault through https://.',
+      where,
+      origin,
+    );
+  return undefined;
 }
 
 /** Whether an error means the key is wrong: fixed by connecting again, not by retrying. */

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import { terminalCommands } from './commands/terminal.ts';
 import { keyringWarning } from './keyring-warning.ts';
+import { LocalHistory } from './secrets/local-history.ts';
 import { Vaultline, type VaultlineApi } from './vaultline.ts';
 
 const loadedAt = performance.now();
@@ -10,7 +11,11 @@ export function activate(context: vscode.ExtensionContext): VaultlineApi {
   const vaultline = new Vaultline(context, {
     loadedAt,
     activateCalledAt: performance.now(),
-    platform: { kind: 'node', keyringWarning: () => keyringWarning(process.env, process.platform) },
+    platform: {
+      kind: 'node',
+      keyringWarning: () => keyringWarning(process.env, process.platform),
+      localHistory: LocalHistory.locate(context),
+    },
     hostCommands: [terminalCommands],
   });
   context.subscriptions.push(vaultline);

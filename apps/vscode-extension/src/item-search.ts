@@ -1,11 +1,11 @@
 import { searchItems } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
-import { type FixAction, userMessage } from './error-messages.ts';
+import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
+import { type FixAction, noReadableFolderMessage, userMessage } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
 import type { PresentationMode } from './presentation-mode.ts';
-import { type ItemSummary, summarizeItem } from './tree-nodes.ts';
+import { folderPath, type ItemSummary, summarizeItem } from './tree-nodes.ts';
 import type { VaultTree } from './vault-tree.ts';
 
 /** One search hit. */
@@ -75,12 +75,25 @@ export class ItemSearch implements vscode.Disposable {
     await Promise.all(
       names.map(async (name) => {
         // The folder list comes from the tree, so a failure here is the tree's own error row.
-        const folders = await this.tree.readableFolders(name);
+        const folders = await this.tree.model.readableFolders(name);
         if (!Array.isArray(folders)) {
           problems.push({ connection: name, text: folders.text, fix: this.tree.fixOf(folders) });
           return;
         }
-        if (folders.length === 0) return;
+        if (folders.length === 0) {
+          const login = this.connections.list().find((c) => c.name === name)?.login ?? name;
+          const root = this.tree.model.root(name);
+          problems.push({
+            connection: name,
+            text: `${name}: ${noReadableFolderMessage(login)}`,
+            fix: {
+              title: vscode.l10n.t('Refresh'),
+              command: COMMANDS.refreshNode,
+              ...(root ? { args: [root] } : {}),
+            },
+          });
+          return;
+        }
         let redact = (text: string) => text;
         try {
           const connection = await this.connections.get(name);
@@ -90,11 +103,16 @@ export class ItemSearch implements vscode.Disposable {
             text: query,
           });
           // Every folder searched grants read (readableFolders), so every hit in them is readable.
-          for (const item of result.items) hits.push({ connection: name, item: summarizeItem(item) });
+          const byId = new Map(folders.map((folder) => [folder.folder.id, folder]));
+          for (const item of result.items) {
+            const folder = byId.get(item.folderId);
+            const path = folder ? folderPath(folder) : item.path;
+            hits.push({ connection: name, item: { ...summarizeItem(item), path } });
+          }
           if (result.truncated) truncated.push(name);
         } catch (error) {
           const text = userMessage(error, name, redact);
-          problems.push({ connection: name, text, fix: this.tree.fixFor(name, error) });
+          problems.push({ connection: name, text, fix: this.tree.model.fixFor(name, error) });
         }
       }),
     );

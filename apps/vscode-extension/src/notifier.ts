@@ -32,6 +32,16 @@ export class Notifier {
     void vscode.window.showWarningMessage(text);
   }
 
+  /**
+   * A warning with buttons whose answer the caller acts on itself.
+   *
+   * @returns The title of the button chosen, or `undefined` when the warning was closed.
+   */
+  ask(text: string, choices: readonly string[]): Thenable<string | undefined> {
+    this.remember({ severity: 'warning', text, actions: [...choices] });
+    return vscode.window.showWarningMessage(text, ...choices);
+  }
+
   /** A confirmation of what was done (added, uploaded, saved, disconnected). */
   info(text: string): void {
     this.remember({ severity: 'info', text, actions: [] });

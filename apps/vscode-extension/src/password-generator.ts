@@ -41,17 +41,29 @@ export function requiredBits(complexityLevel: number | undefined): number {
   return BITS_FOR_LEVEL[BITS_FOR_LEVEL.length - 1]![1];
 }
 
+/** The kinds of characters a password can draw from, and how many characters each kind has. */
+export const POOL_SIZES = { lower: 26, upper: 26, digit: 10, symbol: 33 } as const;
+
+/** A kind of character of {@link POOL_SIZES}. */
+export type CharacterKind = keyof typeof POOL_SIZES;
+
+/** The kinds of characters a password uses. */
+export function characterKinds(password: string): CharacterKind[] {
+  const kinds: CharacterKind[] = [];
+  if (/[a-z]/.test(password)) kinds.push('lower');
+  if (/[A-Z]/.test(password)) kinds.push('upper');
+  if (/[0-9]/.test(password)) kinds.push('digit');
+  if (/[^a-zA-Z0-9]/.test(password)) kinds.push('symbol');
+  return kinds;
+}
+
 /**
  * Estimates a password's entropy from its length and the character classes it uses.
  *
  * @returns Bits of entropy, an upper bound for human-chosen passwords.
  */
 export function estimateBits(password: string): number {
-  let pool = 0;
-  if (/[a-z]/.test(password)) pool += 26;
-  if (/[A-Z]/.test(password)) pool += 26;
-  if (/[0-9]/.test(password)) pool += 10;
-  if (/[^a-zA-Z0-9]/.test(password)) pool += 33;
+  const pool = characterKinds(password).reduce((sum, kind) => sum + POOL_SIZES[kind], 0);
   return pool === 0 ? 0 : [...password].length * Math.log2(pool);
 }
 

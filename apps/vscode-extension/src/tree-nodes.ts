@@ -1,4 +1,5 @@
 import type { AccessType, Item } from '@vaultline/protocol';
+import * as vscode from 'vscode';
 import type { FixAction } from './error-messages.ts';
 
 /** What the tree keeps of an item: never the password. */
@@ -10,6 +11,7 @@ export interface ItemSummary {
   url: string;
   description: string;
   folderId: number;
+  /** Its folder's path, top first, as people see it ({@link folderName}) once the folders are known. */
   path: readonly string[];
 }
 
@@ -57,11 +59,12 @@ export interface FileNode {
   parent: ItemNode;
 }
 
-/** An error, empty or loading row; errors carry what to retry. */
+/** An error, warning, empty or loading row; errors carry what to retry. */
 export interface MessageNode {
   kind: 'message';
   connection: string;
-  severity: 'error' | 'info';
+  /** `warning`: the load worked but leaves the user nothing (a login that may read no folder). */
+  severity: 'error' | 'warning' | 'info';
   text: string;
   /** Set on the row that stands for the items of a large folder that are not shown yet. */
   more?: FolderNode;
@@ -89,4 +92,21 @@ export function summarizeItem(item: Pick<Item, keyof ItemSummary>): ItemSummary 
     folderId: item.folderId,
     path: item.path,
   };
+}
+
+/**
+ * A folder's name as people see it, wherever a folder is named (tree, paths, pickers, messages):
+ * "Personal" for a personal folder, which TeamPass titles with its owner's user id; the title
+ * otherwise.
+ */
+export function folderName(folder: Pick<FolderSummary, 'title' | 'personal'>): string {
+  return folder.personal ? vscode.l10n.t('Personal') : folder.title;
+}
+
+/** A folder's path, top first, in {@link folderName}s. */
+export function folderPath(node: FolderNode): string[] {
+  const names: string[] = [];
+  for (let at: FolderNode | ConnectionNode = node; at.kind === 'folder'; at = at.parent)
+    names.unshift(folderName(at.folder));
+  return names;
 }

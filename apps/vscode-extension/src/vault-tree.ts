@@ -1,48 +1,36 @@
-import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
+import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
-import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, TEXT_MEDIA_TYPES, VIEWS } from './constants.ts';
-import { type FixAction, isKeyProblem, UserFacingError, userMessage } from './error-messages.ts';
+import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS, TEXT_MEDIA_TYPES } from './constants.ts';
+import { type FixAction, noReadableFolderMessage } from './error-messages.ts';
 import type { PresentationMode } from './presentation-mode.ts';
 import {
-  type ConnectionNode,
-  type FileNode,
   type FolderNode,
   type FolderSummary,
+  folderName,
   type ItemNode,
   type MessageNode,
-  summarizeItem,
   type VaultNode,
 } from './tree-nodes.ts';
-
-interface FolderTree {
-  roots: FolderNode[];
-  byId: Map<number, FolderNode>;
-}
+import { folderKey, VaultModel } from './vault-model.ts';
 
 /**
- * The vault tree: connections, the folders of each connection's login as the vault nests them,
- * their items (loaded when a folder opens, filtered by folder and by the login's rights) and the
- * items' attachments. Passwords never enter it.
+ * The Vault view: draws what {@link VaultModel} loads (connections, folders with the login's rights
+ * in words, items, attachments, error rows with their fix), cuts very large folders to a page, and
+ * masks logins and URLs in presentation mode. Passwords never enter it.
  */
 export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Disposable {
+  /** What the view shows, loaded and cached. */
+  readonly model: VaultModel;
   private readonly changed = new vscode.EventEmitter<VaultNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly connectionNodes = new Map<string, ConnectionNode>();
-  private readonly folders = new Map<string, Promise<FolderTree | MessageNode>>();
-  private readonly items = new Map<string, Promise<ItemNode[] | MessageNode>>();
-  private readonly files = new Map<string, Promise<FileNode[] | MessageNode>>();
   private readonly disposables: vscode.Disposable[] = [];
   /** How many items of a folder are shown, when more than a page were shown on request. */
   private readonly shown = new Map<string, number>();
-  /** Whether each connection's server has file endpoints, from its capabilities. */
-  private readonly fileSupport = new Map<string, boolean | 'unknown'>();
-
-  private readonly connections: ConnectionStore;
   private readonly presentation: PresentationMode;
 
   constructor(connections: ConnectionStore, presentation: PresentationMode) {
-    this.connections = connections;
+    this.model = new VaultModel(connections);
     this.presentation = presentation;
     this.disposables.push(
       this.changed,
@@ -57,40 +45,20 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
    */
   refresh(node?: VaultNode): void {
     if (!node || node.kind === 'message') {
-      this.folders.clear();
-      this.items.clear();
-      this.files.clear();
-      this.connectionNodes.clear();
+      this.model.clear();
       this.shown.clear();
-      this.fileSupport.clear();
-      this.connections.invalidateRights();
       this.changed.fire(undefined);
       return;
     }
-    this.forget(node);
+    this.model.forget(node);
+    if (node.kind === 'connection') this.forgetShown(node.connection);
+    if (node.kind === 'folder') this.shown.delete(folderKey(node));
     this.changed.fire(node);
   }
 
   /** What fixes a failed row: Connect again for a key problem, Retry otherwise. */
   fixOf(node: MessageNode): FixAction {
     return node.fix ?? { title: vscode.l10n.t('Retry'), command: COMMANDS.retry, args: [node] };
-  }
-
-  /** What fixes an error of a connection: Connect again (prefilled) for a key problem, Retry otherwise. */
-  fixFor(connection: string, error: unknown): FixAction {
-    if (isKeyProblem(error) || (error instanceof UserFacingError && error.needsConnect)) {
-      return {
-        title: vscode.l10n.t('Connect'),
-        command: COMMANDS.connect,
-        args: [{ reconnect: connection }],
-      };
-    }
-    const root = this.connectionList().find((node) => node.connection === connection);
-    return {
-      title: vscode.l10n.t('Retry'),
-      command: COMMANDS.refreshNode,
-      ...(root ? { args: [root] } : {}),
-    };
   }
 
   /** Re-renders a node (everything when absent) from loaded data: for label changes such as masking. */
@@ -108,7 +76,8 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   retry(node: MessageNode): void {
     const parent = node.parent;
     if (parent === undefined || parent.kind === 'connection') {
-      this.invalidateConnection(node.connection);
+      this.model.forgetConnection(node.connection);
+      this.forgetShown(node.connection);
       this.changed.fire(undefined);
       return;
     }
@@ -120,14 +89,18 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
   }
 
   async getChildren(node?: VaultNode): Promise<VaultNode[]> {
-    if (!node) return this.connectionList();
+    if (!node) return this.model.connectionList();
     switch (node.kind) {
       case 'connection': {
-        const tree = await this.loadFolders(node);
-        return 'roots' in tree ? tree.roots : [tree];
+        const tree = await this.model.loadFolders(node);
+        if (!('roots' in tree)) return [tree];
+        // An empty branch would say nothing: say why, and who can change it.
+        if (tree.roots.length === 0)
+          return [{ ...this.info(node, noReadableFolderMessage(node.login)), severity: 'warning' }];
+        return tree.roots;
       }
       case 'folder': {
-        const items = await this.loadItems(node);
+        const items = await this.model.loadItems(node);
         if (!Array.isArray(items)) return [...node.subfolders, items];
         if (items.length === 0 && node.subfolders.length === 0)
           return [this.info(node, vscode.l10n.t('No items'))];
@@ -147,7 +120,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         return [...node.subfolders, ...items.slice(0, limit), more];
       }
       case 'item': {
-        const files = await this.loadFiles(node);
+        const files = await this.model.loadFiles(node);
         if (!Array.isArray(files)) return [files];
         return files.length > 0 ? files : [this.info(node, vscode.l10n.t('No attachments'))];
       }
@@ -173,7 +146,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         return item;
       }
       case 'folder': {
-        const title = node.folder.personal ? vscode.l10n.t('Personal') : node.folder.title;
+        const title = folderName(node.folder);
         const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `c/${node.connection}/f/${node.folder.id}`;
         const words = describeRight(node.folder.accessType);
@@ -189,7 +162,7 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       case 'item': {
         const { item: entry } = node;
         // No expand arrow where the server has no file endpoints (the branch would always be empty).
-        const files = this.fileSupport.get(node.connection) ?? 'unknown';
+        const files = this.model.filesSupported(node.connection);
         const item = new vscode.TreeItem(
           entry.label,
           files === false ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed,
@@ -208,13 +181,23 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         item.tooltip = `${node.file.name} (${node.file.type || vscode.l10n.t('unknown type')}, ${formatSize(node.file.size)})`;
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = 'file';
-        // A click opens a text attachment and saves any other (or any, while presenting).
-        const opens = isTextType(node.file.type) && !this.presentation.enabled;
-        item.command = {
-          command: opens ? COMMANDS.openAttachment : COMMANDS.saveAttachment,
-          title: opens ? vscode.l10n.t('Open Attachment') : vscode.l10n.t('Save Attachment As...'),
-          arguments: [node],
-        };
+        // A click opens a text attachment and saves any other. While presenting it does neither (a
+        // Save As dialog would show folders on the shared screen and offer the project folder,
+        // where a secret file gets committed): it says why, with the way out.
+        if (this.presentation.enabled)
+          item.command = {
+            command: COMMANDS.explainPresentation,
+            title: vscode.l10n.t('Presentation mode is on'),
+            arguments: [],
+          };
+        else {
+          const opens = isTextType(node.file.type);
+          item.command = {
+            command: opens ? COMMANDS.openAttachment : COMMANDS.saveAttachment,
+            title: opens ? vscode.l10n.t('Open Attachment') : vscode.l10n.t('Save Attachment As...'),
+            arguments: [node],
+          };
+        }
         return item;
       }
       case 'message': {
@@ -226,6 +209,16 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
           item.contextValue = node.fix ? 'error connect' : 'error';
           item.tooltip = `${node.text}\n${vscode.l10n.t('Click to {0}.', fix.title.toLowerCase())}`;
           item.command = { command: fix.command, title: fix.title, arguments: fix.args ?? [] };
+        } else if (node.severity === 'warning') {
+          item.iconPath = new vscode.ThemeIcon('warning');
+          item.contextValue = 'warning';
+          const root = this.model.root(node.connection);
+          item.tooltip = `${node.text}\n${vscode.l10n.t('Click to refresh once that is done.')}`;
+          item.command = {
+            command: COMMANDS.refreshNode,
+            title: vscode.l10n.t('Refresh'),
+            arguments: root ? [root] : [],
+          };
         } else if (node.more) {
           item.iconPath = new vscode.ThemeIcon('ellipsis');
           item.contextValue = 'more';
@@ -261,96 +254,19 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
 
   /** The node of an item, loading its folder when needed: for reveal from search. */
   async findItem(connection: string, folderId: number, itemId: number): Promise<ItemNode | undefined> {
-    const root = this.connectionList().find((node) => node.connection === connection);
-    if (!root) return undefined;
-    const tree = await this.loadFolders(root);
-    if (!('byId' in tree)) return undefined;
-    const folder = tree.byId.get(folderId);
-    if (!folder) return undefined;
-    const items = await this.loadItems(folder);
-    const index = Array.isArray(items) ? items.findIndex((node) => node.item.id === itemId) : -1;
-    if (index < 0 || !Array.isArray(items)) return undefined;
-    if (index >= (this.shown.get(folderKey(folder)) ?? this.pageSize())) this.showAll(folder);
-    return items[index];
-  }
-
-  /**
-   * The folders of a connection that its login may read, for search; the tree's own error row when
-   * the folder list cannot be loaded (so that search says the same).
-   */
-  async readableFolders(connection: string): Promise<FolderNode[] | MessageNode> {
-    const root = this.connectionList().find((node) => node.connection === connection);
-    if (!root) return [];
-    const tree = await this.loadFolders(root);
-    return 'byId' in tree
-      ? [...tree.byId.values()].filter((f) => permissionsOf(f.folder.accessType).read)
-      : tree;
+    const found = await this.model.findItem(connection, folderId, itemId);
+    if (!found) return undefined;
+    const folder = found.node.parent;
+    if (found.index >= (this.shown.get(folderKey(folder)) ?? this.pageSize())) this.showAll(folder);
+    return found.node;
   }
 
   dispose(): void {
     for (const disposable of this.disposables) disposable.dispose();
   }
 
-  private connectionList(): ConnectionNode[] {
-    return this.connections.list().map((settings) => {
-      const existing = this.connectionNodes.get(settings.name);
-      if (existing && existing.login === settings.login && existing.url === settings.url) return existing;
-      const node: ConnectionNode = {
-        kind: 'connection',
-        connection: settings.name,
-        login: settings.login,
-        url: settings.url,
-      };
-      this.connectionNodes.set(settings.name, node);
-      return node;
-    });
-  }
-
-  private invalidateConnection(connection: string): void {
-    for (const cache of [this.folders, this.items, this.files, this.shown]) {
-      for (const key of cache.keys())
-        if (key === connection || key.startsWith(`${connection}/`)) cache.delete(key);
-    }
-  }
-
-  private forget(node: VaultNode): void {
-    switch (node.kind) {
-      case 'connection':
-        this.invalidateConnection(node.connection);
-        void this.connections.get(node.connection).then(
-          (c) => {
-            c.access.invalidate();
-          },
-          () => undefined,
-        );
-        break;
-      case 'folder':
-        this.items.delete(folderKey(node));
-        this.shown.delete(folderKey(node));
-        break;
-      case 'item':
-        this.files.delete(`${node.connection}/${node.item.id}`);
-        break;
-      default:
-        break;
-    }
-  }
-
-  private loadFolders(node: ConnectionNode): Promise<FolderTree | MessageNode> {
-    let pending = this.folders.get(node.connection);
-    if (!pending) {
-      pending = this.withProgress(async () => {
-        const connection = await this.connections.get(node.connection);
-        const [folders, capabilities] = await Promise.all([
-          connection.access.folders(connection.login),
-          connection.client.capabilities().catch(() => undefined),
-        ]);
-        if (capabilities) this.fileSupport.set(node.connection, capabilities.files);
-        return nestFolders(node, folders);
-      }, node);
-      this.folders.set(node.connection, pending);
-    }
-    return pending;
+  private forgetShown(connection: string): void {
+    for (const key of this.shown.keys()) if (key.startsWith(`${connection}/`)) this.shown.delete(key);
   }
 
   private pageSize(): number {
@@ -358,77 +274,6 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       .getConfiguration(CONFIG_SECTION)
       .get<number>(CONFIG.treePageSize, DEFAULTS.treePageSize);
     return Number.isInteger(size) && size > 0 ? size : DEFAULTS.treePageSize;
-  }
-
-  private loadItems(node: FolderNode): Promise<ItemNode[] | MessageNode> {
-    const key = folderKey(node);
-    let pending = this.items.get(key);
-    if (!pending) {
-      pending = this.withProgress(async () => {
-        const connection = await this.connections.get(node.connection);
-        const records = await connection.client.readFolders({ ids: [node.folder.id] });
-        // read/folder has returned items of other folders on real servers (TeamPass #2718).
-        const own = records.filter((record) => record.folderId === node.folder.id);
-        // The folder's right decides for all its items; the item list is read only when it does not.
-        const readable = await connection.access.filterReadable(connection.login, own);
-        return readable
-          .map(
-            (record): ItemNode => ({
-              kind: 'item',
-              connection: node.connection,
-              item: summarizeItem(record),
-              parent: node,
-            }),
-          )
-          .sort((a, b) => a.item.label.localeCompare(b.item.label));
-      }, node);
-      this.items.set(key, pending);
-    }
-    return pending;
-  }
-
-  private loadFiles(node: ItemNode): Promise<FileNode[] | MessageNode> {
-    const key = `${node.connection}/${node.item.id}`;
-    let pending = this.files.get(key);
-    if (!pending) {
-      pending = this.withProgress(async () => {
-        const connection = await this.connections.get(node.connection);
-        const files = await connection.client.listFiles({ itemId: node.item.id });
-        return files.map(
-          (file): FileNode => ({
-            kind: 'file',
-            connection: node.connection,
-            file: { id: file.id, name: file.name, type: file.type, size: file.size },
-            parent: node,
-          }),
-        );
-      }, node);
-      this.files.set(key, pending);
-    }
-    return pending;
-  }
-
-  private async withProgress<T>(load: () => Promise<T>, parent: VaultNode): Promise<T | MessageNode> {
-    try {
-      return await vscode.window.withProgress({ location: { viewId: VIEWS.tree } }, load);
-    } catch (error) {
-      const connection = parent.kind === 'connection' ? parent.connection : parent.connection;
-      let redact = (text: string) => text;
-      try {
-        redact = (await this.connections.get(connection)).client.redact;
-      } catch {
-        // The connection itself is what failed; the message carries no server text then.
-      }
-      const fix = this.fixFor(connection, error);
-      return {
-        kind: 'message',
-        severity: 'error',
-        connection,
-        text: userMessage(error, connection, redact),
-        parent,
-        ...(fix.command === COMMANDS.connect ? { fix } : {}),
-      };
-    }
   }
 
   private info(parent: VaultNode, text: string): MessageNode {
@@ -440,10 +285,6 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
       parent,
     };
   }
-}
-
-function folderKey(node: FolderNode): string {
-  return `${node.connection}/${node.folder.id}`;
 }
 
 /**
@@ -465,45 +306,4 @@ function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/** Nests folders by parent id, or by level in server order when the server sends no parent id. */
-function nestFolders(root: ConnectionNode, folders: readonly Folder[]): FolderTree {
-  const byId = new Map<number, FolderNode>();
-  for (const folder of folders) {
-    const complexity = Number((folder.raw as Record<string, unknown>).complexity_level);
-    byId.set(folder.id, {
-      kind: 'folder',
-      connection: root.connection,
-      folder: {
-        id: folder.id,
-        title: folder.title,
-        accessType: folder.accessType,
-        parentId: folder.parentId,
-        level: folder.level,
-        complexityLevel: Number.isFinite(complexity) ? complexity : undefined,
-        personal: folder.personal,
-      },
-      parentLogin: root.login,
-      parent: root,
-      subfolders: [],
-    });
-  }
-  const roots: FolderNode[] = [];
-  const stack: FolderNode[] = [];
-  for (const folder of folders) {
-    const node = byId.get(folder.id)!;
-    let parent: FolderNode | undefined;
-    if (folder.parentId !== undefined && folder.parentId !== 0) parent = byId.get(folder.parentId);
-    else if (folder.parentId === undefined) {
-      while (stack.length > 0 && stack[stack.length - 1]!.folder.level >= folder.level) stack.pop();
-      parent = stack[stack.length - 1];
-    }
-    stack.push(node);
-    if (parent && parent !== node) {
-      node.parent = parent;
-      parent.subfolders.push(node);
-    } else roots.push(node);
-  }
-  return { roots, byId };
 }

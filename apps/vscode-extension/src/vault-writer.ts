@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { UserFacingError } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
-import { generatePassword, meetsComplexity } from './password-generator.ts';
-import type { FolderNode } from './tree-nodes.ts';
+import { generatePassword } from './password-generator.ts';
+import { complexityName, strengthProblem } from './password-strength.ts';
+import { type FolderNode, folderName } from './tree-nodes.ts';
 
 /** Values of a new item; anything missing is asked for. */
 export interface NewItem {
@@ -52,7 +53,7 @@ export class VaultWriter {
     this.requireRight(
       folder,
       'add',
-      vscode.l10n.t('you have no right to add items to folder "{0}".', folder.folder.title),
+      vscode.l10n.t('you have no right to add items to folder "{0}".', folderName(folder.folder)),
     );
     const label =
       values.label ??
@@ -62,11 +63,8 @@ export class VaultWriter {
     if (login === undefined) return undefined;
     const password = values.password ?? (await this.askNewPassword(folder));
     if (password === undefined) return undefined;
-    if (!meetsComplexity(password, folder.folder.complexityLevel)) {
-      throw new UserFacingError(
-        vscode.l10n.t('the password is too weak for folder "{0}". Use the generator.', folder.folder.title),
-      );
-    }
+    const weak = strengthProblem(password, folder.folder.complexityLevel);
+    if (weak !== undefined) throw new UserFacingError(weak);
     const url = values.url ?? (await ask({ prompt: vscode.l10n.t('URL (optional)') }));
     if (url === undefined) return undefined;
     const { id } = await connection.client.addItem({
@@ -122,11 +120,8 @@ export class VaultWriter {
       throw new UserFacingError(vscode.l10n.t('expected the new value as text.'));
     if (field === 'label' && value.trim() === '')
       throw new UserFacingError(vscode.l10n.t('the label cannot be empty.'));
-    if (field === 'password' && !meetsComplexity(value, folder?.folder.complexityLevel)) {
-      throw new UserFacingError(
-        vscode.l10n.t('the password is too weak for this folder. Use the generator.'),
-      );
-    }
+    const weak = field === 'password' ? strengthProblem(value, folder?.folder.complexityLevel) : undefined;
+    if (weak !== undefined) throw new UserFacingError(weak);
     await connection.client.updateItemFields(ref.itemId, { [field]: value });
     return true;
   }
@@ -154,7 +149,7 @@ export class VaultWriter {
       this.requireRight(
         parentFolder,
         'add',
-        vscode.l10n.t('you have no right to add folders to folder "{0}".', parentFolder.folder.title),
+        vscode.l10n.t('you have no right to add folders to folder "{0}".', folderName(parentFolder.folder)),
       );
     const title =
       values.title ??
@@ -174,7 +169,7 @@ export class VaultWriter {
     this.requireRight(
       folder,
       'edit',
-      vscode.l10n.t('you have no right to edit folder "{0}".', folder.folder.title),
+      vscode.l10n.t('you have no right to edit folder "{0}".', folderName(folder.folder)),
     );
     const title =
       values.title ??
@@ -200,12 +195,12 @@ export class VaultWriter {
     this.requireRight(
       folder,
       'delete',
-      vscode.l10n.t('you have no right to delete folder "{0}".', folder.folder.title),
+      vscode.l10n.t('you have no right to delete folder "{0}".', folderName(folder.folder)),
     );
     if (
       !options.confirmed &&
       !(await confirm(
-        vscode.l10n.t('Delete folder "{0}" and everything in it from the vault?', folder.folder.title),
+        vscode.l10n.t('Delete folder "{0}" and everything in it from the vault?', folderName(folder.folder)),
       ))
     ) {
       return false;
@@ -231,8 +226,8 @@ export class VaultWriter {
     return ask({
       prompt: vscode.l10n.t('Password'),
       password: true,
-      validateInput: (text) =>
-        meetsComplexity(text, level) ? undefined : vscode.l10n.t('Too weak for this folder.'),
+      // Judged once something is typed: an empty box is not yet an error.
+      validateInput: (text) => (text === '' ? undefined : capitalize(strengthProblem(text, level))),
     });
   }
 }
@@ -251,18 +246,14 @@ async function ask(options: vscode.InputBoxOptions): Promise<string | undefined>
   return vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
 }
 
+/** A message as a sentence of its own (an input box's validation says no "Edit item:" first). */
+function capitalize(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 async function askComplexity(): Promise<ComplexityLevel | undefined> {
-  const names = [
-    vscode.l10n.t('Very weak'),
-    vscode.l10n.t('Weak'),
-    vscode.l10n.t('Medium'),
-    vscode.l10n.t('Strong'),
-    vscode.l10n.t('Very strong'),
-    vscode.l10n.t('Heavy'),
-    vscode.l10n.t('Very heavy'),
-  ];
   const picked = await vscode.window.showQuickPick(
-    COMPLEXITY_LEVELS.map((level, i) => ({ label: names[i] ?? String(level), level })),
+    COMPLEXITY_LEVELS.map((level) => ({ label: complexityName(level), level })),
     { placeHolder: vscode.l10n.t('Minimum password strength of the folder') },
   );
   return picked?.level;

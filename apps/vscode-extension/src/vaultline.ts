@@ -15,7 +15,9 @@ import { ItemSearch } from './item-search.ts';
 import { Notifier } from './notifier.ts';
 import { PresentationMode } from './presentation-mode.ts';
 import { type ReferenceFeatures, registerReferences } from './references/register-references.ts';
+import { RevealedValues } from './references/revealed-values.ts';
 import { RequestLog } from './request-log.ts';
+import type { LocalHistory } from './secrets/local-history.ts';
 import { registerSecrets } from './secrets/register-secrets.ts';
 import type { SecretDiagnostics } from './secrets/secret-diagnostics.ts';
 import type { VaultNode } from './tree-nodes.ts';
@@ -38,6 +40,8 @@ export interface VaultlineApi {
   /** Secret detection in files. */
   readonly secrets: SecretDiagnostics;
   readonly connectFlow: ConnectFlow;
+  /** VS Code's Local History, where this host reaches it (not in a browser). */
+  readonly localHistory: LocalHistory | undefined;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
   /** The part of it spent in `activate()`, in ms. */
@@ -84,6 +88,7 @@ export class Vaultline implements vscode.Disposable {
     const attachments = this.own(new Attachments(connections, presentation));
     const writer = new VaultWriter(connections);
     const connectFlow = this.own(new ConnectFlow(connections));
+    const revealed = this.own(new RevealedValues(presentation));
     const services: CommandServices = {
       context,
       platform: options.platform,
@@ -98,6 +103,7 @@ export class Vaultline implements vscode.Disposable {
       clipboard,
       attachments,
       writer,
+      revealed,
     };
     const groups = [...COMMAND_GROUPS, ...(options.hostCommands ?? [])];
     void vscode.commands.executeCommand(
@@ -125,6 +131,7 @@ export class Vaultline implements vscode.Disposable {
       references,
       secrets,
       connectFlow,
+      localHistory: options.platform.localHistory,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,
     };

@@ -152,12 +152,23 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
  * @param settleMs How long to wait after the click.
  */
 export async function runCommand(page, label, settleMs = 300) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(`>${label}`);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 15_000 });
-  await row.click();
+  // While the workbench is still settling (editors restored, extensions activating) the palette can
+  // close again under the test: try again, a bounded number of times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 15_000 });
+      await input.fill(`>${label}`, { timeout: 10_000 });
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+      await row.waitFor({ timeout: 15_000 });
+      await row.click({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1000);
+    }
+  }
   await page.waitForTimeout(settleMs);
 }

@@ -17,6 +17,8 @@ import { uiCheck } from './ui-check.mjs';
 import { webCheck } from './web-check.mjs';
 
 const bench = process.argv.includes('--bench');
+// VAULTLINE_CHECKS=suite,ui,web,scan,vsix runs only those parts (all by default): for iterating.
+const checks = new Set((process.env.VAULTLINE_CHECKS ?? 'suite,ui,web,scan,vsix').split(','));
 // Workbench and built-in extension chatter that the page forwards along with the suite's output.
 const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
@@ -62,6 +64,7 @@ fixture.teampass = replay.teampass;
 const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
 const workspace = join(tmp, 'ws');
 mkdirSync(workspace);
+fixture.userDataDir = join(tmp, 'ud');
 const server = await startCodeServer({
   bin: codeServerBin,
   tmp,
@@ -71,37 +74,39 @@ const server = await startCodeServer({
 console.log(`code-server up on ${server.host} after ${Date.now() - started} ms`);
 
 try {
-  let exit;
-  const finished = new Promise((resolvePromise) => {
-    exit = resolvePromise;
-  });
-  let summary;
-  await server.openWorkbench({
-    extensionPath: root,
-    testsPath: join(root, 'dist/test/suite.cjs'),
-    onLog: (args) => {
-      const line = format(...args);
-      const match = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
-      const figure = /^BENCH_FIGURE (\{.*\})$/.exec(line.trim());
-      if (figure) figures.push(JSON.parse(figure[1]));
-      else if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
-      else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
-    },
-    onExit: (code) => exit(code),
-  });
-  const timer = setTimeout(() => exit('timeout'), bench ? 300_000 : 150_000);
-  const code = await finished;
-  clearTimeout(timer);
-  if (summary) {
-    passed += summary.passed;
-    failed += summary.failed;
-  }
-  if (code !== 0 && (!summary || summary.failed === 0)) {
-    console.log(`the extension host suite ended with ${code} without a passing summary`);
-    failed += 1;
+  if (bench || checks.has('suite')) {
+    let exit;
+    const finished = new Promise((resolvePromise) => {
+      exit = resolvePromise;
+    });
+    let summary;
+    await server.openWorkbench({
+      extensionPath: root,
+      testsPath: join(root, 'dist/test/suite.cjs'),
+      onLog: (args) => {
+        const line = format(...args);
+        const match = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
+        const figure = /^BENCH_FIGURE (\{.*\})$/.exec(line.trim());
+        if (figure) figures.push(JSON.parse(figure[1]));
+        else if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
+        else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
+      },
+      onExit: (code) => exit(code),
+    });
+    const timer = setTimeout(() => exit('timeout'), bench ? 300_000 : 150_000);
+    const code = await finished;
+    clearTimeout(timer);
+    if (summary) {
+      passed += summary.passed;
+      failed += summary.failed;
+    }
+    if (code !== 0 && (!summary || summary.failed === 0)) {
+      console.log(`the extension host suite ended with ${code} without a passing summary`);
+      failed += 1;
+    }
   }
 
-  if (!bench) {
+  if (!bench && checks.has('ui')) {
     mkdirSync(dirname(screenshot), { recursive: true });
     const page = await server.openWorkbench({ extensionPath: root });
     const failures = await uiCheck(page, {
@@ -115,16 +120,21 @@ try {
     for (const failure of failures) console.log(`UI check failure: ${failure}`);
     if (failures.length === 0) passed += 1;
     else failed += 1;
+  }
 
+  if (!bench && checks.has('web')) {
     // The web build in the web worker extension host (VS Code for the Web).
     const relay = await startCorsRelay(fixture.url, `http://${server.host}`);
     try {
       const webFailures = await webCheck(server, {
         tmp,
+        workspace,
         extensionPath: root,
         apiKey: fixture.keys.alice,
+        item: fixture.items.db,
         screenshot: webShot,
         relayUrl: relay.url,
+        downUrl: fixture.downUrl,
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
       for (const failure of webFailures) console.log(`web check failure: ${failure}`);
       if (webFailures.length === 0) passed += 1;
@@ -135,25 +145,27 @@ try {
   }
 
   // Nothing VS Code wrote may hold a key or a password; the Output channel's log file must exist.
-  const secrets = [
-    ...Object.values(fixture.keys),
-    fixture.teampass.key,
-    ...Object.values(fixture.items).map((item) => item.password),
-    ...Object.values(fixture.detection),
-  ];
-  const scan = scanForSecrets(tmp, secrets);
-  const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));
-  console.log(
-    `secret scan: ${scan.files.length} files, Output channel logs: ${outputLogs.join(', ') || 'none'}`,
-  );
-  for (const leak of scan.leaks) console.log(`secret scan: LEAK in ${leak}`);
-  // The scanner must see what the channel logged, or a clean result would mean nothing.
-  const control = scanForSecrets(tmp, ['readUserFolders 200']).leaks.filter((leak) =>
-    /Vaultline\.log/.test(leak),
-  );
-  if (control.length === 0) console.log('secret scan: the Output channel log does not show the requests');
-  if (scan.leaks.length === 0 && outputLogs.length > 0 && control.length > 0) passed += 1;
-  else failed += 1;
+  if (checks.has('scan')) {
+    const secrets = [
+      ...Object.values(fixture.keys),
+      fixture.teampass.key,
+      ...Object.values(fixture.items).map((item) => item.password),
+      ...Object.values(fixture.detection),
+    ];
+    const scan = scanForSecrets(tmp, secrets);
+    const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));
+    console.log(
+      `secret scan: ${scan.files.length} files, Output channel logs: ${outputLogs.join(', ') || 'none'}`,
+    );
+    for (const leak of scan.leaks) console.log(`secret scan: LEAK in ${leak}`);
+    // The scanner must see what the channel logged, or a clean result would mean nothing.
+    const control = scanForSecrets(tmp, ['readUserFolders 200']).leaks.filter((leak) =>
+      /Vaultline\.log/.test(leak),
+    );
+    if (control.length === 0) console.log('secret scan: the Output channel log does not show the requests');
+    if (scan.leaks.length === 0 && outputLogs.length > 0 && control.length > 0) passed += 1;
+    else failed += 1;
+  }
 } catch (error) {
   console.error(error);
   failed += 1;
@@ -164,7 +176,7 @@ try {
   for (const replayServer of replay.servers) await replayServer.close();
 }
 
-if (!bench) {
+if (!bench && checks.has('vsix')) {
   // The packaged extension: vsce must produce a .vsix from the bundle alone.
   const vsix = join(tmpdir(), `vaultline-vscode-${process.pid}.vsix`);
   const ok = sh(process.execPath, ['scripts/package-vsix.mjs', vsix]);

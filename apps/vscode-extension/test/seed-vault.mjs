@@ -41,6 +41,8 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   await vault.admin.createUser({ login: 'carol', email: 'carol@example.com' });
   await vault.admin.createRole({ name: 'clerks' });
   await vault.admin.assignRole('carol', 'clerks');
+  // dave has a key but no role: he may read no folder.
+  await vault.admin.createUser({ login: 'dave', email: 'dave@example.com' });
 
   const infra = (await admin.addFolder({ folder: { title: 'Infrastructure', complexityLevel: 50 } })).id;
   const databases = (
@@ -121,6 +123,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     alice: await vault.admin.createKey({ label: 'alice-vscode', login: 'alice' }),
     bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
     carol: await vault.admin.createKey({ label: 'carol-vscode', login: 'carol' }),
+    dave: await vault.admin.createKey({ label: 'dave-vscode', login: 'dave' }),
   };
   // Literals the secret-detection tests store in the vault: made now, from parts, so no token is in
   // the repository; the harness scans every file VS Code wrote for them afterwards.
@@ -131,6 +134,8 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   const detection = {
     token: ['gh', 'p_', alnum(36)].join(''),
     password: `Vl-${alnum(10)}#${alnum(4)}!`,
+    // Saved before it is stored: VS Code's Local History copies it, and the test replaces it there.
+    history: `Lh-${alnum(12)}+${alnum(4)}!`,
   };
   const fixture = {
     url: vault.url,

@@ -3,18 +3,32 @@
 // (dist/web/extension.cjs). Drives it like a user: the request log says which host it runs in,
 // the connect dialog's four steps connect to the vault (through a CORS relay: a web worker fetches
 // from the workbench's origin), the tree shows the folders with their rights in words, the vault
-// without CORS is unreachable from there (the proof that the code runs in the browser), and the
-// terminal command is not offered.
-import { readFileSync, writeFileSync } from 'node:fs';
+// without CORS is said to refuse the workbench's origin, naming VAULTLINE_CORS_ORIGINS and that
+// origin (the proof that the code runs in the browser), a vault that is down is said to be
+// unreachable, a
+// reference in a workspace file (a `vscode-remote:` document there) shows its hover, a secret in it
+// is offered "Store in Vaultline" on Ctrl+., and the terminal command is not offered.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCommand } from './code-server.mjs';
 
 /**
  * @param {{ openWorkbench: Function, host: string }} server The running code-server.
- * @param {{ tmp: string, extensionPath: string, vaultUrl: string, apiKey: string, screenshot: string, startRelay: Function }} options
+ * @param {{ tmp: string, workspace: string, extensionPath: string, apiKey: string, screenshot: string, relayUrl: string, downUrl: string, item: { id: number, label: string } }} options
  * @returns {Promise<string[]>} The failures; empty when the check passed.
  */
-export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot, relayUrl }) {
+export async function webCheck(
+  server,
+  { tmp, workspace, extensionPath, apiKey, screenshot, relayUrl, downUrl, item },
+) {
+  const origin = `http://${server.host}`;
+  // A reference through the relayed connection, and a fresh literal (never stored, never saved).
+  const envFile = join(workspace, 'web-check.env');
+  writeFileSync(
+    envFile,
+    `DB_PASS=vaultline://web-alice@${item.id}/password\nAPP_PASSWORD=Wc-${randomBytes(6).toString('hex')}Q!\n`,
+  );
   const settingsPath = join(tmp, 'ud/User/settings.json');
   const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
   settings['remote.extensionKind'] = { 'vaultline.vaultline-vscode': ['web'] };
@@ -25,11 +39,18 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await page.waitForSelector('.statusbar', { timeout: 60_000 });
     await page.waitForTimeout(3000);
+    // The UI check before hid the panel, and VS Code remembers that: show it, then the channel.
+    if (!(await page.locator('.part.panel').isVisible()))
+      await runCommand(page, 'View: Toggle Panel Visibility');
     await runCommand(page, 'Vaultline: Show Request Log', 500);
     const logText = await page
       .waitForFunction(
         () => {
-          const text = document.querySelector('.part.panel .view-lines')?.textContent ?? '';
+          // Monaco draws spaces as no-break spaces.
+          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
+            /\u00a0/g,
+            ' ',
+          );
           return /Vaultline activated in/.test(text) ? text : false;
         },
         undefined,
@@ -42,20 +63,12 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     );
     const logSaysWeb = /activated in the web worker extension host/.test(logText);
 
-    await runCommand(page, 'Vaultline: Connect to a Vault', 500);
-    const input = page.locator('.quick-input-widget input');
-    const steps = [];
-    for (const value of ['web-alice', relayUrl, 'alice', apiKey]) {
-      await input.waitFor({ timeout: 15_000 });
-      steps.push(((await page.locator('.quick-input-title').textContent()) ?? '').trim());
-      await input.fill(value);
-      await page.waitForTimeout(300);
-      await page.keyboard.press('Enter');
-      await page.waitForTimeout(700);
-    }
+    const steps = await connectThroughDialog(page, ['web-alice', relayUrl, 'alice', apiKey]);
     console.log(`web check: connect dialog titles ${JSON.stringify(steps)}`);
     if (!steps.every((title, i) => title.includes('Connect to a Vault') && title.includes(`${i + 1}/4`)))
       failures.push(`the connect dialog steps are not titled with their count: ${JSON.stringify(steps)}`);
+    if (steps.some((title) => title.includes('[error before typing')))
+      failures.push(`a connect step shows an error before anything is typed: ${JSON.stringify(steps)}`);
     await runCommand(page, 'Vaultline: Focus on Vault View', 500);
     const row = page.locator('.monaco-list-row', { hasText: /Infrastructure\s*full access/ }).first();
     const connected = await row.waitFor({ timeout: 30_000 }).then(
@@ -65,10 +78,85 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     const rows = await page.locator('.part.sidebar .monaco-list-row').allTextContents();
     console.log('web check: tree rows', JSON.stringify(rows.map((r) => r.replace(/\s+/g, ' ').trim())));
     if (!connected) failures.push('the web extension did not list the vault folders after connecting');
-    // Proof of the host besides the log line: only a fetch from the browser is held to CORS, so the
-    // connections to the vault itself (no CORS) cannot be reached while the relayed one works.
-    const blocked = rows.some((text) => /^alice: cannot reach the vault/.test(text.trim()));
-    if (!logSaysWeb && !blocked) failures.push('the extension did not run in the web worker extension host');
+    // The connections to the vault itself (started without CORS) fail in the browser only: the
+    // row must say CORS, the setting and the exact origin to add, not "cannot reach".
+    const corsRow = rows.map((text) => text.trim()).find((text) => /^alice: /.test(text)) ?? '';
+    const saysCors =
+      corsRow.includes(`does not allow requests from ${origin} (CORS)`) &&
+      corsRow.includes(`add ${origin} to VAULTLINE_CORS_ORIGINS`);
+    if (!saysCors)
+      failures.push(`the vault without CORS is not said to refuse ${origin}: ${JSON.stringify(corsRow)}`);
+    if (!logSaysWeb && !saysCors) failures.push('the extension did not run in the web worker extension host');
+
+    // A vault that is down is still "cannot reach", not CORS.
+    await connectThroughDialog(page, ['web-down', downUrl, 'alice', apiKey]);
+    // The error the user is shown is also the Output channel's last line (the panel is open).
+    const downText = await page
+      .waitForFunction(
+        () => {
+          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
+            /\u00a0/g,
+            ' ',
+          );
+          return /\[error\] web-down: [^\n]*?\?/.exec(text)?.[0] ?? false;
+        },
+        undefined,
+        { timeout: 20_000 },
+      )
+      .then((handle) => handle.jsonValue())
+      .catch(() => '');
+    console.log(`web check: connecting to a stopped vault says ${JSON.stringify(downText.slice(0, 120))}`);
+    if (!/web-down: cannot reach the vault/.test(downText) || /CORS/.test(downText))
+      failures.push(`a stopped vault is not said to be unreachable: ${JSON.stringify(downText)}`);
+    await page.keyboard.press('Escape');
+
+    // Hover and quick fix in a workspace file: the web worker host's documents are vscode-remote:.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('web-check.env');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'web-check.env' }).first().click();
+    // The line's outer span holds its whole text: hover its 20th character (inside the reference).
+    const line = page.locator('.editor-instance .view-line', { hasText: 'DB_PASS=vaultline' }).first();
+    await line.waitFor({ timeout: 15_000 });
+    // Monaco redraws lines (a warning arriving, say): measure again until the span holds still.
+    let box = null;
+    let length = 1;
+    for (let i = 0; i < 20 && !box; i++) {
+      const content = line.locator('span').first();
+      box = await content.boundingBox().catch(() => null);
+      length = ((await content.textContent().catch(() => '')) ?? '').length || 1;
+      if (!box) await page.waitForTimeout(250);
+    }
+    if (!box) throw new Error('the reference line is not on screen');
+    await page.mouse.move(box.x + (box.width / length) * 20, box.y + box.height / 2);
+    const hover = page.locator('.monaco-hover-content', { hasText: item.label }).first();
+    const hovered = await hover.waitFor({ timeout: 20_000 }).then(
+      () => true,
+      () => false,
+    );
+    const hoverText = hovered ? ((await hover.textContent()) ?? '') : '';
+    console.log(`web check: hover ${JSON.stringify(hoverText.replace(/\s+/g, ' ').slice(0, 160))}`);
+    if (!hovered) failures.push('hovering a reference in a vscode-remote document shows no Vaultline hover');
+    await page.mouse.move(0, 0);
+    await page.keyboard.press('Escape');
+    await page.locator('.editor-instance .squiggly-warning').first().waitFor({ timeout: 20_000 });
+    await page
+      .locator('.editor-instance .view-line', { hasText: 'APP_PASSWORD=' })
+      .first()
+      .click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('End');
+    await page.keyboard.press('Control+.');
+    const store = page.getByText('Store in Vaultline and replace with a reference').first();
+    const offeredFix = await store.waitFor({ timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
+    console.log(
+      `web check: Ctrl+. on the secret ${offeredFix ? 'offers' : 'does not offer'} Store in Vaultline`,
+    );
+    if (!offeredFix)
+      failures.push('Ctrl+. on a secret in a vscode-remote document offers no Store in Vaultline');
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'View: Revert and Close Editor', 500);
 
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>Vaultline: Open Terminal with Vault Values');
@@ -82,7 +170,33 @@ export async function webCheck(server, { tmp, extensionPath, apiKey, screenshot,
     failures.push(String(error?.message ?? error).split('\n')[0]);
   } finally {
     await page.screenshot({ path: screenshot }).catch(() => {});
+    rmSync(envFile, { force: true });
   }
   console.log(`web check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshot ${screenshot}`);
   return failures;
+}
+
+/**
+ * Runs "Vaultline: Connect to a Vault" and types one value per step.
+ *
+ * @returns The steps' titles.
+ */
+async function connectThroughDialog(page, values) {
+  await runCommand(page, 'Vaultline: Connect to a Vault', 500);
+  const input = page.locator('.quick-input-widget input');
+  const steps = [];
+  for (const value of values) {
+    await input.waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(300);
+    const title = ((await page.locator('.quick-input-title').textContent()) ?? '').trim();
+    // Nothing typed yet in this step: no error may show (issue #23.7).
+    const widget = ((await page.locator('.quick-input-widget').textContent()) ?? '').replace(/\s+/g, ' ');
+    const early = /Enter (a name|an http|a login|the API key)[^.]*\./.exec(widget)?.[0];
+    steps.push(early ? `${title} [error before typing: ${early}]` : title);
+    await input.fill(value);
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(700);
+  }
+  return steps;
 }

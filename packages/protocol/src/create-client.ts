@@ -12,6 +12,7 @@ import { createServerProbe, type KeyTransport, type KeyTransportOption } from '.
 import { createSender } from './client/attempt.ts';
 import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
+import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './client/types.ts';
 import { ENDPOINT_NAMES, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
@@ -61,6 +62,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     onRequest: settings.onRequest,
   });
   const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  const requestOrigin = settings.requestOrigin ?? browserOrigin();
   const probe = createServerProbe({
     apiRoot,
     fetch,
@@ -94,6 +96,15 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
       // A server without file endpoints answers add/file with "No results".
       if (plan.body && isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
         probe.noFiles();
+      }
+      // In a browser, no answer may be a CORS refusal of a running server: tell which.
+      if (isVaultError(error, 'network') && error.reason === undefined) {
+        const diagnosis = await explainNetworkFailure(baseUrl, {
+          fetch,
+          requestOrigin,
+          timeoutMs: settings.timeoutMs,
+        });
+        if (diagnosis) throw withNetworkReason(error, diagnosis);
       }
       throw error;
     }

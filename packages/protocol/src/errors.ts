@@ -24,6 +24,17 @@ export const VAULT_ERROR_CODES = [
 /** What went wrong, as a string a program can switch on. */
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
 
+/**
+ * Why a `network` error got no answer, when the core could tell (in browsers, see
+ * `explainNetworkFailure`): `cors` the server answers but does not allow the page's origin,
+ * `mixed-content` an `https:` page may not call a plain `http:` server, `unreachable` nothing
+ * answers.
+ */
+export const NETWORK_REASONS = ['cors', 'mixed-content', 'unreachable'] as const;
+
+/** One of {@link NETWORK_REASONS}. */
+export type NetworkReason = (typeof NETWORK_REASONS)[number];
+
 /** Options of the {@link VaultError} constructor. */
 export interface VaultErrorOptions {
   /** The HTTP status, when a response arrived. */
@@ -40,6 +51,10 @@ export interface VaultErrorOptions {
   excerpt?: string | undefined;
   /** Validation issues, for `invalid_response`. */
   issues?: readonly unknown[] | undefined;
+  /** For `network`: why no answer arrived, when the core could tell. */
+  reason?: NetworkReason | undefined;
+  /** For `network` with reason `cors`: the origin the requests came from, the one to allow. */
+  requestOrigin?: string | undefined;
   /** The underlying error, already stripped of secrets. */
   cause?: unknown;
 }
@@ -69,6 +84,10 @@ export class VaultError extends Error {
   readonly excerpt: string | undefined;
   /** Validation issues, for `invalid_response`. */
   readonly issues: readonly unknown[] | undefined;
+  /** For `network`: why no answer arrived, when the core could tell; `undefined` otherwise. */
+  readonly reason: NetworkReason | undefined;
+  /** For `network` with reason `cors` (or `mixed-content`): the origin the requests came from. */
+  readonly requestOrigin: string | undefined;
 
   /**
    * Creates an error.
@@ -87,6 +106,8 @@ export class VaultError extends Error {
     this.url = options.url;
     this.excerpt = options.excerpt;
     this.issues = options.issues;
+    this.reason = options.reason;
+    this.requestOrigin = options.requestOrigin;
   }
 
   /**
@@ -105,6 +126,8 @@ export class VaultError extends Error {
       endpoint: this.endpoint,
       url: this.url,
       excerpt: this.excerpt,
+      reason: this.reason,
+      requestOrigin: this.requestOrigin,
     };
   }
 }

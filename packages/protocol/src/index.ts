@@ -40,6 +40,8 @@ export {
   createRedactor,
   isVaultError,
   maskPasswords,
+  NETWORK_REASONS,
+  type NetworkReason,
   REDACTED,
   type Redactor,
   serverWordsOf,

@@ -6,7 +6,9 @@ import type { ConnectionStore } from '../connections.ts';
 import type { ItemSearch } from '../item-search.ts';
 import type { Notifier } from '../notifier.ts';
 import type { PresentationMode } from '../presentation-mode.ts';
+import type { RevealedValues } from '../references/revealed-values.ts';
 import type { RequestLog } from '../request-log.ts';
+import type { LocalHistory } from '../secrets/local-history.ts';
 import type { VaultNode } from '../tree-nodes.ts';
 import type { VaultTree } from '../vault-tree.ts';
 import type { VaultWriter } from '../vault-writer.ts';
@@ -17,6 +19,8 @@ export interface HostPlatform {
   readonly kind: 'node' | 'web';
   /** A warning when SecretStorage has no OS keyring behind it, once per installation. */
   keyringWarning(): string | undefined;
+  /** VS Code's Local History, where this host can reach it (not in a web worker). */
+  readonly localHistory?: LocalHistory | undefined;
 }
 
 /** The parts of the extension that commands act on, built once in `vaultline.ts`. */
@@ -34,6 +38,8 @@ export interface CommandServices {
   readonly clipboard: ClipboardCopier;
   readonly attachments: Attachments;
   readonly writer: VaultWriter;
+  /** Values a reference's hover shows after "Reveal", for the clear delay. */
+  readonly revealed: RevealedValues;
 }
 
 /** One command: its id (declared in package.json), the action named in its errors, its handler. */

@@ -29,4 +29,16 @@ export const presentationCommands: CommandGroup = ({ presentation, notifier }) =
   command(COMMANDS.presentationModeOff, vscode.l10n.t('Presentation mode'), () =>
     set(presentation, notifier, false),
   ),
+  // A click on an attachment while presenting: what happened, and the way out.
+  command(COMMANDS.explainPresentation, vscode.l10n.t('Presentation mode'), () => {
+    const turnOff = vscode.l10n.t('Turn Off Presentation Mode');
+    void notifier
+      .ask(
+        vscode.l10n.t(
+          'Presentation mode is on: attachments stay closed and are not saved from a click. Turn it off to open or save one.',
+        ),
+        [turnOff],
+      )
+      .then((chosen) => (chosen === turnOff ? set(presentation, notifier, false) : undefined));
+  }),
 ];

@@ -1,8 +1,9 @@
+import { findReferences } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { type ItemRef, toItemRef } from '../item-ref.ts';
-import { envFileReferences } from '../references/env-references.ts';
+import { envFileVariables } from '../references/env-references.ts';
 import { askBindings, type EnvBinding, openVaultTerminal } from '../vault-terminal.ts';
 import { type CommandGroup, command } from './command.ts';
 
@@ -20,10 +21,13 @@ export const terminalCommands: CommandGroup = ({ search, connections }) => [
       if (!chosen) {
         const nodes = Array.isArray(selected) && selected.length > 0 ? selected : [target];
         let refs = nodes.map(toItemRef).filter((ref): ref is ItemRef => ref !== undefined);
-        // From an editor whose file sets variables to references (`DB_PASS=vaultline://…`): those.
+        // From an editor whose file sets variables to references (`DB_PASS=vaultline://…`): all its
+        // variables, the references resolved and the plain ones as written, as a program reading
+        // the file would have them.
         const document = vscode.window.activeTextEditor?.document;
-        const fromFile = target === undefined && document ? envFileReferences(document.getText()) : [];
-        if (refs.length === 0 && fromFile.length > 0) return openVaultTerminal(connections, fromFile);
+        const fromFile = target === undefined && document ? envFileVariables(document.getText()) : [];
+        if (refs.length === 0 && fromFile.some(({ value }) => findReferences(value).length > 0))
+          return openVaultTerminal(connections, fromFile);
         if (refs.length === 0) {
           const picked = await search.pick(vscode.l10n.t('Item whose values the terminal gets'));
           refs = picked ? [picked] : [];

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { requireItemRef } from '../item-ref.ts';
-import type { VaultNode } from '../tree-nodes.ts';
+import { folderName, type VaultNode } from '../tree-nodes.ts';
 import type { DeleteOptions, FolderValues, ItemChange, NewItem } from '../vault-writer.ts';
 import { type CommandGroup, command } from './command.ts';
 import { asFolder, folderOf } from './targets.ts';
@@ -14,7 +14,7 @@ export const writeCommands: CommandGroup = ({ writer, tree, notifier }) => [
     const id = await writer.addItem(folder, values);
     if (id !== undefined) {
       tree.refresh(folder);
-      notifier.info(vscode.l10n.t('Added an item to "{0}".', folder.folder.title));
+      notifier.info(vscode.l10n.t('Added an item to "{0}".', folderName(folder.folder)));
     }
     return id;
   }),
@@ -64,7 +64,7 @@ export const writeCommands: CommandGroup = ({ writer, tree, notifier }) => [
       const done = await writer.deleteFolder(folder, options);
       if (done) {
         tree.refresh();
-        notifier.status(vscode.l10n.t('Vaultline: deleted folder "{0}"', folder.folder.title));
+        notifier.status(vscode.l10n.t('Vaultline: deleted folder "{0}"', folderName(folder.folder)));
       }
       return done;
     },

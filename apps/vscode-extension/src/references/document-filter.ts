@@ -1,8 +1,16 @@
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, DEFAULTS } from '../constants.ts';
 
-/** Schemes of documents people edit; output channels, git views and Vaultline's own documents are not checked. */
-const CHECKED_SCHEMES: ReadonlySet<string> = new Set(['file', 'untitled', 'vscode-remote', 'vscode-vfs']);
+/**
+ * Schemes of documents people edit: local files, unsaved ones, and the documents of VS Code for the
+ * Web and remote windows (`vscode-remote`) and of remote repositories (`vscode-vfs`). Output
+ * channels, git views and Vaultline's own documents are not checked.
+ */
+const CHECKED_SCHEMES = ['file', 'untitled', 'vscode-remote', 'vscode-vfs'] as const;
+const CHECKED: ReadonlySet<string> = new Set(CHECKED_SCHEMES);
+
+/** The documents hover and Code Action providers are registered for: every checked scheme. */
+export const CHECKED_DOCUMENTS: vscode.DocumentSelector = CHECKED_SCHEMES.map((scheme) => ({ scheme }));
 
 /** The largest document (in characters) that secret detection and reference checks look at. */
 export function maxCheckedSize(): number {
@@ -13,7 +21,7 @@ export function maxCheckedSize(): number {
 
 /** Whether a document is checked: an editable scheme and not over the size limit. */
 export function isChecked(document: vscode.TextDocument): boolean {
-  if (!CHECKED_SCHEMES.has(document.uri.scheme)) return false;
+  if (!CHECKED.has(document.uri.scheme)) return false;
   // getText() of a huge document is itself costly: the offset of its end is the size.
   return document.offsetAt(document.lineAt(document.lineCount - 1).range.end) <= maxCheckedSize();
 }

@@ -1,4 +1,5 @@
 import { findReferences } from '@vaultline/protocol';
+import { dotenvVariables } from '../dotenv.ts';
 
 /** One variable of an env file, or of a launch configuration's `env`, whose value holds references. */
 export interface EnvReference {
@@ -8,21 +9,17 @@ export interface EnvReference {
 }
 
 /**
- * The variables of a dotenv text (`NAME=value`, `export NAME=value`, quoted or not, `#` comments)
- * whose values hold at least one reference. Values without references are left to whoever reads
- * the file (the debug adapter, the shell).
+ * The variables of a dotenv text whose values hold at least one reference, read as dotenv reads
+ * them ({@link parseDotenv}). Values without references are left to whoever reads the file (the
+ * debug adapter, the shell).
  */
 export function envFileReferences(text: string): EnvReference[] {
-  const out: EnvReference[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match) continue;
-    const [, name, raw] = match as unknown as [string, string, string];
-    const quoted = /^(["'])(.*)\1$/.exec(raw);
-    const value = quoted ? (quoted[2] ?? '') : raw.replace(/\s+#.*$/, '');
-    if (findReferences(value).length > 0) out.push({ name, value });
-  }
-  return out;
+  return envFileVariables(text).filter(({ value }) => findReferences(value).length > 0);
+}
+
+/** Every variable of a dotenv text, each name once (the last line of a name wins). */
+export function envFileVariables(text: string): EnvReference[] {
+  return [...dotenvVariables(text)].map(([name, value]) => ({ name, value }));
 }
 
 /**

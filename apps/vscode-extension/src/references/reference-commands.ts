@@ -7,6 +7,7 @@ import {
   referenceToItem,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
+import { clearSeconds } from '../clipboard-copy.ts';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { chooseField, chooseItem } from '../commands/targets.ts';
 import { COMMANDS, INSERT_CHOICES, type ItemField } from '../constants.ts';
@@ -134,6 +135,32 @@ export const referenceCommands: CommandGroup = (services) => {
       await services.treeView.reveal(node, { select: true, focus: true, expand: false });
       return true;
     }),
+    command(
+      COMMANDS.revealReferencedValue,
+      'Reveal',
+      async (text?: unknown, uri?: unknown, line?: unknown, character?: unknown, seconds?: unknown) => {
+        services.presentation.assertOff(vscode.l10n.t('Revealing a value'));
+        if (typeof uri !== 'string' || !Number.isInteger(line) || !Number.isInteger(character))
+          throw new UserFacingError(vscode.l10n.t('expected a reference, its document and its position.'));
+        const reference = referenceArgument(text);
+        const { result } = await resolveOne(resolver, reference);
+        if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));
+        services.revealed.reveal(uri, reference, result.value, clearSeconds(seconds));
+        // The hover again, now with the value, where the reference is.
+        const editor = vscode.window.visibleTextEditors.find(
+          (visible) => visible.document.uri.toString() === uri,
+        );
+        if (editor) {
+          const at = new vscode.Position(line as number, character as number);
+          await vscode.window.showTextDocument(editor.document, {
+            ...(editor.viewColumn === undefined ? {} : { viewColumn: editor.viewColumn }),
+            selection: new vscode.Range(at, at),
+          });
+          await vscode.commands.executeCommand('editor.action.showHover');
+        }
+        return true;
+      },
+    ),
     command(COMMANDS.copyReferencedValue, 'Copy value', async (text?: unknown, seconds?: unknown) => {
       const { result } = await resolveOne(resolver, referenceArgument(text));
       if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));

@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { COMMANDS, MASK } from '../constants.ts';
 import { userMessage } from '../error-messages.ts';
 import type { PresentationMode } from '../presentation-mode.ts';
+import type { VaultModel } from '../vault-model.ts';
 import { ReferenceResolver } from './reference-resolver.ts';
+import type { RevealedValues } from './revealed-values.ts';
 
 /** A `command:` link whose arguments are JSON, as markdown hovers need them. */
 function commandLink(title: string, command: string, args: unknown[]): string {
@@ -17,10 +19,19 @@ function commandLink(title: string, command: string, args: unknown[]): string {
 export class ReferenceHover implements vscode.HoverProvider {
   private readonly resolver: ReferenceResolver;
   private readonly presentation: PresentationMode;
+  private readonly model: VaultModel;
+  private readonly revealed: RevealedValues;
 
-  constructor(resolver: ReferenceResolver, presentation: PresentationMode) {
+  constructor(
+    resolver: ReferenceResolver,
+    presentation: PresentationMode,
+    model: VaultModel,
+    revealed: RevealedValues,
+  ) {
     this.resolver = resolver;
     this.presentation = presentation;
+    this.model = model;
+    this.revealed = revealed;
   }
 
   async provideHover(
@@ -30,7 +41,9 @@ export class ReferenceHover implements vscode.HoverProvider {
     const at = ReferenceResolver.at(document, position);
     if (!at) return undefined;
     const markdown = new vscode.MarkdownString();
-    markdown.isTrusted = { enabledCommands: [COMMANDS.goToItem, COMMANDS.copyReferencedValue] };
+    markdown.isTrusted = {
+      enabledCommands: [COMMANDS.goToItem, COMMANDS.copyReferencedValue, COMMANDS.revealReferencedValue],
+    };
     markdown.supportThemeIcons = true;
     markdown.appendMarkdown('$(key) **Vaultline** ');
     if (at.error) {
@@ -52,20 +65,44 @@ export class ReferenceHover implements vscode.HoverProvider {
     }
     const { item } = result;
     const login = this.presentation.enabled ? MASK : item.login;
+    // The folder as the view names it ("Personal", not its owner's user id).
+    const path =
+      (outcome?.connection !== undefined
+        ? await this.model.folderPathOf(outcome.connection, item.folderId)
+        : undefined) ?? item.path;
     markdown.appendText(item.label);
     markdown.appendMarkdown('\n\n');
     markdown.appendText(
       vscode.l10n.t(
         'Folder: {0} · Login: {1} · Connection: {2}',
-        item.path.join(' / ') || '—',
+        path.join(' / ') || '—',
         login || '—',
         outcome?.connection ?? '—',
       ),
     );
+    const uri = document.uri.toString();
+    // "Reveal" shows the value here, in the hover, for the clear delay (never while presenting).
+    const shown = this.presentation.enabled ? undefined : this.revealed.get(uri, at.text);
+    if (shown) {
+      markdown.appendCodeblock(shown.value, 'text');
+      markdown.appendText(vscode.l10n.t('Hidden again in {0} s.', shown.secondsLeft));
+    }
+    const links = [
+      ...(this.presentation.enabled || shown
+        ? []
+        : [
+            commandLink(vscode.l10n.t('$(eye) Reveal'), COMMANDS.revealReferencedValue, [
+              at.text,
+              uri,
+              at.range.start.line,
+              at.range.start.character,
+            ]),
+          ]),
+      commandLink(vscode.l10n.t('$(copy) Copy value'), COMMANDS.copyReferencedValue, [at.text]),
+      commandLink(vscode.l10n.t('$(list-tree) Show in the Vault view'), COMMANDS.goToItem, [at.text]),
+    ];
     markdown.appendMarkdown('\n\n');
-    markdown.appendMarkdown(
-      `${commandLink(vscode.l10n.t('$(list-tree) Reveal'), COMMANDS.goToItem, [at.text])} · ${commandLink(vscode.l10n.t('$(copy) Copy value'), COMMANDS.copyReferencedValue, [at.text])}`,
-    );
+    markdown.appendMarkdown(links.join(' · '));
     return new vscode.Hover(markdown, at.range);
   }
 }

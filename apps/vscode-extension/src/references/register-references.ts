@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommandServices } from '../commands/command.ts';
 import { DebugReferences } from './debug-references.ts';
+import { CHECKED_DOCUMENTS } from './document-filter.ts';
 import { ReferenceDiagnostics } from './reference-diagnostics.ts';
 import { ReferenceHover } from './reference-hover.ts';
 import { ReferenceQuickFix } from './reference-quick-fix.ts';
@@ -22,13 +23,17 @@ export function registerReferences(
   own: (disposable: vscode.Disposable) => void,
 ): ReferenceFeatures {
   const resolver = new ReferenceResolver(services.connections);
-  const selector: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }];
   const diagnostics = new ReferenceDiagnostics(resolver, services.log);
   const debug = new DebugReferences(resolver, services.notifier);
   own(diagnostics);
-  own(vscode.languages.registerHoverProvider(selector, new ReferenceHover(resolver, services.presentation)));
   own(
-    vscode.languages.registerCodeActionsProvider(selector, new ReferenceQuickFix(), {
+    vscode.languages.registerHoverProvider(
+      CHECKED_DOCUMENTS,
+      new ReferenceHover(resolver, services.presentation, services.tree.model, services.revealed),
+    ),
+  );
+  own(
+    vscode.languages.registerCodeActionsProvider(CHECKED_DOCUMENTS, new ReferenceQuickFix(), {
       providedCodeActionKinds: ReferenceQuickFix.kinds,
     }),
   );

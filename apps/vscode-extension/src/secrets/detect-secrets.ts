@@ -1,3 +1,4 @@
+import { DOTENV_LANGUAGES, parseDotenv } from '../dotenv.ts';
 import {
   ASSIGNMENT_RULES,
   type AssignmentRule,
@@ -30,10 +31,8 @@ export interface DetectOptions {
   languageId?: string;
 }
 
-/** Languages whose values are written without quotes. */
+/** Languages whose values are written without quotes (dotenv files have their own reader). */
 const UNQUOTED_LANGUAGES: ReadonlySet<string> = new Set([
-  'dotenv',
-  'env',
   'properties',
   'ini',
   'yaml',
@@ -87,9 +86,48 @@ export function detectSecrets(text: string, options: DetectOptions = {}): Secret
       found.push({ ruleId: rule.id, title: rule.title, start: span[0], end: span[1], secret });
     }
   }
-  const unquoted = UNQUOTED_LANGUAGES.has(options.languageId ?? 'plaintext');
+  const languageId = options.languageId ?? 'plaintext';
+  if (DOTENV_LANGUAGES.has(languageId)) return withDotenvAssignments(text, found);
+  const unquoted = UNQUOTED_LANGUAGES.has(languageId);
   for (const finding of findAssignments(text, unquoted)) {
     if (!overlaps(found, finding.start, finding.end)) found.push(finding);
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * A dotenv file is read as dotenv reads it ({@link parseDotenv}): a literal is the value a program
+ * gets, so an unquoted value stops at `#`. A token found across that `#` is not what the program
+ * reads, and is dropped.
+ */
+function withDotenvAssignments(text: string, formats: SecretFinding[]): SecretFinding[] {
+  const entries = parseDotenv(text);
+  const found = formats.filter(
+    (finding) =>
+      !entries.some(
+        (entry) =>
+          entry.quote === undefined &&
+          finding.start >= entry.start &&
+          finding.start < entry.end &&
+          finding.end > entry.end,
+      ),
+  );
+  const rules = new Map<string, AssignmentRule | undefined>();
+  for (const entry of entries) {
+    if (!rules.has(entry.name)) rules.set(entry.name, ruleForName(entry.name));
+    const rule = rules.get(entry.name);
+    if (!rule || entry.end <= entry.start) continue;
+    if (entry.quote === '`' && entry.value.includes('${')) continue;
+    if (!looksLikeCredential(entry.value, rule)) continue;
+    if (overlaps(found, entry.start, entry.end)) continue;
+    found.push({
+      ruleId: rule.id,
+      title: rule.title,
+      start: entry.start,
+      end: entry.end,
+      secret: entry.value,
+      name: entry.name,
+    });
   }
   return found.sort((a, b) => a.start - b.start);
 }

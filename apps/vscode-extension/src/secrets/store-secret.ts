@@ -1,24 +1,39 @@
-import { describeRight, type Folder, permissionsOf } from '@vaultline/protocol';
+import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
-import { COMMANDS, DIAGNOSTICS } from '../constants.ts';
-import { UserFacingError } from '../error-messages.ts';
+import { COMMANDS, DIAGNOSTICS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
+import { DOTENV_LANGUAGES } from '../dotenv.ts';
+import { UserFacingError, userMessage } from '../error-messages.ts';
 import { commandQuickFix } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
+import { type FolderNode, folderPath } from '../tree-nodes.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
 import { SECRET_RULES } from './rules.ts';
+
+/**
+ * What happens to the copies of the file in VS Code's Local History that still hold the literal:
+ * `ask` (a warning with a button), `replace` the literal in them by the reference, or `keep` them.
+ */
+export type LocalHistoryChoice = 'ask' | 'replace' | 'keep';
 
 /** What the store command may be told instead of asking (scripts, tests). */
 export interface StoreSecretOptions {
   connection?: string;
   folderId?: number;
   label?: string;
+  /** Default `ask`. */
+  localHistory?: LocalHistoryChoice;
 }
 
 /** The result of a store: the new item and the reference that replaced the literal. */
 export interface StoredSecret {
   itemId: number;
   reference: string;
+  /**
+   * The copies in Local History that held the literal, and how many had it replaced by now;
+   * `undefined` where this host cannot reach Local History (a browser).
+   */
+  localHistory: { copies: number; replaced: number } | undefined;
 }
 
 const FORMAT_RULES: ReadonlySet<string> = new Set(SECRET_RULES.map((rule) => rule.id));
@@ -57,12 +72,24 @@ export class StoreSecretAction implements vscode.CodeActionProvider {
   }
 }
 
-/** The folder path of a folder, root first, from the login's folder list. */
-function folderPath(folder: Folder, byId: ReadonlyMap<number, Folder>): string {
-  const titles: string[] = [];
-  for (let at: Folder | undefined = folder; at && titles.length < 64; at = byId.get(at.parentId ?? -1))
-    titles.unshift(at.title);
-  return titles.join(' / ');
+/** A folder the new item may go to, as the folder picker shows it. */
+export interface FolderPick extends vscode.QuickPickItem {
+  folder: FolderNode;
+}
+
+/**
+ * The folder picker's entries: the folders where the login may add items (the core's rights
+ * table), by their path as people see it ("Personal", not the owner's user id), with the right in
+ * words.
+ */
+export function folderPicks(folders: readonly FolderNode[]): FolderPick[] {
+  return folders
+    .filter((node) => permissionsOf(node.folder.accessType).add)
+    .map((node) => ({
+      label: folderPath(node).join(' / '),
+      description: describeRight(node.folder.accessType),
+      folder: node,
+    }));
 }
 
 /** The login and URL a connection string carries, stored beside it so the item is findable. */
@@ -107,31 +134,25 @@ async function storeSecret(
   if (name === undefined) return undefined;
   const connection = await connections.get(name);
 
-  // Folders where the login may add items, from the one rights table.
-  const folders = await connection.access.folders(connection.login);
-  const byId = new Map(folders.map((folder) => [folder.id, folder]));
-  const writable = folders.filter((folder) => permissionsOf(folder.accessType).add);
+  // Folders where the login may add items: the view's own (the same names, the same rights).
+  const root = services.tree.model.root(name);
+  const tree = root ? await services.tree.model.loadFolders(root) : undefined;
+  if (tree && !('byId' in tree)) throw new UserFacingError(tree.text, { complete: true });
+  const writable = folderPicks(tree ? [...tree.byId.values()] : []);
   if (writable.length === 0)
     throw new UserFacingError(
       vscode.l10n.t('{0} may add items to no folder of "{1}".', connection.login, name),
     );
-  let folder: Folder | undefined;
+  let folder: FolderNode | undefined;
   if (options.folderId !== undefined) {
-    folder = writable.find((entry) => entry.id === options.folderId);
+    folder = writable.find((entry) => entry.folder.folder.id === options.folderId)?.folder;
     if (!folder)
       throw new UserFacingError(
         vscode.l10n.t('{0} may not add items to folder {1}.', connection.login, String(options.folderId)),
       );
   } else {
     folder = (
-      await vscode.window.showQuickPick(
-        writable.map((entry) => ({
-          label: folderPath(entry, byId),
-          description: describeRight(entry.accessType),
-          folder: entry,
-        })),
-        { placeHolder: vscode.l10n.t('Folder of the new item') },
-      )
+      await vscode.window.showQuickPick(writable, { placeHolder: vscode.l10n.t('Folder of the new item') })
     )?.folder;
   }
   if (!folder) return undefined;
@@ -152,7 +173,7 @@ async function storeSecret(
     item: {
       label: label.trim(),
       password: finding.secret,
-      folderId: folder.id,
+      folderId: folder.folder.id,
       login: details.login,
       url: details.url,
       email: '',
@@ -168,14 +189,17 @@ async function storeSecret(
 
   const reference = referenceFor(
     services,
-    { connection: name, itemId: id, folderId: folder.id, label },
+    { connection: name, itemId: id, folderId: folder.folder.id, label },
     'password',
   );
+  // dotenv reads an unquoted value up to `#`: a comment glued to the literal stays a comment,
+  // set apart so that every dotenv reader sees it as one.
+  const glued = DOTENV_LANGUAGES.has(document.languageId) && document.getText().charAt(end) === '#';
   const edit = new vscode.WorkspaceEdit();
   edit.replace(
     document.uri,
     new vscode.Range(document.positionAt(start), document.positionAt(end)),
-    reference,
+    glued ? `${reference} ` : reference,
   );
   if (!(await vscode.workspace.applyEdit(edit))) {
     throw new UserFacingError(
@@ -187,7 +211,81 @@ async function storeSecret(
     );
   }
   services.notifier.status(vscode.l10n.t('Vaultline: stored "{0}" and inserted its reference', label.trim()));
-  return { itemId: id, reference };
+  const localHistory = await guardLocalHistory(
+    services,
+    document.uri,
+    finding.secret,
+    reference,
+    options.localHistory ?? 'ask',
+  );
+  return { itemId: id, reference, localHistory };
+}
+
+/**
+ * VS Code's Local History keeps a copy of the file at each save: the copies taken before still hold
+ * the literal. Where this host reaches them (desktop, remote), they are found and, when the user
+ * agrees, the literal in them is replaced by the reference. In a browser they are out of reach:
+ * the user is told so and offered VS Code's own "Delete All" (which asks first).
+ */
+async function guardLocalHistory(
+  services: CommandServices,
+  uri: vscode.Uri,
+  literal: string,
+  reference: string,
+  choice: LocalHistoryChoice,
+): Promise<StoredSecret['localHistory']> {
+  const name = uri.path.split('/').at(-1) ?? uri.path;
+  const history = services.platform.localHistory;
+  if (!history) {
+    if (choice === 'keep') return undefined;
+    const deleteAll = vscode.l10n.t('Delete All Local History…');
+    void services.notifier
+      .ask(
+        vscode.l10n.t(
+          "VS Code's Local History may keep earlier copies of {0} with the secret, out of Vaultline's reach in this window. Delete them from the Timeline view (Local History), or delete all Local History.",
+          name,
+        ),
+        [deleteAll],
+      )
+      .then((chosen) => {
+        if (chosen === deleteAll) void vscode.commands.executeCommand(LOCAL_HISTORY_COMMANDS.deleteAll);
+      });
+    return undefined;
+  }
+  const copies = await history.copiesHolding(uri, literal);
+  if (copies.length === 0 || choice === 'keep') return { copies: copies.length, replaced: 0 };
+  if (choice === 'replace')
+    return { copies: copies.length, replaced: await history.replace(copies, literal, reference) };
+  const replace = vscode.l10n.t('Replace It in Local History');
+  void services.notifier
+    .ask(
+      copies.length === 1
+        ? vscode.l10n.t(
+            "VS Code's Local History still holds the secret in an earlier copy of {0}. Replace it there with {1}? (The copy keeps every other change.)",
+            name,
+            reference,
+          )
+        : vscode.l10n.t(
+            "VS Code's Local History still holds the secret in {0} earlier copies of {1}. Replace it there with {2}? (The copies keep every other change.)",
+            copies.length,
+            name,
+            reference,
+          ),
+      [replace],
+    )
+    .then(async (chosen) => {
+      if (chosen !== replace) return;
+      try {
+        // Found again: a save since the question may have added a copy.
+        const replaced = await history.replace(await history.copiesHolding(uri, literal), literal, reference);
+        services.notifier.status(
+          vscode.l10n.t('Vaultline: replaced the secret in {0} Local History copies of {1}', replaced, name),
+        );
+      } catch (error) {
+        services.notifier.error(userMessage(error, vscode.l10n.t('Replace in Local History')));
+      }
+    });
+  return { copies: copies.length, replaced: 0 };
 }
 
 /** Store in Vaultline and replace with a reference. */

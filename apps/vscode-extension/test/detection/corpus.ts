@@ -118,6 +118,9 @@ function makeGenerators(random: () => number): Record<string, () => string> {
     // People's passwords: words, a digit or two and a symbol (`Pg-Pr0d#2024` from the issue).
     pw: () =>
       `${one(words)}${one(['-', '#', '!', '.', '@', '_'])}${pick(DIGITS, 2)}${one(words).toLowerCase()}${one(['!', '$', '%', '&', '#'])}${pick(DIGITS, 2)}`,
+    // The same without `#`: dotenv reads an unquoted value up to a `#`, so a .env holds none there.
+    pw_env: () =>
+      `${one(words)}${one(['-', '!', '.', '@', '_'])}${pick(DIGITS, 2)}${one(words).toLowerCase()}${one(['!', '$', '%', '&'])}${pick(DIGITS, 2)}`,
     pw_random: () => `${pick(ALNUM, 12)}${one(['!', '#', '%'])}${pick(DIGITS, 2)}`,
     // Documentation's own example values, built from parts as well.
     aws_doc_id: () => p('AKIA', 'IOSFODNN7', 'EXAMPLE'),
@@ -141,7 +144,7 @@ const TRUE_POSITIVES: Template[] = [
   {
     name: 'env: password from the issue',
     languageId: 'dotenv',
-    template: 'DB_HOST=db.internal\nDB_PASS=[[{pw}]]',
+    template: 'DB_HOST=db.internal\nDB_PASS=[[{pw_env}]]',
   },
   {
     name: 'env: database URL',
@@ -169,7 +172,7 @@ const TRUE_POSITIVES: Template[] = [
   {
     name: 'env: password with a comment',
     languageId: 'dotenv',
-    template: 'SMTP_PASSWORD=[[{pw}]] # rotated in May',
+    template: 'SMTP_PASSWORD=[[{pw_env}]] # rotated in May',
   },
   {
     name: 'env: export in shell',

@@ -14,15 +14,20 @@ export interface Fixture {
   url: string;
   /** A URL where nothing listens: the "server down" case. */
   downUrl: string;
-  /** `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their users. */
-  keys: { admin: string; alice: string; bob: string; carol: string };
+  /**
+   * `admin` is the TeamPass-style shared key; `alice`, `bob`, `carol` (NE) and `dave` (no role: no
+   * folder) are bound to their users.
+   */
+  keys: { admin: string; alice: string; bob: string; carol: string; dave: string };
   /** User ids (a personal folder is titled with its owner's id). */
   users: { alice: number };
   folders: { infra: number; databases: number; payments: number; bulk?: number };
   items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
   attachment: { itemId: number; name: string; text: string };
-  /** Fresh literals for the secret-detection tests (a GitHub-format token, a password). */
-  detection: { token: string; password: string };
+  /** Fresh literals for the secret-detection tests (a GitHub-format token, passwords). */
+  detection: { token: string; password: string; history: string };
+  /** code-server's user data directory (`User/History` holds VS Code's Local History). */
+  userDataDir: string;
   /** `test` or `bench`. */
   mode: string;
   /** The TeamPass replay servers, seeded like the vault (the second without file endpoints). */

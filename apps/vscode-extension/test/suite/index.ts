@@ -4,8 +4,11 @@ import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
+import { localHistoryTests } from './local-history.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
+import { newcomerTests } from './newcomer.test.ts';
 import { referenceTests } from './references.test.ts';
+import { schemeTests } from './schemes.test.ts';
 import { searchTests } from './search.test.ts';
 import { secretTests } from './secrets.test.ts';
 import { teampassTarget, vaultTarget } from './target.ts';
@@ -55,7 +58,10 @@ export async function run(): Promise<void> {
       terminalTests(fixture);
       malformedInputTests(fixture);
       referenceTests(fixture);
+      schemeTests(fixture);
       secretTests(fixture);
+      localHistoryTests(fixture);
+      newcomerTests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
     }

@@ -391,6 +391,42 @@ export function trustTests(fixture: Fixture): void {
     });
   });
 
+  describe('a login with no rights', () => {
+    after(async () => {
+      await disconnect('dave');
+    });
+
+    it('says under its root that the login may read no folder and what to ask, and search says the same', async () => {
+      const api = await extensionApi();
+      const before = api.notifier.notices.length;
+      assert.equal(
+        await connect({ name: 'dave', url: fixture.url, login: 'dave', apiKey: fixture.keys.dave }),
+        true,
+      );
+      const children = await api.tree.getChildren(await connectionNode(api, 'dave'));
+      assert.equal(children.length, 1, 'one row, not an empty branch');
+      const row = children[0] as MessageNode;
+      assert.equal(row.kind, 'message');
+      assert.equal(
+        row.text,
+        'dave may read no folder of this vault. Ask a vault administrator to give dave a role with access to a folder.',
+      );
+      const treeItem = api.tree.getTreeItem(row);
+      assert.equal((treeItem.iconPath as vscode.ThemeIcon).id, 'warning');
+      const outcome = await api.search.find('anything');
+      const problem = outcome.problems.find((p) => p.connection === 'dave');
+      assert.equal(problem?.text, `dave: ${row.text}`);
+      assert.equal(problem?.fix.title, 'Refresh');
+      const labels = api.search.entries('anything', outcome).map((entry) => entry.label);
+      assert.ok(!labels.some((label) => /No item label contains/.test(label)), labels.join(' | '));
+      // Said in the view and in search, never as a notification.
+      assert.deepEqual(
+        api.notifier.notices.slice(before).filter((n) => n.severity !== 'info'),
+        [],
+      );
+    });
+  });
+
   describe('rights through the core', () => {
     it('offers an NE user add and delete but not edit, and the commands agree', async () => {
       const api = await extensionApi();

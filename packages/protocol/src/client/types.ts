@@ -46,6 +46,13 @@ export interface VaultClientOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   /** Called after every HTTP exchange with a redacted record of it: for request logs. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
+  /**
+   * The origin requests are sent from when a browser sends them (and holds them to CORS):
+   * `globalThis.origin` by default, `undefined` outside browsers. A request to another origin that
+   * gets no answer is then explained: {@link VaultError.reason} `cors` when the server runs but does
+   * not allow this origin, `mixed-content` or `unreachable`.
+   */
+  requestOrigin?: string | undefined;
 }
 
 /** A redacted record of one call, for request logs: never a key, never a write's values. */

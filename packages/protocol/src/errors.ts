@@ -19,9 +19,28 @@ export const VAULT_ERROR_CODES = [
   'timeout',
   'aborted',
   'server',
+  'unsupported',
 ] as const;
 
-/** What went wrong, as a string a program can switch on. */
+/**
+ * What went wrong, as a string a program can switch on:
+ *
+ * - `unauthorized`: the credentials were refused (wrong key, password or token; an expired or
+ *   revoked session that signing in again did not mend; credentials the server's dialect cannot use).
+ * - `forbidden`: the server refused the action for these credentials (folder rights, API permissions).
+ * - `not_found`: no such item, folder, user or attachment (on servers that cannot tell, "not found
+ *   or not permitted", as the message says).
+ * - `duplicate_label`: an item or folder with a similar label exists.
+ * - `invalid_request`: the input was refused, by the core before sending or by the server.
+ * - `api_disabled`: the API is switched off, for the site or for the user.
+ * - `too_large`: a value, URL or answer is above a limit.
+ * - `rate_limited`: the server asks to slow down; `retryAfterMs` says for how long when it said.
+ * - `invalid_response`: an answer that cannot be understood.
+ * - `network`, `timeout`, `aborted`: no answer, no answer in time, cancelled by the caller.
+ * - `server`: the server failed (5xx).
+ * - `unsupported`: the server cannot do this at all (no attachments, no one-time codes, no reading
+ *   another user's data): nothing was sent. Its capabilities say so beforehand.
+ */
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
 
 /** Options of the {@link VaultError} constructor. */
@@ -40,6 +59,8 @@ export interface VaultErrorOptions {
   excerpt?: string | undefined;
   /** Validation issues, for `invalid_response`. */
   issues?: readonly unknown[] | undefined;
+  /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms. */
+  retryAfterMs?: number | undefined;
   /** The underlying error, already stripped of secrets. */
   cause?: unknown;
 }
@@ -69,6 +90,8 @@ export class VaultError extends Error {
   readonly excerpt: string | undefined;
   /** Validation issues, for `invalid_response`. */
   readonly issues: readonly unknown[] | undefined;
+  /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms, when it said. */
+  readonly retryAfterMs: number | undefined;
 
   /**
    * Creates an error.
@@ -87,6 +110,7 @@ export class VaultError extends Error {
     this.url = options.url;
     this.excerpt = options.excerpt;
     this.issues = options.issues;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   /**
@@ -105,6 +129,7 @@ export class VaultError extends Error {
       endpoint: this.endpoint,
       url: this.url,
       excerpt: this.excerpt,
+      retryAfterMs: this.retryAfterMs,
     };
   }
 }

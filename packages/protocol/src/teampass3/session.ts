@@ -12,8 +12,8 @@
  */
 
 import * as v from 'valibot';
-import { base64ToBytes } from '../internal/base64.ts';
 import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { base64ToBytes } from '../internal/base64.ts';
 import { createTeamPass3Caller, type TeamPass3CallerOptions, type TeamPass3Failure } from './caller.ts';
 import {
   type TeamPass3EndpointName,
@@ -365,6 +365,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
         serverMessage: error.serverMessage,
         endpoint: error.endpoint,
         url: error.url,
+        retryAfterMs: result.retryAfterMs,
         cause: error,
       },
     );

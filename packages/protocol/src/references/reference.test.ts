@@ -237,6 +237,21 @@ describe('formatReference and parseReference', () => {
   });
 });
 
+describe('the otp field', () => {
+  it('names the current one-time code, by id or by path', () => {
+    expect(parseReference('vaultline://42/otp')).toEqual({ kind: 'id', id: 42, field: 'otp' });
+    expect(parseReference('vaultline://work@Ops/ci%20bot/otp')).toEqual({
+      kind: 'path',
+      folders: ['Ops'],
+      label: 'ci bot',
+      field: 'otp',
+      connection: 'work',
+    });
+    expect(formatReference({ kind: 'id', id: 7, field: 'otp' })).toBe('vaultline://7/otp');
+    expect(codeOf(() => parseReference('vaultline://42/OTP'))).toBe('unknown_field');
+  });
+});
+
 describe('findReferences', () => {
   it('finds references in an env file with their ranges', () => {
     const text = [

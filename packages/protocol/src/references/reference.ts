@@ -13,8 +13,11 @@ import { VaultReferenceError } from './reference-error.ts';
 /** The scheme every reference starts with. */
 export const REFERENCE_SCHEME = 'vaultline://';
 
-/** The item values a reference can name. */
-export const REFERENCE_FIELDS = ['password', 'login', 'email', 'url', 'description', 'label'] as const;
+/**
+ * The item values a reference can name. `otp` is the item's current one-time code (TOTP), read
+ * when the reference is resolved, on servers that have them (`capabilities().otp`).
+ */
+export const REFERENCE_FIELDS = ['password', 'login', 'email', 'url', 'description', 'label', 'otp'] as const;
 
 /** An item value a reference can name. */
 export type ReferenceFieldName = (typeof REFERENCE_FIELDS)[number];

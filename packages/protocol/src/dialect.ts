@@ -4,8 +4,9 @@
  * identification (`GET …/info/version`), which a Vaultline server answers with who it is, TeamPass
  * 2 with its missing-key error (`{"err":…}`), and TeamPass 3 with an RFC 9457 problem
  * (`401 Missing Authorization header`). Only an answer that says neither (a proxy's page, a 404,
- * no answer) costs a second keyless request, TeamPass 3's OpenAPI document (`GET …/openapi.json`,
- * titled "TeamPass REST API"). Inconclusive answers are never kept for long.
+ * a 502) costs a second keyless request, TeamPass 3's OpenAPI document (`GET …/openapi.json`,
+ * titled "TeamPass REST API"); no answer at all (network error, timeout) costs none. Inconclusive
+ * answers are never kept for long.
  *
  * @see ../../../docs/teampass.md
  * @module
@@ -75,9 +76,10 @@ export type DialectDetection =
  * Rules, in order: a Vaultline identification → `legacy`; a problem+json answer (TeamPass 3
  * answers `401 Missing Authorization header` to a request without a token, `403 HTTPS is
  * required` over plain HTTP where HTTPS is required) → `teampass3`; an `{"err":…}` body (TeamPass
- * 2) → `legacy`; otherwise TeamPass 3's keyless OpenAPI document titled "TeamPass REST API" →
- * `teampass3`; otherwise any answer below 500 that is not 408 or 429 → `legacy` (a
- * TeamPass-compatible server, as the legacy identification reads it); otherwise not detected.
+ * 2) → `legacy`; otherwise, when an answer came at all, TeamPass 3's keyless OpenAPI document
+ * titled "TeamPass REST API" → `teampass3`; otherwise any answer below 500 that is not 408 or 429
+ * → `legacy` (a TeamPass-compatible server, as the legacy identification reads it); otherwise not
+ * detected.
  *
  * @param options The server.
  * @returns The dialect and what the server can do, or why it could not tell.
@@ -173,7 +175,8 @@ export async function detect(request: IdentifyRequest): Promise<Detection> {
       evidence: `the legacy identification answered a TeamPass error (HTTP ${first.status})`,
     };
   }
-  const document = await requestKeyless(request, teampass3Endpoints.openApi.path);
+  // No answer at all (network, timeout): a second request would only double the wait.
+  const document = first.received ? await requestKeyless(request, teampass3Endpoints.openApi.path) : first;
   if (openApiTitle(document) === TEAMPASS3_API_TITLE) {
     return {
       dialect: 'teampass3',

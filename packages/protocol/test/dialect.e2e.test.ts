@@ -185,6 +185,12 @@ describe('detectDialect', () => {
     expect(found.evidence).toMatch(/^no usable answer \((HTTP (502|429)|network)\)$/);
   });
 
+  it('sends no second request when the first got no answer at all', async () => {
+    proxy.rule = (path) => (path.endsWith('/info/version') ? 'drop' : undefined);
+    expect(await detectDialect({ baseUrl: proxy.url, timeoutMs: 2000 })).toMatchObject({ detected: false });
+    expect(proxy.seen).toEqual(['/api/index.php/info/version']);
+  });
+
   it('is inconclusive when nothing listens', async () => {
     const closed = await startProxy(() => teampass3.url);
     await closed.close();

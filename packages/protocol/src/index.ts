@@ -70,6 +70,7 @@ export {
   isReference,
   MAX_REFERENCE_DEPTH,
   MAX_REFERENCE_LENGTH,
+  OTP_FIELD,
   type PathReference,
   parseReference,
   REFERENCE_FIELDS,

@@ -8,6 +8,7 @@ import {
   isReference,
   MAX_REFERENCE_DEPTH,
   MAX_REFERENCE_LENGTH,
+  OTP_FIELD,
   parseReference,
   REFERENCE_FIELDS,
   type Reference,
@@ -46,7 +47,7 @@ const name = fc
   .filter((text) => text.isWellFormed());
 
 const field = fc.oneof(
-  fc.constantFrom(...REFERENCE_FIELDS),
+  fc.constantFrom(...REFERENCE_FIELDS, OTP_FIELD),
   name.map((file) => ({ file })),
 );
 const connection = fc.option(name, { nil: undefined });

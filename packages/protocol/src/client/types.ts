@@ -13,23 +13,20 @@ import type { Redactor } from '../errors.ts';
 import type { ApiPermissions } from '../rights.ts';
 import type { Item } from '../schemas.ts';
 import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
+import type { TeamPass3TokenCache } from '../teampass3/session.ts';
 
 /** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
 export type DialectOption = 'auto' | Dialect;
 
 /**
  * Where a short-lived process keeps its session token between runs (the OS keychain, VS Code's
- * SecretStorage), so that a command normally signs in not at all. The client reads it once
- * before it would sign in (a token of another login, or one about to expire, is not used),
- * writes every new token, and clears it when the server refuses it or on `dispose()`. The token
- * is a secret: keep it where the password is kept.
+ * SecretStorage), so that a command normally signs in not at all: `{ get(), set(token | undefined) }`.
+ * The client reads it once before it would sign in (a token of another login, or one about to
+ * expire, is not used), writes every new token, and clears it when the server refuses it or on
+ * `dispose()`. The token is a secret: keep it where the password is kept. (The session's own type,
+ * under the name apps use.)
  */
-export interface TokenCache {
-  /** The token kept, if any. */
-  get(): string | undefined | Promise<string | undefined>;
-  /** Keeps a token, or forgets it (`undefined`). */
-  set(token: string | undefined): void | Promise<void>;
-}
+export type TokenCache = TeamPass3TokenCache;
 
 /** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
 export interface SessionSettings {

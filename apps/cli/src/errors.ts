@@ -45,6 +45,7 @@ const VAULT_EXIT: Readonly<Record<VaultErrorCode, number>> = {
   timeout: EXIT.vault,
   aborted: EXIT.vault,
   server: EXIT.vault,
+  unsupported: EXIT.error,
 };
 
 /** Extra words for the vault errors people meet most. */

@@ -16,6 +16,7 @@ export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
   timeout: 'The vault did not answer in time. Please try again later.',
   aborted: 'The request to the vault was cancelled.',
   server: 'The vault had an internal error. Please try again later.',
+  unsupported: 'The vault cannot do that (its server has no such feature).',
 };
 
 /** The message for anything that is not a vault error. */

@@ -37,6 +37,7 @@ const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
   timeout: (where) => vscode.l10n.t('{0}: the vault did not answer in time.', where),
   aborted: (where) => vscode.l10n.t('{0}: cancelled.', where),
   server: (where) => vscode.l10n.t('{0}: the vault failed with a server error.', where),
+  unsupported: (where) => vscode.l10n.t("{0}: this vault's server cannot do that.", where),
 };
 
 /**

@@ -19,13 +19,32 @@ export type KeyTransportOption = 'auto' | KeyTransport;
 /** The most results a Vaultline server's find/item returns, when its identification does not say. */
 export const VAULTLINE_MAX_RESULTS = 1000;
 
+/**
+ * Which API a server speaks: `legacy`, the `/<verb>/<object>/…?apikey=` API of the spec (the
+ * Vaultline server, TeamPass 2), or `teampass3`, TeamPass 3's JSON REST API with per-user sign-in.
+ * The core picks the implementation from it; apps read the other capabilities, never this.
+ */
+export type Dialect = 'legacy' | 'teampass3';
+
+/**
+ * What signing in needs: `api-key`, an API key alone (a login only names the person an app acts
+ * for); `password`, the user's login and password with their personal API key, or the login and a
+ * personal access token where the site enables them (the client then keeps a session token).
+ */
+export type CredentialsNeeded = 'api-key' | 'password';
+
 /** What a server can do, as far as the client could tell. */
 export interface ServerCapabilities {
   /**
-   * `vaultline` when the server identified itself; `teampass-compatible` for any other answer
-   * (TeamPass answers its missing-key error), with TeamPass's limits assumed.
+   * `vaultline` when the server identified itself; `teampass-compatible` for any other answer of
+   * the legacy API (TeamPass 2 answers its missing-key error), with TeamPass's limits assumed;
+   * `teampass3` for a TeamPass 3 server.
    */
-  readonly server: 'vaultline' | 'teampass-compatible';
+  readonly server: 'vaultline' | 'teampass-compatible' | 'teampass3';
+  /** Which API the client speaks with the server. For the core's own choices; apps read the fields below. */
+  readonly dialect: Dialect;
+  /** What signing in needs: what a connect flow asks for. */
+  readonly credentials: CredentialsNeeded;
   /** The version a Vaultline server reported; `undefined` otherwise. */
   readonly version: string | undefined;
   /** The features a Vaultline server reported (unknown names kept); empty otherwise. */
@@ -48,6 +67,32 @@ export interface ServerCapabilities {
   /** The most results find/item returns, when known. */
   readonly maxResults: number | undefined;
   /**
+   * The most ids one call of a multi-id operation (read/items, read/folder, delete/item) carries,
+   * when the server limits it; the core splits longer lists. `1` where every id is a call of its
+   * own (TeamPass 3: the core sends them a few at a time); `undefined` when only the URL length
+   * limits it.
+   */
+  readonly maxIds: number | undefined;
+  /** Whether items can hold a TOTP secret whose current code `readOtp` reads (TeamPass 3). */
+  readonly otp: boolean;
+  /** Whether items carry tags that reads return (`Item.tags`) and `readTags` lists (TeamPass 3). */
+  readonly tags: boolean;
+  /** Whether `findByUrl` finds items by the URL they hold (TeamPass 3). */
+  readonly urlLookup: boolean;
+  /**
+   * Whether the credentials may read another user's folders and items (`readUserFolders`,
+   * `readUserItems` for any login): the legacy API's keys may; on TeamPass 3 every call runs as
+   * the signed-in user, and another login is refused with `unsupported`.
+   */
+  readonly otherUsers: boolean;
+  /**
+   * Whether the server itself enforces the signed-in user's rights on every call (TeamPass 3):
+   * what the client reads is already what that user may see, and folder rights are folded with
+   * the user's API permissions. `false` where a key reads and writes everything and apps check
+   * rights for the person they act for (`createAccessChecker`).
+   */
+  readonly enforcedRights: boolean;
+  /**
    * `false` when the identification request got no usable answer (network error, timeout, 408,
    * 429, a 5xx without an `{"err":…}` body): these are then the cautious defaults, and the request
    * is made again after a short while instead of being trusted for the client's lifetime.
@@ -68,6 +113,8 @@ export function teampassCapabilities(
 ): ServerCapabilities {
   return {
     server: 'teampass-compatible',
+    dialect: 'legacy',
+    credentials: 'api-key',
     version: undefined,
     features: [],
     keyTransport,
@@ -75,7 +122,57 @@ export function teampassCapabilities(
     files: 'unknown',
     fourByteText: false,
     maxResults: undefined,
+    ...LEGACY_ONLY,
     detected,
+  };
+}
+
+/** What every server of the legacy API can and cannot do, whatever it identifies as. */
+const LEGACY_ONLY = {
+  maxIds: undefined,
+  otp: false,
+  tags: false,
+  urlLookup: false,
+  otherUsers: true,
+  enforcedRights: false,
+} as const;
+
+/**
+ * The capabilities of a TeamPass 3 server: a session token in the `Authorization` header, search
+ * by any text, no attachments, TOTP codes, tags and URL lookup, one id per read, every call as the
+ * signed-in user with the rights the server enforces.
+ *
+ * @param options The most records a paged read gathers (the search cap; 100 000, the session's
+ *   default), and whether the server answered the identification.
+ * @returns The capabilities.
+ */
+export function teampass3Capabilities(
+  options: {
+    version?: string | undefined;
+    maxResults?: number | undefined;
+    detected?: boolean | undefined;
+  } = {},
+): ServerCapabilities {
+  return {
+    server: 'teampass3',
+    dialect: 'teampass3',
+    credentials: 'password',
+    // TeamPass 3's keyless answers do not say its version (its OpenAPI document's is the API's).
+    version: undefined,
+    features: [],
+    keyTransport: 'header',
+    search: 'full',
+    files: false,
+    // Not recorded live: the cautious answer until the conformance suite's four-byte-text check says more.
+    fourByteText: false,
+    maxResults: options.maxResults ?? 100_000,
+    maxIds: 1,
+    otp: true,
+    tags: true,
+    urlLookup: true,
+    otherUsers: false,
+    enforcedRights: true,
+    detected: options.detected ?? true,
   };
 }
 
@@ -94,6 +191,8 @@ export function capabilitiesOf(
   const has = (feature: string) => info.features.includes(feature);
   return {
     server: 'vaultline',
+    dialect: 'legacy',
+    credentials: 'api-key',
     version: info.version,
     features: [...info.features],
     keyTransport: option === 'auto' ? (has('bearer-auth') ? 'header' : 'query') : option,
@@ -101,6 +200,7 @@ export function capabilitiesOf(
     files: has('files'),
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
+    ...LEGACY_ONLY,
     detected: true,
   };
 }
@@ -139,40 +239,71 @@ const INCONCLUSIVE_STATUSES = new Set([408, 429, 502, 503, 504]);
  * @returns The identification; never throws.
  */
 export async function identifyServer(request: IdentifyRequest): Promise<Identification> {
-  let response: Response;
-  let text: string;
+  return readIdentification(await requestKeyless(request, SERVER_INFO_PATH));
+}
+
+/** What one keyless request got: the status, the content type and the body's text, or why nothing came. */
+export type KeylessAnswer =
+  | { readonly received: true; readonly status: number; readonly contentType: string; readonly text: string }
+  | { readonly received: false; readonly reason: string };
+
+/**
+ * Sends one keyless `GET` under the API root (no retry) and reads at most 64 KiB of its answer.
+ *
+ * @param request Where and how.
+ * @param path The path after the API root, e.g. `/info/version`.
+ * @returns What came back; never throws.
+ */
+export async function requestKeyless(request: IdentifyRequest, path: string): Promise<KeylessAnswer> {
   try {
-    response = await request.fetch(request.apiRoot + SERVER_INFO_PATH, {
+    const response = await request.fetch(request.apiRoot + path, {
       method: 'GET',
       headers: { ...request.headers, accept: 'application/json' },
       signal: AbortSignal.timeout(request.timeoutMs),
     });
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    let text: string;
     if (declared > MAX_INFO_BYTES) {
       await response.body?.cancel().catch(() => {});
       text = '';
     } else {
       text = (await response.text()).slice(0, MAX_INFO_BYTES);
     }
+    return {
+      received: true,
+      status: response.status,
+      contentType: (response.headers.get('content-type') ?? '').toLowerCase(),
+      text,
+    };
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
-    return { answered: false, reason: name === 'TimeoutError' ? 'timeout' : 'network' };
+    return { received: false, reason: name === 'TimeoutError' ? 'timeout' : 'network' };
   }
+}
+
+/**
+ * Reads the answer to the identification request as {@link identifyServer} does.
+ *
+ * @param answer What the keyless `GET …/info/version` got.
+ * @returns The identification.
+ */
+export function readIdentification(answer: KeylessAnswer): Identification {
+  if (!answer.received) return { answered: false, reason: answer.reason };
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(answer.text);
   } catch {
     data = undefined;
   }
-  if (response.status === 200) {
+  if (answer.status === 200) {
     const parsed = v.safeParse(ServerInfoSchema, data);
     if (parsed.success) return { answered: true, info: parsed.output };
   }
   const errorBody = typeof data === 'object' && data !== null && !Array.isArray(data) && 'err' in data;
-  if (errorBody || (response.status < 500 && !INCONCLUSIVE_STATUSES.has(response.status))) {
+  if (errorBody || (answer.status < 500 && !INCONCLUSIVE_STATUSES.has(answer.status))) {
     return { answered: true, info: undefined };
   }
-  return { answered: false, reason: `HTTP ${response.status}` };
+  return { answered: false, reason: `HTTP ${answer.status}` };
 }
 
 /** Options of {@link createServerProbe}. */
@@ -183,6 +314,11 @@ export interface ServerProbeOptions extends IdentifyRequest {
   retryAfterMs?: number | undefined;
   /** The clock, for tests. */
   now?: (() => number) | undefined;
+  /**
+   * Sends the identification request: {@link identifyServer} by default. The dialect detection
+   * passes its own, so that one request tells the dialect and the legacy capabilities.
+   */
+  identify?: (() => Promise<Identification>) | undefined;
 }
 
 /** The cached identification of one server. */
@@ -216,7 +352,7 @@ export function createServerProbe(options: ServerProbeOptions): ServerProbe {
   let pending: Promise<ServerCapabilities> | undefined;
 
   async function identify(): Promise<ServerCapabilities> {
-    const answer = await identifyServer(options);
+    const answer = await (options.identify ? options.identify() : identifyServer(options));
     if (answer.answered) {
       current = capabilitiesOf(answer.info, options.keyTransport);
       expiresAt = Number.POSITIVE_INFINITY;

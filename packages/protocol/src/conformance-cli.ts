@@ -10,18 +10,26 @@ import { parseArgs } from 'node:util';
 import { formatFindings, runConformance } from './conformance.ts';
 
 const USAGE = `usage: vaultline-conformance --base-url <url> --login <vault login> [--api-key <key>] [--no-files]
+                             [--dialect auto|legacy|teampass3]
 
   --base-url  the server's base URL (env VAULTLINE_BASE_URL)
   --api-key   an API key that may create folders and items (env VAULTLINE_API_KEY; prefer the
-              environment variable: arguments are visible to other users in the process list)
-  --login     a vault login whose read/userpw and read/userfolders are read (env VAULTLINE_LOGIN)
+              environment variable: arguments are visible to other users in the process list);
+              on TeamPass 3, the login's personal API key
+  --login     a vault login whose read/userpw and read/userfolders are read (env VAULTLINE_LOGIN);
+              on TeamPass 3, the user who signs in
+  --dialect   the server's dialect when known; detected otherwise (env VAULTLINE_DIALECT)
   --no-files  skip add/file, read/listfiles and read/files (without it, a server that has none
               of them, like TeamPass, is reported as a finding and the three are skipped)
 
+TeamPass 3 signs in with the login's password (env VAULTLINE_PASSWORD) and API key, or with a
+personal access token (env VAULTLINE_PERSONAL_ACCESS_TOKEN) where the site enables them: secrets
+are read from the environment only.
+
 The main flow uses text of the BMP only. Then each optional behaviour (four-byte-text, files,
-full-text-search, key-header) is reported on one line: SUPPORTED, MANGLES, REFUSES, ABSENT or
-FAILED, marked when it is a known TeamPass limit. Only failed operations and FAILED checks make
-the exit code 1.`;
+full-text-search, key-header, other-users, multi-id-reads, url-lookup, tags-scope) is reported
+on one line: SUPPORTED, MANGLES, REFUSES, ABSENT, LEAKS or FAILED, marked when it is a known
+TeamPass limit. Only failed operations and FAILED checks make the exit code 1.`;
 
 async function main(): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
@@ -31,6 +39,7 @@ async function main(): Promise<number> {
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
         login: { type: 'string' },
+        dialect: { type: 'string' },
         'no-files': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -47,20 +56,30 @@ async function main(): Promise<number> {
   const baseUrl = (values['base-url'] as string | undefined) ?? process.env.VAULTLINE_BASE_URL;
   const apiKey = (values['api-key'] as string | undefined) ?? process.env.VAULTLINE_API_KEY;
   const login = (values.login as string | undefined) ?? process.env.VAULTLINE_LOGIN;
+  const password = process.env.VAULTLINE_PASSWORD || undefined;
+  const personalAccessToken = process.env.VAULTLINE_PERSONAL_ACCESS_TOKEN || undefined;
+  const dialect = (values.dialect as string | undefined) ?? process.env.VAULTLINE_DIALECT ?? 'auto';
   const missing = [
     baseUrl ? undefined : '--base-url (or VAULTLINE_BASE_URL)',
-    apiKey ? undefined : '--api-key (or VAULTLINE_API_KEY)',
+    apiKey || personalAccessToken ? undefined : '--api-key (or VAULTLINE_API_KEY)',
     login ? undefined : '--login (or VAULTLINE_LOGIN)',
   ].filter(Boolean);
   if (missing.length > 0) {
     console.error(`missing ${missing.join(', ')}\n\n${USAGE}`);
     return 2;
   }
+  if (dialect !== 'auto' && dialect !== 'legacy' && dialect !== 'teampass3') {
+    console.error(`--dialect must be auto, legacy or teampass3\n\n${USAGE}`);
+    return 2;
+  }
   console.log(`conformance of ${baseUrl}`);
   const report = await runConformance({
     baseUrl: baseUrl!,
-    apiKey: apiKey!,
+    apiKey,
     login: login!,
+    password,
+    personalAccessToken,
+    dialect,
     files: !values['no-files'],
     onResult: (result) => {
       const mark = result.ok === true ? 'PASS' : result.ok === false ? 'FAIL' : 'SKIP';
@@ -69,9 +88,16 @@ async function main(): Promise<number> {
   });
   const caps = report.capabilities;
   if (caps) {
+    const signIn =
+      caps.credentials === 'api-key' ? `key in the ${caps.keyTransport}` : `sign-in ${caps.credentials}`;
+    const yes = (value: boolean) => (value ? 'yes' : 'no');
     console.log(
-      `server: ${caps.server}${caps.version ? ` ${caps.version}` : ''}; key in the ${caps.keyTransport}; ` +
+      `server: ${caps.server}${caps.version ? ` ${caps.version}` : ''}; ${signIn}; ` +
         `search ${caps.search}; files ${String(caps.files)}${caps.detected ? '' : ' (not identified)'}`,
+    );
+    console.log(
+      `also: one-time codes ${yes(caps.otp)}; tags ${yes(caps.tags)}; URL lookup ${yes(caps.urlLookup)}; ` +
+        `other users ${yes(caps.otherUsers)}; rights enforced by the server ${yes(caps.enforcedRights)}`,
     );
   }
   for (const line of formatFindings(report)) console.log(line);

@@ -1,15 +1,17 @@
 /**
  * The conformance suite: exercises every operation of the endpoint table against a live server,
  * in a folder of its own that it creates and removes, and reports each operation pass or fail.
- * The main flow uses text of the BMP only, so that it runs on any server; what servers differ on
- * (characters outside the BMP, file endpoints, full-text search, the key in a header) is checked
+ * It runs through the one `VaultClient`, so a TeamPass 3 server is checked by the same main flow
+ * as a legacy one. The main flow uses text of the BMP only, so that it runs on any server; what
+ * servers differ on (characters outside the BMP, file endpoints, full-text search, the key in a
+ * header, reading another user's data, multi-id reads, URL lookup, the scope of tags) is checked
  * on its own and reported as a finding of one line each.
  *
  * @module
  */
 
 import type { ServerCapabilities } from './capabilities.ts';
-import type { VaultClient } from './client/types.ts';
+import type { DialectOption, RequestEvent, VaultClient } from './client/types.ts';
 import { createVaultClient } from './create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './endpoints.ts';
 import { isVaultError, serverWordsOf, toVaultError } from './errors.ts';
@@ -19,10 +21,19 @@ import { searchItems } from './search.ts';
 export interface ConformanceOptions {
   /** The server's base URL. */
   baseUrl: string;
-  /** An API key that may create folders and items and read the given login's data. */
-  apiKey: string;
-  /** A vault login whose read/userpw and read/userfolders are read. */
+  /**
+   * An API key that may create folders and items and read the given login's data; on TeamPass 3,
+   * the login's personal API key (with `password`), unless `personalAccessToken` is given.
+   */
+  apiKey?: string | undefined;
+  /** A vault login whose read/userpw and read/userfolders are read; on TeamPass 3, the user who signs in. */
   login: string;
+  /** The login's password, on servers with per-user sign-in (TeamPass 3). */
+  password?: string | undefined;
+  /** A personal access token instead of the password and API key (TeamPass 3, where enabled). */
+  personalAccessToken?: string | undefined;
+  /** The dialect, when known; detected otherwise. */
+  dialect?: DialectOption | undefined;
   /**
    * Whether to test the three file operations. Default true: a server without them (TeamPass)
    * is then reported as a finding (`files: absent`) and the three are skipped, not failed.
@@ -49,7 +60,16 @@ export interface ConformanceResult {
 }
 
 /** The optional behaviours checked on their own. */
-export const CONFORMANCE_CHECKS = ['four-byte-text', 'files', 'full-text-search', 'key-header'] as const;
+export const CONFORMANCE_CHECKS = [
+  'four-byte-text',
+  'files',
+  'full-text-search',
+  'key-header',
+  'other-users',
+  'multi-id-reads',
+  'url-lookup',
+  'tags-scope',
+] as const;
 
 /** One optional behaviour. */
 export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
@@ -57,9 +77,10 @@ export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
 /**
  * What a server does with an optional behaviour: `supported` (as the spec gives it), `mangles`
  * (accepts and changes the data), `refuses` (answers an error), `absent` (the operation does not
- * exist there), `failed` (something else went wrong: the check could not tell).
+ * exist there), `leaks` (it answers more than the caller may see), `failed` (something else went
+ * wrong: the check could not tell).
  */
-export type FindingOutcome = 'supported' | 'mangles' | 'refuses' | 'absent' | 'failed';
+export type FindingOutcome = 'supported' | 'mangles' | 'refuses' | 'absent' | 'leaks' | 'failed';
 
 /** The outcome of one optional check: one line for people. */
 export interface ConformanceFinding {
@@ -91,6 +112,10 @@ const TEAMPASS_LIMITS: Readonly<Record<ConformanceCheck, readonly FindingOutcome
   files: ['absent'],
   'full-text-search': ['refuses'],
   'key-header': ['refuses'],
+  'other-users': ['absent'],
+  'multi-id-reads': ['absent'],
+  'url-lookup': [],
+  'tags-scope': ['leaks'],
 };
 
 class CheckFailed extends Error {
@@ -114,6 +139,10 @@ function randomToken(): string {
 interface Run {
   readonly client: VaultClient;
   readonly options: ConformanceOptions;
+  /** What the client learnt of the server before the first step. */
+  readonly capabilities: ServerCapabilities | undefined;
+  /** Every request the client made, redacted: checks count them. */
+  readonly events: RequestEvent[];
   /** Whether the file operations are tested. */
   readonly files: boolean;
   /** Unique to the run, in everything it creates. */
@@ -428,6 +457,102 @@ async function keyHeader(run: Run): Promise<void> {
   }
 }
 
+/** Another user's folders: the legacy API's keys may read them; TeamPass 3 runs every call as the signed-in user. */
+async function otherUsers(run: Run): Promise<void> {
+  const other = `${run.options.login}-conformance-${run.token}`;
+  try {
+    const folders = await run.client.readUserFolders({ login: other });
+    found(
+      run,
+      'other-users',
+      'supported',
+      `read/userfolders answered ${folders.length} folders for another login`,
+    );
+  } catch (error) {
+    if (isVaultError(error, 'not_found')) {
+      found(
+        run,
+        'other-users',
+        'supported',
+        `read/userfolders answers for another login (${said(run, error)})`,
+      );
+    } else if (isVaultError(error, 'unsupported')) {
+      found(
+        run,
+        'other-users',
+        'absent',
+        "every call runs as the signed-in user: another user's data cannot be read",
+      );
+    } else {
+      found(
+        run,
+        'other-users',
+        isVaultError(error, 'forbidden') ? 'refuses' : 'failed',
+        `read/userfolders for another login answered ${said(run, error)}`,
+      );
+    }
+  }
+}
+
+/** Several ids in one read: one request, or one per id. */
+async function multiIdReads(run: Run): Promise<void> {
+  const ids = run.state.itemIds.slice(0, 2);
+  const before = run.events.length;
+  try {
+    const items = await run.client.readItems({ ids });
+    const requests = run.events.length - before;
+    if (items.length !== ids.length) {
+      found(
+        run,
+        'multi-id-reads',
+        'failed',
+        `read/items of ${ids.length} ids answered ${items.length} items`,
+      );
+    } else if (requests > 1) {
+      found(
+        run,
+        'multi-id-reads',
+        'absent',
+        `read/items of ${ids.length} ids took ${requests} requests: the server reads one id per call (the client sends them a few at a time)`,
+      );
+    } else {
+      found(run, 'multi-id-reads', 'supported', `read/items of ${ids.length} ids took one request`);
+    }
+  } catch (error) {
+    found(run, 'multi-id-reads', 'failed', `read/items of ${ids.length} ids answered ${said(run, error)}`);
+  }
+}
+
+/** Items by the URL they hold, where the server has the lookup. */
+async function urlLookup(run: Run): Promise<void> {
+  const url = `https://example.com/${run.token}`;
+  try {
+    const matches = await run.client.findByUrl({ url });
+    if (matches.some((match) => match.id === run.state.itemIds[0]))
+      found(run, 'url-lookup', 'supported', `findByUrl found the item by ${JSON.stringify(url)}`);
+    else found(run, 'url-lookup', 'failed', `findByUrl with ${JSON.stringify(url)} did not find the item`);
+  } catch (error) {
+    found(run, 'url-lookup', 'failed', `findByUrl answered ${said(run, error)}`);
+  }
+}
+
+/** Whether the tag list holds tags of items the caller cannot read (here: of the deleted items). */
+async function tagsScope(run: Run): Promise<void> {
+  try {
+    const tags = await run.client.readTags();
+    if (tags.includes(run.token)) {
+      found(
+        run,
+        'tags-scope',
+        'leaks',
+        'readTags still lists the tag of the deleted items: it lists tags of items the user cannot read',
+      );
+    } else found(run, 'tags-scope', 'supported', 'readTags lists no tag of the deleted items');
+  } catch (error) {
+    found(run, 'tags-scope', 'failed', `readTags answered ${said(run, error)}`);
+  }
+}
+
 async function addFile(run: Run): Promise<string> {
   try {
     const added = await run.client.addFile({
@@ -442,6 +567,10 @@ async function addFile(run: Run): Promise<string> {
     if (isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
       found(run, 'files', 'absent', 'add/file answers "No results": the server has no file endpoints');
       throw new Skipped('skipped: the server has no file endpoints');
+    }
+    if (isVaultError(error, 'unsupported')) {
+      found(run, 'files', 'absent', 'the server has no attachments at all (capabilities: files false)');
+      throw new Skipped('skipped: the server has no attachments');
     }
     found(run, 'files', 'failed', `add/file answered ${said(run, error)}`);
     throw error;
@@ -515,12 +644,28 @@ const STEPS: readonly Step[] = [
   { endpoint: 'readUserFolders', needs: [], run: readUserFolders },
   { check: 'four-byte-text', when: mainItemsReady, run: fourByteText },
   { check: 'full-text-search', when: mainItemsReady, run: fullTextSearch },
-  { check: 'key-header', when: mainItemsReady, run: keyHeader },
+  {
+    check: 'key-header',
+    when: (run) => mainItemsReady(run) && run.capabilities?.credentials !== 'password',
+    run: keyHeader,
+  },
+  { check: 'other-users', when: () => true, run: otherUsers },
+  { check: 'multi-id-reads', when: mainItemsReady, run: multiIdReads },
+  {
+    check: 'url-lookup',
+    when: (run) => mainItemsReady(run) && run.capabilities?.urlLookup === true,
+    run: urlLookup,
+  },
   { endpoint: 'addFile', needs: ['addItem'], when: withFiles, run: addFile },
   { endpoint: 'listFiles', needs: ['addFile'], when: withFiles, run: listFiles },
   { endpoint: 'downloadFile', needs: ['listFiles'], when: withFiles, run: downloadFile },
   { check: 'files', when: (run) => run.files && passed(run, 'downloadFile'), run: files },
   { endpoint: 'deleteItems', needs: ['addItem'], run: deleteItems },
+  {
+    check: 'tags-scope',
+    when: (run) => passed(run, 'deleteItems') && run.capabilities?.tags === true,
+    run: tagsScope,
+  },
   { endpoint: 'deleteFolders', needs: ['addFolder'], run: deleteFolders },
 ];
 
@@ -543,17 +688,25 @@ async function cleanUp(run: Run): Promise<void> {
  * ```
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const events: RequestEvent[] = [];
   const client: VaultClient = createVaultClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
+    login: options.login,
+    password: options.password,
+    personalAccessToken: options.personalAccessToken,
+    dialect: options.dialect,
     fetch: options.fetch,
     retries: 0,
+    onRequest: (event) => events.push(event),
   });
   const capabilities = await client.capabilities().catch(() => undefined);
   const token = randomToken();
   const run: Run = {
     client,
     options,
+    capabilities,
+    events,
     files: options.files ?? true,
     token,
     folderTitle: `vaultline-conformance-${token}`,
@@ -577,6 +730,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     }
   } finally {
     await cleanUp(run);
+    await client.dispose().catch(() => {});
   }
 
   const results = ENDPOINT_NAMES.map(

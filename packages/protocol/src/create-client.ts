@@ -1,21 +1,32 @@
 /**
- * The client: one method per row of the endpoint table, derived, over ofetch. This file is the
- * wiring; each concern lives in a file of its own: `client/attempt.ts` (one attempt over ofetch,
- * body limits, error mapping), `client/plan.ts` (paths, the key, batching and URL limits),
+ * The client. `createVaultClient` picks the dialect (`client/auto-dialect.ts` detects it once when
+ * asked to) and hands out one of two implementations of the one `VaultClient` interface: the
+ * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
+ *
+ * The legacy client: one method per row of the endpoint table, derived, over ofetch. This file is
+ * the wiring; each concern lives in a file of its own: `client/attempt.ts` (one attempt over
+ * ofetch, body limits, error mapping), `client/plan.ts` (paths, the key, batching and URL limits),
  * `client/helpers.ts` (read-merge-write), `client/types.ts` (the client's types), `capabilities.ts` (what the server can do),
  * `search.ts` (the one search).
  *
  * @module
  */
 
-import { createServerProbe, type KeyTransport, type KeyTransportOption } from './capabilities.ts';
+import {
+  createServerProbe,
+  type Identification,
+  type KeyTransport,
+  type KeyTransportOption,
+} from './capabilities.ts';
 import { createSender } from './client/attempt.ts';
+import { createAutoDialectClient } from './client/auto-dialect.ts';
 import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './client/types.ts';
 import { ENDPOINT_NAMES, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
+import { createTeamPass3Client } from './teampass3/adapter.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -27,10 +38,18 @@ const DEFAULTS = {
 };
 
 /**
- * Creates a client of a vault that speaks the TeamPass-style API.
+ * Creates a client of a vault: the Vaultline server, TeamPass 2 (the legacy API) or TeamPass 3.
+ * The same interface either way; apps read `capabilities()` for what differs.
  *
- * @param options The server, key and behaviour.
+ * With `dialect: 'auto'` (the default) one keyless request before the first call tells the
+ * dialect (see `detectDialect`), once per client; pass the stored `dialect` to skip it. Setting
+ * `keyTransport` to `query` or `header` means the legacy API. Credentials: `apiKey` for the legacy
+ * API; `login` with `password` and `apiKey`, or with `personalAccessToken`, for TeamPass 3.
+ *
+ * @param options The server, credentials and behaviour.
  * @returns The client.
+ * @throws {VaultError} `invalid_request` for a base URL that is not http(s), or credentials that
+ *   can sign in to no dialect (or not to the one given).
  * @example
  * ```ts
  * const vault = createVaultClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.VAULT_KEY! });
@@ -38,16 +57,50 @@ const DEFAULTS = {
  * ```
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
+  const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
+  const dialect = options.dialect ?? (forcedTransport ? 'legacy' : 'auto');
+  if (dialect === 'legacy') return createLegacyVaultClient(options);
+  const baseUrl = validateBaseUrl(options.baseUrl);
+  if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
+  if (dialect !== 'auto') {
+    throw new VaultError(
+      'invalid_request',
+      `Expected a dialect of auto, legacy or teampass3, received ${JSON.stringify(String(dialect)).slice(0, 40)}.`,
+    );
+  }
+  return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
+    createLegacyVaultClient(options, { identify }),
+  );
+}
+
+/** What the dialect detection hands a legacy client it creates. */
+export interface LegacyClientContext {
+  /** Reads the identification the detection already made (or makes a new one): no second request. */
+  identify?: (() => Promise<Identification>) | undefined;
+}
+
+/**
+ * Creates a client of a vault that speaks the legacy API (the Vaultline server, TeamPass 2).
+ *
+ * @param options The server, key and behaviour.
+ * @param context What the dialect detection shares with it.
+ * @returns The client.
+ */
+export function createLegacyVaultClient(
+  options: VaultClientOptions,
+  context: LegacyClientContext = {},
+): VaultClient {
   const settings = { ...DEFAULTS, ...stripUndefined(options) };
-  if (settings.apiKey.length === 0)
+  const apiKey = options.apiKey ?? '';
+  if (apiKey.length === 0)
     throw new VaultError('invalid_request', 'Expected an API key, received an empty one.');
   const baseUrl = validateBaseUrl(settings.baseUrl);
   const apiRoot = baseUrl + settings.apiPath.replace(/\/+$/, '');
-  const redact = createRedactor([settings.apiKey]);
+  const redact = createRedactor([apiKey]);
   const fetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
   const planner = createCallPlanner({
     apiRoot,
-    apiKey: settings.apiKey,
+    apiKey,
     maxUrlLength: settings.maxUrlLength,
     context: { folderEncoding: settings.folderEncoding ?? 'blob' },
     headers: { accept: 'application/json, */*;q=0.5', ...settings.headers },
@@ -69,7 +122,9 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     headers: settings.headers,
     timeoutMs: settings.timeoutMs,
     keyTransport: keyOption,
+    identify: context.identify,
   });
+  let disposed = false;
 
   /** The key transport for the next call: fixed by the option, or from the server's identification. */
   function knownTransport(): KeyTransport | undefined {
@@ -81,6 +136,7 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     input: EndpointInput<K>,
     callOptions?: CallOptions,
   ): Promise<EndpointOutput<K>> {
+    if (disposed) throw new VaultError('aborted', 'The vault client was disposed.', { endpoint: name });
     const transport = knownTransport() ?? (await probe.get()).keyTransport;
     const plan = planner.plan(name, input, transport);
     const { requests } = plan;
@@ -126,10 +182,39 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
     call,
     getItem: (id, callOptions) => readOneItem(client, id, callOptions),
     updateItemFields: (id, changes, callOptions) => mergeItemFields(client, id, changes, callOptions),
+    readOtp: unsupported('readOtp', 'one-time codes', 'otp'),
+    readTags: unsupported('readTags', 'tags to list', 'tags'),
+    findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
+    identity: async () => {
+      if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
+      return { login: undefined, userId: undefined, administrator: undefined, api: undefined };
+    },
+    dispose: async () => {
+      disposed = true;
+    },
   };
 }
 
-function validateBaseUrl(baseUrl: string): string {
+/** A method the legacy API has no operation for: it fails before sending anything. */
+function unsupported(method: string, what: string, capability: string): () => Promise<never> {
+  return async () => {
+    throw new VaultError(
+      'unsupported',
+      `${method}: the legacy API has no ${what} (capabilities: ${capability} false); nothing was sent.`,
+      { endpoint: method },
+    );
+  };
+}
+
+/**
+ * Checks a base URL: `http(s)://host[/path]`, no query or fragment; a URL that already names the
+ * API path is cut back to the base.
+ *
+ * @param baseUrl The URL as given.
+ * @returns The base URL without a trailing slash.
+ * @throws {VaultError} `invalid_request` for anything else.
+ */
+export function validateBaseUrl(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);

@@ -78,8 +78,15 @@ describe('VaultError', () => {
     expect(isVaultError('timeout')).toBe(false);
   });
 
-  it('lists thirteen distinct codes', () => {
-    expect(new Set(VAULT_ERROR_CODES).size).toBe(13);
+  it('lists fourteen distinct codes', () => {
+    expect(new Set(VAULT_ERROR_CODES).size).toBe(14);
+  });
+
+  it('carries the wait a 429 asked for, in JSON too', () => {
+    const error = new VaultError('rate_limited', 'slow down', { status: 429, retryAfterMs: 12_000 });
+    expect(error.retryAfterMs).toBe(12_000);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ code: 'rate_limited', retryAfterMs: 12_000 });
+    expect(new VaultError('rate_limited', 'x').retryAfterMs).toBeUndefined();
   });
 });
 

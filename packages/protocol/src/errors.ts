@@ -19,9 +19,28 @@ export const VAULT_ERROR_CODES = [
   'timeout',
   'aborted',
   'server',
+  'unsupported',
 ] as const;
 
-/** What went wrong, as a string a program can switch on. */
+/**
+ * What went wrong, as a string a program can switch on:
+ *
+ * - `unauthorized`: the credentials were refused (wrong key, password or token; an expired or
+ *   revoked session that signing in again did not mend; credentials the server's dialect cannot use).
+ * - `forbidden`: the server refused the action for these credentials (folder rights, API permissions).
+ * - `not_found`: no such item, folder, user or attachment (on servers that cannot tell, "not found
+ *   or not permitted", as the message says).
+ * - `duplicate_label`: an item or folder with a similar label exists.
+ * - `invalid_request`: the input was refused, by the core before sending or by the server.
+ * - `api_disabled`: the API is switched off, for the site or for the user.
+ * - `too_large`: a value, URL or answer is above a limit.
+ * - `rate_limited`: the server asks to slow down; `retryAfterMs` says for how long when it said.
+ * - `invalid_response`: an answer that cannot be understood.
+ * - `network`, `timeout`, `aborted`: no answer, no answer in time, cancelled by the caller.
+ * - `server`: the server failed (5xx).
+ * - `unsupported`: the server cannot do this at all (no attachments, no one-time codes, no reading
+ *   another user's data): nothing was sent. Its capabilities say so beforehand.
+ */
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
 
 /**
@@ -55,6 +74,8 @@ export interface VaultErrorOptions {
   reason?: NetworkReason | undefined;
   /** For `network` with reason `cors`: the origin the requests came from, the one to allow. */
   requestOrigin?: string | undefined;
+  /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms. */
+  retryAfterMs?: number | undefined;
   /** The underlying error, already stripped of secrets. */
   cause?: unknown;
 }
@@ -88,6 +109,8 @@ export class VaultError extends Error {
   readonly reason: NetworkReason | undefined;
   /** For `network` with reason `cors` (or `mixed-content`): the origin the requests came from. */
   readonly requestOrigin: string | undefined;
+  /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms, when it said. */
+  readonly retryAfterMs: number | undefined;
 
   /**
    * Creates an error.
@@ -108,6 +131,7 @@ export class VaultError extends Error {
     this.issues = options.issues;
     this.reason = options.reason;
     this.requestOrigin = options.requestOrigin;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   /**
@@ -128,6 +152,7 @@ export class VaultError extends Error {
       excerpt: this.excerpt,
       reason: this.reason,
       requestOrigin: this.requestOrigin,
+      retryAfterMs: this.retryAfterMs,
     };
   }
 }

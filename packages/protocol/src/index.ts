@@ -25,16 +25,29 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
-export type { KeyTransport, KeyTransportOption, ServerCapabilities } from './capabilities.ts';
+export type {
+  CredentialsNeeded,
+  Dialect,
+  KeyTransport,
+  KeyTransportOption,
+  ServerCapabilities,
+} from './capabilities.ts';
 export type {
   CallOptions,
+  DialectOption,
+  OtpCode,
   RequestEvent,
+  SessionSettings,
+  TokenCache,
+  UrlMatch,
   VaultClient,
   VaultClientOptions,
+  VaultIdentity,
   VaultMethods,
 } from './client/types.ts';
 export { decodeId, type FolderEncoding, type ItemWrite, parseId } from './codec.ts';
 export { createVaultClient } from './create-client.ts';
+export { type DetectDialectOptions, type DialectDetection, detectDialect } from './dialect.ts';
 export type { DownloadedFile, FileUpload } from './endpoints.ts';
 export {
   createRedactor,
@@ -59,6 +72,7 @@ export {
   isReference,
   MAX_REFERENCE_DEPTH,
   MAX_REFERENCE_LENGTH,
+  OTP_FIELD,
   type PathReference,
   parseReference,
   REFERENCE_FIELDS,
@@ -89,7 +103,9 @@ export {
 export {
   ACCESS_TYPES,
   type AccessType,
+  type ApiPermissions,
   describeRight,
+  foldApiPermissions,
   type Permissions,
   permissionsOf,
   RIGHTS,

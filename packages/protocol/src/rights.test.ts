@@ -3,6 +3,7 @@ import {
   ACCESS_TYPES,
   type AccessType,
   describeRight,
+  foldApiPermissions,
   parseRight,
   permissionsOf,
   RIGHTS,
@@ -87,6 +88,55 @@ describe('unionOfRights', () => {
         for (const op of ['read', 'add', 'edit', 'delete'] as const) {
           expect(union[op], `${a} ∪ ${b}: ${op}`).toBe(permissionsOf(a)[op] || permissionsOf(b)[op]);
         }
+      }
+    }
+  });
+});
+
+describe('foldApiPermissions', () => {
+  const ALL = { create: true, read: true, update: true, delete: true };
+
+  it.each([
+    // right, flag off, folded
+    ['W', undefined, 'W'],
+    ['W', 'delete', 'ND'],
+    ['W', 'update', 'NE'],
+    ['W', 'create', 'R'],
+    ['W', 'read', 'none'],
+    ['ND', 'delete', 'ND'],
+    ['ND', 'update', 'NDNE'],
+    ['ND', 'create', 'R'],
+    ['NE', 'delete', 'NDNE'],
+    ['NE', 'update', 'NE'],
+    ['NE', 'create', 'R'],
+    ['NDNE', 'delete', 'NDNE'],
+    ['NDNE', 'create', 'R'],
+    ['R', 'create', 'R'],
+    ['R', 'read', 'none'],
+    ['none', undefined, 'none'],
+  ] as const)('%s with %s off → %s', (right, off, folded) => {
+    const api = off === undefined ? ALL : { ...ALL, [off]: false };
+    expect(foldApiPermissions(right, api)).toBe(folded);
+  });
+
+  it('never allows what the right or the flags forbid, and keeps what both allow where the table can', () => {
+    const flagSets = Array.from({ length: 16 }, (_, bits) => ({
+      create: (bits & 1) !== 0,
+      read: (bits & 2) !== 0,
+      update: (bits & 4) !== 0,
+      delete: (bits & 8) !== 0,
+    }));
+    for (const right of [...ACCESS_TYPES, 'none'] as const) {
+      for (const api of flagSets) {
+        const folded = permissionsOf(foldApiPermissions(right, api));
+        const granted = permissionsOf(right);
+        const label = `${right} ${JSON.stringify(api)}`;
+        expect(!folded.read || (granted.read && api.read), label).toBe(true);
+        expect(!folded.add || (granted.add && api.create), label).toBe(true);
+        expect(!folded.edit || (granted.edit && api.update), label).toBe(true);
+        expect(!folded.delete || (granted.delete && api.delete), label).toBe(true);
+        // Reading survives whenever both allow it.
+        expect(folded.read, label).toBe(granted.read && api.read);
       }
     }
   });

@@ -8,6 +8,11 @@
  * edit, so it may add and delete; `NDNE` write with neither edit nor delete, so it may add; `R`
  * read only. `NEND` is another spelling of `NDNE`.
  *
+ * Servers that also enforce per-user API permissions (TeamPass 3: create, read, update, delete,
+ * checked before the folder right) are folded in by {@link foldApiPermissions}: a permission that
+ * is off removes what it allows, and the folder's right becomes the strongest right of the table
+ * that allows nothing more (see its TSDoc for the whole rule).
+ *
  * @see ../../../docs/teampass.md
  * @module
  */
@@ -131,4 +136,56 @@ export function unionOfRights(rights: Iterable<AccessType | undefined>): AccessT
  */
 export function describeRight(right: AccessType | undefined): string {
   return permissionsOf(right).words;
+}
+
+/** Per-user API permissions a server enforces before folder rights (TeamPass 3's four flags). */
+export interface ApiPermissions {
+  /** May add items and folders. */
+  readonly create: boolean;
+  /** May read anything (off, every read is refused). */
+  readonly read: boolean;
+  /** May change items and folders. */
+  readonly update: boolean;
+  /** May delete items and folders. */
+  readonly delete: boolean;
+}
+
+/**
+ * The effective right on a folder when the server also enforces per-user API permissions
+ * (TeamPass 3). The rule:
+ *
+ * 1. Start from what the folder's right allows (`permissionsOf`).
+ * 2. A permission that is off removes what it allows: `create` off removes adding, `update` off
+ *    editing, `delete` off deleting, `read` off everything (the server refuses every read, and a
+ *    folder that cannot be read cannot be shown).
+ * 3. The result is the strongest right of the table that allows nothing beyond what is left, so
+ *    that apps never offer what the server will refuse. Every writing right of the table allows
+ *    adding, so `create` off leaves `R` (read only) even where editing or deleting would still
+ *    pass; `update` off turns `W` into `NE` and `ND` into `NDNE`; `delete` off turns `W` into `ND`
+ *    and `NE` into `NDNE`.
+ *
+ * The server still decides: its refusal (403) is handled wherever an action is sent.
+ *
+ * @param right The folder's right.
+ * @param api The user's API permissions.
+ * @returns The right to show and check.
+ * @example
+ * ```ts
+ * foldApiPermissions('W', { create: true, read: true, update: true, delete: false }); // 'ND'
+ * ```
+ */
+export function foldApiPermissions(right: AccessType | undefined, api: ApiPermissions): AccessType {
+  const granted = permissionsOf(right);
+  const left: Permissions = {
+    read: granted.read && api.read,
+    add: granted.add && api.read && api.create,
+    edit: granted.edit && api.read && api.update,
+    delete: granted.delete && api.read && api.delete,
+  };
+  const within = (row: RightDefinition) =>
+    (!row.read || left.read) &&
+    (!row.add || left.add) &&
+    (!row.edit || left.edit) &&
+    (!row.delete || left.delete);
+  return ACCESS_TYPES.find((code) => within(RIGHTS[code])) ?? 'none';
 }

@@ -95,6 +95,10 @@ export interface ItemFields {
   folderId: number;
   /** The folder path, root first. */
   path: string[];
+  /** The item's tags, where the server returns them (TeamPass 3); `undefined` where it does not say. */
+  tags?: string[] | undefined;
+  /** Whether the item has a TOTP secret (`readOtp` reads its code), where the server says; `undefined` otherwise. */
+  otp?: boolean | undefined;
   /** The record as the server sent it (repaired where it sent numbers or `null` for text). */
   raw: Readonly<Record<string, unknown>>;
 }

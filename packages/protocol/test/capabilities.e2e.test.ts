@@ -34,6 +34,14 @@ describe('server detection', () => {
     const capabilities = await vault.capabilities();
     expect(capabilities).toEqual({
       server: 'teampass-compatible',
+      dialect: 'legacy',
+      credentials: 'api-key',
+      maxIds: undefined,
+      otp: false,
+      tags: false,
+      urlLookup: false,
+      otherUsers: true,
+      enforcedRights: false,
       version: undefined,
       features: [],
       keyTransport: 'query',
@@ -72,6 +80,14 @@ describe('server detection', () => {
     expect(item?.label).toBe('Postgres prod');
     expect(await vault.capabilities()).toEqual({
       server: 'vaultline',
+      dialect: 'legacy',
+      credentials: 'api-key',
+      maxIds: undefined,
+      otp: false,
+      tags: false,
+      urlLookup: false,
+      otherUsers: true,
+      enforcedRights: false,
       version: '9.9.9',
       features: ALL,
       keyTransport: 'header',

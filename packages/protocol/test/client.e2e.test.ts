@@ -478,6 +478,26 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("keeps the wait a 429's Retry-After asks for, in seconds or as a date", async () => {
+    server.fault({
+      reply: { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': '17' } },
+      times: 1,
+    });
+    const seconds = await failure(client().readItems({ ids: [10] }));
+    expect(seconds).toMatchObject({ code: 'rate_limited', status: 429, retryAfterMs: 17_000 });
+    expect(seconds.toJSON()).toMatchObject({ retryAfterMs: 17_000 });
+    const at = new Date(Date.now() + 60_000).toUTCString();
+    server.fault({
+      reply: { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': at } },
+      times: 1,
+    });
+    const date = await failure(client().readItems({ ids: [10] }));
+    expect(date.retryAfterMs).toBeGreaterThan(55_000);
+    expect(date.retryAfterMs).toBeLessThanOrEqual(60_000);
+    server.fault({ reply: { status: 429, body: '{"err":"Too many requests"}' } });
+    expect((await failure(client().readItems({ ids: [10] }))).retryAfterMs).toBeUndefined();
+  });
+
   it.each([
     [
       'addItem',

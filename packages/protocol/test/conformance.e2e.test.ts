@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ConformanceFinding, formatFindings, runConformance } from '../src/conformance.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
 
 const KEY = 'confK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
 const run = promisify(execFile);
@@ -47,6 +48,8 @@ describe('runConformance on the TeamPass replay server', () => {
       files: ['absent', true],
       'full-text-search': ['refuses', true],
       'key-header': ['refuses', true],
+      'other-users': ['supported', false],
+      'multi-id-reads': ['supported', false],
     });
     const fourByte = report.findings.find((f) => f.check === 'four-byte-text');
     expect(fourByte?.detail).toMatch(
@@ -56,9 +59,9 @@ describe('runConformance on the TeamPass replay server', () => {
     expect(search?.detail).toMatch(/405\): "Item definition not numeric"; the core's searchItems found it/);
     expect(report.capabilities?.server).toBe('teampass-compatible');
     expect(JSON.stringify(report)).not.toContain(KEY);
-    expect(lines).toHaveLength(14 + 4);
+    expect(lines).toHaveLength(14 + 6);
     const summary = formatFindings(report);
-    expect(summary).toHaveLength(5);
+    expect(summary).toHaveLength(7);
     expect(summary.at(-1)).toBe(
       '11 passed, 0 failed, 3 skipped; known TeamPass limits: four-byte-text refuses, files absent, full-text-search refuses, key-header refuses',
     );
@@ -136,6 +139,83 @@ describe('vaultline-conformance (the CLI)', () => {
     );
     expect(stdout).toMatch(/^SKIP {2}add\/file {10}skipped: the server has no file endpoints$/m);
     expect(stdout).toMatch(/^ABSENT {4}files .*\(known TeamPass limit\)$/m);
+    expect(stdout.trim().split('\n').at(-1)).toMatch(
+      /^11 passed, 0 failed, 3 skipped; known TeamPass limits: /,
+    );
+  });
+});
+
+describe('runConformance on TeamPass 3 (the fake)', () => {
+  const ALICE = {
+    login: 'alice',
+    password: 'Al1ce conf&pw',
+    apiKey: 'aliceConfKeyAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  };
+  let fake: TeamPass3Fake;
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({
+      seed: {
+        folders: [{ title: 'Shared' }],
+        roles: [{ name: 'Devs', folders: { Shared: 'W' } }],
+        users: [{ ...ALICE, roles: ['Devs'], canCreateRootFolder: true }],
+      },
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('runs the main flow through the same client, with findings for what TeamPass 3 lacks', async () => {
+    const report = await runConformance({ baseUrl: fake.url, ...ALICE });
+    expect(report.results.filter((result) => result.ok === false)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.capabilities).toMatchObject({
+      dialect: 'teampass3',
+      credentials: 'password',
+      files: false,
+    });
+    expect(report.results.filter((result) => result.ok === undefined).map((r) => r.operation)).toEqual([
+      'add/file',
+      'read/listfiles',
+      'read/files',
+    ]);
+    expect(outcomes(report.findings)).toEqual({
+      'four-byte-text': ['supported', false],
+      files: ['absent', true],
+      'full-text-search': ['supported', false],
+      'other-users': ['absent', true],
+      'multi-id-reads': ['absent', true],
+      'url-lookup': ['supported', false],
+      'tags-scope': ['leaks', true],
+    });
+    expect(report.findings.find((f) => f.check === 'multi-id-reads')?.detail).toBe(
+      'read/items of 2 ids took 2 requests: the server reads one id per call (the client sends them a few at a time)',
+    );
+    expect(formatFindings(report).at(-1)).toBe(
+      '11 passed, 0 failed, 3 skipped; known TeamPass limits: files absent, other-users absent, multi-id-reads absent, tags-scope leaks',
+    );
+    // Nothing left behind, and the session was signed out.
+    expect(fake.items().filter((item) => item.deletedAt === undefined)).toEqual([]);
+    expect(fake.folders().filter((folder) => folder.title.startsWith('vaultline-conformance'))).toEqual([]);
+    expect(fake.sessions('alice').every((session) => session.revokedAt !== undefined)).toBe(true);
+    expect(fake.signIns('alice')).toBe(1);
+    const text = JSON.stringify(report);
+    for (const secret of [ALICE.password, ALICE.apiKey, ...fake.tokens()]) expect(text).not.toContain(secret);
+  });
+
+  it('runs from the CLI with the password from the environment', async () => {
+    const cli = fileURLToPath(new URL('../src/conformance-cli.ts', import.meta.url));
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [cli, '--base-url', fake.url, '--login', 'alice'],
+      {
+        env: { ...process.env, VAULTLINE_API_KEY: ALICE.apiKey, VAULTLINE_PASSWORD: ALICE.password },
+      },
+    );
+    expect(stderr).toBe('');
+    for (const secret of [ALICE.password, ALICE.apiKey]) expect(stdout).not.toContain(secret);
+    expect(stdout).toContain('server: teampass3; sign-in password; search full; files false');
+    expect(stdout).toMatch(/^ABSENT {4}other-users .*\(known TeamPass limit\)$/m);
+    expect(stdout).toMatch(/^LEAKS {5}tags-scope .*\(known TeamPass limit\)$/m);
     expect(stdout.trim().split('\n').at(-1)).toMatch(
       /^11 passed, 0 failed, 3 skipped; known TeamPass limits: /,
     );

@@ -308,6 +308,12 @@ const scenarios: Scenario[] = [
     http: true,
   },
   {
+    code: 'unsupported',
+    name: 'a one-time code asked of the legacy API, which has none',
+    run: (vault) => vault.readOtp({ id: 1 }),
+    http: false,
+  },
+  {
     code: 'server',
     name: 'HTTP 500 with an HTML body that prints the key',
     run: (vault, key) => {

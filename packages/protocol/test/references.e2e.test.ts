@@ -275,6 +275,16 @@ describe('resolveReferences', () => {
     expect(calls('/read/files/90')).toBe(1);
   });
 
+  it('says a one-time code is unsupported on a vault without them, resolving the rest', async () => {
+    const [otp, password] = await resolveReferences(vault, ['vaultline://10/otp', 'vaultline://10/password']);
+    expect(otp).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+    expect((otp as UnresolvedReference).error.message).toBe(
+      'vaultline://10/otp: this vault has no one-time codes (capabilities: otp false).',
+    );
+    expect(ok(password).value).toBe('pw-db-seeded');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('shares a checker and its cache across calls', async () => {
     const checker = createAccessChecker(vault, { itemList: false });
     await resolveReferences(vault, ['vaultline://10/password'], { login: 'alice', checker });

@@ -10,6 +10,7 @@ import { createFetch, type FetchContext, FetchError } from 'ofetch';
 import { type DownloadedFile, type EndpointDefinition, type EndpointName, endpoints } from '../endpoints.ts';
 import { type Redactor, toVaultError, VaultError } from '../errors.ts';
 import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../internal/response.ts';
+import { parseRetryAfter, withRetryAfter } from '../internal/retry-after.ts';
 import type { CallOptions, RequestEvent } from './types.ts';
 
 /** A request ready to send: its URL, the same URL redacted for reports, and its headers. */
@@ -78,6 +79,7 @@ export function createSender(settings: SenderSettings): Sender {
     const origin: ResponseOrigin = { endpoint: name, definition, url: request.displayUrl, redact };
     const started = Date.now();
     let status: number | undefined;
+    let retryAfter: string | null = null;
     let bytes: Uint8Array;
     const report = (errorCode: string | undefined) =>
       settings.onRequest?.({
@@ -114,6 +116,7 @@ export function createSender(settings: SenderSettings): Sender {
           else throw error;
         }
         status = response.status;
+        if (status === 429) retryAfter = response.headers.get('retry-after');
         bytes = await readBody(response, settings.maxResponseBytes, origin, attempt);
       } finally {
         attempt.stop();
@@ -145,7 +148,10 @@ export function createSender(settings: SenderSettings): Sender {
       report(undefined);
       return result;
     } catch (error) {
-      const vaultError = error instanceof VaultError ? error : fromThrown(error, origin, callOptions?.signal);
+      const vaultError = withRetryAfter(
+        error instanceof VaultError ? error : fromThrown(error, origin, callOptions?.signal),
+        parseRetryAfter(retryAfter),
+      );
       report(vaultError.code);
       throw vaultError;
     }

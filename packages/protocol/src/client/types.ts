@@ -6,22 +6,84 @@
  * @module
  */
 
-import type { KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
+import type { Dialect, KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import type { Redactor } from '../errors.ts';
+import type { ApiPermissions } from '../rights.ts';
 import type { Item } from '../schemas.ts';
+import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
+import type { TeamPass3TokenCache } from '../teampass3/session.ts';
+
+/** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
+export type DialectOption = 'auto' | Dialect;
+
+/**
+ * Where a short-lived process keeps its session token between runs (the OS keychain, VS Code's
+ * SecretStorage), so that a command normally signs in not at all: `{ get(), set(token | undefined) }`.
+ * The client reads it once before it would sign in (a token of another login, or one about to
+ * expire, is not used), writes every new token, and clears it when the server refuses it or on
+ * `dispose()`. The token is a secret: keep it where the password is kept. (The session's own type,
+ * under the name apps use.)
+ */
+export type TokenCache = TeamPass3TokenCache;
+
+/** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
+export interface SessionSettings {
+  /** Sign in again when fewer than this many ms remain before the token expires. Default 60 000 (at most a quarter of its lifetime). */
+  refreshMarginMs?: number | undefined;
+  /** The longest single wait on a 429, in ms; a longer `Retry-After` fails at once with `rate_limited`. Default 30 000. */
+  maxRetryAfterMs?: number | undefined;
+  /** How many 429s one call waits out before failing with `rate_limited`. Default 2. */
+  rateLimitRetries?: number | undefined;
+  /** The most records one paged read gathers (a folder's items, a search). Default 100 000. */
+  maxItems?: number | undefined;
+  /** Records asked per page. Default 500 (TeamPass 3's cap). */
+  pageSize?: number | undefined;
+  /** Pages, or single-id reads, sent at once. Default 4. */
+  concurrency?: number | undefined;
+  /** The clock, in ms since the epoch. Default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** How to wait out a 429. Default a timer. */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+}
 
 /** Options of `createVaultClient`. */
 export interface VaultClientOptions {
   /** The server's base URL, e.g. `https://vault.example.com` (the part before `/api/index.php`). */
   baseUrl: string;
-  /** The API key. Sent as {@link VaultClientOptions.keyTransport} says; never reported anywhere. */
-  apiKey: string;
   /**
-   * How the key travels. `query`: `?apikey=` first in the query (what TeamPass requires).
-   * `header`: `Authorization: Bearer <key>`, so that proxies and access logs never see it (a
-   * Vaultline server). `auto` (default): identifies the server once (a keyless
+   * The API key: the legacy API's key, or on TeamPass 3 the user's personal API key (sent only in
+   * the sign-in body, with the password). Never reported anywhere.
+   */
+  apiKey?: string | undefined;
+  /**
+   * The login to sign in as, on servers with per-user sign-in (TeamPass 3). Unused by the legacy
+   * API, whose key acts for nobody in particular.
+   */
+  login?: string | undefined;
+  /** The user's password, on servers with per-user sign-in (TeamPass 3): a secret like the key. */
+  password?: string | undefined;
+  /**
+   * A personal access token, instead of the password and API key, where a TeamPass 3 site
+   * enables them: a secret like the key.
+   */
+  personalAccessToken?: string | undefined;
+  /**
+   * Which dialect to speak. `auto` (default): one keyless request before the first call tells
+   * (see `detectDialect`), kept for the client's lifetime. `legacy` or `teampass3`: as stored from
+   * an earlier detection (`capabilities().dialect`), so that short-lived processes send no probe.
+   * Setting {@link VaultClientOptions.keyTransport} to `query` or `header` means `legacy`.
+   */
+  dialect?: DialectOption | undefined;
+  /** Where the session token is kept between processes (TeamPass 3); the client signs in when it has none. */
+  tokenCache?: TokenCache | undefined;
+  /** How sign-in sessions are kept (TeamPass 3). */
+  session?: SessionSettings | undefined;
+  /**
+   * How the legacy API's key travels. `query`: `?apikey=` first in the query (what TeamPass
+   * requires). `header`: `Authorization: Bearer <key>`, so that proxies and access logs never see
+   * it (a Vaultline server). `auto` (default): identifies the server once (a keyless
    * `GET …/info/version`) before the first call, and uses the header when the server says
    * `bearer-auth`, the query otherwise.
    */
@@ -55,10 +117,10 @@ export interface VaultClientOptions {
   requestOrigin?: string | undefined;
 }
 
-/** A redacted record of one call, for request logs: never a key, never a write's values. */
+/** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */
 export interface RequestEvent {
-  /** The operation's name in the table. */
-  endpoint: EndpointName;
+  /** The operation's name in the table of the dialect spoken (`readItems`; on TeamPass 3 `getItem`, `authorize`, …). */
+  endpoint: EndpointName | TeamPass3EndpointName;
   /** The HTTP method. */
   method: string;
   /** The URL with the key and secret segments replaced by `[REDACTED]`. */
@@ -82,15 +144,65 @@ export type VaultMethods = {
   [K in EndpointName]: (input: EndpointInput<K>, options?: CallOptions) => Promise<EndpointOutput<K>>;
 };
 
+/** The current one-time code of an item (TOTP, RFC 6238). */
+export interface OtpCode {
+  /** The item. */
+  itemId: number;
+  /** The code, zero-padded to its digits. A secret: show it, never log it. */
+  code: string;
+  /** How many seconds it stays valid. */
+  secondsLeft: number;
+  /** The period of the codes, in seconds (30 by default). */
+  period: number;
+  /** How many digits a code has (6 or 8). */
+  digits: number;
+}
+
+/** An item found by its URL: no password. */
+export interface UrlMatch {
+  /** The item id. */
+  id: number;
+  /** The label. */
+  label: string;
+  /** The login. */
+  login: string;
+  /** The URL it holds. */
+  url: string;
+  /** The folder that holds it. */
+  folderId: number;
+  /** Whether it has a TOTP secret (`readOtp` reads its code). */
+  otp: boolean;
+}
+
+/** Who the client acts as. */
+export interface VaultIdentity {
+  /**
+   * The login every call runs as, on servers with per-user sign-in (TeamPass 3): the person whose
+   * rights the server enforces. `undefined` on the legacy API, whose key acts for nobody in
+   * particular (apps name the person they act for to the access checker).
+   */
+  login: string | undefined;
+  /** The user's id, when signed in. */
+  userId: number | undefined;
+  /** Whether the user is an administrator, when signed in. */
+  administrator: boolean | undefined;
+  /** The user's API permissions as the server stated them at sign-in; `undefined` where there are none. */
+  api: ApiPermissions | undefined;
+}
+
 /** A client of one vault. */
 export interface VaultClient extends VaultMethods {
   /** The base URL it talks to. */
   readonly baseUrl: string;
-  /** Removes the API key from any text: for logs of code built on the client. */
+  /**
+   * Removes the secrets it was given (API key, password, personal access token) and any session
+   * token (anything shaped like a JWT, `Bearer …`) from text: for logs of code built on the client.
+   */
   readonly redact: Redactor;
   /**
    * What the server can do: identifies it with one keyless request on the first call, then
-   * answers from a cache (an inconclusive answer is asked again after 30 s).
+   * answers from a cache (an inconclusive answer is asked again after 30 s). A client created
+   * with an explicit `dialect` of `teampass3` sends nothing for it.
    *
    * @param options `refresh: true` asks the server again.
    * @returns The capabilities.
@@ -130,4 +242,42 @@ export interface VaultClient extends VaultMethods {
     changes: Partial<ItemWrite>,
     options?: CallOptions,
   ): Promise<{ status: string }>;
+  /**
+   * Reads the current one-time code (TOTP) of an item, where the server has them (`otp`).
+   *
+   * @param input The item.
+   * @returns The code, the seconds it stays valid, its period and digits.
+   * @throws {VaultError} `unsupported` where the server has no one-time codes; `not_found` for an
+   *   item without a TOTP secret, or one the user may not read.
+   */
+  readOtp(input: { id: number }, options?: CallOptions): Promise<OtpCode>;
+  /**
+   * Lists the tags of the vault, where the server has them (`tags`). TeamPass 3 lists every tag of
+   * the instance, including tags of items the user may not see.
+   *
+   * @returns The tags, sorted as the server sorts them.
+   * @throws {VaultError} `unsupported` where the server has no tags to list.
+   */
+  readTags(options?: CallOptions): Promise<string[]>;
+  /**
+   * Finds the items whose URL contains the given text, where the server can (`urlLookup`).
+   *
+   * @param input The URL, or a part of it.
+   * @returns The matches, without passwords.
+   * @throws {VaultError} `unsupported` where the server cannot look items up by URL.
+   */
+  findByUrl(input: { url: string }, options?: CallOptions): Promise<UrlMatch[]>;
+  /**
+   * Who the client acts as: on TeamPass 3 the signed-in user (signs in when needed); on the legacy
+   * API nobody in particular (`login: undefined`).
+   *
+   * @returns The identity.
+   */
+  identity(options?: CallOptions): Promise<VaultIdentity>;
+  /**
+   * Ends the client: on TeamPass 3 signs its session token out (`auth/logout`) and clears the
+   * token cache; with `signOut: false` keeps the token in the cache for the next process. Later
+   * calls fail with `aborted`. Safe to call twice.
+   */
+  dispose(options?: { signOut?: boolean | undefined }): Promise<void>;
 }

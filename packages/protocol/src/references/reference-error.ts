@@ -14,6 +14,7 @@ export const REFERENCE_ERROR_CODES = [
   'ambiguous',
   'forbidden',
   'unavailable',
+  'unsupported',
 ] as const;
 
 /**
@@ -21,7 +22,8 @@ export const REFERENCE_ERROR_CODES = [
  * `unknown_field` (not one of the fields), `login_required` (a path needs a login to list folders),
  * `not_found` (no such item or attachment), `ambiguous` (several items or attachments match: see
  * `candidates`), `forbidden` (the login has no right to read it), `unavailable` (the vault did not
- * return the value, e.g. a TeamPass personal-folder password).
+ * return the value, e.g. a TeamPass personal-folder password), `unsupported` (the vault has no such
+ * values at all: a one-time code or an attachment where it has none).
  */
 export type ReferenceErrorCode = (typeof REFERENCE_ERROR_CODES)[number];
 

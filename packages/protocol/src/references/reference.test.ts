@@ -8,6 +8,7 @@ import {
   isReference,
   MAX_REFERENCE_DEPTH,
   MAX_REFERENCE_LENGTH,
+  OTP_FIELD,
   parseReference,
   REFERENCE_FIELDS,
   type Reference,
@@ -46,7 +47,7 @@ const name = fc
   .filter((text) => text.isWellFormed());
 
 const field = fc.oneof(
-  fc.constantFrom(...REFERENCE_FIELDS),
+  fc.constantFrom(...REFERENCE_FIELDS, OTP_FIELD),
   name.map((file) => ({ file })),
 );
 const connection = fc.option(name, { nil: undefined });
@@ -234,6 +235,21 @@ describe('formatReference and parseReference', () => {
     ],
   ] satisfies [Reference, ReferenceErrorCode][])('refuses to format %o (%s)', (ref, code) => {
     expect(codeOf(() => formatReference(ref))).toBe(code);
+  });
+});
+
+describe('the otp field', () => {
+  it('names the current one-time code, by id or by path', () => {
+    expect(parseReference('vaultline://42/otp')).toEqual({ kind: 'id', id: 42, field: 'otp' });
+    expect(parseReference('vaultline://work@Ops/ci%20bot/otp')).toEqual({
+      kind: 'path',
+      folders: ['Ops'],
+      label: 'ci bot',
+      field: 'otp',
+      connection: 'work',
+    });
+    expect(formatReference({ kind: 'id', id: 7, field: 'otp' })).toBe('vaultline://7/otp');
+    expect(codeOf(() => parseReference('vaultline://42/OTP'))).toBe('unknown_field');
   });
 });
 

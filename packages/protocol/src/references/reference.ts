@@ -13,11 +13,21 @@ import { VaultReferenceError } from './reference-error.ts';
 /** The scheme every reference starts with. */
 export const REFERENCE_SCHEME = 'vaultline://';
 
-/** The item values a reference can name. */
+/** The stored item values a reference can name. */
 export const REFERENCE_FIELDS = ['password', 'login', 'email', 'url', 'description', 'label'] as const;
 
-/** An item value a reference can name. */
-export type ReferenceFieldName = (typeof REFERENCE_FIELDS)[number];
+/**
+ * The field that names an item's current one-time code (TOTP), computed when the reference is
+ * resolved, on servers that have them (`capabilities().otp`). Not a stored value, so not in
+ * {@link REFERENCE_FIELDS} (lists of an item's values leave it out).
+ */
+export const OTP_FIELD = 'otp';
+
+/** An item value a reference can name: a stored value, or the current one-time code. */
+export type ReferenceFieldName = (typeof REFERENCE_FIELDS)[number] | typeof OTP_FIELD;
+
+/** Every field name a reference may hold, for messages. */
+const FIELD_NAMES: readonly string[] = [...REFERENCE_FIELDS, OTP_FIELD];
 
 /** The prefix of a field that names an attachment: `file:<name>`. */
 export const FILE_FIELD_PREFIX = 'file:';
@@ -164,7 +174,7 @@ export function isReference(text: string): boolean {
  * @param text The reference, e.g. `vaultline://42/password`.
  * @returns The reference.
  * @throws {VaultReferenceError} `invalid_reference` when it does not follow the grammar;
- *   `unknown_field` when the field is not one of {@link REFERENCE_FIELDS} or `file:<name>`.
+ *   `unknown_field` when the field is not one of {@link REFERENCE_FIELDS}, `otp` or `file:<name>`.
  * @see ../../../../docs/references.md
  * @example
  * ```ts
@@ -236,12 +246,12 @@ function parseField(segment: string, text: string, offset: number): ReferenceFie
   if (segment.startsWith(FILE_FIELD_PREFIX)) {
     return { file: unescapeSegment(segment.slice(FILE_FIELD_PREFIX.length), text, offset + 5, 'file name') };
   }
-  if ((REFERENCE_FIELDS as readonly string[]).includes(segment)) return segment as ReferenceFieldName;
+  if (FIELD_NAMES.includes(segment)) return segment as ReferenceFieldName;
   if (segment === '') throw invalid(text, 'Expected a field after the last /.', offset);
   throw new VaultReferenceError(
     'unknown_field',
     excerpt(text),
-    `${quote(text)}: unknown field ${quote(segment)}; expected one of ${REFERENCE_FIELDS.join(', ')} or file:<name>.`,
+    `${quote(text)}: unknown field ${quote(segment)}; expected one of ${FIELD_NAMES.join(', ')} or file:<name>.`,
     { offset },
   );
 }
@@ -297,11 +307,11 @@ export function formatReference(reference: Reference): string {
 function formatField(field: ReferenceField): string {
   if (typeof field === 'object')
     return FILE_FIELD_PREFIX + escapeReferenceSegment(requireName(field.file, 'file name'));
-  if (!(REFERENCE_FIELDS as readonly string[]).includes(field)) {
+  if (!FIELD_NAMES.includes(field)) {
     throw new VaultReferenceError(
       'unknown_field',
       excerpt(String(field)),
-      `Unknown field ${quote(String(field))}; expected one of ${REFERENCE_FIELDS.join(', ')} or a file.`,
+      `Unknown field ${quote(String(field))}; expected one of ${FIELD_NAMES.join(', ')} or a file.`,
     );
   }
   return field;

@@ -15,11 +15,12 @@ import { foldLabel } from '../text.ts';
 import { fieldText, formatReference, parseReference, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
-/** The client calls resolution uses. */
+/** The client calls resolution uses (`readOtp` for `otp` fields; without it they are `unsupported`). */
 export type ReferenceClient = Pick<
   VaultClient,
   'readItems' | 'readFolders' | 'readUserFolders' | 'readUserItems' | 'listFiles' | 'downloadFile'
->;
+> &
+  Partial<Pick<VaultClient, 'readOtp'>>;
 
 /** Options of {@link resolveReferences}. */
 export interface ResolveReferencesOptions {
@@ -58,8 +59,10 @@ export interface ResolvedValue {
   readonly text: string;
   /** The parsed reference. */
   readonly reference: Reference;
-  /** The value: the field's text, or an attachment's bytes read as UTF-8. */
+  /** The value: the field's text, an attachment's bytes read as UTF-8, or the current one-time code. */
   readonly value: string;
+  /** For `otp`: how many seconds the code stays valid; absent for other fields. */
+  readonly secondsLeft?: number | undefined;
   /** An attachment's bytes; `undefined` for item fields. */
   readonly bytes: Uint8Array | undefined;
   /** The item it points at. */
@@ -175,7 +178,8 @@ export async function resolveReferences(
   }
 
   const files = await readFiles(client, entries, callOptions);
-  return entries.map((entry, index) => finish(entry, files.get(index)));
+  const codes = await readOtps(client, entries, callOptions);
+  return entries.map((entry, index) => finish(entry, files.get(index) ?? codes.get(index)));
 }
 
 function toEntry(input: Reference | string): Entry {
@@ -248,7 +252,68 @@ async function resolvePaths(
 
 interface FileResult {
   bytes?: Uint8Array;
+  /** For `otp`: the code and how long it stays valid. */
+  otp?: { code: string; secondsLeft: number };
   error?: VaultReferenceError;
+}
+
+/**
+ * Reads the one-time codes `otp` references name: one `readOtp` per item, only for items that
+ * may have one (an item whose record says it has none is `not_found` without a call).
+ */
+async function readOtps(
+  client: ReferenceClient,
+  entries: Entry[],
+  callOptions: CallOptions,
+): Promise<Map<number, FileResult>> {
+  const results = new Map<number, FileResult>();
+  const wanted = new Map<number, number[]>();
+  entries.forEach((entry, index) => {
+    if (!entry.item || entry.error || entry.reference?.field !== 'otp') return;
+    if (!client.readOtp) {
+      results.set(index, {
+        error: new VaultReferenceError(
+          'unsupported',
+          entry.text,
+          `${entry.text}: this vault has no one-time codes.`,
+        ),
+      });
+    } else if (entry.item.otp === false) {
+      results.set(index, { error: noOtp(entry.text, entry.item.id) });
+    } else {
+      wanted.set(entry.item.id, [...(wanted.get(entry.item.id) ?? []), index]);
+    }
+  });
+  const readOtp = client.readOtp;
+  if (wanted.size === 0 || !readOtp) return results;
+  await Promise.all(
+    [...wanted].map(async ([itemId, indexes]) => {
+      try {
+        const code = await readOtp({ id: itemId }, callOptions);
+        for (const index of indexes)
+          results.set(index, { otp: { code: code.code, secondsLeft: code.secondsLeft } });
+      } catch (error) {
+        if (!isVaultError(error, 'unsupported', 'not_found')) throw error;
+        for (const index of indexes) {
+          const text = entries[index]!.text;
+          results.set(index, {
+            error: isVaultError(error, 'unsupported')
+              ? new VaultReferenceError(
+                  'unsupported',
+                  text,
+                  `${text}: this vault has no one-time codes (capabilities: otp false).`,
+                )
+              : noOtp(text, itemId),
+          });
+        }
+      }
+    }),
+  );
+  return results;
+}
+
+function noOtp(text: string, itemId: number): VaultReferenceError {
+  return new VaultReferenceError('not_found', text, `${text}: item ${itemId} has no one-time code (TOTP).`);
 }
 
 /** Reads the attachments references name: one listing per item, one download per file. */
@@ -268,11 +333,29 @@ async function readFiles(
   const results = new Map<number, FileResult>();
   if (wanted.size === 0) return results;
   const listings = new Map<number, FileInfo[]>();
-  await Promise.all(
-    [...wanted.keys()].map(async (itemId) => {
-      listings.set(itemId, await notFoundAsEmpty(client.listFiles({ itemId }, callOptions)));
-    }),
-  );
+  try {
+    await Promise.all(
+      [...wanted.keys()].map(async (itemId) => {
+        listings.set(itemId, await notFoundAsEmpty(client.listFiles({ itemId }, callOptions)));
+      }),
+    );
+  } catch (error) {
+    if (!isVaultError(error, 'unsupported')) throw error;
+    // A vault without attachments (TeamPass 3): every file reference says so.
+    for (const indexes of wanted.values()) {
+      for (const index of indexes) {
+        const text = entries[index]!.text;
+        results.set(index, {
+          error: new VaultReferenceError(
+            'unsupported',
+            text,
+            `${text}: this vault has no attachments (capabilities: files false).`,
+          ),
+        });
+      }
+    }
+    return results;
+  }
   const downloads = new Map<number, Promise<Uint8Array | undefined>>();
   for (const [itemId, indexes] of wanted) {
     for (const index of indexes) {
@@ -379,6 +462,18 @@ function finish(entry: Entry, file: FileResult | undefined): ResolvedReference {
       reference,
       value: utf8Decoder.decode(bytes),
       bytes,
+      item: resolvedItem,
+    };
+  }
+  if (reference.field === 'otp') {
+    if (file?.error) return fail(file.error);
+    return {
+      ok: true,
+      text: entry.text,
+      reference,
+      value: file?.otp?.code ?? '',
+      secondsLeft: file?.otp?.secondsLeft,
+      bytes: undefined,
       item: resolvedItem,
     };
   }

@@ -14,6 +14,7 @@
 import { createFetch, FetchError } from 'ofetch';
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError, type VaultErrorCode } from '../errors.ts';
+import { parseRetryAfter } from '../internal/retry-after.ts';
 import {
   type TeamPass3EndpointDefinition,
   type TeamPass3EndpointName,
@@ -396,7 +397,7 @@ function interpret<K extends TeamPass3EndpointName>(
       new VaultError(
         status >= 500 ? 'server' : codeOfStatus(status),
         `${row.operation} failed with HTTP ${status} and an empty body (TeamPass answers so for a malformed request body and for some of its own errors).`,
-        base,
+        { ...base, retryAfterMs },
       ),
       status,
       retryAfterMs,
@@ -414,7 +415,7 @@ function interpret<K extends TeamPass3EndpointName>(
       new VaultError(
         codeOfStatus(status),
         `${row.operation} failed with HTTP ${status}: expected a problem+json body, received ${describeBody(text)}.`,
-        { ...base, excerpt: excerptOf(text, redact) },
+        { ...base, excerpt: excerptOf(text, redact), retryAfterMs },
       ),
       status,
       retryAfterMs,
@@ -430,6 +431,7 @@ function interpret<K extends TeamPass3EndpointName>(
       {
         ...base,
         serverMessage: words,
+        retryAfterMs,
       },
     ),
     status,
@@ -488,14 +490,6 @@ function codeOfStatus(status: number): VaultErrorCode {
 export function classifyTeamPass3Error(status: number, detail: string): VaultErrorCode {
   for (const [pattern, code] of WORDS) if (pattern.test(detail)) return code;
   return codeOfStatus(status);
-}
-
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const seconds = Number(value.trim());
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }
 
 function toQuery(params: unknown): string {

@@ -365,6 +365,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
         serverMessage: error.serverMessage,
         endpoint: error.endpoint,
         url: error.url,
+        retryAfterMs: result.retryAfterMs,
         cause: error,
       },
     );

@@ -1,0 +1,180 @@
+/**
+ * The client of `dialect: 'auto'`: one `VaultClient` that detects the server's dialect once (one
+ * keyless request, shared with the legacy client's own identification so that it is never sent
+ * twice) and hands every call to the implementation of that dialect, created on first use: the
+ * legacy client, or the TeamPass 3 adapter. It holds no dialect knowledge of its own.
+ *
+ * @module
+ */
+
+import type { Identification } from '../capabilities.ts';
+import {
+  capabilitiesOfDetection,
+  createDialectProbe,
+  type Detection,
+  identifyRequestOf,
+} from '../dialect.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
+import { ENDPOINT_NAMES } from '../endpoints.ts';
+import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
+import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './types.ts';
+
+/** Anything shaped like a JWT (a session token), and `Bearer …` values. */
+const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
+const BEARER = /(Bearer\s+)\S+/gi;
+
+/**
+ * A redactor for every secret a client may hold: the API key, the password, the personal access
+ * token, and any session token.
+ *
+ * @param options The client options.
+ * @returns The redactor.
+ */
+export function clientRedactor(
+  options: Pick<VaultClientOptions, 'apiKey' | 'password' | 'personalAccessToken'>,
+): Redactor {
+  const secrets = createRedactor(
+    [options.apiKey, options.password, options.personalAccessToken].filter(
+      (secret): secret is string => typeof secret === 'string' && secret !== '',
+    ),
+  );
+  return (text) => secrets(text).replace(JWT_SHAPE, REDACTED).replace(BEARER, `$1${REDACTED}`);
+}
+
+/**
+ * Creates the client of `dialect: 'auto'`.
+ *
+ * @param options The client options (the base URL already checked).
+ * @param createLegacy Creates the legacy client, whose identification reads the detection's.
+ * @returns The client.
+ * @throws {VaultError} `invalid_request` when the credentials can sign in to no dialect.
+ */
+export function createAutoDialectClient(
+  options: VaultClientOptions,
+  createLegacy: (identify: () => Promise<Identification>) => VaultClient,
+): VaultClient {
+  const found = teampass3CredentialsOf(options);
+  const legacyReady = typeof options.apiKey === 'string' && options.apiKey !== '';
+  const teampass3Ready = 'credentials' in found;
+  const signInSecrets = Boolean(options.password || options.personalAccessToken);
+  if (!legacyReady && !teampass3Ready) {
+    throw new VaultError(
+      'invalid_request',
+      signInSecrets
+        ? `Expected credentials that can sign in: missing ${'missing' in found ? found.missing : 'an API key'}.`
+        : 'Expected an API key, received an empty one.',
+    );
+  }
+  // When the server cannot be told, the credentials say which API was meant.
+  const fallback = signInSecrets && teampass3Ready ? 'teampass3' : 'legacy';
+  const probe = createDialectProbe(identifyRequestOf(options));
+  const redact = clientRedactor(options);
+  let legacy: VaultClient | undefined;
+  let teampass3: VaultClient | undefined;
+  let disposed = false;
+
+  function legacyClient(detection: Detection): VaultClient {
+    if (legacy) return legacy;
+    if (!legacyReady) {
+      throw new VaultError(
+        'unauthorized',
+        `${options.baseUrl} speaks the legacy API (${detection.evidence}), which needs an API key; none was given.`,
+      );
+    }
+    legacy = createLegacy(async () => (await probe.get()).identification);
+    return legacy;
+  }
+
+  function teampass3Client(detection: Detection): VaultClient {
+    if (teampass3) return teampass3;
+    if (!('credentials' in found)) {
+      throw new VaultError(
+        'unauthorized',
+        `${options.baseUrl} is a TeamPass 3 server (${detection.evidence}): signing in needs the login and password with the user's API key, or a personal access token; missing ${found.missing}.`,
+      );
+    }
+    teampass3 = createTeamPass3Client(options, { detected: detection.dialect !== undefined });
+    return teampass3;
+  }
+
+  async function current(callOptions?: CallOptions): Promise<VaultClient> {
+    if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
+    const detection = probe.known() ?? (await untilAborted(probe.get(), callOptions?.signal));
+    return (detection.dialect ?? fallback) === 'teampass3'
+      ? teampass3Client(detection)
+      : legacyClient(detection);
+  }
+
+  const methods = Object.fromEntries(
+    ENDPOINT_NAMES.map((name) => [
+      name,
+      async (input: never, callOptions?: CallOptions) =>
+        ((await current(callOptions))[name] as (input: never, options?: CallOptions) => Promise<unknown>)(
+          input,
+          callOptions,
+        ),
+    ]),
+  ) as unknown as VaultMethods;
+
+  return {
+    ...methods,
+    baseUrl: options.baseUrl,
+    redact,
+    async capabilities(capabilityOptions) {
+      const refresh = capabilityOptions?.refresh ?? false;
+      const detection = await probe.get(refresh);
+      if ((detection.dialect ?? fallback) === 'teampass3') {
+        if (teampass3) return teampass3.capabilities();
+        const capabilities = capabilitiesOfDetection({ ...detection, dialect: 'teampass3' });
+        return {
+          ...capabilities,
+          maxResults: options.session?.maxItems ?? capabilities.maxResults,
+          detected: detection.dialect !== undefined,
+        };
+      }
+      // Without a key there is no legacy client to ask: the detection's reading stands.
+      if (!legacyReady) return capabilitiesOfDetection(detection);
+      // Its identification reads the detection just made: no second request.
+      return legacyClient(detection).capabilities({ refresh });
+    },
+    async call<K extends EndpointName>(
+      name: K,
+      input: EndpointInput<K>,
+      callOptions?: CallOptions,
+    ): Promise<EndpointOutput<K>> {
+      return (await current(callOptions)).call(name, input, callOptions);
+    },
+    getItem: async (id, callOptions) => (await current(callOptions)).getItem(id, callOptions),
+    updateItemFields: async (id, changes, callOptions) =>
+      (await current(callOptions)).updateItemFields(id, changes, callOptions),
+    readOtp: async (input, callOptions) => (await current(callOptions)).readOtp(input, callOptions),
+    readTags: async (callOptions) => (await current(callOptions)).readTags(callOptions),
+    findByUrl: async (input, callOptions) => (await current(callOptions)).findByUrl(input, callOptions),
+    identity: async (callOptions) => (await current(callOptions)).identity(callOptions),
+    async dispose(disposeOptions) {
+      disposed = true;
+      await Promise.all([teampass3?.dispose(disposeOptions), legacy?.dispose(disposeOptions)]);
+    },
+  };
+}
+
+/** Waits for a shared promise, or rejects with `aborted` when this caller's signal fires first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new VaultError('aborted', 'The call was cancelled.'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new VaultError('aborted', 'The call was cancelled.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

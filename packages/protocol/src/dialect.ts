@@ -1,0 +1,292 @@
+/**
+ * Which API a server speaks, told without credentials: the legacy API of the spec (the Vaultline
+ * server, TeamPass 2) or TeamPass 3's REST API. One keyless request usually tells: the legacy
+ * identification (`GET …/info/version`), which a Vaultline server answers with who it is, TeamPass
+ * 2 with its missing-key error (`{"err":…}`), and TeamPass 3 with an RFC 9457 problem
+ * (`401 Missing Authorization header`). Only an answer that says neither (a proxy's page, a 404,
+ * a 502) costs a second keyless request, TeamPass 3's OpenAPI document (`GET …/openapi.json`,
+ * titled "TeamPass REST API"); no answer at all (network error, timeout) costs none. Inconclusive
+ * answers are never kept for long.
+ *
+ * @see ../../../docs/teampass.md
+ * @module
+ */
+
+import * as v from 'valibot';
+import {
+  capabilitiesOf,
+  type Dialect,
+  type Identification,
+  type IdentifyRequest,
+  type KeylessAnswer,
+  readIdentification,
+  requestKeyless,
+  type ServerCapabilities,
+  teampass3Capabilities,
+} from './capabilities.ts';
+import { SERVER_INFO_PATH } from './server-info.ts';
+import { teampass3Endpoints } from './teampass3/endpoints.ts';
+import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
+
+/** The title of TeamPass 3's OpenAPI document. */
+export const TEAMPASS3_API_TITLE = 'TeamPass REST API';
+
+/** Options of {@link detectDialect}. */
+export interface DetectDialectOptions {
+  /** The server's base URL (the part before `/api/index.php`); a URL naming the API path is accepted. */
+  baseUrl: string;
+  /** The API's path under the base URL. Default `/api/index.php`. */
+  apiPath?: string | undefined;
+  /** The `fetch` to use; the global one by default. */
+  fetch?: typeof globalThis.fetch | undefined;
+  /** Extra headers (a proxy's); never credentials: the requests are keyless. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Time allowed for each request, in ms. Default 10 000. */
+  timeoutMs?: number | undefined;
+}
+
+/** What {@link detectDialect} found. */
+export type DialectDetection =
+  | {
+      /** The server answered in a way that tells its dialect. */
+      readonly detected: true;
+      /** The dialect: store it per connection and pass it back as `createVaultClient({ dialect })`. */
+      readonly dialect: Dialect;
+      /** What the server can do, as far as a keyless request tells (`credentials` says what to ask for). */
+      readonly capabilities: ServerCapabilities;
+      /** One line: what told it, for logs and messages. */
+      readonly evidence: string;
+    }
+  | {
+      /** No usable answer (network error, timeout, 408, 429, a 5xx without a body that tells). */
+      readonly detected: false;
+      /** Unknown. */
+      readonly dialect: undefined;
+      /** Unknown. */
+      readonly capabilities: undefined;
+      /** One line: what came back instead. */
+      readonly evidence: string;
+    };
+
+/**
+ * Tells which API a server speaks, without credentials: for connect flows, which must know what
+ * to ask for before they have it (an API key alone, or a login, password and API key / personal
+ * access token: `capabilities.credentials`). Never throws for a failing server.
+ *
+ * Rules, in order: a Vaultline identification → `legacy`; a problem+json answer (TeamPass 3
+ * answers `401 Missing Authorization header` to a request without a token, `403 HTTPS is
+ * required` over plain HTTP where HTTPS is required) → `teampass3`; an `{"err":…}` body (TeamPass
+ * 2) → `legacy`; otherwise, when an answer came at all, TeamPass 3's keyless OpenAPI document
+ * titled "TeamPass REST API" → `teampass3`; otherwise any answer below 500 that is not 408 or 429
+ * → `legacy` (a TeamPass-compatible server, as the legacy identification reads it); otherwise not
+ * detected.
+ *
+ * @param options The server.
+ * @returns The dialect and what the server can do, or why it could not tell.
+ * @example
+ * ```ts
+ * const found = await detectDialect({ baseUrl: 'https://teampass.example.com' });
+ * if (found.detected && found.capabilities.credentials === 'password') askForPassword();
+ * const vault = createVaultClient({ baseUrl, login, password, apiKey, dialect: found.dialect });
+ * ```
+ */
+export async function detectDialect(options: DetectDialectOptions): Promise<DialectDetection> {
+  const detection = await detect(identifyRequestOf(options));
+  if (detection.dialect === undefined)
+    return { detected: false, dialect: undefined, capabilities: undefined, evidence: detection.evidence };
+  return {
+    detected: true,
+    dialect: detection.dialect,
+    capabilities: capabilitiesOfDetection(detection),
+    evidence: detection.evidence,
+  };
+}
+
+/** What one detection found: the dialect (or none), and the legacy identification it read. */
+export interface Detection {
+  /** The dialect; `undefined` when the answers were inconclusive. */
+  readonly dialect: Dialect | undefined;
+  /** The legacy identification's reading of the first answer (what a legacy client's probe keeps). */
+  readonly identification: Identification;
+  /** One line: what told it. */
+  readonly evidence: string;
+}
+
+/**
+ * The capabilities a detection means, before any sign-in.
+ *
+ * @param detection The detection.
+ * @returns The capabilities; the cautious legacy ones with `detected: false` when inconclusive.
+ */
+export function capabilitiesOfDetection(detection: Detection): ServerCapabilities {
+  if (detection.dialect === 'teampass3') return teampass3Capabilities();
+  if (detection.identification.answered) return capabilitiesOf(detection.identification.info);
+  return { ...capabilitiesOf(undefined), detected: false };
+}
+
+/**
+ * The keyless request settings for a base URL.
+ *
+ * @param options The server.
+ * @returns The request settings.
+ */
+export function identifyRequestOf(options: DetectDialectOptions): IdentifyRequest {
+  const base = options.baseUrl
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '')
+    .replace(/\/api(\/index\.php)?(\/v1)?$/, '');
+  return {
+    apiRoot: base + (options.apiPath ?? '/api/index.php').replace(/\/+$/, ''),
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    headers: options.headers,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  };
+}
+
+/**
+ * Runs the detection: the legacy identification, then, only when its answer tells neither
+ * dialect, TeamPass 3's OpenAPI document.
+ *
+ * @param request Where and how.
+ * @returns What it found; never throws.
+ */
+export async function detect(request: IdentifyRequest): Promise<Detection> {
+  const first = await requestKeyless(request, SERVER_INFO_PATH);
+  const identification = readIdentification(first);
+  if (identification.answered && identification.info) {
+    return {
+      dialect: 'legacy',
+      identification,
+      evidence: `a Vaultline server identified itself (version ${identification.info.version})`,
+    };
+  }
+  const problem = teampass3Problem(first);
+  if (problem !== undefined) {
+    return {
+      dialect: 'teampass3',
+      identification,
+      evidence: `the legacy identification answered a TeamPass 3 problem: HTTP ${problem.status} "${problem.detail.slice(0, 80)}"`,
+    };
+  }
+  if (first.received && hasErrBody(first.text)) {
+    return {
+      dialect: 'legacy',
+      identification,
+      evidence: `the legacy identification answered a TeamPass error (HTTP ${first.status})`,
+    };
+  }
+  // No answer at all (network, timeout): a second request would only double the wait.
+  const document = first.received ? await requestKeyless(request, teampass3Endpoints.openApi.path) : first;
+  if (openApiTitle(document) === TEAMPASS3_API_TITLE) {
+    return {
+      dialect: 'teampass3',
+      identification,
+      evidence: `openapi.json is titled "${TEAMPASS3_API_TITLE}"`,
+    };
+  }
+  if (identification.answered) {
+    return {
+      dialect: 'legacy',
+      identification,
+      evidence: `the legacy identification answered HTTP ${first.received ? first.status : '?'}, read as a TeamPass-compatible server`,
+    };
+  }
+  return {
+    dialect: undefined,
+    identification,
+    evidence: `no usable answer (${identification.reason})`,
+  };
+}
+
+/** A TeamPass 3 problem answer: `application/problem+json`, or TeamPass 3's missing-token words. */
+function teampass3Problem(answer: KeylessAnswer): { status: number; detail: string } | undefined {
+  if (!answer.received) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(answer.text);
+  } catch {
+    return undefined;
+  }
+  const parsed = v.safeParse(TeamPass3ProblemSchema, data);
+  if (!parsed.success) return undefined;
+  const problemType = answer.contentType.includes('application/problem+json');
+  const missingToken = answer.status === 401 && /Missing Authorization header/i.test(parsed.output.detail);
+  return problemType || missingToken ? { status: answer.status, detail: parsed.output.detail } : undefined;
+}
+
+function hasErrBody(text: string): boolean {
+  try {
+    const data: unknown = JSON.parse(text);
+    return typeof data === 'object' && data !== null && !Array.isArray(data) && 'err' in data;
+  } catch {
+    return false;
+  }
+}
+
+function openApiTitle(answer: KeylessAnswer): string | undefined {
+  if (!answer.received || answer.status !== 200) return undefined;
+  try {
+    const parsed = v.safeParse(TeamPass3OpenApiSchema, JSON.parse(answer.text));
+    return parsed.success ? parsed.output.info.title : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options of {@link createDialectProbe}. */
+export interface DialectProbeOptions extends IdentifyRequest {
+  /** How long an inconclusive detection is used before asking again, in ms. Default 30 000. */
+  retryAfterMs?: number | undefined;
+  /** The clock, for tests. */
+  now?: (() => number) | undefined;
+}
+
+/** The cached detection of one server. */
+export interface DialectProbe {
+  /**
+   * The detection: runs it on the first call (concurrent callers share it), then answers from the
+   * cache; a conclusive one is kept, an inconclusive one for `retryAfterMs`.
+   *
+   * @param refresh Ask the server again.
+   */
+  get(refresh?: boolean): Promise<Detection>;
+  /** The detection when already known and still fresh, without waiting. */
+  known(): Detection | undefined;
+}
+
+/**
+ * Creates the cached detection of a server, as a client in `auto` mode uses it.
+ *
+ * @param options Where, how, and how long an inconclusive answer is kept.
+ * @returns The probe.
+ */
+export function createDialectProbe(options: DialectProbeOptions): DialectProbe {
+  const retryAfterMs = options.retryAfterMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  let current: Detection | undefined;
+  let expiresAt = Number.POSITIVE_INFINITY;
+  let pending: Promise<Detection> | undefined;
+
+  function known(): Detection | undefined {
+    if (current === undefined || expiresAt === Number.POSITIVE_INFINITY) return current;
+    return now() < expiresAt ? current : undefined;
+  }
+
+  return {
+    get(refresh = false) {
+      const cached = refresh ? undefined : known();
+      if (cached) return Promise.resolve(cached);
+      pending ??= detect(options)
+        .then((detection) => {
+          current = detection;
+          expiresAt = detection.dialect === undefined ? now() + retryAfterMs : Number.POSITIVE_INFINITY;
+          return detection;
+        })
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
+    },
+    known,
+  };
+}

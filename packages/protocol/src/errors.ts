@@ -24,6 +24,27 @@ export const VAULT_ERROR_CODES = [
 /** What went wrong, as a string a program can switch on. */
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
 
+/**
+ * Every reason a {@link VaultError} can carry: why it happened, finer than its code, where the
+ * server says so. A reason refines one code; code that knows only codes still reads the error right.
+ */
+export const VAULT_ERROR_REASONS = ['key_revoked'] as const;
+
+/**
+ * Why an error happened, finer than its {@link VaultErrorCode}:
+ *
+ * - `key_revoked` (code `unauthorized`): the server knows the key, and it was revoked. Not a typo:
+ *   the fix is a new key from an administrator, not typing it again.
+ *
+ * @see ../../../docs/api.md#errors
+ */
+export type VaultErrorReason = (typeof VAULT_ERROR_REASONS)[number];
+
+/** The code each {@link VaultErrorReason} refines. */
+export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = {
+  key_revoked: 'unauthorized',
+};
+
 /** Options of the {@link VaultError} constructor. */
 export interface VaultErrorOptions {
   /** The HTTP status, when a response arrived. */
@@ -32,6 +53,8 @@ export interface VaultErrorOptions {
   serverMessage?: string | undefined;
   /** The server's own code (`code`), when it sent one. */
   serverCode?: string | undefined;
+  /** Why, finer than the code, when the server said so. */
+  reason?: VaultErrorReason | undefined;
   /** The operation that failed, e.g. `readItems`. */
   endpoint?: string | undefined;
   /** The request URL with the API key and any secret path segments replaced. */
@@ -61,6 +84,8 @@ export class VaultError extends Error {
   readonly serverMessage: string | undefined;
   /** The server's own code, when it sent one. */
   readonly serverCode: string | undefined;
+  /** Why, finer than the code (`key_revoked`), when the server said so. */
+  readonly reason: VaultErrorReason | undefined;
   /** The operation that failed. */
   readonly endpoint: string | undefined;
   /** The request URL, redacted. */
@@ -83,6 +108,7 @@ export class VaultError extends Error {
     this.status = options.status;
     this.serverMessage = options.serverMessage;
     this.serverCode = options.serverCode;
+    this.reason = options.reason;
     this.endpoint = options.endpoint;
     this.url = options.url;
     this.excerpt = options.excerpt;
@@ -102,6 +128,7 @@ export class VaultError extends Error {
       status: this.status,
       serverMessage: this.serverMessage,
       serverCode: this.serverCode,
+      reason: this.reason,
       endpoint: this.endpoint,
       url: this.url,
       excerpt: this.excerpt,

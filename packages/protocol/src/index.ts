@@ -91,11 +91,14 @@ export {
   serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
+  VAULT_ERROR_REASONS,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  type VaultErrorReason,
   withServerWords,
 } from './errors.ts';
+export { EXIT, type ExitCode } from './exit-codes.ts';
 export {
   API_BASE_PATH,
   createOpenApiDocument,
@@ -215,4 +218,4 @@ export {
   type ServerInfo,
   ServerInfoSchema,
 } from './server-info.ts';
-export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';
+export { foldLabel, MAX_SEARCH_LENGTH, neutralizeText } from './text.ts';

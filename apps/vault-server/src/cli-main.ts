@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ACCESS_TYPES } from '@vaultline/protocol';
+import { ACCESS_TYPES, neutralizeText } from '@vaultline/protocol';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { configFromEnv, type VaultServerConfig } from './config.ts';
 import { QUICKSTART_KEY_FILE } from './constants.ts';
@@ -23,6 +23,11 @@ const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 interface CliIo {
   out(text: string): void;
   err(text: string): void;
+}
+
+/** Text for the terminal, line by line: what it echoes can neither drive the terminal nor reorder a line. */
+function printable(text: string): string {
+  return text.split('\n').map(neutralizeText).join('\n');
 }
 
 const PROCESS_IO: CliIo = {
@@ -240,7 +245,7 @@ function createProgram(io: CliIo = PROCESS_IO): { program: Command; keepAlive: (
   const program = new Command('vaultline-server')
     .description('The Vaultline vault server and its administration.')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput({ writeOut: io.out, writeErr: (text) => io.err(printable(text)) })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', ENVIRONMENT_HELP);
 
@@ -550,7 +555,7 @@ async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
         ? EXIT.ok
         : EXIT.usage;
     }
-    io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`error: ${printable(error instanceof Error ? error.message : String(error))}\n`);
     return EXIT.error;
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { neutralizeText } from '@vaultline/protocol';
+import { neutralizeText, type VaultErrorReason } from '@vaultline/protocol';
 import type { ApiAnswer } from './api-call.ts';
 
 // Answers carry passwords: no cache, proxy or browser may keep them.
@@ -32,6 +32,8 @@ export interface ErrorBody {
   readonly err: string;
   /** What went wrong, for programs: a `VaultErrorCode`. */
   readonly code: string;
+  /** Why, finer than the code, where the server knows (`key_revoked`). */
+  readonly reason?: VaultErrorReason | undefined;
 }
 
 /** A handler's answer that is a file's bytes with their own headers, not JSON (read/files). */
@@ -76,7 +78,11 @@ export function errorAnswer(
   return answer(
     status,
     { ...JSON_HEADERS, ...headers },
-    JSON.stringify({ err: neutralizeText(body.err), code: body.code }),
+    JSON.stringify({
+      err: neutralizeText(body.err),
+      code: body.code,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    }),
   );
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { EXIT } from '@vaultline/protocol';
 import { describe, expect, it } from 'vitest';
-import { ENV, EXIT } from '../src/constants.ts';
+import { ENV } from '../src/constants.ts';
 import { readEnvironment } from '../src/env.ts';
 import { processOutput } from '../src/output.ts';
 import { createProgram } from '../src/program.ts';

@@ -1,9 +1,10 @@
+import { EXIT } from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ReplayServer,
   startReplayServer,
 } from '../../../packages/protocol/test/teampass-replay-server.ts';
-import { EXIT, MASK } from '../src/constants.ts';
+import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 
 const KEY = 'tpCliKey0123456789abcdefghijklmnopqrstuv';

@@ -1,4 +1,10 @@
-import { isVaultError, toVaultError, type VaultErrorCode, withServerWords } from '@vaultline/protocol';
+import {
+  isVaultError,
+  toVaultError,
+  type VaultErrorCode,
+  type VaultErrorReason,
+  withServerWords,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
 
 /** A button on an error: the command that fixes what failed ("Connect", "Retry"). */
@@ -33,9 +39,19 @@ const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
   server: (where) => vscode.l10n.t('{0}: the vault failed with a server error.', where),
 };
 
+/** What to tell the user for a reason the vault gave, where it changes what to do: instead of the code's. */
+const REASON_MESSAGES: Readonly<Record<VaultErrorReason, (where: string) => string>> = {
+  key_revoked: (where) =>
+    vscode.l10n.t(
+      '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect" again.',
+      where,
+    ),
+};
+
 /**
- * Turns anything thrown into one line for the user: the plain sentence for its code, then the
- * server's own words (`The vault said: "…"`, first line, redacted) when the server sent any.
+ * Turns anything thrown into one line for the user: the plain sentence for its code (or for its
+ * reason, such as a revoked key), then the server's own words (`The vault said: "…"`, first line,
+ * redacted) when the server sent any.
  *
  * @param error The thrown value.
  * @param where The connection name or the action, put first.
@@ -59,7 +75,11 @@ export function userMessage(
   }
   // The server's own words say which value, which rule, which user: the core puts them next to
   // the sentence (first line, short, redacted).
-  return withServerWords(MESSAGES[vaultError.code](where), vaultError, redact);
+  const sentence =
+    vaultError.reason === undefined
+      ? MESSAGES[vaultError.code](where)
+      : REASON_MESSAGES[vaultError.reason](where);
+  return withServerWords(sentence, vaultError, redact);
 }
 
 /** Whether an error means the key is wrong: fixed by connecting again, not by retrying. */

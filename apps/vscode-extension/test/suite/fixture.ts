@@ -14,8 +14,11 @@ export interface Fixture {
   url: string;
   /** A URL where nothing listens: the "server down" case. */
   downUrl: string;
-  /** `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their users. */
-  keys: { admin: string; alice: string; bob: string; carol: string };
+  /**
+   * `admin` is the TeamPass-style shared key; `alice`, `bob` and `carol` (NE) are bound to their
+   * users; `revoked` was alice's until it was revoked.
+   */
+  keys: { admin: string; alice: string; bob: string; carol: string; revoked: string };
   /** User ids (a personal folder is titled with its owner's id). */
   users: { alice: number };
   folders: { infra: number; databases: number; payments: number; bulk?: number };

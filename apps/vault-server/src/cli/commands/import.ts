@@ -8,7 +8,7 @@
 
 import { EXIT } from '@vaultline/protocol';
 import { Command } from 'commander';
-import type { ImportSummary } from '../../import/import-vault.ts';
+import type { ImportSummary } from '../../import/types.ts';
 import { operatorActor } from '../../store/actor.ts';
 import { type CliContext, operator, withVault } from '../context.ts';
 import { collect } from '../options.ts';

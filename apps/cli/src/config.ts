@@ -8,8 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT } from '@vaultline/protocol';
 import * as v from 'valibot';
-import { EXIT } from './constants.ts';
+
 import { CliError } from './errors.ts';
 
 const ConnectionSchema = v.object({

@@ -6,9 +6,15 @@
  * @module
  */
 
-import { createRedactor, createVaultClient, type Redactor, type VaultClient } from '@vaultline/protocol';
+import {
+  createRedactor,
+  createVaultClient,
+  EXIT,
+  type Redactor,
+  type VaultClient,
+} from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
-import { DEFAULT_CONNECTION, ENV, EXIT } from './constants.ts';
+import { DEFAULT_CONNECTION, ENV } from './constants.ts';
 import { type CliEnvironment, keyVariable } from './env.ts';
 import { CliError } from './errors.ts';
 import { keychainAccount, readKey } from './keychain.ts';

@@ -1,33 +1,10 @@
 /**
- * The names a user or a script sees: exit codes, environment variables, files. One place, so the
- * README's tables and the code cannot drift (test/docs.test.ts compares them).
+ * The names a user or a script sees: environment variables, files. One place, so the README's
+ * tables and the code cannot drift (test/docs.test.ts compares them). The exit codes are the
+ * protocol core's `EXIT`, one table for every Vaultline command.
  *
  * @module
  */
-
-/** Exit codes of `vaultline`. `run` exits with the child's own code instead, once the child started. */
-export const EXIT = {
-  /** It worked. */
-  ok: 0,
-  /** An unexpected error. */
-  error: 1,
-  /** Wrong usage: an unknown command or option, a missing argument. */
-  usage: 2,
-  /** A reference is invalid, not found, ambiguous, forbidden or names an unknown field. */
-  reference: 3,
-  /** No connection, no API key, a wrong key, or no keychain to store it in. */
-  auth: 4,
-  /** The vault could not be reached or failed (network, timeout, 5xx, unreadable answer). */
-  vault: 5,
-  /** `inject` refused to overwrite an existing file (use --force). */
-  exists: 6,
-  /** `run`: the command cannot be executed (permission). */
-  cannotExecute: 126,
-  /** `run`: the command was not found. */
-  notFound: 127,
-  /** `run`: the child was killed by a signal; the code is 128 + the signal's number. */
-  signalBase: 128,
-} as const;
 
 /** Environment variables `vaultline` reads. */
 export const ENV = {

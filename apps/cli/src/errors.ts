@@ -5,8 +5,13 @@
  * @module
  */
 
-import { isReferenceError, isVaultError, type VaultErrorCode } from '@vaultline/protocol';
-import { EXIT } from './constants.ts';
+import {
+  EXIT,
+  isReferenceError,
+  isVaultError,
+  type VaultErrorCode,
+  type VaultErrorReason,
+} from '@vaultline/protocol';
 
 /** An error the CLI reports as one line and an exit code. */
 export class CliError extends Error {
@@ -55,6 +60,12 @@ const VAULT_HINT: Partial<Record<VaultErrorCode, string>> = {
   timeout: 'Is the vault running, and is the URL right?',
 };
 
+/** Words for a reason the vault gave, where it changes what to do: they replace the code's. */
+const REASON_HINT: Readonly<Partial<Record<VaultErrorReason, string>>> = {
+  key_revoked:
+    'The API key was revoked: ask a vault administrator for a new one, then set VAULTLINE_API_KEY or run vaultline connect again.',
+};
+
 /**
  * Turns anything thrown into a {@link CliError}.
  *
@@ -80,7 +91,8 @@ export function toCliError(error: unknown): CliError {
     );
   }
   if (isVaultError(error)) {
-    const hint = VAULT_HINT[error.code];
+    const hint =
+      (error.reason === undefined ? undefined : REASON_HINT[error.reason]) ?? VAULT_HINT[error.code];
     return new CliError(
       error.code,
       hint ? `${error.message} ${hint}` : error.message,

@@ -5,8 +5,9 @@
  * @module
  */
 
+export { EXIT } from '@vaultline/protocol';
 export { completionScript, SHELLS, type Shell } from './completion.ts';
-export { DEFAULT_CONNECTION, ENV, EXIT, MASK } from './constants.ts';
+export { DEFAULT_CONNECTION, ENV, MASK } from './constants.ts';
 export type { CommandContext } from './context.ts';
 export { type CliEnvironment, readEnvironment } from './env.ts';
 export { CliError } from './errors.ts';

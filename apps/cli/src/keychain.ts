@@ -5,7 +5,8 @@
  * @module
  */
 
-import { ENV, EXIT, KEYCHAIN_SERVICE } from './constants.ts';
+import { EXIT } from '@vaultline/protocol';
+import { ENV, KEYCHAIN_SERVICE } from './constants.ts';
 import { CliError } from './errors.ts';
 
 /**

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { createRedactor } from '@vaultline/protocol';
+import { createRedactor, EXIT } from '@vaultline/protocol';
 import { CommanderError } from 'commander';
-import { EXIT } from './constants.ts';
+
 import { readEnvironment } from './env.ts';
 import { toCliError } from './errors.ts';
 import { printable, processOutput } from './output.ts';

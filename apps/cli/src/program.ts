@@ -6,6 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { EXIT } from '@vaultline/protocol';
 import { Argument, Command } from 'commander';
 import { connectCommand, disconnectCommand } from './commands/connect.ts';
 import { findCommand } from './commands/find.ts';
@@ -13,7 +14,7 @@ import { injectCommand } from './commands/inject.ts';
 import { getCommand, readCommand } from './commands/read.ts';
 import { runCommand } from './commands/run.ts';
 import { completionScript, SHELLS, type Shell } from './completion.ts';
-import { ENV, EXIT } from './constants.ts';
+import { ENV } from './constants.ts';
 import type { CommandContext } from './context.ts';
 
 function version(): string {

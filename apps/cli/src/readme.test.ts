@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { EXIT } from '@vaultline/protocol';
 import { describe, expect, it } from 'vitest';
-import { ENV, EXIT } from './constants.ts';
+import { ENV } from './constants.ts';
 import { readEnvironment } from './env.ts';
 import { processOutput } from './output.ts';
 import { createProgram } from './program.ts';

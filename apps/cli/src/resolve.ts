@@ -6,6 +6,7 @@
  */
 
 import {
+  EXIT,
   formatReference,
   type Reference,
   type ResolvedReference,
@@ -13,7 +14,7 @@ import {
   type VaultReferenceError,
 } from '@vaultline/protocol';
 import { type Connection, openConnection } from './connection.ts';
-import { EXIT } from './constants.ts';
+
 import type { CliEnvironment } from './env.ts';
 import { CliError } from './errors.ts';
 

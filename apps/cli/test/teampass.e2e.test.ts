@@ -1,6 +1,7 @@
+import { EXIT } from '@vaultline/protocol';
 import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, MASK } from '../src/constants.ts';
+import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 
 const KEY = 'tpCliKey0123456789abcdefghijklmnopqrstuv';

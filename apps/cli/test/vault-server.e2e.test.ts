@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT } from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, MASK } from '../src/constants.ts';
+import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 import { HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
 
@@ -265,6 +266,23 @@ describe('vaultline against the Vaultline server', () => {
       expect(result.stderr.length).toBeLessThan(600);
       expect(result.stderr.includes('\u001b') || result.stderr.includes('\u0007')).toBe(false);
       expect(result.stdout).toBe('');
+    });
+
+    it('says that a revoked key was revoked, and what to do, apart from a wrong key', async () => {
+      const key = await seeded.vault.admin.createKey({ label: 'cli-revoked', login: 'alice' });
+      await seeded.vault.admin.revokeKey('cli-revoked');
+      const revoked = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_API_KEY: key },
+      });
+      expect(revoked.code).toBe(EXIT.auth);
+      expect(revoked.stderr).toMatch(/The API key was revoked: ask a vault administrator for a new one/);
+      expect(revoked.stderr).not.toContain(key);
+      const wrong = await cli(['read', `vaultline://${id('prod db')}/password`], {
+        env: { VAULTLINE_API_KEY: `${key.slice(0, -2)}xx` },
+      });
+      expect(wrong.code).toBe(EXIT.auth);
+      expect(wrong.stderr).toContain('The vault refused the API key: check VAULTLINE_API_KEY');
+      expect(wrong.stderr).not.toMatch(/revoked/i);
     });
 
     it('reports a wrong key (exit 4) and a vault that is down (exit 5)', async () => {

@@ -1,4 +1,4 @@
-import { isVaultError, type VaultErrorCode } from '@vaultline/protocol';
+import { isVaultError, type VaultErrorCode, type VaultErrorReason } from '@vaultline/protocol';
 
 /** What a person is told for each vault error: short, no detail that could hold a secret. */
 export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
@@ -19,6 +19,11 @@ export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
   unsupported: 'The vault cannot do that (its server has no such feature).',
 };
 
+/** What a person is told for a reason the vault gave, where it changes what to do: instead of the code's. */
+export const VAULT_REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, string>>> = {
+  key_revoked: 'The vault revoked the bot’s API key. Please tell a vault admin: the bot needs a new key.',
+};
+
 /** The message for anything that is not a vault error. */
 export const UNEXPECTED_ERROR_MESSAGE =
   'Something went wrong in the bot. The error was logged; please try again.';
@@ -30,5 +35,7 @@ export const UNEXPECTED_ERROR_MESSAGE =
  * @returns One short sentence, never a stack trace or a key.
  */
 export function friendlyMessage(error: unknown): string {
-  return isVaultError(error) ? VAULT_ERROR_MESSAGES[error.code] : UNEXPECTED_ERROR_MESSAGE;
+  if (!isVaultError(error)) return UNEXPECTED_ERROR_MESSAGE;
+  const forReason = error.reason === undefined ? undefined : VAULT_REASON_MESSAGES[error.reason];
+  return forReason ?? VAULT_ERROR_MESSAGES[error.code];
 }

@@ -1,15 +1,15 @@
+import { neutralizeText } from '@vaultline/protocol';
 import { MAX_SHOWN_TEXT } from './constants.ts';
 
 const WORD_JOINER = '\u2060';
-/** Shown instead of a character that would reorder or hide text. */
-const REPLACEMENT = '\uFFFD';
 
 /**
  * Makes text from a user or the vault safe to show in any Slack text (a `plain_text` element, a
  * notification's fallback text): `&`, `<` and `>` are escaped (so no `<!here>`, `<@U…>` or
  * `<http://…|link>` can be formed), broadcast words (`@here`, `@channel`, `@everyone`) get an
- * invisible word joiner so they never notify anyone, line breaks and control characters become
- * spaces, and bidirectional controls and zero-width characters (which reorder or hide text, e.g.
+ * invisible word joiner so they never notify anyone, and the core's `neutralizeText` makes the rest
+ * inert: line breaks and control characters become spaces (a label cannot fake extra lines of the
+ * message), bidirectional controls and zero-width characters (which reorder or hide text, e.g.
  * U+202E, U+200B) become U+FFFD, visibly.
  *
  * @see https://api.slack.com/reference/surfaces/formatting#escaping
@@ -20,16 +20,12 @@ const REPLACEMENT = '\uFFFD';
 export function escapeText(value: string, max = MAX_SHOWN_TEXT): string {
   const chars = [...value.normalize('NFC')];
   const shortened = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
-  return (
+  return neutralizeText(
     shortened
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
-      .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`)
-      // Control characters and line breaks would let a label fake extra lines of the message.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed.
-      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
-      .replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, REPLACEMENT)
+      .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`),
   );
 }
 

@@ -7,5 +7,5 @@
 
 export { type Bot, type BotOptions, createBot } from './app.ts';
 export { type Config, ConfigError, readConfig } from './env.ts';
-export { VAULT_ERROR_MESSAGES } from './error-messages.ts';
+export { VAULT_ERROR_MESSAGES, VAULT_REASON_MESSAGES } from './error-messages.ts';
 export { escapeMrkdwn } from './escape.ts';

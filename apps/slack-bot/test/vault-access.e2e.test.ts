@@ -465,6 +465,27 @@ describe('vault errors', () => {
   });
 });
 
+describe('a revoked bot key', () => {
+  it('tells the user the key was revoked and what the admin must do, never showing it', async () => {
+    const revokedKey = await seeded.vault.admin.createKey({ label: 'bot-revoked' });
+    await seeded.vault.admin.revokeKey('bot-revoked');
+    const bot = await startBot({
+      VAULT_URL: seeded.vault.url,
+      VAULT_API_KEY: revokedKey,
+      SLACK_API_URL: slack.apiUrl,
+    });
+    try {
+      const { answer } = await ask(bot, SLACK_USERS.alice, 'find github');
+      expect(answer.text).toContain('The vault revoked the bot’s API key');
+      expect(answer.text).toContain('needs a new key');
+      expect(JSON.stringify(slack.calls)).not.toContain(revokedKey);
+      expect(bot.logLines.join('\n')).not.toContain(revokedKey);
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
 describe('a mapping to a login the vault does not know', () => {
   it('tells the person to get the link fixed and shows nothing', async () => {
     const bot = await startBot(

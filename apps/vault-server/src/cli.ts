@@ -8,7 +8,8 @@ try {
   applyMemoryTuning();
 } catch (error) {
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
+  // Loaded only on this path: a start must load nothing before its memory settings.
+  process.exitCode = (await import('@vaultline/protocol')).EXIT.usage;
   configured = false;
 }
-if (configured) await import('./cli-main.ts');
+if (configured) await import('./cli/main.ts');

@@ -1,15 +1,15 @@
-import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
+import { VaultError, type VaultErrorCode, type VaultErrorReason } from '@vaultline/protocol';
 import { STATUS_OF } from './constants.ts';
 
 /**
- * An error the server answers with: `{"err": message, "code": code}` and an HTTP status. Messages
- * never carry a key, a password or a write path's values.
+ * An error the server answers with: `{"err": message, "code": code}` (and `reason` when it has one)
+ * and an HTTP status. Messages never carry a key, a password or a write path's values.
  */
 export class VaultServerError extends VaultError {
   override name = 'VaultServerError';
 
-  constructor(code: VaultErrorCode, message: string, status?: number) {
-    super(code, message, { status: status ?? STATUS_OF[code] ?? 500 });
+  constructor(code: VaultErrorCode, message: string, status?: number, reason?: VaultErrorReason) {
+    super(code, message, { status: status ?? STATUS_OF[code] ?? 500, reason });
   }
 }
 

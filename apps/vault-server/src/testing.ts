@@ -10,9 +10,10 @@
  * @module
  */
 
+import type { AccessType } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import { type DemoVault, seedDemo } from './cli/demo.ts';
 import { generateMasterKey } from './crypto/master-key.ts';
-import { type DemoVault, seedDemo } from './demo.ts';
 import { startVaultServer, type VaultServer } from './start-vault-server.ts';
 import { operatorActor } from './store/actor.ts';
 import { addItems } from './store/items.ts';
@@ -50,7 +51,7 @@ export interface TestVaultAdmin {
   createUser(user: { login: string; email?: string }): Promise<{ id: number }>;
   createRole(role: { name: string }): Promise<{ id: number }>;
   assignRole(login: string, role: string): Promise<void>;
-  grant(role: string, folderId: number, access: 'W' | 'ND' | 'NE' | 'NDNE' | 'R'): Promise<void>;
+  grant(role: string, folderId: number, access: AccessType): Promise<void>;
   revoke(role: string, folderId: number): Promise<void>;
   createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
   revokeKey(label: string): Promise<void>;
@@ -137,4 +138,4 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
   };
 }
 
-export type { DemoVault } from './demo.ts';
+export type { DemoVault } from './cli/demo.ts';

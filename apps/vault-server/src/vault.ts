@@ -1,4 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
+import type { AccessType } from '@vaultline/protocol';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
@@ -41,7 +42,7 @@ export interface VaultAdmin {
   createRole(role: { name: string }): Promise<{ id: number }>;
   assignRole(login: string, role: string): Promise<void>;
   unassignRole(login: string, role: string): Promise<void>;
-  grant(role: string, folderId: number, access: 'W' | 'ND' | 'NE' | 'NDNE' | 'R'): Promise<void>;
+  grant(role: string, folderId: number, access: AccessType): Promise<void>;
   revoke(role: string, folderId: number): Promise<void>;
   createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
   listKeys(): Promise<keys.KeyInfo[]>;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rotateMasterKey } from '../src/cli/rotate-master-key.ts';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
-import { rotateMasterKey } from '../src/rotate-master-key.ts';
 import { startTestVault } from '../src/testing.ts';
 import { clientOf, expectNoSecrets, TEST_OPERATOR } from './support/helpers.ts';
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
-import { clientOf, expectJsonError, expectNoSecrets, rawRequest, TEST_OPERATOR } from './support/helpers.ts';
+import {
+  clientOf,
+  expectJsonError,
+  expectNoSecrets,
+  expectVaultError,
+  rawRequest,
+  TEST_OPERATOR,
+} from './support/helpers.ts';
 
 describe('vault server security', () => {
   let vault: TestVault;
@@ -127,6 +134,70 @@ describe('vault server security', () => {
         .listAudit({ limit: 100, action: 'auth/failed' });
       expect(audit.filter((entry) => entry.address === '127.0.0.8')).toHaveLength(10);
       expect(JSON.stringify(audit)).not.toContain('wrong-key-number');
+    } finally {
+      await lockout.close();
+    }
+  });
+
+  it('tells a revoked key from a mistyped one, and counts both toward the lockout', async () => {
+    const lockout = await startTestVault({ logLines, failedKeyLimit: 4 });
+    try {
+      secrets.push(lockout.adminKey);
+      await lockout.admin.createUser({ login: 'ip-user' });
+      const revoked = await lockout.admin.createKey({ label: 'rv-ci', login: 'ip-user' });
+      secrets.push(revoked);
+      expect((await read(lockout, revoked, '127.0.0.11')).status).toBe(200);
+      await lockout.admin.revokeKey('rv-ci');
+      // A typo of the revoked key: one character changed.
+      const typo = `${revoked.slice(0, -1)}${revoked.endsWith('A') ? 'B' : 'A'}`;
+      const revokedAnswer = await read(lockout, revoked, '127.0.0.11');
+      const typoAnswer = await read(lockout, typo, '127.0.0.11');
+      expect([revokedAnswer.status, JSON.parse(revokedAnswer.body)]).toEqual([
+        401,
+        { err: 'API key revoked.', code: 'unauthorized', reason: 'key_revoked' },
+      ]);
+      expect([typoAnswer.status, JSON.parse(typoAnswer.body)]).toEqual([
+        401,
+        { err: 'Invalid API key.', code: 'unauthorized' },
+      ]);
+      // Neither the key nor its label or owner is told.
+      for (const answer of [revokedAnswer, typoAnswer]) {
+        expect(answer.body).not.toContain(revoked.slice(4, 20));
+        expect(answer.body).not.toMatch(/rv-ci|ip-user/);
+      }
+      // The core tells them apart (from 127.0.0.1, another address).
+      const viaCore = await expectVaultError(
+        clientOf(lockout, revoked).readUserFolders({ login: 'ip-user' }),
+        'unauthorized',
+        401,
+      );
+      expect(viaCore.reason).toBe('key_revoked');
+      const typoViaCore = await expectVaultError(
+        clientOf(lockout, typo).readUserFolders({ login: 'ip-user' }),
+        'unauthorized',
+        401,
+      );
+      expect(typoViaCore.reason).toBeUndefined();
+      // A revoked key is a failed key: the third and fourth failures reach the limit of 4, and then
+      // a revoked key gets the same 429 as any wrong key, which says nothing about the key.
+      expectJsonError(await read(lockout, revoked, '127.0.0.11'), 401, 'unauthorized');
+      expectJsonError(await read(lockout, typo, '127.0.0.11'), 401, 'unauthorized');
+      const limitedRevoked = await read(lockout, revoked, '127.0.0.11');
+      const limitedTypo = await read(lockout, typo, '127.0.0.11');
+      expectJsonError(limitedRevoked, 429, 'rate_limited');
+      expect(JSON.parse(limitedRevoked.body)).toEqual(JSON.parse(limitedTypo.body));
+      expect((await read(lockout, lockout.adminKey, '127.0.0.11')).status).toBe(200);
+      // The audit names the revoked key's label, so an administrator sees who still uses it.
+      const audit = await lockout.server.vault
+        .adminAs(TEST_OPERATOR)
+        .listAudit({ limit: 100, action: 'auth/failed' });
+      const fromEleven = audit.filter((entry) => entry.address === '127.0.0.11');
+      expect(fromEleven.map((entry) => [entry.keyLabel, entry.outcome]).sort()).toEqual([
+        ['', 'unauthorized'],
+        ['', 'unauthorized'],
+        ['rv-ci', 'key revoked'],
+        ['rv-ci', 'key revoked'],
+      ]);
     } finally {
       await lockout.close();
     }

@@ -3,6 +3,7 @@ import {
   toVaultError,
   type VaultError,
   type VaultErrorCode,
+  type VaultErrorReason,
   withServerWords,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
@@ -41,8 +42,21 @@ const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
 };
 
 /**
- * Turns anything thrown into one line for the user: the plain sentence for its code, then the
- * server's own words (`The vault said: "…"`, first line, redacted) when the server sent any.
+ * What to tell the user for a reason the vault gave, where it changes what to do: instead of the
+ * code's. Why a browser got no answer (`cors`, `mixed-content`) is told by {@link networkMessage}.
+ */
+const REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, (where: string) => string>>> = {
+  key_revoked: (where) =>
+    vscode.l10n.t(
+      '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect" again.',
+      where,
+    ),
+};
+
+/**
+ * Turns anything thrown into one line for the user: the plain sentence for its code (or for its
+ * reason, such as a revoked key), then the server's own words (`The vault said: "…"`, first line,
+ * redacted) when the server sent any.
  *
  * @param error The thrown value.
  * @param where The connection name or the action, put first.
@@ -68,7 +82,9 @@ export function userMessage(
   if (explained !== undefined) return explained;
   // The server's own words say which value, which rule, which user: the core puts them next to
   // the sentence (first line, short, redacted).
-  return withServerWords(MESSAGES[vaultError.code](where), vaultError, redact);
+  const forReason = vaultError.reason === undefined ? undefined : REASON_MESSAGES[vaultError.reason];
+  const sentence = (forReason ?? MESSAGES[vaultError.code])(where);
+  return withServerWords(sentence, vaultError, redact);
 }
 
 /**

@@ -124,7 +124,9 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     bob: await vault.admin.createKey({ label: 'bob-vscode', login: 'bob' }),
     carol: await vault.admin.createKey({ label: 'carol-vscode', login: 'carol' }),
     dave: await vault.admin.createKey({ label: 'dave-vscode', login: 'dave' }),
+    revoked: await vault.admin.createKey({ label: 'revoked-vscode', login: 'alice' }),
   };
+  await vault.admin.revokeKey('revoked-vscode');
   // Literals the secret-detection tests store in the vault: made now, from parts, so no token is in
   // the repository; the harness scans every file VS Code wrote for them afterwards.
   const alnum = (n) =>

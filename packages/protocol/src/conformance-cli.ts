@@ -8,6 +8,7 @@
 
 import { parseArgs } from 'node:util';
 import { formatFindings, runConformance } from './conformance.ts';
+import { EXIT } from './exit-codes.ts';
 
 const USAGE = `usage: vaultline-conformance --base-url <url> --login <vault login> [--api-key <key>] [--no-files]
                              [--dialect auto|legacy|teampass3]
@@ -47,11 +48,11 @@ async function main(): Promise<number> {
     }));
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
+    return EXIT.usage;
   }
   if (values.help) {
     console.log(USAGE);
-    return 0;
+    return EXIT.ok;
   }
   const baseUrl = (values['base-url'] as string | undefined) ?? process.env.VAULTLINE_BASE_URL;
   const apiKey = (values['api-key'] as string | undefined) ?? process.env.VAULTLINE_API_KEY;
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
   ].filter(Boolean);
   if (missing.length > 0) {
     console.error(`missing ${missing.join(', ')}\n\n${USAGE}`);
-    return 2;
+    return EXIT.usage;
   }
   if (dialect !== 'auto' && dialect !== 'legacy' && dialect !== 'teampass3') {
     console.error(`--dialect must be auto, legacy or teampass3\n\n${USAGE}`);
@@ -101,7 +102,7 @@ async function main(): Promise<number> {
     );
   }
   for (const line of formatFindings(report)) console.log(line);
-  return report.ok ? 0 : 1;
+  return report.ok ? EXIT.ok : EXIT.error;
 }
 
 process.exitCode = await main();

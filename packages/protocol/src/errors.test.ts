@@ -65,6 +65,16 @@ describe('VaultError', () => {
     });
   });
 
+  it('carries the reason of its code and shows it in JSON', () => {
+    const error = new VaultError('unauthorized', 'read/items failed.', {
+      status: 401,
+      reason: 'key_revoked',
+    });
+    expect(error.reason).toBe('key_revoked');
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ code: 'unauthorized', reason: 'key_revoked' });
+    expect(new VaultError('unauthorized', 'x').reason).toBeUndefined();
+  });
+
   it('has no cause when none is given', () => {
     expect('cause' in new VaultError('server', 'x')).toBe(false);
   });

@@ -54,6 +54,31 @@ export const NETWORK_REASONS = ['cors', 'mixed-content', 'unreachable'] as const
 /** One of {@link NETWORK_REASONS}. */
 export type NetworkReason = (typeof NETWORK_REASONS)[number];
 
+/**
+ * Every reason a {@link VaultError} can carry: why it happened, finer than its code. A reason
+ * refines one code ({@link REASON_CODES}); code that knows only codes still reads the error right.
+ */
+export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked'] as const;
+
+/**
+ * Why an error happened, finer than its {@link VaultErrorCode}:
+ *
+ * - `cors`, `mixed-content`, `unreachable` (code `network`): see {@link NETWORK_REASONS}.
+ * - `key_revoked` (code `unauthorized`): the server knows the key, and it was revoked. Not a typo:
+ *   the fix is a new key from an administrator, not typing it again.
+ *
+ * @see ../../../docs/api.md#errors
+ */
+export type VaultErrorReason = (typeof VAULT_ERROR_REASONS)[number];
+
+/** The code each {@link VaultErrorReason} refines. */
+export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = {
+  cors: 'network',
+  'mixed-content': 'network',
+  unreachable: 'network',
+  key_revoked: 'unauthorized',
+};
+
 /** Options of the {@link VaultError} constructor. */
 export interface VaultErrorOptions {
   /** The HTTP status, when a response arrived. */
@@ -62,6 +87,8 @@ export interface VaultErrorOptions {
   serverMessage?: string | undefined;
   /** The server's own code (`code`), when it sent one. */
   serverCode?: string | undefined;
+  /** Why, finer than the code: what the server said (`key_revoked`) or why no answer came (`cors`). */
+  reason?: VaultErrorReason | undefined;
   /** The operation that failed, e.g. `readItems`. */
   endpoint?: string | undefined;
   /** The request URL with the API key and any secret path segments replaced. */
@@ -70,8 +97,6 @@ export interface VaultErrorOptions {
   excerpt?: string | undefined;
   /** Validation issues, for `invalid_response`. */
   issues?: readonly unknown[] | undefined;
-  /** For `network`: why no answer arrived, when the core could tell. */
-  reason?: NetworkReason | undefined;
   /** For `network` with reason `cors`: the origin the requests came from, the one to allow. */
   requestOrigin?: string | undefined;
   /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms. */
@@ -97,6 +122,11 @@ export class VaultError extends Error {
   readonly serverMessage: string | undefined;
   /** The server's own code, when it sent one. */
   readonly serverCode: string | undefined;
+  /**
+   * Why, finer than the code, when the core could tell: `key_revoked` when the server said so, or
+   * for `network` why no answer arrived (`cors`, `mixed-content`, `unreachable`).
+   */
+  readonly reason: VaultErrorReason | undefined;
   /** The operation that failed. */
   readonly endpoint: string | undefined;
   /** The request URL, redacted. */
@@ -105,8 +135,6 @@ export class VaultError extends Error {
   readonly excerpt: string | undefined;
   /** Validation issues, for `invalid_response`. */
   readonly issues: readonly unknown[] | undefined;
-  /** For `network`: why no answer arrived, when the core could tell; `undefined` otherwise. */
-  readonly reason: NetworkReason | undefined;
   /** For `network` with reason `cors` (or `mixed-content`): the origin the requests came from. */
   readonly requestOrigin: string | undefined;
   /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms, when it said. */
@@ -125,11 +153,11 @@ export class VaultError extends Error {
     this.status = options.status;
     this.serverMessage = options.serverMessage;
     this.serverCode = options.serverCode;
+    this.reason = options.reason;
     this.endpoint = options.endpoint;
     this.url = options.url;
     this.excerpt = options.excerpt;
     this.issues = options.issues;
-    this.reason = options.reason;
     this.requestOrigin = options.requestOrigin;
     this.retryAfterMs = options.retryAfterMs;
   }
@@ -147,10 +175,10 @@ export class VaultError extends Error {
       status: this.status,
       serverMessage: this.serverMessage,
       serverCode: this.serverCode,
+      reason: this.reason,
       endpoint: this.endpoint,
       url: this.url,
       excerpt: this.excerpt,
-      reason: this.reason,
       requestOrigin: this.requestOrigin,
       retryAfterMs: this.retryAfterMs,
     };

@@ -60,11 +60,14 @@ export {
   serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
+  VAULT_ERROR_REASONS,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
+  type VaultErrorReason,
   withServerWords,
 } from './errors.ts';
+export { EXIT, type ExitCode } from './exit-codes.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,
@@ -124,4 +127,4 @@ export {
 } from './search.ts';
 export { COMPLEXITY_LEVELS, type ComplexityLevel, type FolderCreate, type FolderUpdate } from './segments.ts';
 export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
-export { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';
+export { foldLabel, MAX_SEARCH_LENGTH, neutralizeText } from './text.ts';

@@ -103,7 +103,8 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
     status: 401,
     name: 'Unauthorized',
     codes: ['unauthorized'],
-    description: 'No key, or a key that is unknown or revoked. The key is never echoed.',
+    description:
+      'No key, or a key that is unknown or revoked. The key is never echoed. A revoked key is told apart: `API key revoked.` with `reason` `key_revoked`.',
     applies: 'all',
   },
   {

@@ -345,8 +345,9 @@ export const AddFileResultSchema = v.pipe(
   v.transform((raw) => ({ status: raw.status, id: raw.new_file_id })),
 );
 
-/** An error body: `{"err":"…"}`, sometimes with a `code`. */
+/** An error body: `{"err":"…"}`, sometimes with a `code`, and from a Vaultline server a `reason`. */
 export const ErrorBodySchema = v.looseObject({
   err: text,
   code: v.optional(text),
+  reason: v.optional(text),
 });

@@ -7,10 +7,10 @@
 
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import { createRedactor, createVaultClient } from '@vaultline/protocol';
+import { createRedactor, createVaultClient, EXIT } from '@vaultline/protocol';
 import { Command } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
-import { DEFAULT_CONNECTION, ENV, EXIT } from '../constants.ts';
+import { DEFAULT_CONNECTION, ENV } from '../constants.ts';
 import type { CommandContext } from '../context.ts';
 import { keyVariable } from '../env.ts';
 import { CliError, toCliError } from '../errors.ts';

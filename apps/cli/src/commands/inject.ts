@@ -9,9 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { findReferences, formatReference } from '@vaultline/protocol';
+import { EXIT, findReferences, formatReference } from '@vaultline/protocol';
 import { Command } from 'commander';
-import { EXIT } from '../constants.ts';
+
 import { type CommandContext, connectionOption } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { assertResolved, resolveAll } from '../resolve.ts';

@@ -7,6 +7,7 @@
 
 import {
   decodeId,
+  EXIT,
   formatReference,
   parseReference,
   REFERENCE_FIELDS,
@@ -15,7 +16,7 @@ import {
   type ResolvedValue,
 } from '@vaultline/protocol';
 import { Command } from 'commander';
-import { EXIT } from '../constants.ts';
+
 import { type CommandContext, connectionOption } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { printable } from '../output.ts';

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { neutralizeText, type VaultErrorReason } from '@vaultline/protocol';
 import type { ApiAnswer } from './api-call.ts';
 
 // Answers carry passwords: no cache, proxy or browser may keep them.
@@ -31,6 +32,8 @@ export interface ErrorBody {
   readonly err: string;
   /** What went wrong, for programs: a `VaultErrorCode`. */
   readonly code: string;
+  /** Why, finer than the code, where the server knows (`key_revoked`). */
+  readonly reason?: VaultErrorReason | undefined;
 }
 
 /** A handler's answer that is a file's bytes with their own headers, not JSON (read/files). */
@@ -58,7 +61,9 @@ export function answer(status: number, headers: Readonly<Record<string, string>>
 }
 
 /**
- * A JSON error answer.
+ * A JSON error answer. Its text echoes what the client sent (a login, a value that did not decode):
+ * control and bidirectional characters in it are neutralised here, the one way out of every error,
+ * so that no echo can reorder, hide or break what a client shows.
  *
  * @param status The HTTP status.
  * @param body The error.
@@ -70,7 +75,15 @@ export function errorAnswer(
   body: ErrorBody,
   headers: Readonly<Record<string, string>> = {},
 ): ApiAnswer {
-  return answer(status, { ...JSON_HEADERS, ...headers }, JSON.stringify({ err: body.err, code: body.code }));
+  return answer(
+    status,
+    { ...JSON_HEADERS, ...headers },
+    JSON.stringify({
+      err: neutralizeText(body.err),
+      code: body.code,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    }),
+  );
 }
 
 /**

@@ -55,7 +55,7 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   if (error instanceof VaultError) {
     const status = error.status ?? STATUS_OF[error.code] ?? 500;
-    return { status, body: { err: error.message, code: error.code } };
+    return { status, body: { err: error.message, code: error.code, reason: error.reason } };
   }
   if (error instanceof StoreError) {
     const mapped = STORE_ERRORS[error.kind];

@@ -8,6 +8,14 @@
  * of them must not lock the others out). Keys are 256 random bits: the lockout throttles guessing
  * and spares the database and the audit table, it is not what makes keys unguessable.
  *
+ * A revoked key is answered `API key revoked.` (401, reason `key_revoked`) rather than `Invalid API
+ * key.`, so that its holder learns to ask for a new key instead of retyping it. That tells only
+ * what the holder of the exact key can already know (this key existed and was revoked): it takes
+ * the whole 256-bit key to hear it, and neither its label nor its owner is said. It is a failed
+ * key like an unknown one: it counts toward the lockout, and once the address is locked out it
+ * gets the same 429 as any wrong key, before anything about the key is said. Both take the same
+ * path (one indexed lookup by hash, one audit record), so the time does not tell them apart either.
+ *
  * @module
  */
 
@@ -16,7 +24,7 @@ import { AUDIT_AUTH_FAILED } from '../constants.ts';
 import { RateLimitedError, VaultServerError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
-import { authenticateKey, hashKey, type KeyIdentity } from '../store/api-keys.ts';
+import { authenticateKey, hashKey, type KeyIdentity, type KeyLookup } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import type { ApiRequest } from './api-call.ts';
@@ -78,36 +86,53 @@ export type KeyCheck = (request: ApiRequest, address: string) => Promise<Princip
  *
  * @param options The store, the audit, the failed-key counter and the query-key policy.
  * @returns The check, which answers the key's principal.
- * @throws {VaultServerError} 401 for a missing or unknown key, 403 for an address the key does not
- *   allow, 429 ({@link RateLimitedError}) once the address has sent too many unknown keys.
+ * @throws {VaultServerError} 401 for a missing, unknown or revoked key (reason `key_revoked`), 403
+ *   for an address the key does not allow, 429 ({@link RateLimitedError}) once the address has
+ *   sent too many unknown or revoked keys.
  */
 export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
   const { ctx, audit, failedKeys, queryKeys } = options;
+  /** Refuses a key that is not valid: counted, audited, answered. */
+  const refuse = async (found: Exclude<KeyLookup, { kind: 'valid' }>, address: string): Promise<never> => {
+    const { allowed, retryAfterSeconds } = await failedKeys.hit(address);
+    if (!allowed) {
+      throw new RateLimitedError(
+        'Too many failed API keys from this address; try again later.',
+        retryAfterSeconds,
+      );
+    }
+    if (found.kind === 'revoked') {
+      // The audit names the revoked key, so that an administrator sees who still uses it.
+      const actor = keyActor(found.principal, address);
+      await audit.recordNow({
+        actor: actor.name,
+        keyLabel: actor.keyLabel,
+        action: AUDIT_AUTH_FAILED,
+        target: '',
+        address,
+        outcome: 'key revoked',
+      });
+      throw new VaultServerError('unauthorized', 'API key revoked.', undefined, 'key_revoked');
+    }
+    await audit.recordNow({
+      actor: 'unknown',
+      keyLabel: '',
+      action: AUDIT_AUTH_FAILED,
+      target: '',
+      address,
+      outcome: 'unauthorized',
+    });
+    throw new VaultServerError('unauthorized', 'Invalid API key.');
+  };
   return async (request, address) => {
     const key = keyOf(request.header('authorization'), request.target, queryKeys);
     const hash = hashKey(key);
     let identity: KeyIdentity | undefined = ctx.keyCache.get(hash);
     if (!identity) {
-      identity = await authenticateKey(ctx.db, key);
-      if (identity) ctx.keyCache.set(hash, identity);
-    }
-    if (!identity) {
-      const { allowed, retryAfterSeconds } = await failedKeys.hit(address);
-      if (!allowed) {
-        throw new RateLimitedError(
-          'Too many failed API keys from this address; try again later.',
-          retryAfterSeconds,
-        );
-      }
-      await audit.recordNow({
-        actor: 'unknown',
-        keyLabel: '',
-        action: AUDIT_AUTH_FAILED,
-        target: '',
-        address,
-        outcome: 'unauthorized',
-      });
-      throw new VaultServerError('unauthorized', 'Invalid API key.');
+      const found = await authenticateKey(ctx.db, key);
+      if (found.kind !== 'valid') return refuse(found, address);
+      identity = found.identity;
+      ctx.keyCache.set(hash, identity);
     }
     if (!identity.allows(address)) {
       const actor = keyActor(identity.principal, address);

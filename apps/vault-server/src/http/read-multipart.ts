@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { invalid, VaultServerError } from '../errors.ts';
-import { extensionOf, mediaTypeOf, safeFileName } from './file-names.ts';
+import { extensionOf, mediaTypeOf, safeFileName } from '../store/file-names.ts';
 
 /** The add/file form, read. */
 export interface UploadedFile {

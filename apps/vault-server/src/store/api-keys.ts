@@ -78,34 +78,51 @@ function allowListOf(ranges: readonly string[]): (address: string) => boolean {
   }
 }
 
+/** What a presented key turned out to be. */
+export type KeyLookup =
+  /** A key this vault knows and has not revoked. */
+  | { readonly kind: 'valid'; readonly identity: KeyIdentity }
+  /** A key this vault issued and revoked: its label is for the audit, never for the answer. */
+  | { readonly kind: 'revoked'; readonly principal: Principal }
+  /** Anything else: a typo, a guess, a key of another vault. */
+  | { readonly kind: 'unknown' };
+
+const UNKNOWN: KeyLookup = { kind: 'unknown' };
+
 /**
- * Finds the identity of a key: looked up by hash, then compared in constant time.
+ * Looks a key up: by hash, then compared in constant time. A revoked key is told apart from an
+ * unknown one; only a `valid` lookup carries an identity that authenticates.
  *
- * @returns The identity, or undefined for an unknown or revoked key.
+ * @returns What the key is.
  */
-export async function authenticateKey(db: Queryable, key: string): Promise<KeyIdentity | undefined> {
+export async function authenticateKey(db: Queryable, key: string): Promise<KeyLookup> {
   const hash = hashKey(key);
-  if (!KEY_PATTERN.test(key)) return undefined;
+  if (!KEY_PATTERN.test(key)) return UNKNOWN;
   const rows = await db.query<{
     label: string;
     key_hash: string;
     user_id: number | null;
     login: string | null;
     allow_ips: string;
+    revoked: boolean;
   }>(
-    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips FROM api_keys k
-       LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.revoked_at IS NOT NULL AS revoked
+       FROM api_keys k LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
     [hash],
   );
   const row = rows[0];
-  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
-  const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
-  const inRange = allowListOf(allowIps);
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return UNKNOWN;
   const principal: Principal =
     row.user_id === null
       ? { kind: 'admin', keyLabel: row.label }
       : { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' };
-  return { principal, allowIps, allows: (address) => allowIps.length === 0 || inRange(address) };
+  if (row.revoked) return { kind: 'revoked', principal };
+  const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
+  const inRange = allowListOf(allowIps);
+  return {
+    kind: 'valid',
+    identity: { principal, allowIps, allows: (address) => allowIps.length === 0 || inRange(address) },
+  };
 }
 
 /** Lists keys (labels, owners, allow-lists), never the keys. */

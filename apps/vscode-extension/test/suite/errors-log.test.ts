@@ -33,7 +33,7 @@ export function errorAndLogTests(fixture: Fixture): void {
 
   describe('errors', () => {
     after(async () => {
-      for (const name of ['wrong', 'down']) await disconnect(name);
+      for (const name of ['wrong', 'revoked', 'down']) await disconnect(name);
     });
 
     it('refuses to connect with a wrong key and says the key was rejected', async () => {
@@ -46,6 +46,22 @@ export function errorAndLogTests(fixture: Fixture): void {
       const [message] = errorsSince(api, before);
       assert.match(message ?? '', /rejected the API key/);
       assert.equal((message ?? '').includes(WRONG_KEY), false);
+    });
+
+    it('refuses to connect with a revoked key and says it was revoked, not mistyped', async () => {
+      const api = await extensionApi();
+      const before = api.notifier.notices.length;
+      assert.equal(
+        await connect({ name: 'revoked', url: fixture.url, login: 'alice', apiKey: fixture.keys.revoked }),
+        undefined,
+      );
+      const [message] = errorsSince(api, before);
+      assert.match(
+        message ?? '',
+        /^revoked: this API key was revoked\. Ask your vault administrator for a new key/,
+      );
+      assert.doesNotMatch(message ?? '', /with a valid key/);
+      assert.equal((message ?? '').includes(fixture.keys.revoked), false);
     });
 
     it('shows an error node whose fix is Connect (prefilled) for a stored wrong key', async () => {

@@ -16,9 +16,9 @@ export interface Fixture {
   downUrl: string;
   /**
    * `admin` is the TeamPass-style shared key; `alice`, `bob`, `carol` (NE) and `dave` (no role: no
-   * folder) are bound to their users.
+   * folder) are bound to their users; `revoked` was alice's until it was revoked.
    */
-  keys: { admin: string; alice: string; bob: string; carol: string; dave: string };
+  keys: { admin: string; alice: string; bob: string; carol: string; dave: string; revoked: string };
   /** User ids (a personal folder is titled with its owner's id). */
   users: { alice: number };
   folders: { infra: number; databases: number; payments: number; bulk?: number };

@@ -59,6 +59,30 @@ describe('classifyError', () => {
   });
 });
 
+describe('the reason of an unauthorized answer', () => {
+  it.each([
+    [401, '{"err":"API key revoked.","code":"unauthorized","reason":"key_revoked"}'],
+    [401, '{"err":"API key revoked.","code":"unauthorized"}'],
+    [200, '{"err":"API key revoked."}'],
+    [405, '{"err":"API key revoked"}'],
+  ])('HTTP %d %s is unauthorized because the key was revoked', (status, body) => {
+    const error = fail(() => interpretJson(status, body, origin('readItems')));
+    expect({ code: error.code, reason: error.reason }).toEqual({
+      code: 'unauthorized',
+      reason: 'key_revoked',
+    });
+  });
+
+  it.each([
+    [401, '{"err":"Invalid API key.","code":"unauthorized"}'],
+    [405, `{"err":"This api_key ${KEY} doesn't exist","code":"API_KEY_NOT_FOUND"}`],
+    [401, '{"err":"Invalid API key.","code":"unauthorized","reason":"made_up"}'],
+    [404, '{"err":"User does not exist: \\"revoked\\".","code":"not_found","reason":"key_revoked"}'],
+  ])('HTTP %d %s carries no reason', (status, body) => {
+    expect(fail(() => interpretJson(status, body, origin('readItems'))).reason).toBeUndefined();
+  });
+});
+
 describe('excerptOf', () => {
   it('masks JSON passwords, escaped quotes included, even when cut short', () => {
     expect(excerptOf('[{"pw":"a\\"b","x":1},{"pw" : "', redact)).toBe(

@@ -10,10 +10,13 @@ import * as v from 'valibot';
 import type { EndpointDefinition } from '../endpoints.ts';
 import {
   maskPasswords,
+  REASON_CODES,
   type Redactor,
   VAULT_ERROR_CODES,
+  VAULT_ERROR_REASONS,
   VaultError,
   type VaultErrorCode,
+  type VaultErrorReason,
 } from '../errors.ts';
 import { ErrorBodySchema } from '../schemas.ts';
 
@@ -31,6 +34,7 @@ export interface ResponseOrigin {
 
 /** What real servers say, and what it means. Checked in order; first match wins. */
 const MESSAGE_CODES: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [
+  [/\bapi[ _]?key revoked\b/i, 'unauthorized'],
   [/api access not allowed/i, 'api_disabled'],
   [/ip address not allowed/i, 'forbidden'],
   [/api_?key .*(doesn't|does not) exist|something happen/i, 'unauthorized'],
@@ -42,6 +46,14 @@ const MESSAGE_CODES: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [
     /method not authorized|url format|definition not|missing|is empty|not allowed|complexity level|no folder specified/i,
     'invalid_request',
   ],
+];
+
+/**
+ * What servers say about why, and what it means: Vaultline's wording, for answers that carry no
+ * `reason` (a body in TeamPass's shape, `{"err": …}` only).
+ */
+const MESSAGE_REASONS: ReadonlyArray<readonly [RegExp, VaultErrorReason]> = [
+  [/\bapi[ _]?key revoked\b/i, 'key_revoked'],
 ];
 
 /** TeamPass's own codes. */
@@ -83,6 +95,26 @@ export function classifyError(
   }
   for (const [pattern, code] of MESSAGE_CODES) if (pattern.test(message)) return code;
   return STATUS_CODES[status] ?? (status >= 500 ? 'server' : 'invalid_request');
+}
+
+/**
+ * Decides the reason of an error answer: the server's `reason` when it is one the core knows,
+ * else what its message says; kept only when it refines the error's code.
+ *
+ * @param code The error's code (from {@link classifyError}).
+ * @param message The server's message.
+ * @param serverReason The server's `reason`, when sent.
+ * @returns The reason, or `undefined`.
+ */
+export function classifyReason(
+  code: VaultErrorCode,
+  message: string,
+  serverReason: string | undefined,
+): VaultErrorReason | undefined {
+  const reason =
+    VAULT_ERROR_REASONS.find((known) => known === serverReason) ??
+    MESSAGE_REASONS.find(([pattern]) => pattern.test(message))?.[1];
+  return reason !== undefined && REASON_CODES[reason] === code ? reason : undefined;
 }
 
 /**
@@ -131,6 +163,7 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
       const parsed = v.safeParse(ErrorBodySchema, record);
       const message = redact(parsed.success ? parsed.output.err : String(record.err));
       const serverCode = parsed.success ? parsed.output.code : undefined;
+      const serverReason = parsed.success ? parsed.output.reason : undefined;
       if (
         /^no results$/i.test(message.trim()) &&
         definition.noResults === 'empty' &&
@@ -138,7 +171,7 @@ export function interpretJson(status: number, body: string, origin: ResponseOrig
       ) {
         return [];
       }
-      throw errorAnswer(status, message, serverCode, origin);
+      throw errorAnswer(status, message, serverCode, origin, serverReason);
     }
     // The file endpoints of the TeamPass fork answer errors as {"status":"error","message":"…"}.
     if (record.status === 'error') {
@@ -225,6 +258,7 @@ function mostSpecific(
  * @param message The server's message, redacted.
  * @param serverCode The server's code.
  * @param origin Where it came from.
+ * @param serverReason The server's reason, when sent.
  * @returns The error.
  */
 export function errorAnswer(
@@ -232,6 +266,7 @@ export function errorAnswer(
   message: string,
   serverCode: string | undefined,
   origin: ResponseOrigin,
+  serverReason?: string,
 ): VaultError {
   const code = classifyError(status, message, serverCode);
   // The message keeps the server's words, short: its first line, at most 200 characters.
@@ -241,6 +276,7 @@ export function errorAnswer(
     status,
     serverMessage: message,
     serverCode,
+    reason: classifyReason(code, message, serverReason),
     endpoint: origin.endpoint,
     url: origin.url,
   });

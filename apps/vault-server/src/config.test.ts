@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../src/config.ts';
+import { configFromEnv } from './config.ts';
 
 describe('configuration of keys, CORS and TLS', () => {
   it('has safe defaults', () => {

@@ -1,9 +1,9 @@
 import { rename } from 'node:fs/promises';
-import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } from './crypto/master-key.ts';
-import { createSecretBox } from './crypto/secret-box.ts';
-import type { Actor } from './store/actor.ts';
-import { auditWrite } from './store/write-audit.ts';
-import { openVault, type VaultOptions } from './vault.ts';
+import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } from '../crypto/master-key.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
+import type { Actor } from '../store/actor.ts';
+import { auditWrite } from '../store/write-audit.ts';
+import { openVault, type VaultOptions } from '../vault.ts';
 
 /** What a rotation did. */
 export interface RotationResult {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createVaultClient } from '@vaultline/protocol';
-import type { VaultAdmin } from './vault.ts';
+import type { VaultAdmin } from '../vault.ts';
 
 /** What {@link seedDemo} created. */
 export interface DemoVault {

@@ -1,0 +1,105 @@
+/**
+ * The import's shapes: its options, its summary, and the snapshot its read phase hands to its
+ * write phase.
+ *
+ * @module
+ */
+
+import type { AccessType } from '@vaultline/protocol';
+import type { ItemValues } from '@vaultline/protocol/wire';
+
+/** Options of an import. */
+export interface ImportOptions {
+  /** The source's base URL (the part before `/api/index.php`). */
+  from: string;
+  /** The source's API key: sent to the source only, never printed nor logged. */
+  apiKey: string;
+  /** The logins whose folders (and rights) are copied: the API lists folders per user only. */
+  logins: readonly string[];
+  /** Reads the source and reports what would be added, without writing. */
+  dryRun: boolean;
+  /** The `fetch` for the source; the global one by default. */
+  fetch?: typeof globalThis.fetch | undefined;
+  /** Told how far the import is: `done` of `total` steps of a phase. */
+  onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
+}
+
+/** Counts of one kind of thing: added now, and already here from an earlier run. */
+export interface ImportCount {
+  added: number;
+  existing: number;
+}
+
+/** What an import did (or, dry, would do). */
+export interface ImportSummary {
+  /** The source's URL, without credentials or query. */
+  source: string;
+  dryRun: boolean;
+  folders: ImportCount;
+  items: ImportCount;
+  files: ImportCount;
+  /** Users created here, and users that were here already. */
+  users: ImportCount;
+  /** Rights set on the logins' roles (one role per login, `imported:<login>`). */
+  rights: ImportCount;
+  /** What was not imported, and why. */
+  skipped: { what: string; reason: string }[];
+}
+
+/** A source folder to create here. */
+export interface PlannedFolder {
+  readonly sourceId: number;
+  readonly title: string;
+  /** The source parent, when it is imported too; else the root. */
+  readonly sourceParent: number | undefined;
+  readonly level: number;
+}
+
+/** A source item to add here, with its values as add/item takes them, but its folder. */
+export interface PlannedItem {
+  readonly sourceId: number;
+  readonly sourceFolder: number;
+  readonly values: Omit<ItemValues, 'folderId'>;
+}
+
+/** A source attachment to add here, its bytes already read. */
+export interface PlannedFile {
+  readonly sourceId: number;
+  readonly sourceItem: number;
+  readonly name: string;
+  readonly mediaType: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What to do for one login: the user, its `imported:<login>` role, and the rights it gets. */
+export interface PlannedLogin {
+  readonly login: string;
+  /** The user is missing here. */
+  readonly create: boolean;
+  /** The user does not hold the role yet. */
+  readonly assign: boolean;
+  /** The role exists already. */
+  readonly roleExists: boolean;
+  /** Source folder and right, each. */
+  readonly grants: readonly (readonly [number, AccessType])[];
+}
+
+/**
+ * What the read phase found and decided, as plain data: what to add here, and what earlier runs
+ * added already (source id → id here). The write phase applies it as it is.
+ */
+export interface ImportSnapshot {
+  /** The source, as the import map names it. */
+  readonly source: string;
+  readonly summary: ImportSummary;
+  /** New folders, parents first. */
+  readonly folders: readonly PlannedFolder[];
+  readonly items: readonly PlannedItem[];
+  readonly files: readonly PlannedFile[];
+  readonly logins: readonly PlannedLogin[];
+  /** What earlier runs imported, still present here: source id → id here. */
+  readonly imported: {
+    readonly folders: ReadonlyMap<string, number>;
+    readonly items: ReadonlyMap<string, number>;
+  };
+}

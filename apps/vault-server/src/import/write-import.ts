@@ -1,0 +1,96 @@
+/**
+ * The import's write phase: applies a snapshot of the read phase to this vault in one transaction,
+ * with the audit records and the import map: all of it, or nothing.
+ *
+ * @module
+ */
+
+import { withinTransaction } from '@vaultline/store';
+import type { Actor } from '../store/actor.ts';
+import * as directory from '../store/directory.ts';
+import { extensionOf } from '../store/file-names.ts';
+import * as files from '../store/files.ts';
+import * as folders from '../store/folders.ts';
+import { recordImported } from '../store/import-map.ts';
+import * as items from '../store/items.ts';
+import { createStoreContext } from '../store/store-context.ts';
+import type { Vault } from '../vault.ts';
+import { importedRoleName } from './read-import.ts';
+import type { ImportSnapshot } from './types.ts';
+
+/**
+ * Writes what the read phase decided, in one transaction.
+ *
+ * @param vault This vault.
+ * @param actor Who imports: every write is audited with it.
+ * @param snapshot What to add.
+ */
+export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSnapshot): Promise<void> {
+  const { source } = snapshot;
+  await vault.db.transaction(async (tx) => {
+    const db = withinTransaction(vault.db.kind, tx);
+    const ctx = createStoreContext(db, vault.ctx.box, 0);
+    const folderIdOf = new Map(snapshot.imported.folders);
+    for (const folder of snapshot.folders) {
+      const parent = folder.sourceParent === undefined ? 0 : folderIdOf.get(String(folder.sourceParent));
+      const id = await folders.addFolder(ctx, actor, {
+        title: folder.title,
+        parentId: parent ?? 0,
+        complexityLevel: 0,
+        renewalPeriod: 0,
+        personal: false,
+      });
+      folderIdOf.set(String(folder.sourceId), id);
+    }
+    await recordImported(
+      tx,
+      source,
+      'folder',
+      snapshot.folders.map(
+        (folder) => [String(folder.sourceId), folderIdOf.get(String(folder.sourceId))!] as const,
+      ),
+    );
+    const placed = snapshot.items.filter((item) => folderIdOf.has(String(item.sourceFolder)));
+    const ids = await items.addItems(
+      ctx,
+      actor,
+      placed.map((item) => ({
+        ...item.values,
+        folderId: String(folderIdOf.get(String(item.sourceFolder))!),
+      })),
+      tx,
+    );
+    await recordImported(
+      tx,
+      source,
+      'item',
+      placed.map((item, index) => [String(item.sourceId), ids[index]!] as const),
+    );
+    const itemIdOf = new Map(snapshot.imported.items);
+    for (const [index, item] of placed.entries()) itemIdOf.set(String(item.sourceId), ids[index]!);
+    const fileIds: (readonly [string, number])[] = [];
+    for (const file of snapshot.files) {
+      const itemId = itemIdOf.get(String(file.sourceItem));
+      if (itemId === undefined) continue;
+      const id = await files.addFile(ctx, actor, itemId, {
+        name: file.name,
+        mediaType: file.mediaType,
+        extension: extensionOf(file.name),
+        bytes: file.bytes,
+      });
+      fileIds.push([String(file.sourceId), id]);
+    }
+    await recordImported(tx, source, 'file', fileIds);
+    for (const login of snapshot.logins) {
+      if (login.create) await directory.createUser(db, actor, { login: login.login });
+      const role = importedRoleName(login.login);
+      if (!login.roleExists) await directory.createRole(db, actor, { name: role });
+      if (login.assign) await directory.assignRole(db, actor, login.login, role);
+      for (const [sourceFolder, right] of login.grants) {
+        const target = folderIdOf.get(String(sourceFolder));
+        if (target !== undefined) await directory.grant(db, actor, role, target, right);
+      }
+    }
+  });
+  vault.ctx.invalidate();
+}

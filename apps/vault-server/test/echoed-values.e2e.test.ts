@@ -1,0 +1,133 @@
+import { encodeValue } from '@vaultline/protocol/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestVault, type TestVault } from '../src/testing.ts';
+import { runCli, tempDirs } from './support/cli.ts';
+import { expectNoSecrets, rawRequest } from './support/helpers.ts';
+
+// A value that tries to reorder what a reader sees (U+202E, U+2066), to hide text (U+200B), to break
+// a line (U+0085, U+2028) and to drive a terminal (ESC): none of it JSON escapes.
+const HOSTILE = '\u202ebbx_alice\u2066\u200b\u0085\u2028\u001b[2J';
+/** Characters an echoed value must not carry (the JSON escape of ESC is text, not a control). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+
+const b64 = (values: readonly string[]) => values.map(encodeValue).join(';');
+
+/** Every request whose error echoes a value the client sent, with what the error says. */
+const ECHOES: readonly { what: string; path: string; err: RegExp }[] = [
+  {
+    what: 'read/userpw login',
+    path: `read/userpw/${encodeURIComponent(HOSTILE)}`,
+    err: /^User does not exist/,
+  },
+  {
+    what: 'read/userfolders login',
+    path: `read/userfolders/${encodeURIComponent(HOSTILE)}`,
+    err: /^User does not exist/,
+  },
+  {
+    what: 'add/item folder_id',
+    path: `add/item/${b64(['label', 'pw', 'd', HOSTILE, '', '', '', '', ''])}`,
+    err: /^Expected folder_id/,
+  },
+  {
+    what: 'add/item any_one_can_modify',
+    path: `add/item/${b64(['label', 'pw', 'd', '1', '', '', '', '', HOSTILE])}`,
+    err: /^Expected any_one_can_modify/,
+  },
+  {
+    what: 'add/folder complexity_level',
+    path: `add/folder/${b64(['t', HOSTILE, '0', '0', '0'])}`,
+    err: /^Expected complexity_level/,
+  },
+  {
+    what: 'add/folder parent_id',
+    path: `add/folder/${b64(['t', '0', HOSTILE, '0', '0'])}`,
+    err: /^Expected parent_id/,
+  },
+  {
+    what: 'add/folder renewal_period',
+    path: `add/folder/${b64(['t', '0', '0', HOSTILE, '0'])}`,
+    err: /^Expected renewal_period/,
+  },
+  {
+    what: 'add/folder personal',
+    path: `add/folder/${b64(['t', '0', '0', '0', HOSTILE])}`,
+    err: /^Expected personal/,
+  },
+  {
+    what: 'update/folder complexity_level',
+    path: `update/folder/1/${b64(['t', HOSTILE, '0'])}`,
+    err: /^Expected complexity_level/,
+  },
+];
+
+describe('values the client sent, echoed in error texts', () => {
+  let vault: TestVault;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    vault = await startTestVault({ logLines });
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    expectNoSecrets(logLines, [vault.adminKey]);
+  });
+
+  /** Expects an echo that shows where the hostile characters were, none of them left. */
+  function expectNeutral(err: string, echoed: RegExp): void {
+    expect(err).toMatch(echoed);
+    expect(err).not.toMatch(UNSAFE);
+    expect(err).toContain('\ufffdbbx_alice\ufffd\ufffd');
+  }
+
+  it.each(ECHOES)('neutralises control and bidi characters in the $what', async ({ path, err }) => {
+    const answer = await rawRequest(vault.url, `/api/index.php/${path}?apikey=${vault.adminKey}`);
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    expectNeutral((JSON.parse(answer.body) as { err: string }).err, err);
+  });
+
+  it('neutralises them in the item_id field of add/file', async () => {
+    const form = [
+      '--b',
+      'content-disposition: form-data; name="item_id"',
+      '',
+      HOSTILE,
+      '--b',
+      'content-disposition: form-data; name="file"; filename="x.txt"',
+      '',
+      'abc',
+      '--b--',
+      '',
+    ].join('\r\n');
+    const answer = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body: Buffer.from(form),
+    });
+    expect(answer.status).toBe(400);
+    expectNeutral((JSON.parse(answer.body) as { err: string }).err, /^Expected the field item_id/);
+  });
+});
+
+describe('values the operator typed, echoed by vaultline-server', () => {
+  const tempDir = tempDirs('vaultline-echo-');
+
+  it('neutralises control and bidi characters in the error line', async () => {
+    const env = { VAULTLINE_DATA_DIR: await tempDir() };
+    const result = await runCli(['users', 'assign', '--login', HOSTILE, '--role', 'ops'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: User does not exist/);
+    expect(result.stderr.trimEnd()).not.toMatch(UNSAFE);
+    expect(result.stderr).toContain('\ufffdbbx_alice\ufffd\ufffd');
+  });
+
+  it('neutralises them in what the command line parser echoes', async () => {
+    const result = await runCli(['keys', 'create', '--label', 'x', `--${HOSTILE}`]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown option '--\ufffdbbx_alice\ufffd\ufffd/);
+    for (const line of result.stderr.split('\n')) expect(line).not.toMatch(UNSAFE);
+  });
+});

@@ -106,11 +106,9 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     fetch: options.fetch,
     retries: 1,
   });
-  const access = createAccessChecker(vault, {
-    ttlMs: config.accessCacheSeconds * 1000,
-    // Folder rights decide; the user's item list would carry every password they may see.
-    itemList: false,
-  });
+  // Folder rights decide (read/userfolders); never the user's item list, which would carry every
+  // password they may see.
+  const access = createAccessChecker(vault, { ttlMs: config.accessCacheSeconds * 1000 });
 
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const receiver: Receiver =

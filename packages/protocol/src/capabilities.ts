@@ -1,7 +1,7 @@
 /**
  * What the client knows about its server: one cheap, keyless identification request
  * (`GET {base}/api/index.php/info/version`), read once and cached, turned into capabilities that
- * the core uses to pick strategies (key transport, search, file endpoints) and that adapters read
+ * the core uses to pick strategies (key transport, search, file endpoints, ids per call) and that adapters read
  * instead of branching on "is this TeamPass".
  *
  * @module
@@ -18,6 +18,22 @@ export type KeyTransportOption = 'auto' | KeyTransport;
 
 /** The most results a Vaultline server's find/item returns, when its identification does not say. */
 export const VAULTLINE_MAX_RESULTS = 1000;
+
+/**
+ * The most ids the client puts in one call when the server does not say: on a Vaultline server
+ * that does not report `maxIds` (every one before it did enforced 1000), on TeamPass, and while
+ * the server is unknown.
+ *
+ * TeamPass 2 (2.1.27.x, `api/functions.php`) has no id limit of its own: `read/items` splits the
+ * segment on `;`, checks each id with `is_numeric` and reads them all in one `IN (…)` query, then
+ * builds each item's folder path and decrypts each password one by one. What bounds a call there
+ * is the URL (web servers refuse request lines above about 8 KiB; the client keeps URLs within
+ * `maxUrlLength`, 8,192 bytes) and the work of one PHP request. 1000 stays below both for ids of
+ * up to seven digits, and is the smallest limit a known server enforces, so a call planned with
+ * it is accepted by every server this client speaks to. Splitting costs one more request per
+ * thousand ids.
+ */
+export const DEFAULT_MAX_IDS = 1000;
 
 /** What a server can do, as far as the client could tell. */
 export interface ServerCapabilities {
@@ -48,6 +64,12 @@ export interface ServerCapabilities {
   /** The most results find/item returns, when known. */
   readonly maxResults: number | undefined;
   /**
+   * The most ids one call may carry in an id list: the server's own limit when it reports one
+   * (`maxIds` in a Vaultline identification), {@link DEFAULT_MAX_IDS} otherwise. The client splits
+   * longer lists (and lists whose URL would be too long) into several calls and merges the answers.
+   */
+  readonly maxIds: number;
+  /**
    * `false` when the identification request got no usable answer (network error, timeout, 408,
    * 429, a 5xx without an `{"err":…}` body): these are then the cautious defaults, and the request
    * is made again after a short while instead of being trusted for the client's lifetime.
@@ -75,6 +97,7 @@ export function teampassCapabilities(
     files: 'unknown',
     fourByteText: false,
     maxResults: undefined,
+    maxIds: DEFAULT_MAX_IDS,
     detected,
   };
 }
@@ -101,6 +124,7 @@ export function capabilitiesOf(
     files: has('files'),
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
+    maxIds: info.maxIds ?? DEFAULT_MAX_IDS,
     detected: true,
   };
 }

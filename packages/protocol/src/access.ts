@@ -35,8 +35,9 @@
  * TeamPass's per-user folder grants and bans and its per-item role restrictions are not in its
  * API (neither read answers them), so they are not checked here either, as before.
  *
- * Concurrent loads of one user share one request; `invalidate` during a load never fails the
- * callers waiting for it (they get that load's answer; the next caller reads again).
+ * Concurrent loads of one user share one request; `invalidate` (or the user's eviction from the
+ * cache) during a load never fails the callers waiting for it: they get that load's answer, which
+ * is not kept, and the next caller reads again.
  *
  * @see ../../../docs/teampass.md
  * @module
@@ -190,9 +191,9 @@ export function createAccessChecker(
     ttl,
     ttlResolution: 0,
     perf: { now },
-    // An invalidation while a load is under way must not fail the callers waiting for it
-    // (lru-cache rejects them with "deleted" otherwise): they get that load's answer, which is
-    // not put back in the cache; the next caller reads again.
+    // An invalidation (or an eviction) while a load is under way must not fail the callers
+    // waiting for it (lru-cache rejects them with "deleted"/"evicted" otherwise): they get that
+    // load's answer, which is not put back in the cache; the next caller reads again.
     ignoreFetchAbort: true,
     fetchMethod: async (login, _stale, { context }) => {
       const list = await client.readUserFolders({ login }, context);

@@ -43,6 +43,7 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
       expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
       expect([...info.features].sort()).toEqual([...SERVER_FEATURES].sort());
       expect(info.maxResults).toBe(1000);
+      expect(info.maxIds).toBe(1000);
     }
     const strictInfo = v.parse(
       ServerInfoSchema,
@@ -50,6 +51,39 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
     );
     expect(strictInfo.features).toContain('bearer-auth');
     expect(strictInfo.features).not.toContain('query-key');
+  });
+
+  it('takes more ids than its limit from the protocol client, which splits them by the limit it reports', async () => {
+    const { id: folderId } = await clientOf(open).addFolder({
+      folder: { title: 'many ids', complexityLevel: 0 },
+    });
+    const ids = await open.admin.addItems(
+      Array.from({ length: 1500 }, (_, i) => ({
+        label: `many ids ${i}`,
+        password: `pw-${i}`,
+        description: '',
+        folderId: String(folderId),
+        login: '',
+        email: '',
+        url: '',
+        tags: '',
+        anyoneCanModify: '0',
+      })),
+    );
+    const from = logLines.length;
+    const items = await clientOf(open).readItems({ ids });
+    expect(items.map((item) => item.id)).toEqual(ids);
+    const reads = logLines
+      .slice(from)
+      .map((line) => JSON.parse(line) as { msg?: string; op?: string; status?: number })
+      .filter((entry) => entry.msg === 'request' && entry.op === 'read/items');
+    expect(reads.map((entry) => entry.status)).toEqual([200, 200]);
+    // One call over the limit is refused with the limit in its words.
+    const over = await rawRequest(open.url, `/api/index.php/read/items/${ids.join(';')}`, {
+      headers: { authorization: `Bearer ${open.adminKey}` },
+    });
+    expect(over.status).toBe(400);
+    expect(over.body).toContain('at most 1000 ids');
   });
 
   it('accepts Authorization: Bearer as well as ?apikey=', async () => {

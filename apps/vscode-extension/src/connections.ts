@@ -23,9 +23,9 @@ export interface ConnectionSettings {
 export interface Connection extends ConnectionSettings {
   client: VaultClient;
   /**
-   * The core's one access layer: folder records for the tree (read/userfolders), rights from the
-   * core's table, and the item list (read/userpw, every password of the user) read only when a
-   * folder right does not decide.
+   * The core's one access layer: folder records for the tree (read/userfolders, no secrets) and
+   * rights from the core's table, decided on the item's own folder; never the user's item list
+   * (read/userpw, every password of the user).
    */
   access: AccessChecker;
 }
@@ -108,7 +108,7 @@ export class ConnectionStore implements vscode.Disposable {
     const connection: Connection = {
       ...settings,
       client,
-      access: createAccessChecker(client, { itemList: 'fallback' }),
+      access: createAccessChecker(client),
     };
     this.live.set(name, connection);
     return connection;

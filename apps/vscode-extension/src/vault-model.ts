@@ -151,7 +151,7 @@ export class VaultModel {
         const records = await connection.client.readFolders({ ids: [node.folder.id] });
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
-        // The folder's right decides for all its items; the item list is read only when it does not.
+        // The folder's right decides for all its items: nothing more is read.
         const readable = await connection.access.filterReadable(connection.login, own);
         return readable
           .map(

@@ -1,12 +1,45 @@
 /**
  * Access checks for adapters that act for a person on a shared key (the Slack bot, the VS Code
- * view): on TeamPass any key reads and writes everything, so what a person may do is computed from
- * read/userfolders/<login> and read/userpw/<login>. Denies by default; never keeps a password.
+ * view, the CLI's references): on TeamPass any key reads and writes everything, so what a person
+ * may do is computed from the person's folder rights. Denies by default; never keeps a password.
  *
- * The one access layer of the adapters: the folder records are kept whole (for trees), the item
- * list (read/userpw, which carries every password of the user) is read only when a decision needs
- * it, and both caches are bounded `lru-cache`s with a TTL.
+ * **The least secret that answers.** A decision about an item rests on two reads, and never on the
+ * user's item list (`read/userpw`, which carries every password the user may see):
  *
+ * 1. the user's folder rights, from `read/userfolders/<login>` (no secrets), cached per user;
+ * 2. the item's folder: the `folderId` the caller passes (from a vault read of that item:
+ *    read/items, read/folder, find/item), or else the item's own record, read by id
+ *    (`read/items/<ids>`: only the items asked about, all of a batch in one call).
+ *
+ * The folder's right in the one rights table (`permissionsOf`) then answers. The cases where the
+ * folder rights alone do not tell, and what the checker decides (denying rather than reading
+ * every password):
+ *
+ * - **An item of a personal folder** (TeamPass 2): TeamPass grants its personal folders outside
+ *   the roles, so neither read/userfolders nor read/userpw names them, and read/items answers
+ *   their passwords empty (TeamPass cannot decrypt them through its API): **denied**. On the
+ *   Vaultline server the owner's personal folders are in read/userfolders (right `W`): allowed to
+ *   the owner, denied to everyone else.
+ * - **A folder read/userpw covers but read/userfolders leaves out** (TeamPass 2 lists a role's
+ *   folder in read/userfolders only when its title is not empty by PHP's `empty()`, i.e. not `""`
+ *   or `"0"`, and it still exists; read/userpw lists the items of every role folder): **denied**.
+ * - **A right the rights table does not know** (TeamPass's roles screen can store an empty right;
+ *   a newer server may send a new code): `none`, **denied** for reading too, although read/userpw
+ *   would list the item. Give the role a known right (`R` for read only) to grant it.
+ * - **An unknown or deleted id**, or one the key may not read: read/items answers nothing,
+ *   **denied**.
+ * - **A caller's folder that is wrong** (stale, or invented): the checker decides on the folder it
+ *   is given. Pass a `folderId` only from a vault read of that item; an id that came from a person
+ *   or a payload goes without one, and the item is read.
+ *
+ * TeamPass's per-user folder grants and bans and its per-item role restrictions are not in its
+ * API (neither read answers them), so they are not checked here either, as before.
+ *
+ * Concurrent loads of one user share one request; `invalidate` (or the user's eviction from the
+ * cache) during a load never fails the callers waiting for it: they get that load's answer, which
+ * is not kept, and the next caller reads again.
+ *
+ * @see ../../../docs/teampass.md
  * @module
  */
 
@@ -15,43 +48,34 @@ import type { CallOptions, VaultClient } from './client/types.ts';
 import { type AccessType, type Permissions, permissionsOf, type RightDefinition } from './rights.ts';
 import type { Folder } from './schemas.ts';
 
-/** What the checker keeps of one user: folder records and item → folder, no passwords. */
+/** What the checker keeps of one user: the folder records, no passwords. */
 export interface UserAccess {
   /** The vault login. */
   readonly login: string;
   /** The folders the user may access, by id, in the vault's order: whole records (the tree shows them). */
   readonly folders: ReadonlyMap<number, Folder>;
-  /** The items the user may access: item id → folder id (empty when the item list is not read). */
-  readonly items: ReadonlyMap<number, number>;
   /** When the folders were read, in ms since the epoch (by the checker's clock). */
   readonly loadedAt: number;
 }
 
-/** A reference to an item: its id, and its folder when known. */
+/** A reference to an item: its id, and its folder when a vault read of the item gave it. */
 export interface ItemRef {
   /** The item id. */
   id: number;
-  /** The folder that holds it, as the caller saw it. */
+  /**
+   * The folder that holds it, from a vault read of this item (read/items, read/folder,
+   * find/item). Decided on as given; when absent, the checker reads the item (`read/items/<id>`)
+   * for its folder.
+   */
   folderId?: number | undefined;
 }
 
 /** Options of {@link createAccessChecker}. */
 export interface AccessCheckerOptions {
-  /** How long a user's folders and item list are kept, in ms (inclusive). Default 30 000. */
+  /** How long a user's folder rights are kept, in ms (inclusive). Default 30 000. */
   ttlMs?: number | undefined;
   /** How many users' rights are kept at most (least recently used go first). Default 1000. */
   maxUsers?: number | undefined;
-  /**
-   * When the user's item list (read/userpw) is read:
-   * - `true` (default): for every decision about an item; the list is the authority on where an
-   *   item lives, the caller's `folderId` only counts for items it does not name.
-   * - `'fallback'`: only when the folder the caller gives does not grant what is asked (or no
-   *   folder is given): the list may then grant reading (an item it names) or place the item in
-   *   another folder. For callers whose `folderId` comes from a read they trust (a tree built
-   *   from read/folder): most decisions then need one request without passwords.
-   * - `false`: never; decisions rest on folder rights and the caller's `folderId` alone.
-   */
-  itemList?: boolean | 'fallback' | undefined;
   /** The clock, for tests. */
   now?: (() => number) | undefined;
 }
@@ -59,16 +83,15 @@ export interface AccessCheckerOptions {
 /** Answers what a vault user may do with an item. */
 export interface AccessChecker {
   /**
-   * Reads (or returns the cached) rights of a user: the folders, and the item list unless
-   * `itemList` is `false`.
+   * Reads (or returns the cached) folder rights of a user (read/userfolders, no passwords).
    *
    * @param login The vault login.
-   * @returns The user's folders and items.
+   * @returns The user's folders.
    */
   load(login: string, options?: CallOptions): Promise<UserAccess>;
   /**
    * The folders a user may access, whole records in the vault's order (read/userfolders, no
-   * passwords): what a tree shows. Never reads the item list.
+   * passwords): what a tree shows.
    *
    * @param login The vault login.
    * @returns The folders.
@@ -76,7 +99,7 @@ export interface AccessChecker {
   folders(login: string, options?: CallOptions): Promise<Folder[]>;
   /**
    * The user's right on a folder (`none` for a folder they cannot access), with what it allows
-   * and its words ("read only"). Never reads the item list.
+   * and its words ("read only").
    *
    * @param login The vault login.
    * @param folderId The folder.
@@ -84,17 +107,17 @@ export interface AccessChecker {
    */
   rightOn(login: string, folderId: number, options?: CallOptions): Promise<RightDefinition>;
   /**
-   * Tells whether a user may read an item: the item is among the user's items, or its folder
-   * among the user's folders. Unknown items are denied.
+   * Tells whether a user may read an item: its folder (given, or read with the item) is among
+   * the user's folders with a right that allows reading. Unknown items are denied.
    *
    * @param login The vault login.
-   * @param item The item.
+   * @param item The item: an id, or an id and the folder a vault read gave.
    * @returns Whether the user may read it.
    */
   canRead(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
   /**
    * Tells whether a user may add an item to a folder (the core's rights table: `W`, `ND`, `NE`,
-   * `NDNE`). Never reads the item list.
+   * `NDNE`).
    *
    * @param login The vault login.
    * @param folderId The folder.
@@ -118,7 +141,7 @@ export interface AccessChecker {
    */
   canDelete(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
   /**
-   * Keeps only the items a user may read.
+   * Keeps only the items a user may read. Items without a folder are read in one read/items call.
    *
    * @param login The vault login.
    * @param items The items.
@@ -142,63 +165,78 @@ interface FolderEntry {
 
 type Permission = keyof Permissions;
 
-const NO_ITEMS: ReadonlyMap<number, number> = new Map();
-
 /**
  * Creates an access checker over a client.
  *
  * @param client The vault client (usually on a key that can read every user).
- * @param options The cache settings and when the item list is read.
+ * @param options The cache settings.
  * @returns The checker.
  * @example
  * ```ts
- * const access = createAccessChecker(vault, { itemList: 'fallback' });
+ * const access = createAccessChecker(vault);
  * const tree = await access.folders('alice');
  * if (await access.canWrite('alice', { id: 42, folderId: 3 })) await vault.updateItemFields(42, { url });
  * ```
  */
 export function createAccessChecker(
-  client: Pick<VaultClient, 'readUserFolders' | 'readUserItems'>,
+  client: Pick<VaultClient, 'readUserFolders' | 'readItems'>,
   options: AccessCheckerOptions = {},
 ): AccessChecker {
   const ttl = options.ttlMs ?? 30_000;
   const max = options.maxUsers ?? 1000;
-  const itemList = options.itemList ?? true;
   const now = options.now ?? Date.now;
-  // lru-cache aborts a load in flight when its key is deleted (invalidate) or evicted, and rejects
-  // everyone awaiting it with `deleted`/`evicted`; `ignoreFetchAbort` lets that load answer those
-  // callers instead, without keeping its result: a load started after an invalidation reads afresh.
-  const cacheOptions = { max, ttl, ttlResolution: 0, perf: { now }, ignoreFetchAbort: true };
 
   const folderCache = new LRUCache<string, FolderEntry, CallOptions | undefined>({
-    ...cacheOptions,
+    max,
+    ttl,
+    ttlResolution: 0,
+    perf: { now },
+    // An invalidation (or an eviction) while a load is under way must not fail the callers
+    // waiting for it (lru-cache rejects them with "deleted"/"evicted" otherwise): they get that
+    // load's answer, which is not put back in the cache; the next caller reads again.
+    ignoreFetchAbort: true,
     fetchMethod: async (login, _stale, { context }) => {
       const list = await client.readUserFolders({ login }, context);
       return { list, byId: new Map(list.map((folder) => [folder.id, folder])), loadedAt: now() };
-    },
-  });
-  const itemCache = new LRUCache<string, ReadonlyMap<number, number>, CallOptions | undefined>({
-    ...cacheOptions,
-    fetchMethod: async (login, _stale, { context }) => {
-      const items = await client.readUserItems({ login }, context);
-      // Only ids and folder ids are kept: the passwords in this answer are dropped here.
-      return new Map(items.map((item) => [item.id, item.folderId]));
     },
   });
 
   async function folderEntry(login: string, callOptions?: CallOptions): Promise<FolderEntry> {
     return (await folderCache.fetch(login, { context: callOptions }))!;
   }
-  async function itemsOf(login: string, callOptions?: CallOptions): Promise<ReadonlyMap<number, number>> {
-    if (itemList === false) return NO_ITEMS;
-    return (await itemCache.fetch(login, { context: callOptions }))!;
-  }
 
   function rightIn(entry: FolderEntry, folderId: number | undefined): AccessType | undefined {
     return folderId === undefined ? undefined : entry.byId.get(folderId)?.accessType;
   }
 
-  /** Decides one permission on one item, reading the item list only when the mode needs it. */
+  /**
+   * The folders of items whose caller gave none: one read/items call for all of them (the
+   * client splits it by the server's limits). Only ids and folder ids are kept: the rest of the
+   * records, passwords included, is dropped here.
+   */
+  async function foldersOf(
+    refs: readonly ItemRef[],
+    callOptions?: CallOptions,
+  ): Promise<ReadonlyMap<number, number>> {
+    const ids = [...new Set(refs.filter((ref) => ref.folderId === undefined).map((ref) => ref.id))];
+    if (ids.length === 0) return new Map();
+    const wanted = new Set(ids);
+    const records = await client.readItems({ ids }, callOptions);
+    const found = new Map<number, number>();
+    for (const record of records) if (wanted.has(record.id)) found.set(record.id, record.folderId);
+    return found;
+  }
+
+  function folderIn(ref: ItemRef, read: ReadonlyMap<number, number>): number | undefined {
+    return ref.folderId ?? read.get(ref.id);
+  }
+
+  /** Whether any of the user's folders grants the permission: if none does, no item is read. */
+  function grantsAnywhere(entry: FolderEntry, permission: Permission): boolean {
+    return entry.list.some((folder) => permissionsOf(folder.accessType)[permission]);
+  }
+
+  /** Decides one permission on one item: the folder rights first, the item only when needed. */
   async function allows(
     login: string,
     ref: ItemRef | number,
@@ -207,22 +245,15 @@ export function createAccessChecker(
   ): Promise<boolean> {
     const item = typeof ref === 'number' ? { id: ref } : ref;
     const entry = await folderEntry(login, callOptions);
-    if (itemList !== true && permissionsOf(rightIn(entry, item.folderId))[permission]) return true;
-    if (itemList === false) return false;
-    const items = await itemsOf(login, callOptions);
-    if (permission === 'read' && items.has(item.id)) return true;
-    // The user's own item list is the authority on where an item lives; a caller's folderId is
-    // only used for items that list does not name.
-    return permissionsOf(rightIn(entry, items.get(item.id) ?? item.folderId))[permission];
+    if (!grantsAnywhere(entry, permission)) return false;
+    const read = await foldersOf([item], callOptions);
+    return permissionsOf(rightIn(entry, folderIn(item, read)))[permission];
   }
 
   return {
     async load(login, callOptions) {
-      const [entry, items] = await Promise.all([
-        folderEntry(login, callOptions),
-        itemsOf(login, callOptions),
-      ]);
-      return { login, folders: entry.byId, items, loadedAt: entry.loadedAt };
+      const entry = await folderEntry(login, callOptions);
+      return { login, folders: entry.byId, loadedAt: entry.loadedAt };
     },
     async folders(login, callOptions) {
       return [...(await folderEntry(login, callOptions)).list];
@@ -238,25 +269,13 @@ export function createAccessChecker(
     canDelete: (login, ref, callOptions) => allows(login, ref, 'delete', callOptions),
     async filterReadable(login, refs, callOptions) {
       const entry = await folderEntry(login, callOptions);
-      const byFolder = (ref: ItemRef) => permissionsOf(rightIn(entry, ref.folderId)).read;
-      if (itemList === false) return refs.filter(byFolder);
-      if (itemList === 'fallback' && refs.every(byFolder)) return [...refs];
-      const items = await itemsOf(login, callOptions);
-      return refs.filter(
-        (ref) =>
-          items.has(ref.id) ||
-          (itemList === 'fallback' && byFolder(ref)) ||
-          permissionsOf(rightIn(entry, items.get(ref.id) ?? ref.folderId)).read,
-      );
+      if (!grantsAnywhere(entry, 'read')) return [];
+      const read = await foldersOf(refs, callOptions);
+      return refs.filter((ref) => permissionsOf(rightIn(entry, folderIn(ref, read))).read);
     },
     invalidate(login) {
-      if (login === undefined) {
-        folderCache.clear();
-        itemCache.clear();
-      } else {
-        folderCache.delete(login);
-        itemCache.delete(login);
-      }
+      if (login === undefined) folderCache.clear();
+      else folderCache.delete(login);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What the client knows about its server: one cheap, keyless identification request
  * (`GET {base}/api/index.php/info/version`), read once and cached, turned into capabilities that
- * the core uses to pick strategies (key transport, search, file endpoints) and that adapters read
+ * the core uses to pick strategies (key transport, search, file endpoints, ids per call) and that adapters read
  * instead of branching on "is this TeamPass".
  *
  * @module
@@ -32,6 +32,22 @@ export type Dialect = 'legacy' | 'teampass3';
  * personal access token where the site enables them (the client then keeps a session token).
  */
 export type CredentialsNeeded = 'api-key' | 'password';
+
+/**
+ * The most ids the client puts in one call when the server does not say: on a Vaultline server
+ * that does not report `maxIds` (every one before it did enforced 1000), on TeamPass, and while
+ * the server is unknown.
+ *
+ * TeamPass 2 (2.1.27.x, `api/functions.php`) has no id limit of its own: `read/items` splits the
+ * segment on `;`, checks each id with `is_numeric` and reads them all in one `IN (…)` query, then
+ * builds each item's folder path and decrypts each password one by one. What bounds a call there
+ * is the URL (web servers refuse request lines above about 8 KiB; the client keeps URLs within
+ * `maxUrlLength`, 8,192 bytes) and the work of one PHP request. 1000 stays below both for ids of
+ * up to seven digits, and is the smallest limit a known server enforces, so a call planned with
+ * it is accepted by every server this client speaks to. Splitting costs one more request per
+ * thousand ids.
+ */
+export const DEFAULT_MAX_IDS = 1000;
 
 /** What a server can do, as far as the client could tell. */
 export interface ServerCapabilities {
@@ -67,12 +83,13 @@ export interface ServerCapabilities {
   /** The most results find/item returns, when known. */
   readonly maxResults: number | undefined;
   /**
-   * The most ids one call of a multi-id operation (read/items, read/folder, delete/item) carries,
-   * when the server limits it; the core splits longer lists. `1` where every id is a call of its
-   * own (TeamPass 3: the core sends them a few at a time); `undefined` when only the URL length
-   * limits it.
+   * The most ids one call of a multi-id operation (read/items, read/folder, delete/item) carries:
+   * the server's own limit when it reports one (`maxIds` in a Vaultline identification),
+   * {@link DEFAULT_MAX_IDS} otherwise; `1` where every id is a call of its own (TeamPass 3: the core
+   * sends them a few at a time). The client splits longer lists (and lists whose URL would be too
+   * long) into several calls and merges the answers.
    */
-  readonly maxIds: number | undefined;
+  readonly maxIds: number;
   /** Whether items can hold a TOTP secret whose current code `readOtp` reads (TeamPass 3). */
   readonly otp: boolean;
   /** Whether items carry tags that reads return (`Item.tags`) and `readTags` lists (TeamPass 3). */
@@ -123,13 +140,13 @@ export function teampassCapabilities(
     fourByteText: false,
     maxResults: undefined,
     ...LEGACY_ONLY,
+    maxIds: DEFAULT_MAX_IDS,
     detected,
   };
 }
 
 /** What every server of the legacy API can and cannot do, whatever it identifies as. */
 const LEGACY_ONLY = {
-  maxIds: undefined,
   otp: false,
   tags: false,
   urlLookup: false,
@@ -201,6 +218,7 @@ export function capabilitiesOf(
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
     ...LEGACY_ONLY,
+    maxIds: DEFAULT_MAX_IDS,
     detected: true,
   };
 }

@@ -14,9 +14,10 @@
 
 import {
   createServerProbe,
+  DEFAULT_MAX_IDS,
   type Identification,
-  type KeyTransport,
   type KeyTransportOption,
+  type ServerCapabilities,
 } from './capabilities.ts';
 import { createSender } from './client/attempt.ts';
 import { createAutoDialectClient } from './client/auto-dialect.ts';
@@ -24,7 +25,14 @@ import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './client/types.ts';
-import { ENDPOINT_NAMES, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.ts';
+import {
+  ENDPOINT_NAMES,
+  type EndpointDefinition,
+  type EndpointInput,
+  type EndpointName,
+  type EndpointOutput,
+  endpoints,
+} from './endpoints.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 
@@ -126,9 +134,16 @@ export function createLegacyVaultClient(
   });
   let disposed = false;
 
-  /** The key transport for the next call: fixed by the option, or from the server's identification. */
-  function knownTransport(): KeyTransport | undefined {
-    return keyOption === 'auto' ? probe.known()?.keyTransport : keyOption;
+  /**
+   * Whether a call needs the server's identification before it is planned: always with
+   * `keyTransport: 'auto'` (where the key goes), and for a list of several ids (how many one call
+   * may carry). A forced transport and a single id need no request first.
+   */
+  function needsIdentification(definition: EndpointDefinition, input: unknown): boolean {
+    if (keyOption === 'auto') return true;
+    if (!definition.batch) return false;
+    const ids = (input as Record<string, unknown>)[definition.batch.param];
+    return Array.isArray(ids) && ids.length > 1;
   }
 
   async function call<K extends EndpointName>(
@@ -137,8 +152,11 @@ export function createLegacyVaultClient(
     callOptions?: CallOptions,
   ): Promise<EndpointOutput<K>> {
     if (disposed) throw new VaultError('aborted', 'The vault client was disposed.', { endpoint: name });
-    const transport = knownTransport() ?? (await probe.get()).keyTransport;
-    const plan = planner.plan(name, input, transport);
+    const definition: EndpointDefinition = endpoints[name];
+    let server: ServerCapabilities | undefined = probe.known();
+    if (server === undefined && needsIdentification(definition, input)) server = await probe.get();
+    const transport = keyOption === 'auto' ? server!.keyTransport : keyOption;
+    const plan = planner.plan(name, input, transport, server?.maxIds ?? DEFAULT_MAX_IDS);
     const { requests } = plan;
     try {
       // The common case, one request, without a results list.

@@ -46,6 +46,12 @@ export const ServerInfoSchema = v.object({
   features: v.array(v.string()),
   /** The most results find/item returns; 1000 when absent. */
   maxResults: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /**
+   * The most ids one call takes in an id list (read/items, read/folder, delete/item,
+   * delete/folder, find/item's folders); 1000 when absent (what every Vaultline server enforced
+   * before it said so).
+   */
+  maxIds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
 /** The identification answer of a Vaultline server. */

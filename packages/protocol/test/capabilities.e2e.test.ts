@@ -36,7 +36,6 @@ describe('server detection', () => {
       server: 'teampass-compatible',
       dialect: 'legacy',
       credentials: 'api-key',
-      maxIds: undefined,
       otp: false,
       tags: false,
       urlLookup: false,
@@ -49,6 +48,7 @@ describe('server detection', () => {
       files: 'unknown',
       fourByteText: false,
       maxResults: undefined,
+      maxIds: 1000,
       detected: true,
     });
     await vault.readItems({ ids: [11] });
@@ -82,7 +82,6 @@ describe('server detection', () => {
       server: 'vaultline',
       dialect: 'legacy',
       credentials: 'api-key',
-      maxIds: undefined,
       otp: false,
       tags: false,
       urlLookup: false,
@@ -95,6 +94,7 @@ describe('server detection', () => {
       files: true,
       fourByteText: true,
       maxResults: 500,
+      maxIds: 1000,
       detected: true,
     });
     const [probe, call] = vaultline.requests;
@@ -250,6 +250,71 @@ describe('server detection', () => {
     expect(capabilitiesOf(undefined, 'header').keyTransport).toBe('header');
     expect(capabilitiesOf(undefined).search).toBe('restricted');
     expect(capabilitiesOf(info).search).toBe('full');
+  });
+});
+
+describe("the server's id limit", () => {
+  const ids = (count: number, from = 1) => Array.from({ length: count }, (_, i) => from + i);
+  const sizes = (urls: string[]) => urls.map((url) => url.split('?')[0]!.split('/').pop()!.split(';').length);
+
+  it('reads maxIds from the identification: 1000 when unreported, on TeamPass and while unknown', () => {
+    const info = { server: 'vaultline' as const, version: '1', features: [] };
+    expect(capabilitiesOf({ ...info, maxIds: 250 }).maxIds).toBe(250);
+    expect(capabilitiesOf(info).maxIds).toBe(1000);
+    expect(capabilitiesOf(undefined).maxIds).toBe(1000);
+  });
+
+  it('splits a long id list by the limit a Vaultline server reports, and merges the answers', async () => {
+    const stub = await startVaultlineStub({
+      apiKey: KEY,
+      features: ['bearer-auth'],
+      maxIds: 2,
+      labels: { 1: 'one', 2: 'two', 3: 'three', 4: 'four', 5: 'five' },
+    });
+    try {
+      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      const items = await vault.readItems({ ids: [1, 2, 3, 4, 5] });
+      expect(items.map((item) => item.label)).toEqual(['one', 'two', 'three', 'four', 'five']);
+      expect((await vault.capabilities()).maxIds).toBe(2);
+      expect(stub.requests.map((request) => request.url)).toEqual([
+        '/api/index.php/info/version',
+        '/api/index.php/read/items/1;2',
+        '/api/index.php/read/items/3;4',
+        '/api/index.php/read/items/5',
+      ]);
+      // A forced key transport still asks the server's limit before a call with several ids.
+      stub.requests.length = 0;
+      const forced = createVaultClient({ baseUrl: stub.url, apiKey: KEY, keyTransport: 'header' });
+      expect(await forced.readItems({ ids: [4] })).toHaveLength(1);
+      expect(await forced.readItems({ ids: [1, 2, 3] })).toHaveLength(3);
+      expect(stub.requests.map((request) => request.url)).toEqual([
+        '/api/index.php/read/items/4',
+        '/api/index.php/info/version',
+        '/api/index.php/read/items/1;2',
+        '/api/index.php/read/items/3',
+      ]);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('sends TeamPass at most 1000 ids per call (it has no limit of its own but the URL)', async () => {
+    const wanted = ids(1500);
+    for (const id of wanted) {
+      teampass.items.set(String(10_000 + id), { ...teampass.items.get('10')!, id: String(10_000 + id) });
+    }
+    try {
+      const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+      const items = await vault.readItems({ ids: wanted.map((id) => 10_000 + id) });
+      expect(items).toHaveLength(1500);
+      expect(sizes(teampass.requests.map((request) => request.url))).toEqual([1000, 500]);
+      // Short ids would all fit one URL: the id limit splits them.
+      teampass.reset();
+      await vault.readItems({ ids: ids(1500) });
+      expect(sizes(teampass.requests.map((request) => request.url))).toEqual([1000, 500]);
+    } finally {
+      for (const id of wanted) teampass.items.delete(String(10_000 + id));
+    }
   });
 });
 

@@ -286,10 +286,72 @@ describe('resolveReferences', () => {
   });
 
   it('shares a checker and its cache across calls', async () => {
-    const checker = createAccessChecker(vault, { itemList: false });
+    const checker = createAccessChecker(vault);
     await resolveReferences(vault, ['vaultline://10/password'], { login: 'alice', checker });
     await resolveReferences(vault, ['vaultline://11/password'], { login: 'alice', checker });
     expect(calls('/read/userfolders/')).toBe(1);
+  });
+
+  it("a hover on one reference reads that item and the login's folder rights, never read/userpw", async () => {
+    // The VS Code extension's setup: one checker per connection, shared by hovers and diagnostics.
+    const checker = createAccessChecker(vault);
+    const paths = () =>
+      server.requests.map((request) => request.url.split('?')[0]!.replace('/api/index.php', ''));
+    const [hover] = await resolveReferences(vault, ['vaultline://11/password'], { login: 'alice', checker });
+    expect(ok(hover).value).toBe('pw-cache-seeded');
+    expect(paths().sort()).toEqual(['/read/items/11', '/read/userfolders/alice']);
+    // The next hover (or the diagnostics pass) reads only the item it names.
+    server.reset();
+    const [again] = await resolveReferences(vault, ['vaultline://10/login'], { login: 'alice', checker });
+    expect(ok(again).value).toBe('admin');
+    expect(paths()).toEqual(['/read/items/10']);
+  });
+
+  it('keeps decisions right without read/userpw: forbidden, personal folders, unknown ids', async () => {
+    server.folders.set('6', {
+      id: '6',
+      title: '1',
+      parent_id: '0',
+      complexity: '0',
+      renewal: '0',
+      personal: '1',
+    });
+    server.items.set('60', item('60', 'own', '6', 'pw-own-personal'));
+    try {
+      const checker = createAccessChecker(vault);
+      const results = await resolveReferences(
+        vault,
+        [
+          'vaultline://30/password',
+          'vaultline://60/password',
+          'vaultline://999/password',
+          'vaultline://40/password',
+        ],
+        { login: 'alice', checker },
+      );
+      expect(results.map((result) => (result.ok ? 'ok' : result.error.code))).toEqual([
+        'forbidden',
+        'forbidden',
+        'not_found',
+        'ok',
+      ]);
+      // A login whose only folder grants nothing is denied every item.
+      const [none] = await resolveReferences(vault, ['vaultline://40/password'], {
+        login: 'nobody',
+        checker,
+      });
+      expect(failed(none).error.code).toBe('forbidden');
+      expect(calls('/read/userpw/')).toBe(0);
+      expect(
+        server.requests
+          .filter((request) => request.url.includes('/read/items/'))
+          .map((r) => r.url.split('?')[0]),
+      ).toEqual(['/api/index.php/read/items/30;60;999;40', '/api/index.php/read/items/40']);
+      for (const result of results) expect(JSON.stringify(result)).not.toContain('pw-hidden');
+    } finally {
+      server.folders.delete('6');
+      server.items.delete('60');
+    }
   });
 
   it('throws the client error when the vault cannot be read, without the key', async () => {

@@ -24,6 +24,11 @@ export interface StubOptions {
   maxResults?: number;
   /** Whether the identification carries `maxResults`. Default true. */
   reportMaxResults?: boolean;
+  /**
+   * The most ids read/items takes, reported as `maxIds` and enforced (more answer 400, as the
+   * Vaultline server does). Default: neither reported nor enforced.
+   */
+  maxIds?: number;
   /** Refuse `?apikey=` (a server set to accept header keys only). */
   refuseQueryKey?: boolean;
   /** Item labels by id, all in folder 1. */
@@ -95,6 +100,7 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
           version: '9.9.9',
           features: options.features,
           ...(options.reportMaxResults === false ? {} : { maxResults }),
+          ...(options.maxIds === undefined ? {} : { maxIds: options.maxIds }),
         }),
       );
       return;
@@ -109,6 +115,16 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
     const [, verb, object, first = '', second = ''] = path.split('/');
     if (verb === 'read' && object === 'items') {
       const ids = first.split(';').map(Number);
+      if (options.maxIds !== undefined && ids.length > options.maxIds) {
+        res.statusCode = 400;
+        res.end(
+          JSON.stringify({
+            err: `Expected at most ${options.maxIds} ids in one call, received ${ids.length}.`,
+            code: 'invalid_request',
+          }),
+        );
+        return;
+      }
       res.end(
         JSON.stringify(ids.filter((id) => labels[id] !== undefined).map((id) => record(id, labels[id]!))),
       );

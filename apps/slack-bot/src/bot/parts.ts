@@ -50,11 +50,9 @@ export async function createDeps(config: Config, base: PartsBase): Promise<Deps>
     fetch: base.fetch,
     retries: 1,
   });
-  const access = createAccessChecker(vault, {
-    ttlMs: config.accessCacheSeconds * 1000,
-    // Folder rights decide; the user's item list would carry every password they may see.
-    itemList: false,
-  });
+  // Folder rights decide (read/userfolders); never the user's item list, which would carry every
+  // password they may see.
+  const access = createAccessChecker(vault, { ttlMs: config.accessCacheSeconds * 1000 });
   const limiters = createLimiters(db, config, (error) =>
     log.warn(errorFields(error, redact), 'the rate-limit store could not be reached; limiting in memory'),
   );

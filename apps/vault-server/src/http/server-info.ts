@@ -1,14 +1,15 @@
 /**
  * The keyless identification `GET /api/index.php/info/version`: tells clients that this is a
- * Vaultline server and what it supports (the key in a header, still in the URL or not, …), so the
- * protocol client picks its strategy once. It carries no vault data.
+ * Vaultline server and what it supports (the key in a header, still in the URL or not, …) and its
+ * limits (results of find/item, ids per call), so the protocol client picks its strategy once. It
+ * carries no vault data.
  *
  * @module
  */
 
 import { createRequire } from 'node:module';
 import type { ServerFeature, ServerInfo } from '@vaultline/protocol/wire';
-import { MAX_FIND_RESULTS } from '../constants.ts';
+import { MAX_FIND_RESULTS, MAX_IDS_PER_CALL } from '../constants.ts';
 import type { ApiAnswer } from './api-call.ts';
 import { answer, JSON_HEADERS } from './api-response.ts';
 import type { QueryKeyPolicy } from './key-check.ts';
@@ -29,7 +30,7 @@ export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
   const features: ServerFeature[] = ['bearer-auth'];
   if (queryKeys === 'accept') features.push('query-key');
   features.push('files', 'unicode-search', 'four-byte-text');
-  return { server: 'vaultline', version, features, maxResults: MAX_FIND_RESULTS };
+  return { server: 'vaultline', version, features, maxResults: MAX_FIND_RESULTS, maxIds: MAX_IDS_PER_CALL };
 }
 
 /**

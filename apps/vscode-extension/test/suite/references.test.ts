@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { Fixture } from './fixture.ts';
-import { errorsSince, extensionApi, waitFor } from './helpers.ts';
+import { errorsSince, extensionApi, logMark, logSince, waitFor } from './helpers.ts';
 
 let opened = 0;
 
@@ -137,6 +137,40 @@ export function referenceTests(fixture: Fixture): void {
       assert.match(text, /command:vaultline\.goToItem/);
       assert.match(text, /command:vaultline\.copyReferencedValue/);
       for (const secret of secrets) assert.ok(!text.includes(secret), 'a password is in the hover');
+    });
+
+    it('hovers and checks a reference reading only that item, never every password (read/userpw)', async () => {
+      const api = await extensionApi();
+      // Cold rights, as after a reload: the folder rights are read once too.
+      await vscode.commands.executeCommand(COMMANDS.refresh);
+      const mark = logMark(api);
+      const editor = await openText(`WEB_PASS=vaultline://${web.id}/password\n`);
+      const text = await waitFor(async () => {
+        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+          'vscode.executeHoverProvider',
+          editor.document.uri,
+          new vscode.Position(0, 14),
+        );
+        return hoverText(hovers) || undefined;
+      }, 'a hover');
+      assert.match(text, new RegExp(web.label));
+      const requests = logSince(api, mark).filter((line) => line.includes('[alice] '));
+      assert.deepEqual(
+        requests.filter((line) => / readUserItems /.test(line)),
+        [],
+        'a hover read every password of the user',
+      );
+      // The reads that name the item name it alone (other requests may run meanwhile: the tree
+      // reloads after the refresh).
+      const reads = requests.filter((line) =>
+        new RegExp(` readItems .*/read/items/.*\\b${web.id}\\b`).test(line),
+      );
+      assert.ok(reads.length > 0, 'the hover read its item');
+      for (const line of reads) assert.match(line, new RegExp(`/read/items/${web.id}(\\?|$)`));
+      assert.ok(
+        requests.some((line) => / readUserFolders /.test(line)),
+        'the folder rights were read',
+      );
     });
 
     it('masks the login in the hover in presentation mode', async () => {

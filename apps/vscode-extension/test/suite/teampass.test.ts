@@ -3,7 +3,16 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { connect, disconnect, errorsSince, extensionApi, itemNode } from './helpers.ts';
+import {
+  connect,
+  disconnect,
+  errorsSince,
+  extensionApi,
+  itemNode,
+  logMark,
+  logSince,
+  waitFor,
+} from './helpers.ts';
 
 /** What only a TeamPass server shows: its own error words, a release without file endpoints (#9). */
 export function teampassOnlyTests(fixture: Fixture): void {
@@ -27,6 +36,66 @@ export function teampassOnlyTests(fixture: Fixture): void {
       assert.equal(row?.kind, 'message');
       assert.match(row.text, /^tp-ghost: .*The vault said: "User does not exist"\.$/);
       assert.equal(row.text.includes(fixture.teampass.key), false);
+    });
+  });
+
+  describe('references on a shared TeamPass key', () => {
+    afterEach(async () => {
+      for (let i = 0; i < 5 && vscode.window.activeTextEditor; i++)
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    });
+
+    it('decides from folder rights and the named item: forbidden stays forbidden, no read/userpw', async () => {
+      const api = await extensionApi();
+      const { db, web } = fixture.teampass.items;
+      const mark = logMark(api);
+      // bob may read Infrastructure only; TeamPass's key itself reads everything.
+      const document = await vscode.workspace.openTextDocument({
+        language: 'properties',
+        content: `A=vaultline://tp-alice@${db.id}/password\nB=vaultline://tp-bob@${db.id}/password\nC=vaultline://tp-bob@${web.id}/login\n`,
+      });
+      await vscode.window.showTextDocument(document);
+      const hover = async (line: number) =>
+        waitFor(async () => {
+          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+            'vscode.executeHoverProvider',
+            document.uri,
+            new vscode.Position(line, 20),
+          );
+          const text = hovers
+            .flatMap((entry) => entry.contents)
+            .map((content) => (typeof content === 'string' ? content : content.value))
+            .join('\n')
+            .replace(/&nbsp;/g, ' ');
+          return text || undefined;
+        }, `a hover on line ${line}`);
+      assert.match(await hover(0), new RegExp(db.label));
+      assert.match(await hover(1), /no right to read/);
+      assert.match(await hover(2), new RegExp(web.label));
+      const diagnostics = await waitFor(() => {
+        const found = vscode.languages
+          .getDiagnostics(document.uri)
+          .filter((entry) => String(entry.code ?? '').startsWith('reference-'));
+        return found.length > 0 ? found : undefined;
+      }, 'the forbidden reference warning');
+      assert.deepEqual(
+        diagnostics.map((entry) => [entry.range.start.line, entry.code]),
+        [[1, 'reference-forbidden']],
+      );
+      const requests = logSince(api, mark).filter((line) => /\[tp-(alice|bob)\] /.test(line));
+      assert.deepEqual(
+        requests.filter((line) => / readUserItems /.test(line)),
+        [],
+        'a hover or check read every password of the user',
+      );
+      // The reads that name these items name only them, alone (a hover) or together (the
+      // document's check); other documents' checks may run meanwhile.
+      const named = `(${db.id}|${web.id})`;
+      const reads = requests.filter((entry) =>
+        new RegExp(` readItems .*/read/items/(.*;)?${named}(;|\\?|$)`).test(entry),
+      );
+      assert.ok(reads.length > 0, 'the named items were read');
+      for (const line of reads) assert.match(line, new RegExp(`/read/items/${named}(;${named})*(\\?|$)`));
     });
   });
 

@@ -68,6 +68,33 @@ describe('client/plan: planning of calls', () => {
     expect(plan.merge([{ status: 'x' }, [{ id: 2 }]])).toEqual({ status: 'x' });
   });
 
+  it("splits id lists by the server's id limit as well as by the URL length", () => {
+    const ids = Array.from({ length: 1500 }, (_, i) => i + 1);
+    const sizes = (plan: { requests: { url: string }[] }) =>
+      plan.requests.map((request) => request.url.split('/').pop()!.split('?')[0]!.split(';').length);
+    // 1,500 short ids fit one URL of 8,192 bytes, but not one call of a server that takes 1,000.
+    expect(sizes(planner().plan('readItems', { ids }, 'header'))).toEqual([1500]);
+    const plan = planner().plan('readItems', { ids }, 'header', 1000);
+    expect(sizes(plan)).toEqual([1000, 500]);
+    expect(plan.requests.flatMap((r) => r.url.split('/').pop()!.split(';')).map(Number)).toEqual(ids);
+    // Long ids: the URL limit still splits below the id limit.
+    const long = Array.from({ length: 2500 }, (_, i) => 1_000_000 + i);
+    for (const request of planner().plan('readItems', { ids: long }, 'query', 1000).requests) {
+      expect(urlLength(request.url)).toBeLessThanOrEqual(8192);
+      expect(request.url.split('/').pop()!.split('?')[0]!.split(';').length).toBeLessThanOrEqual(1000);
+    }
+    // Every batched row: read/folder, delete/item, find/item's folders; delete/folder keeps its four.
+    expect(sizes(planner().plan('readFolders', { ids: [1, 2, 3] }, 'header', 2))).toEqual([2, 1]);
+    expect(sizes(planner().plan('deleteItems', { ids: [1, 2, 3] }, 'header', 2))).toEqual([2, 1]);
+    expect(
+      planner()
+        .plan('findItems', { folderIds: [1, 2, 3], query: 'db' }, 'header', 2)
+        .requests.map((request) => request.url.replace(`${ROOT}/find/item/`, '')),
+    ).toEqual(['1;2/db', '3/db']);
+    expect(sizes(planner().plan('deleteFolders', { ids: [1, 2, 3, 4, 5] }, 'header', 1000))).toEqual([4, 1]);
+    expect(sizes(planner().plan('deleteFolders', { ids: [1, 2, 3, 4, 5] }, 'header', 3))).toEqual([3, 2]);
+  });
+
   it("keeps only the asked folders' records of read/folder", () => {
     const plan = planner().plan('readFolders', { ids: [1] }, 'query');
     expect(plan.merge([[{ folderId: 1 }, { folderId: 2 }]])).toEqual([{ folderId: 1 }]);

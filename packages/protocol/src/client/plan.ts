@@ -1,8 +1,9 @@
 /**
  * Planning of calls: turns an operation and its input into the requests to send — the path
  * filled with encoded segments, the key in the query or in a header, long id lists split so that
- * each URL stays within the limit (and within the row's batch size), writes refused before
- * sending when their URL is too long — and how their answers merge into one.
+ * each URL stays within the limit and each call within the server's id limit (and the row's batch
+ * size), writes refused before sending when their URL is too long — and how their answers merge
+ * into one.
  *
  * @module
  */
@@ -67,11 +68,13 @@ export interface CallPlanner {
    * @param name The operation.
    * @param input Its parameters.
    * @param transport How the key travels.
+   * @param maxIds The most ids one call may carry (the server's `maxIds` capability); no limit
+   *   but the URL's when absent.
    * @returns The requests and the merge.
    * @throws {VaultError} `invalid_request` for input the codec refuses, `too_large` for a URL
    *   above the limit that cannot be split.
    */
-  plan(name: EndpointName, input: unknown, transport: KeyTransport): CallPlan;
+  plan(name: EndpointName, input: unknown, transport: KeyTransport, maxIds?: number): CallPlan;
 }
 
 const encoder = /* @__PURE__ */ new TextEncoder();
@@ -139,7 +142,7 @@ export function createCallPlanner(settings: PlannerSettings): CallPlanner {
     return request;
   }
 
-  function plan(name: EndpointName, input: unknown, transport: KeyTransport): CallPlan {
+  function plan(name: EndpointName, input: unknown, transport: KeyTransport, maxIds?: number): CallPlan {
     const definition: EndpointDefinition = endpoints[name];
     if (definition.multipart) {
       return {
@@ -173,7 +176,11 @@ export function createCallPlanner(settings: PlannerSettings): CallPlanner {
     const idSegment = definition.params[batchParam]!;
     const whole = idSegment.encode(ids, context);
     const single = prepare(definition, { ...segments, [batchParam]: whole }, transport);
-    const size = definition.batch.size ?? Number.POSITIVE_INFINITY;
+    // The row's own batch size (delete/folder: four) and the server's id limit, whichever is smaller.
+    const size = Math.min(
+      definition.batch.size ?? Number.POSITIVE_INFINITY,
+      maxIds ?? Number.POSITIVE_INFINITY,
+    );
     if (ids.length <= size && urlLength(single.url) <= maxUrlLength) {
       // The common case: one call, prepared and measured once.
       return { requests: [single], body: undefined, merge: (results) => restrict(results[0]) };

@@ -15,10 +15,13 @@ import { foldLabel } from '../text.ts';
 import { fieldText, formatReference, parseReference, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
-/** The client calls resolution uses (`readOtp` for `otp` fields; without it they are `unsupported`). */
+/**
+ * The client calls resolution uses: never read/userpw (see the access checker); `readOtp` for
+ * `otp` fields (without it they are `unsupported`).
+ */
 export type ReferenceClient = Pick<
   VaultClient,
-  'readItems' | 'readFolders' | 'readUserFolders' | 'readUserItems' | 'listFiles' | 'downloadFile'
+  'readItems' | 'readFolders' | 'readUserFolders' | 'listFiles' | 'downloadFile'
 > &
   Partial<Pick<VaultClient, 'readOtp'>>;
 
@@ -31,7 +34,7 @@ export interface ResolveReferencesOptions {
    * references by path fail with `login_required`.
    */
   login?: string | undefined;
-  /** A checker to share (and its cache); one over `client` without the user's item list by default. */
+  /** A checker to share (and its cache of folder rights); a new one over `client` by default. */
   checker?: AccessChecker | undefined;
   /** Cancels the calls. */
   signal?: AbortSignal | undefined;
@@ -95,9 +98,12 @@ interface Entry {
 }
 
 /**
- * Resolves references: all ids in one `read/items` call (split only where the URL gets too long),
- * all paths in one `read/userfolders` and one `read/folder` call, attachments through
- * `read/listfiles` and `read/files`. Results come in the order given; a reference that fails gets
+ * Resolves references: all ids in one `read/items` call (split only where the URL gets too long
+ * or the server's id limit is reached), all paths in one `read/userfolders` and one `read/folder`
+ * call, attachments through `read/listfiles` and `read/files`. Acting for a login, each item is
+ * checked against the login's folder rights (`read/userfolders`, no secrets) with the folder its
+ * own record names: the only items read are the ones the references name (and, for paths, the
+ * items of the folders they name); the login's item list (`read/userpw`) is never read. Results come in the order given; a reference that fails gets
  * a {@link VaultReferenceError} in its result, and the others still resolve. Failures of the vault
  * itself (network, wrong key) are thrown as the client's `VaultError`.
  *
@@ -121,8 +127,7 @@ export async function resolveReferences(
   const entries = references.map(toEntry);
   const login = options.login;
   const callOptions: CallOptions = { signal: options.signal };
-  const checker =
-    login === undefined ? undefined : (options.checker ?? createAccessChecker(client, { itemList: false }));
+  const checker = login === undefined ? undefined : (options.checker ?? createAccessChecker(client));
 
   const ids = new Set<number>();
   const paths: Entry[] = [];

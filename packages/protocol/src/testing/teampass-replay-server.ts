@@ -3,7 +3,8 @@
  * down in docs/teampass.md: raw-URI matching, `apikey` first, no percent-decoding,
  * per-value item encoding, ONE base64 blob for folders, arrays vs objects keyed by id,
  * `{"err":"No results"}` with HTTP 200, its error table with the odd statuses, non-JSON bodies,
- * the echoed wrong key. Faults (slow, huge, 5xx, dropped connections) are switched on per test, and
+ * the echoed wrong key, empty passwords for items of personal folders, and read/userfolders
+ * leaving out folders whose title PHP calls empty while read/userpw lists their items. Faults (slow, huge, 5xx, dropped connections) are switched on per test, and
  * every request is recorded as the server saw it.
  *
  * @see ../../../../docs/teampass.md
@@ -277,7 +278,9 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       login: item.login,
       email: item.email,
       url: item.url,
-      pw: item.pw,
+      // TeamPass encrypts the items of personal folders with the owner's own key, which its API
+      // does not have: it answers their passwords empty.
+      pw: folders.get(item.folder_id)?.personal === '1' ? '' : item.pw,
       folder_id: item.folder_id,
       path: pathOf(item.folder_id),
     };
@@ -535,13 +538,17 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         if (!user) return table(ERROR_TABLE.userMissing);
         if (Object.keys(user.rights).length === 0) return { status: 200, body: NON_JSON_BODIES.sql };
         if (object === 'userfolders') {
-          const records = Object.entries(user.rights).map(([id, right]) => ({
-            id,
-            title: folders.get(id)?.title ?? '',
-            level: String(levelOf(id)),
-            access_type: right,
-            parent_id: folders.get(id)?.parent_id ?? '0',
-          }));
+          // TeamPass lists a role's folder only when the folder exists and its title is not
+          // empty by PHP's empty() ("" or "0"); read/userpw lists the items of every role folder.
+          const records = Object.entries(user.rights)
+            .filter(([id]) => !['', '0', undefined].includes(folders.get(id)?.title))
+            .map(([id, right]) => ({
+              id,
+              title: folders.get(id)?.title ?? '',
+              level: String(levelOf(id)),
+              access_type: right,
+              parent_id: folders.get(id)?.parent_id ?? '0',
+            }));
           return json(keyed(records, (record) => record.id));
         }
         const records = [...items.values()]

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createVaultClient } from '@vaultline/protocol';
+import { startTestVault, type TestVault } from '@vaultline/vault-server/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MASK } from '../src/constants.ts';
+import { runCli, tempHome } from './support/cli.ts';
+
+const MANY = 1500;
+
+let vault: TestVault;
+let home: { dir: string; cleanup: () => Promise<void> };
+let aliceKey: string;
+let ids: number[];
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  vault = await startTestVault({ logLines });
+  home = await tempHome();
+  await vault.admin.createUser({ login: 'alice' });
+  await vault.admin.createRole({ name: 'dev' });
+  await vault.admin.assignRole('alice', 'dev');
+  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const { id: folderId } = await admin.addFolder({ folder: { title: 'Many', complexityLevel: 0 } });
+  await vault.admin.grant('dev', folderId, 'R');
+  ids = await vault.admin.addItems(
+    Array.from({ length: MANY }, (_, i) => ({
+      label: `secret ${i}`,
+      password: `Many-Secret-${i}-Qz`,
+      description: '',
+      folderId: String(folderId),
+      login: `user-${i}`,
+      email: '',
+      url: '',
+      tags: '',
+      anyoneCanModify: '0',
+    })),
+  );
+  aliceKey = await vault.admin.createKey({ label: 'alice-many', login: 'alice' });
+}, 120_000);
+afterAll(async () => {
+  await vault?.close();
+  await home?.cleanup();
+});
+
+/** The operations the vault answered since a mark (its request log: one line per request). */
+function opsSince(mark: number): string[] {
+  return logLines
+    .slice(mark)
+    .map((line) => JSON.parse(line) as { msg?: string; op?: string; status?: number })
+    .filter((entry) => entry.msg === 'request' && entry.op !== undefined)
+    .map((entry) => `${entry.op} ${entry.status}`);
+}
+
+/** A child that hashes the values it was given, so nothing but a digest is printed. */
+const digest = (count: number) => `
+  const { createHash } = require('node:crypto');
+  const hash = createHash('sha256');
+  let set = 0;
+  for (let i = 0; i < ${count}; i++) {
+    const value = process.env['V' + i];
+    if (value !== undefined) set++;
+    hash.update((value ?? '') + '\\n');
+  }
+  console.log(set + ' ' + hash.digest('hex'));
+`;
+
+function expectedDigest(count: number): string {
+  const hash = createHash('sha256');
+  for (let i = 0; i < count; i++) hash.update(`Many-Secret-${i}-Qz\n`);
+  return `${count} ${hash.digest('hex')}`;
+}
+
+async function runWithEnvFile(count: number) {
+  const file = join(home.dir, `refs-${count}.env`);
+  await writeFile(
+    file,
+    ids
+      .slice(0, count)
+      .map((id, i) => `V${i}=vaultline://${id}/password\n`)
+      .join(''),
+  );
+  return runCli(home.dir, ['run', '-f', file, '--', process.execPath, '-e', digest(count)], {
+    env: { VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: aliceKey, VAULTLINE_LOGIN: 'alice' },
+    timeoutMs: 120_000,
+  });
+}
+
+describe('vaultline run with many references', () => {
+  it(`runs a .env of ${MANY} distinct references: split by the server's id limit, one read each`, async () => {
+    const mark = logLines.length;
+    const result = await runWithEnvFile(MANY);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${expectedDigest(MANY)}\n`);
+    // The server reports at most 1000 ids per call: two reads, each accepted.
+    expect(opsSince(mark).sort()).toEqual([
+      'info/version 200',
+      'read/items 200',
+      'read/items 200',
+      'read/userfolders 200',
+    ]);
+  }, 180_000);
+
+  it('resolves 10 references with one read of those items and the folder rights, never read/userpw', async () => {
+    const mark = logLines.length;
+    const result = await runWithEnvFile(10);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${expectedDigest(10)}\n`);
+    expect(result.stdout).not.toContain(MASK);
+    expect(opsSince(mark).sort()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
+    const [row] = await vault.server.vault.db.query<{ target: string }>(
+      "SELECT target FROM audit WHERE action = 'read/items' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row?.target).toBe(`items ${ids.slice(0, 10).join(',')}`);
+  }, 60_000);
+});

@@ -218,7 +218,7 @@ export function capabilitiesOf(
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
     ...LEGACY_ONLY,
-    maxIds: DEFAULT_MAX_IDS,
+    maxIds: info.maxIds ?? DEFAULT_MAX_IDS,
     detected: true,
   };
 }

@@ -50,6 +50,13 @@ describe('createMasker', () => {
     );
   });
 
+  it('waits for the next chunk when a value ends where a longer value could go on', async () => {
+    const needles = maskNeedles(['ref   ', 'ref']);
+    expect(await through(needles, [Buffer.from('ref'), Buffer.from('   ')])).toBe(MASK);
+    expect(await through(needles, [Buffer.from('ref'), Buffer.from(' x')])).toBe(`${MASK} x`);
+    expect(await through(needles, [Buffer.from('ref')])).toBe(MASK);
+  });
+
   it('keeps output without values as it is, and masks lines of a multi-line value', async () => {
     expect(await through(maskNeedles(['s3cret-value']), [Buffer.from('plain '), Buffer.from('text\n')])).toBe(
       'plain text\n',

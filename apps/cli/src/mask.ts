@@ -46,6 +46,13 @@ function nextMatch(
   return best;
 }
 
+/** Whether `tail` (a match running to the end of the data) could still become a longer needle. */
+function couldGrow(tail: Buffer, needles: readonly Buffer[]): boolean {
+  return needles.some(
+    (needle) => needle.length > tail.length && needle.subarray(0, tail.length).equals(tail),
+  );
+}
+
 /** How many bytes at the end of `tail` could begin a needle. */
 function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
   let longest = 0;
@@ -75,12 +82,21 @@ export function createMasker(needles: readonly Buffer[]): Transform {
     const data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     const out: Buffer[] = [];
     let from = 0;
+    let deferred = false;
     for (let match = nextMatch(data, needles, 0); match; match = nextMatch(data, needles, from)) {
+      // A value that ends where the data ends may be the start of a longer value (`ref` and
+      // `ref   `): wait for the next chunk, as masking the whole output at once would.
+      if (!final && match.at + match.length === data.length && couldGrow(data.subarray(match.at), needles)) {
+        out.push(data.subarray(from, match.at));
+        from = match.at;
+        deferred = true;
+        break;
+      }
       out.push(data.subarray(from, match.at), mask);
       from = match.at + match.length;
     }
     const rest = data.subarray(from);
-    const keep = heldBack(rest, needles);
+    const keep = deferred ? rest.length : heldBack(rest, needles);
     out.push(rest.subarray(0, rest.length - keep));
     if (final) {
       if (keep > 0) out.push(mask);

@@ -179,6 +179,7 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
       await vscode.commands.executeCommand(`workbench.view.extension.${VIEWS.container}`);
 
       const baseline: number[] = [];
+      const reloaded: number[] = [];
       const firstLevel: number[] = [];
       const opened: number[] = [];
       const pages: number[] = [];
@@ -187,6 +188,19 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
         const items = await bare.readFolders({ ids: [bulk] });
         baseline.push(performance.now() - baseStarted);
         assert.equal(items.length, tp3.bulkCount);
+
+        // A reload: new clients from the stored settings and secrets, the token read back from
+        // SecretStorage (no sign-in), then the first level.
+        await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
+        const reloadStarted = performance.now();
+        await setConfig('requestTimeoutMs', 10_000 + i + 1);
+        const fresh = await connectionNode(api, target.alice);
+        await api.treeView.reveal(fresh, { expand: true, select: false, focus: false });
+        await api.tree.getChildren(fresh);
+        reloaded.push(performance.now() - reloadStarted);
+        // What the setting change set off elsewhere (diagnostics checked again, the view's other
+        // roots) settles before the steady-state figures.
+        await new Promise((resolve) => setTimeout(resolve, 500));
 
         await vscode.commands.executeCommand('workbench.actions.treeView.vaultline.tree.collapseAll');
         const levelStarted = performance.now();
@@ -201,7 +215,12 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
         const mark = await control<number>('requestCount');
         const started = performance.now();
         api.tree.refresh();
-        const folder = await folderNode(api, target.alice, 'Bulk');
+        // From the root's own children: walking every folder would load the other folders' items too.
+        const top = await api.tree.getChildren(await connectionNode(api, target.alice));
+        const folder = top.find(
+          (node): node is FolderNode => node.kind === 'folder' && node.folder.id === bulk,
+        );
+        if (!folder) throw new Error('no Bulk folder under alice');
         await api.treeView.reveal(folder, { expand: true, select: false, focus: false });
         const children = await api.tree.getChildren(folder);
         opened.push(performance.now() - started);
@@ -212,9 +231,6 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
         );
         const requests = await control<{ url: string; login?: string }[]>('requests', mark);
         pages.push(requests.filter((r) => r.url.includes('/item/inFolders') && r.login === 'alice').length);
-
-        // A reload: new clients from the stored settings and secrets (the token from SecretStorage).
-        await setConfig('requestTimeoutMs', 10_000 + i + 1);
       }
       await api.search.find('bulk-0999');
       const copied = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
@@ -230,6 +246,10 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
       const b = median(baseline);
       const f = median(firstLevel);
       const o = median(opened);
+      const r = median(reloaded);
+      console.log(
+        `BENCH TeamPass 3 rounds (ms): baseline ${baseline.map(Math.round)}, reload ${reloaded.map(Math.round)}, first level ${firstLevel.map(Math.round)}, opened ${opened.map(Math.round)}`,
+      );
       console.log(
         `BENCH TeamPass 3 baseline: item/inFolders of ${tp3.bulkCount} items via the protocol client: ${b.toFixed(1)} ms`,
       );
@@ -238,6 +258,9 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
       );
       console.log(
         `BENCH TeamPass 3 refresh → the ${tp3.bulkCount}-item folder opened (${pages.join('/')} pages), first ${DEFAULTS.treePageSize} rows: ${o.toFixed(1)} ms, ${(o / b).toFixed(2)}× baseline (goal < 1 s)`,
+      );
+      console.log(
+        `BENCH TeamPass 3 reload (new clients, token from SecretStorage) → first level rendered: ${r.toFixed(1)} ms, ${(r / b).toFixed(2)}× baseline`,
       );
       console.log(
         `BENCH TeamPass 3 sign-ins in one token lifetime (connect, ${RUNS} rounds, ${RUNS} reloads, search, copy): ${signIns} (goal 1)`,
@@ -254,6 +277,11 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
         figure: `TeamPass 3: refresh → the ${tp3.bulkCount.toLocaleString('en')}-item folder opened (${pages[0]} pages of item/inFolders), first ${DEFAULTS.treePageSize.toLocaleString('en')} rows`,
         result: `${o.toFixed(0)} ms, ${(o / b).toFixed(2)}× the bare client's read (${b.toFixed(0)} ms)`,
         goal: '< 1 s',
+      });
+      figure({
+        figure:
+          'TeamPass 3: reload (new clients, the session token read back from SecretStorage) → first level',
+        result: `${r.toFixed(0)} ms, ${(r / b).toFixed(2)}× the bare client's read, no sign-in`,
       });
       figure({
         figure: `TeamPass 3: sign-ins per token lifetime (connect, ${RUNS} refreshes and folder opens, ${RUNS} reloads, search, copy)`,

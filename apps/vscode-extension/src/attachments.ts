@@ -74,7 +74,12 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   /** Uploads a file to an item; asks which when no source is given. */
   async upload(ref: ItemRef, source?: vscode.Uri): Promise<number | undefined> {
     const connection = await this.connections.get(ref.connection);
-    if (!(await connection.access.canWrite(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
+    if (
+      !(await connection.access.canWrite(await connection.actingLogin(), {
+        id: ref.itemId,
+        folderId: ref.folderId,
+      }))
+    ) {
       throw new UserFacingError(
         vscode.l10n.t('{0} has no right to add files to this item.', connection.login),
       );
@@ -96,7 +101,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
   private async requireRead(node: FileNode): Promise<void> {
     const connection = await this.connections.get(node.connection);
     const item = node.parent.item;
-    if (!(await connection.access.canRead(connection.login, item))) {
+    if (!(await connection.access.canRead(await connection.actingLogin(), item))) {
       throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
     }
   }

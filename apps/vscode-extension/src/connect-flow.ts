@@ -1,31 +1,64 @@
+import { type CredentialsNeeded, type DialectDetection, detectDialect } from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import type { ConnectionSettings, ConnectionStore } from './connections.ts';
+import type { ConnectionSettings, ConnectionStore, Credentials } from './connections.ts';
+import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
 
-/** What the four steps collect. */
+/** What the steps collect. */
 export interface ConnectAnswers {
+  /** Name, URL, login, and the dialect the URL's server was detected to speak (when it answered). */
   settings: ConnectionSettings;
-  apiKey: string;
+  /** What the server signs in with, as typed. */
+  credentials: Credentials;
 }
 
-interface Step {
+/** How a user signs in where the server has per-user sign-in. */
+export type SignInMethod = 'password' | 'token';
+
+/** What detection learnt of a URL, for the steps that follow it. */
+export interface ServerProfile {
+  /** The URL it was learnt for. */
+  url: string;
+  /** What signing in needs; `api-key` when the server could not be told (the check says why later). */
+  credentials: CredentialsNeeded;
+  /** Whether the login only names whom the view acts for (a key may read any user's rights). */
+  otherUsers: boolean;
+  /** The detection itself; `detected: false` when no usable answer came. */
+  detection: DialectDetection;
+}
+
+type StepKey = 'name' | 'url' | 'login' | 'method' | 'password' | 'apiKey' | 'personalAccessToken';
+
+interface InputStep {
+  kind: 'input';
   prompt: string;
   placeholder?: string;
   value: string;
   password?: boolean;
   validate: (text: string) => string | vscode.InputBoxValidationMessage | undefined;
+  /** Runs on Enter once the value is valid (the box shows it is busy meanwhile). */
+  accept?: (text: string) => Promise<void>;
 }
 
-const TOTAL_STEPS = 4;
+interface PickStep {
+  kind: 'pick';
+  placeholder: string;
+  items: readonly (vscode.QuickPickItem & { value: string })[];
+  value: string;
+}
 
 /**
- * The connect dialog: four titled steps (name, URL, login, API key) with Back, each saying what it
- * asks for and where it comes from. What was typed (never the key) is kept when a connection fails,
- * and the next run starts from it.
+ * The connect dialog: titled steps with Back, each saying what it asks for and where it comes
+ * from: a name, the URL (whose server is then detected with one keyless request, `detectDialect`),
+ * the login, and what that server signs in with (`capabilities.credentials`): an API key; or the
+ * user's password and personal API key, or a personal access token instead. What was typed (never
+ * a secret) is kept when a connection fails, and the next run starts from it.
  */
 export class ConnectFlow implements vscode.Disposable {
-  /** The input box while a step is open: lets scripts and tests type into it. */
+  /** The input box while a step that asks for text is open: lets scripts and tests type into it. */
   active: vscode.InputBox | undefined;
-  /** The last attempt that failed, without its key: the prefill of the next run. */
+  /** The pick while a step that offers choices is open (how to sign in). */
+  activePick: vscode.QuickPick<vscode.QuickPickItem & { value: string }> | undefined;
+  /** The last attempt that failed, without its secrets: the prefill of the next run. */
   private draft: ConnectionSettings | undefined;
   private readonly connections: ConnectionStore;
 
@@ -49,10 +82,35 @@ export class ConnectFlow implements vscode.Disposable {
   }
 
   /**
+   * Detects what the server at a URL speaks and what it signs in with: one keyless request (two
+   * when the first answer tells neither). Never throws: a server that does not answer is asked for
+   * an API key, and the connection check then says why it failed.
+   */
+  static async profile(url: string): Promise<ServerProfile> {
+    const timeoutMs = vscode.workspace
+      .getConfiguration(CONFIG_SECTION)
+      .get<number>(CONFIG.requestTimeoutMs, DEFAULTS.requestTimeoutMs);
+    const detection = await detectDialect({ baseUrl: url, timeoutMs }).catch(
+      (error: unknown): DialectDetection => ({
+        detected: false,
+        dialect: undefined,
+        capabilities: undefined,
+        evidence: String(error instanceof Error ? error.message : error).slice(0, 200),
+      }),
+    );
+    return {
+      url,
+      credentials: detection.capabilities?.credentials ?? 'api-key',
+      otherUsers: detection.capabilities?.otherUsers ?? true,
+      detection,
+    };
+  }
+
+  /**
    * Asks for whatever `known` does not give, starting from `start` (a previous attempt or an
    * existing connection).
    *
-   * @param replacing The connection this run gives a new key to: its name is not flagged as taken.
+   * @param replacing The connection this run gives new credentials to: its name is not flagged as taken.
    *
    * @returns The answers, or `undefined` when the user cancelled.
    */
@@ -61,88 +119,188 @@ export class ConnectFlow implements vscode.Disposable {
     start: Partial<ConnectionSettings> = {},
     replacing?: string,
   ): Promise<ConnectAnswers | undefined> {
-    const values = { name: '', url: '', login: '', apiKey: '', ...start, ...known };
+    const values: Record<StepKey, string> = {
+      name: start.name ?? '',
+      url: start.url ?? '',
+      login: start.login ?? '',
+      method: 'password',
+      password: '',
+      apiKey: '',
+      personalAccessToken: '',
+    };
+    if (known.name !== undefined) values.name = known.name;
+    if (known.url !== undefined) values.url = known.url;
+    if (known.login !== undefined) values.login = known.login;
     const existing = new Set(this.connections.list().map((c) => c.name));
-    const steps: Array<{ key: keyof typeof values; step: () => Step }> = [
-      {
-        key: 'name',
-        step: () => ({
-          prompt: vscode.l10n.t('A name for this connection: it is the root of the Vault view.'),
-          value: values.name || (existing.has('vault') ? '' : 'vault'),
-          validate: (text) => {
-            if (text.trim() === '') return vscode.l10n.t('Enter a name.');
-            if (existing.has(text.trim()) && text.trim() !== replacing)
-              return {
-                message: vscode.l10n.t(
-                  'A connection named "{0}" exists: you will be asked before it is replaced.',
-                  text.trim(),
+    let profile: ServerProfile | undefined;
+    const detect = async (url: string) => {
+      if (profile?.url !== url.trim()) profile = await ConnectFlow.profile(url.trim());
+    };
+    const signsIn = () => profile?.credentials === 'password';
+    const login = () => values.login.trim() || '<login>';
+
+    const step = (key: StepKey): InputStep | PickStep => {
+      switch (key) {
+        case 'name':
+          return {
+            kind: 'input',
+            prompt: vscode.l10n.t('A name for this connection: it is the root of the Vault view.'),
+            value: values.name || (existing.has('vault') ? '' : 'vault'),
+            validate: (text) => {
+              if (text.trim() === '') return vscode.l10n.t('Enter a name.');
+              if (existing.has(text.trim()) && text.trim() !== replacing)
+                return {
+                  message: vscode.l10n.t(
+                    'A connection named "{0}" exists: you will be asked before it is replaced.',
+                    text.trim(),
+                  ),
+                  severity: vscode.InputBoxValidationSeverity.Warning,
+                };
+              return undefined;
+            },
+          };
+        case 'url':
+          return {
+            kind: 'input',
+            prompt: vscode.l10n.t(
+              "The vault's base URL: where its API answers (TeamPass: the site's address).",
+            ),
+            placeholder: 'https://vault.example.com',
+            value: values.url,
+            validate: (text) =>
+              /^https?:\/\/\S+$/i.test(text.trim())
+                ? undefined
+                : vscode.l10n.t('Enter an http:// or https:// URL.'),
+            // The server tells what it signs in with: the steps that follow depend on it.
+            accept: detect,
+          };
+        case 'login':
+          return {
+            kind: 'input',
+            prompt:
+              profile?.otherUsers === false
+                ? vscode.l10n.t(
+                    'Your login on this vault: every request runs as this user, with the rights the vault gives them.',
+                  )
+                : vscode.l10n.t(
+                    'The login the view acts for: the vault user whose folders and rights the tree shows (an admin key can act for any user).',
+                  ),
+            value: values.login,
+            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a login.') : undefined),
+          };
+        case 'method':
+          return {
+            kind: 'pick',
+            placeholder: vscode.l10n.t('How does {0} sign in to this vault?', login()),
+            value: values.method,
+            items: [
+              {
+                value: 'password',
+                label: vscode.l10n.t('$(key) Password and API key'),
+                detail: vscode.l10n.t(
+                  "{0}'s password, and the personal API key of their profile page.",
+                  login(),
                 ),
-                severity: vscode.InputBoxValidationSeverity.Warning,
-              };
-            return undefined;
-          },
-        }),
-      },
-      {
-        key: 'url',
-        step: () => ({
-          prompt: vscode.l10n.t(
-            "The vault's base URL: where its API answers (TeamPass: the site's address).",
-          ),
-          placeholder: 'https://vault.example.com',
-          value: values.url,
-          validate: (text) =>
-            /^https?:\/\/\S+$/i.test(text.trim())
-              ? undefined
-              : vscode.l10n.t('Enter an http:// or https:// URL.'),
-        }),
-      },
-      {
-        key: 'login',
-        step: () => ({
-          prompt: vscode.l10n.t(
-            'The login the view acts for: the vault user whose folders and rights the tree shows (an admin key can act for any user).',
-          ),
-          value: values.login,
-          validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a login.') : undefined),
-        }),
-      },
-      {
-        key: 'apiKey',
-        step: () => ({
-          prompt: vscode.l10n.t(
-            'The API key. Vaultline server: `vaultline-server keys create --user {0}` prints one. TeamPass: an administrator creates one under Settings → API.',
-            values.login || '<login>',
-          ),
-          value: '',
-          password: true,
-          validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the API key.') : undefined),
-        }),
-      },
-    ];
-    const todo = steps.filter(({ key }) => known[key as keyof ConnectionSettings] === undefined);
-    for (let i = 0; i < todo.length; ) {
-      const { key, step } = todo[i]!;
-      const answer = await this.input(step(), i + 1, todo.length === TOTAL_STEPS ? TOTAL_STEPS : todo.length);
+              },
+              {
+                value: 'token',
+                label: vscode.l10n.t('$(shield) Personal access token'),
+                detail: vscode.l10n.t(
+                  'Where the site allows them (single sign-on accounts): a token created in the profile.',
+                ),
+              },
+            ],
+          };
+        case 'password':
+          return {
+            kind: 'input',
+            prompt: vscode.l10n.t(
+              "{0}'s password on this vault. Kept in VS Code's SecretStorage: the vault's sessions run out, and signing in again needs it.",
+              login(),
+            ),
+            value: '',
+            password: true,
+            validate: (text) => (text === '' ? vscode.l10n.t('Enter the password.') : undefined),
+          };
+        case 'personalAccessToken':
+          return {
+            kind: 'input',
+            prompt: vscode.l10n.t(
+              "{0}'s personal access token (created in the vault's profile page, where the administrator allows them).",
+              login(),
+            ),
+            value: '',
+            password: true,
+            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the token.') : undefined),
+          };
+        case 'apiKey':
+          return {
+            kind: 'input',
+            prompt: signsIn()
+              ? vscode.l10n.t(
+                  "{0}'s personal API key: the vault's profile page shows it (TeamPass: your profile → API key).",
+                  login(),
+                )
+              : vscode.l10n.t(
+                  'The API key. Vaultline server: `vaultline-server keys create --user {0}` prints one. TeamPass: an administrator creates one under Settings → API.',
+                  login(),
+                ),
+            value: '',
+            password: true,
+            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the API key.') : undefined),
+          };
+      }
+    };
+    const plan = (): StepKey[] => {
+      const keys: StepKey[] = ['name', 'url', 'login'];
+      if (!signsIn()) keys.push('apiKey');
+      else if (values.method === 'token') keys.push('method', 'personalAccessToken');
+      else keys.push('method', 'password', 'apiKey');
+      return keys.filter(
+        (key) => !((key === 'name' || key === 'url' || key === 'login') && known[key] !== undefined),
+      );
+    };
+
+    for (let i = 0; i < plan().length; ) {
+      const keys = plan();
+      const key = keys[i]!;
+      // A URL given by the caller is detected before the first step that depends on it.
+      if (key !== 'name' && key !== 'url') await detect(values.url);
+      const current = step(key);
+      const answer =
+        current.kind === 'pick'
+          ? await this.pick(current, i + 1, plan().length)
+          : await this.input(current, i + 1, plan().length);
       if (answer === undefined) return undefined;
       if (answer === 'back') {
         i = Math.max(0, i - 1);
         continue;
       }
-      values[key] = answer.trim();
+      values[key] = key === 'password' ? answer : answer.trim();
       i++;
     }
-    return {
-      settings: { name: values.name.trim(), url: values.url.trim(), login: values.login.trim() },
-      apiKey: values.apiKey.trim(),
+    await detect(values.url);
+    const detection = profile?.detection;
+    const settings: ConnectionSettings = {
+      name: values.name.trim(),
+      url: values.url.trim(),
+      login: values.login.trim(),
+      ...(detection?.detected ? { dialect: detection.dialect } : {}),
     };
+    const credentials: Credentials = !signsIn()
+      ? { apiKey: values.apiKey }
+      : values.method === 'token'
+        ? { personalAccessToken: values.personalAccessToken }
+        : { password: values.password, apiKey: values.apiKey };
+    return { settings, credentials };
   }
 
   dispose(): void {
     this.active?.dispose();
+    this.activePick?.dispose();
   }
 
-  private input(step: Step, index: number, total: number): Promise<string | 'back' | undefined> {
+  private input(step: InputStep, index: number, total: number): Promise<string | 'back' | undefined> {
     const box = vscode.window.createInputBox();
     this.active = box;
     box.title = vscode.l10n.t('Connect to a Vault');
@@ -168,6 +326,7 @@ export class ConnectFlow implements vscode.Disposable {
       box.validationMessage = initial;
     return new Promise((resolve) => {
       let done = false;
+      let accepting = false;
       const finish = (value: string | 'back' | undefined) => {
         if (done) return;
         done = true;
@@ -180,6 +339,7 @@ export class ConnectFlow implements vscode.Disposable {
         if (button === vscode.QuickInputButtons.Back) finish('back');
       });
       box.onDidAccept(() => {
+        if (accepting) return;
         const problem = step.validate(box.value);
         if (
           problem !== undefined &&
@@ -188,10 +348,50 @@ export class ConnectFlow implements vscode.Disposable {
           box.validationMessage = problem;
           return;
         }
-        finish(box.value);
+        if (!step.accept) {
+          finish(box.value);
+          return;
+        }
+        accepting = true;
+        box.busy = true;
+        box.enabled = false;
+        const value = box.value;
+        void step.accept(value).finally(() => finish(value));
       });
       box.onDidHide(() => finish(undefined));
       box.show();
+    });
+  }
+
+  private pick(step: PickStep, index: number, total: number): Promise<string | 'back' | undefined> {
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { value: string }>();
+    this.activePick = pick;
+    pick.title = vscode.l10n.t('Connect to a Vault');
+    pick.step = index;
+    pick.totalSteps = total;
+    pick.placeholder = step.placeholder;
+    pick.items = step.items;
+    pick.activeItems = step.items.filter((item) => item.value === step.value);
+    pick.ignoreFocusOut = true;
+    pick.buttons = index > 1 ? [vscode.QuickInputButtons.Back] : [];
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: string | 'back' | undefined) => {
+        if (done) return;
+        done = true;
+        resolve(value);
+        pick.dispose();
+        if (this.activePick === pick) this.activePick = undefined;
+      };
+      pick.onDidTriggerButton((button) => {
+        if (button === vscode.QuickInputButtons.Back) finish('back');
+      });
+      pick.onDidAccept(() => {
+        const [chosen] = pick.selectedItems.length > 0 ? pick.selectedItems : pick.activeItems;
+        if (chosen) finish(chosen.value);
+      });
+      pick.onDidHide(() => finish(undefined));
+      pick.show();
     });
   }
 }

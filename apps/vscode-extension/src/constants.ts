@@ -44,6 +44,7 @@ export const COMMANDS = {
   explainPresentation: 'vaultline.explainPresentation',
   fixReference: 'vaultline.fixReference',
   storeSecret: 'vaultline.storeSecret',
+  copyOneTimeCode: 'vaultline.copyOneTimeCode',
 } as const;
 
 /** VS Code's own Local History commands Vaultline runs. */
@@ -85,8 +86,24 @@ export const CONTEXT_KEYS = {
   terminal: 'vaultline.terminal',
 } as const;
 
-/** Where API keys live in SecretStorage: one entry per connection name. */
-export const SECRET_KEY_PREFIX = 'vaultline.apiKey/';
+/**
+ * Where a connection's secrets live in SecretStorage, one entry each per connection name: what it
+ * signs in with (the API key; on servers with per-user sign-in also the password, or a personal
+ * access token instead of both) and the session token the client keeps between windows.
+ */
+export const SECRET_KEYS = {
+  apiKey: 'vaultline.apiKey/',
+  password: 'vaultline.password/',
+  personalAccessToken: 'vaultline.accessToken/',
+  sessionToken: 'vaultline.sessionToken/',
+} as const;
+
+/** The SecretStorage prefixes of what a connection signs in with (not its session token). */
+export const CREDENTIAL_KEY_PREFIXES = [
+  SECRET_KEYS.apiKey,
+  SECRET_KEYS.password,
+  SECRET_KEYS.personalAccessToken,
+] as const;
 
 /** globalState key set once the keyring warning was shown: it is shown once per installation. */
 export const KEYRING_WARNED = 'vaultline.keyringWarned';

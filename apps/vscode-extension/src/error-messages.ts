@@ -51,6 +51,11 @@ const REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, (where: string)
       '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect" again.',
       where,
     ),
+  sign_in_refused: (where) =>
+    vscode.l10n.t(
+      '{0}: the vault refused to sign in. Check the login, password and API key (or the personal access token) and run "Vaultline: Connect" again; if they are right, ask your vault administrator whether your account may use the API (the vault answers both the same way).',
+      where,
+    ),
 };
 
 /**
@@ -83,8 +88,23 @@ export function userMessage(
   // The server's own words say which value, which rule, which user: the core puts them next to
   // the sentence (first line, short, redacted).
   const forReason = vaultError.reason === undefined ? undefined : REASON_MESSAGES[vaultError.reason];
-  const sentence = (forReason ?? MESSAGES[vaultError.code])(where);
+  const sentence =
+    vaultError.code === 'rate_limited' && vaultError.retryAfterMs !== undefined
+      ? waitMessage(where, vaultError.retryAfterMs)
+      : (forReason ?? MESSAGES[vaultError.code])(where);
   return withServerWords(sentence, vaultError, redact);
+}
+
+/** A rate limit with the wait the vault asked for (`Retry-After`), in whole seconds. */
+function waitMessage(where: string, retryAfterMs: number): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return seconds === 1
+    ? vscode.l10n.t('{0}: too many requests. The vault asks to wait 1 second; retry then.', where)
+    : vscode.l10n.t(
+        '{0}: too many requests. The vault asks to wait {1} seconds; retry then.',
+        where,
+        seconds,
+      );
 }
 
 /**

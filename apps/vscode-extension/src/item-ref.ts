@@ -8,6 +8,8 @@ export interface ItemRef {
   itemId: number;
   folderId?: number | undefined;
   label?: string | undefined;
+  /** Whether the item holds a one-time code, when known (tree, search). */
+  otp?: boolean | undefined;
 }
 
 /**
@@ -25,6 +27,7 @@ export function toItemRef(target: unknown): ItemRef | undefined {
       itemId: node.item.id,
       folderId: node.item.folderId,
       label: node.item.label,
+      otp: node.item.otp,
     };
   }
   if (
@@ -38,6 +41,7 @@ export function toItemRef(target: unknown): ItemRef | undefined {
       itemId: node.itemId as number,
       folderId: node.folderId,
       label: node.label,
+      otp: typeof node.otp === 'boolean' ? node.otp : undefined,
     };
   }
   return undefined;

@@ -215,6 +215,7 @@ export class ItemSearch implements vscode.Disposable {
           itemId: hit.item.id,
           folderId: hit.item.folderId,
           label: hit.item.label,
+          otp: hit.item.otp,
         });
         quickPick.hide();
       });

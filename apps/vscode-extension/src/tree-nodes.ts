@@ -13,6 +13,10 @@ export interface ItemSummary {
   folderId: number;
   /** Its folder's path, top first, as people see it ({@link folderName}) once the folders are known. */
   path: readonly string[];
+  /** Its tags, where the server has them (`capabilities().tags`); empty otherwise. */
+  tags: readonly string[];
+  /** Whether it holds a one-time code (TOTP) the server reads out (`capabilities().otp`). */
+  otp: boolean;
 }
 
 /** A folder as the tree shows it. */
@@ -70,6 +74,8 @@ export interface MessageNode {
   more?: FolderNode;
   /** What fixes an error row when it is not Retry (Connect again, for a rejected or missing key). */
   fix?: FixAction;
+  /** Set on a note about the whole connection (its server keeps no attachments). */
+  note?: 'no-attachments';
   parent: VaultNode | undefined;
 }
 
@@ -81,7 +87,9 @@ export type VaultNode = ConnectionNode | FolderNode | ItemNode | FileNode | Mess
  * @param item An item as the client returns it, password included.
  * @returns The item without its password.
  */
-export function summarizeItem(item: Pick<Item, keyof ItemSummary>): ItemSummary {
+export function summarizeItem(
+  item: Pick<Item, Exclude<keyof ItemSummary, 'tags' | 'otp'>> & Partial<Pick<Item, 'tags' | 'otp'>>,
+): ItemSummary {
   return {
     id: item.id,
     label: item.label,
@@ -91,6 +99,8 @@ export function summarizeItem(item: Pick<Item, keyof ItemSummary>): ItemSummary 
     description: item.description,
     folderId: item.folderId,
     path: item.path,
+    tags: item.tags ?? [],
+    otp: item.otp === true,
   };
 }
 

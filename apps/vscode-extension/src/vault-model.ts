@@ -1,4 +1,4 @@
-import { type Folder, permissionsOf } from '@vaultline/protocol';
+import { type Folder, permissionsOf, type ServerCapabilities } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, VIEWS } from './constants.ts';
@@ -31,8 +31,8 @@ export class VaultModel {
   private readonly folders = new Map<string, Promise<FolderTree | MessageNode>>();
   private readonly items = new Map<string, Promise<ItemNode[] | MessageNode>>();
   private readonly files = new Map<string, Promise<FileNode[] | MessageNode>>();
-  /** Whether each connection's server has file endpoints, from its capabilities. */
-  private readonly fileSupport = new Map<string, boolean | 'unknown'>();
+  /** What each connection's server can do, read when its folders load. */
+  private readonly capabilities = new Map<string, ServerCapabilities>();
   private readonly connections: ConnectionStore;
 
   constructor(connections: ConnectionStore) {
@@ -62,7 +62,12 @@ export class VaultModel {
 
   /** Whether a connection's server has file endpoints: `unknown` until its folders loaded. */
   filesSupported(connection: string): boolean | 'unknown' {
-    return this.fileSupport.get(connection) ?? 'unknown';
+    return this.capabilities.get(connection)?.files ?? 'unknown';
+  }
+
+  /** Whether a connection's server reads out one-time codes: `false` until its folders loaded. */
+  otpSupported(connection: string): boolean {
+    return this.capabilities.get(connection)?.otp === true;
   }
 
   /** Forgets everything loaded, and every connection's cached rights. */
@@ -71,7 +76,7 @@ export class VaultModel {
     this.items.clear();
     this.files.clear();
     this.connectionNodes.clear();
-    this.fileSupport.clear();
+    this.capabilities.clear();
     this.connections.invalidateRights();
   }
 
@@ -130,10 +135,10 @@ export class VaultModel {
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
         const [folders, capabilities] = await Promise.all([
-          connection.access.folders(connection.login),
+          connection.actingLogin().then((login) => connection.access.folders(login)),
           connection.client.capabilities().catch(() => undefined),
         ]);
-        if (capabilities) this.fileSupport.set(node.connection, capabilities.files);
+        if (capabilities) this.capabilities.set(node.connection, capabilities);
         return nestFolders(node, folders);
       }, node);
       this.folders.set(node.connection, pending);
@@ -152,7 +157,7 @@ export class VaultModel {
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
         // The folder's right decides for all its items: nothing more is read.
-        const readable = await connection.access.filterReadable(connection.login, own);
+        const readable = await connection.access.filterReadable(await connection.actingLogin(), own);
         return readable
           .map(
             (record): ItemNode => ({

@@ -97,6 +97,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         // An empty branch would say nothing: say why, and who can change it.
         if (tree.roots.length === 0)
           return [{ ...this.info(node, noReadableFolderMessage(node.login)), severity: 'warning' }];
+        // A server without attachments is said so once, under its root, rather than under each item.
+        if (this.model.filesSupported(node.connection) === false)
+          return [...tree.roots, { ...this.info(node, NO_ATTACHMENTS_NOTE()), note: 'no-attachments' }];
         return tree.roots;
       }
       case 'folder': {
@@ -171,7 +174,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
         item.description = mask(entry.login);
         // The tooltip is built in resolveTreeItem, on hover: a folder of 10,000 items renders faster.
         item.iconPath = new vscode.ThemeIcon('key');
-        item.contextValue = `item${contextRights(node.parent.folder)}`;
+        // Menu tokens, in this order: the folder's rights, then what the server and the item have.
+        const otp = entry.otp && this.model.otpSupported(node.connection);
+        item.contextValue = `item${contextRights(node.parent.folder)}${files === false ? '' : ' files'}${otp ? ' otp' : ''}`;
         return item;
       }
       case 'file': {
@@ -227,6 +232,12 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
             title: vscode.l10n.t('Show all items'),
             arguments: [node],
           };
+        } else if (node.note === 'no-attachments') {
+          item.iconPath = new vscode.ThemeIcon('file');
+          item.contextValue = 'note';
+          item.tooltip = vscode.l10n.t(
+            "This vault's server keeps no attachments (TeamPass 3 has none): items are shown without them, and attaching files is not offered.",
+          );
         } else {
           item.iconPath = new vscode.ThemeIcon('info');
           item.contextValue = 'info';
@@ -248,6 +259,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     const lines = [entry.label, vscode.l10n.t('Path: {0}', entry.path.join(' / '))];
     if (entry.url) lines.push(vscode.l10n.t('URL: {0}', mask(entry.url)));
     if (entry.login) lines.push(vscode.l10n.t('Login: {0}', mask(entry.login)));
+    if (entry.tags.length > 0) lines.push(vscode.l10n.t('Tags: {0}', entry.tags.join(', ')));
+    if (entry.otp && this.model.otpSupported(node.connection))
+      lines.push(vscode.l10n.t('One-time code: yes (Copy One-Time Code copies the current one)'));
     if (entry.description && !this.presentation.enabled) lines.push(entry.description);
     return lines.join('\n');
   }
@@ -286,6 +300,9 @@ export class VaultTree implements vscode.TreeDataProvider<VaultNode>, vscode.Dis
     };
   }
 }
+
+/** The note under the root of a connection whose server keeps no attachments. */
+const NO_ATTACHMENTS_NOTE = () => vscode.l10n.t('No attachments on this vault');
 
 /**
  * The menu tokens of a folder's right, from the core's rights table: ` add` (items and folders),

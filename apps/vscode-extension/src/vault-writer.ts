@@ -78,13 +78,18 @@ export class VaultWriter {
         description: values.description ?? '',
       },
     });
-    connection.access.invalidate(connection.login);
+    connection.access.invalidate();
     return id;
   }
 
   async editItem(ref: ItemRef, folder: FolderNode | undefined, change: ItemChange = {}): Promise<boolean> {
     const connection = await this.connections.get(ref.connection);
-    if (!(await connection.access.canWrite(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
+    if (
+      !(await connection.access.canWrite(await connection.actingLogin(), {
+        id: ref.itemId,
+        folderId: ref.folderId,
+      }))
+    ) {
       throw new UserFacingError(vscode.l10n.t('{0} has no right to edit this item.', connection.login));
     }
     const field =
@@ -128,14 +133,19 @@ export class VaultWriter {
 
   async deleteItem(ref: ItemRef, options: DeleteOptions = {}): Promise<boolean> {
     const connection = await this.connections.get(ref.connection);
-    if (!(await connection.access.canDelete(connection.login, { id: ref.itemId, folderId: ref.folderId }))) {
+    if (
+      !(await connection.access.canDelete(await connection.actingLogin(), {
+        id: ref.itemId,
+        folderId: ref.folderId,
+      }))
+    ) {
       throw new UserFacingError(vscode.l10n.t('{0} has no right to delete this item.', connection.login));
     }
     const name = ref.label ?? vscode.l10n.t('item {0}', ref.itemId);
     if (!options.confirmed && !(await confirm(vscode.l10n.t('Delete "{0}" from the vault?', name))))
       return false;
     await connection.client.deleteItems({ ids: [ref.itemId] });
-    connection.access.invalidate(connection.login);
+    connection.access.invalidate();
     return true;
   }
 
@@ -160,7 +170,7 @@ export class VaultWriter {
     const { id } = await connection.client.addFolder({
       folder: { title, complexityLevel, parentId: parentFolder?.folder.id ?? 0 },
     });
-    connection.access.invalidate(connection.login);
+    connection.access.invalidate();
     return id;
   }
 
@@ -186,7 +196,7 @@ export class VaultWriter {
       id: folder.folder.id,
       folder: { title, complexityLevel, renewalPeriod: 0 },
     });
-    connection.access.invalidate(connection.login);
+    connection.access.invalidate();
     return true;
   }
 
@@ -206,7 +216,7 @@ export class VaultWriter {
       return false;
     }
     await connection.client.deleteFolders({ ids: [folder.folder.id] });
-    connection.access.invalidate(connection.login);
+    connection.access.invalidate();
     return true;
   }
 

@@ -12,6 +12,7 @@ import { startCodeServer } from './code-server.mjs';
 import { startCorsRelay } from './cors-relay.mjs';
 import { scanForSecrets } from './secret-scan.mjs';
 import { seedReplay } from './seed-replay.mjs';
+import { seedTeamPass3 } from './seed-teampass3.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
 import { webCheck } from './web-check.mjs';
@@ -61,6 +62,9 @@ console.log(`vault seeded at ${fixture.url} in ${Date.now() - started} ms`);
 // The search and attachment tests run again against TeamPass's API, through the same extension code.
 const replay = await seedReplay(fixture);
 fixture.teampass = replay.teampass;
+// The shared tests run a third time against TeamPass 3's REST API (the fake, over HTTP).
+const teampass3 = await seedTeamPass3(fixture, { bulkCount: bench ? 10_000 : 0 });
+fixture.teampass3 = teampass3.teampass3;
 const tmp = mkdtempSync(join(tmpdir(), 'vaultline-vscode-'));
 const workspace = join(tmp, 'ws');
 mkdirSync(workspace);
@@ -93,7 +97,7 @@ try {
       },
       onExit: (code) => exit(code),
     });
-    const timer = setTimeout(() => exit('timeout'), bench ? 300_000 : 150_000);
+    const timer = setTimeout(() => exit('timeout'), 420_000);
     const code = await finished;
     clearTimeout(timer);
     if (summary) {
@@ -135,6 +139,7 @@ try {
         screenshot: webShot,
         relayUrl: relay.url,
         downUrl: fixture.downUrl,
+        teampass3: { url: fixture.teampass3.url, ...fixture.teampass3.users.alice },
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
       for (const failure of webFailures) console.log(`web check failure: ${failure}`);
       if (webFailures.length === 0) passed += 1;
@@ -151,6 +156,9 @@ try {
       fixture.teampass.key,
       ...Object.values(fixture.items).map((item) => item.password),
       ...Object.values(fixture.detection),
+      // TeamPass 3: every user's password and API key, and every session token the fake issued.
+      ...Object.values(fixture.teampass3.users).flatMap((user) => [user.password, user.apiKey]),
+      ...teampass3.fake.tokens(),
     ];
     const scan = scanForSecrets(tmp, secrets);
     const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));
@@ -159,11 +167,18 @@ try {
     );
     for (const leak of scan.leaks) console.log(`secret scan: LEAK in ${leak}`);
     // The scanner must see what the channel logged, or a clean result would mean nothing.
-    const control = scanForSecrets(tmp, ['readUserFolders 200']).leaks.filter((leak) =>
-      /Vaultline\.log/.test(leak),
+    // (legacy reads, and TeamPass 3's sign-ins and folder reads)
+    const shown = ['readUserFolders 200', 'writableFolders 200', 'authorize 200'].filter((line) =>
+      scanForSecrets(tmp, [line]).leaks.some((leak) => /Vaultline\.log/.test(leak)),
     );
-    if (control.length === 0) console.log('secret scan: the Output channel log does not show the requests');
-    if (scan.leaks.length === 0 && outputLogs.length > 0 && control.length > 0) passed += 1;
+    if (shown.length < 3)
+      console.log(
+        `secret scan: the Output channel log does not show the requests (only ${shown.join(', ') || 'none'})`,
+      );
+    console.log(
+      `secret scan: ${secrets.length} secrets looked for, ${teampass3.fake.tokens().length} of them session tokens`,
+    );
+    if (scan.leaks.length === 0 && outputLogs.length > 0 && shown.length === 3) passed += 1;
     else failed += 1;
   }
 } catch (error) {
@@ -174,6 +189,7 @@ try {
   await server.close();
   await vault.close();
   for (const replayServer of replay.servers) await replayServer.close();
+  await teampass3.close();
 }
 
 if (!bench && checks.has('vsix')) {

@@ -20,7 +20,7 @@ import { runCommand } from './code-server.mjs';
  */
 export async function webCheck(
   server,
-  { tmp, workspace, extensionPath, apiKey, screenshot, relayUrl, downUrl, item },
+  { tmp, workspace, extensionPath, apiKey, screenshot, relayUrl, downUrl, item, teampass3 },
 ) {
   const origin = `http://${server.host}`;
   // A reference through the relayed connection, and a fresh literal (never stored, never saved).
@@ -87,6 +87,50 @@ export async function webCheck(
     if (!saysCors)
       failures.push(`the vault without CORS is not said to refuse ${origin}: ${JSON.stringify(corsRow)}`);
     if (!logSaysWeb && !saysCors) failures.push('the extension did not run in the web worker extension host');
+
+    // TeamPass 3 from the web worker (the fake allows any origin, as TeamPass does): the dialog
+    // detects that it signs each user in and asks for the password and API key (Enter on the
+    // sign-in method takes the first, "Password and API key"); the view then says once that this
+    // vault keeps no attachments.
+    const tp3Steps = await connectThroughDialog(page, [
+      'web-tp3',
+      teampass3.url,
+      teampass3.login,
+      '',
+      teampass3.password,
+      teampass3.apiKey,
+    ]);
+    console.log(`web check: TeamPass 3 connect dialog titles ${JSON.stringify(tp3Steps)}`);
+    const counts = tp3Steps.map((title) => /\d+\/\d+/.exec(title)?.[0]);
+    if (JSON.stringify(counts) !== JSON.stringify(['1/4', '2/4', '3/6', '4/6', '5/6', '6/6']))
+      failures.push(
+        `the TeamPass 3 connect dialog did not ask for a password and an API key: ${JSON.stringify(tp3Steps)}`,
+      );
+    // The suite leaves no other TeamPass 3 connection: this note can only be web-tp3's.
+    const note = page
+      .locator('.part.sidebar .monaco-list-row', { hasText: 'No attachments on this vault' })
+      .first();
+    const signedIn = await note.waitFor({ timeout: 30_000 }).then(
+      async () => {
+        const rows = (await page.locator('.part.sidebar .monaco-list-row').allTextContents()).map((row) =>
+          row.replace(/\s+/g, ' ').trim(),
+        );
+        const root = rows.findIndex((row) => row.startsWith('web-tp3'));
+        const notes = rows.filter((row) => row === 'No attachments on this vault').length;
+        console.log(`web check: rows of web-tp3 ${JSON.stringify(rows.slice(root, root + 5))}`);
+        return (
+          root >= 0 &&
+          notes === 1 &&
+          rows.slice(root + 1).some((row) => /^Infrastructure ?full access/.test(row))
+        );
+      },
+      () => false,
+    );
+    if (!signedIn) failures.push('the web extension did not load the TeamPass 3 folders after signing in');
+    else
+      console.log(
+        'web check: TeamPass 3 signed in from the web worker; its tree says "No attachments on this vault"',
+      );
 
     // A vault that is down is still "cannot reach", not CORS.
     await connectThroughDialog(page, ['web-down', downUrl, 'alice', apiKey]);

@@ -58,7 +58,7 @@ export type NetworkReason = (typeof NETWORK_REASONS)[number];
  * Every reason a {@link VaultError} can carry: why it happened, finer than its code. A reason
  * refines one code ({@link REASON_CODES}); code that knows only codes still reads the error right.
  */
-export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked'] as const;
+export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked', 'sign_in_refused'] as const;
 
 /**
  * Why an error happened, finer than its {@link VaultErrorCode}:
@@ -66,6 +66,10 @@ export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked'] as const;
  * - `cors`, `mixed-content`, `unreachable` (code `network`): see {@link NETWORK_REASONS}.
  * - `key_revoked` (code `unauthorized`): the server knows the key, and it was revoked. Not a typo:
  *   the fix is a new key from an administrator, not typing it again.
+ * - `sign_in_refused` (code `unauthorized`): signing in was refused (TeamPass 3's `authorize` or
+ *   `authorizeToken`): a wrong login, password, API key or personal access token, or a user who
+ *   may not use the API, which TeamPass answers the same way. Not a session that ran out: an
+ *   expired or revoked token is renewed by signing in again, and only that refusal is thrown.
  *
  * @see ../../../docs/api.md#errors
  */
@@ -77,6 +81,7 @@ export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = 
   'mixed-content': 'network',
   unreachable: 'network',
   key_revoked: 'unauthorized',
+  sign_in_refused: 'unauthorized',
 };
 
 /** Options of the {@link VaultError} constructor. */
@@ -123,8 +128,9 @@ export class VaultError extends Error {
   /** The server's own code, when it sent one. */
   readonly serverCode: string | undefined;
   /**
-   * Why, finer than the code, when the core could tell: `key_revoked` when the server said so, or
-   * for `network` why no answer arrived (`cors`, `mixed-content`, `unreachable`).
+   * Why, finer than the code, when the core could tell: `key_revoked` when the server said so,
+   * `sign_in_refused` when signing in was refused, or for `network` why no answer arrived (`cors`,
+   * `mixed-content`, `unreachable`).
    */
   readonly reason: VaultErrorReason | undefined;
   /** The operation that failed. */

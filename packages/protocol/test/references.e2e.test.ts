@@ -275,6 +275,18 @@ describe('resolveReferences', () => {
     expect(calls('/read/files/90')).toBe(1);
   });
 
+  it('checks an attachment reference without downloading it when values are not asked for', async () => {
+    const [found, missing] = await resolveReferences(
+      vault,
+      ['vaultline://Team/db/file:id_rsa', 'vaultline://10/file:missing.txt'],
+      { login: 'alice', values: false },
+    );
+    expect(ok(found)).toMatchObject({ value: '', item: { id: 10 } });
+    expect(failed(missing).error.code).toBe('not_found');
+    expect(calls('/read/listfiles/10')).toBe(1);
+    expect(calls('/read/files/')).toBe(0);
+  });
+
   it('says a one-time code is unsupported on a vault without them, resolving the rest', async () => {
     const [otp, password] = await resolveReferences(vault, ['vaultline://10/otp', 'vaultline://10/password']);
     expect(otp).toMatchObject({ ok: false, error: { code: 'unsupported' } });

@@ -110,6 +110,15 @@ describe('references on TeamPass 3', () => {
     expect(fake.requests.filter((r) => r.url.includes('/item/getOtp'))).toHaveLength(1);
   });
 
+  it('checks otp references without reading a code when values are not asked for', async () => {
+    const [code, none] = await resolveReferences(alice, ['vaultline://1/otp', 'vaultline://2/otp'], {
+      values: false,
+    });
+    expect(ok(code)).toMatchObject({ value: '', secondsLeft: undefined, item: { id: 1, label: 'db' } });
+    expect(none).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(fake.requests.filter((r) => r.url.includes('/item/getOtp'))).toHaveLength(0);
+  });
+
   it('says attachments are unsupported, and keeps "not found or not permitted" per reference', async () => {
     const results = await resolveReferences(
       bob,

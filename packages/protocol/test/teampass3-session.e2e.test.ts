@@ -200,6 +200,7 @@ describe('a TeamPass 3 session', () => {
     fake.updateUser('alice', { disabled: true });
     const error = await failure(alice.call('allTags', {}));
     expect(error.code).toBe('unauthorized');
+    expect(error.reason).toBe('sign_in_refused');
     expect(error.serverMessage).toBe('Login failed. (Invalid credentials)');
     expect(authorizeCalls()).toBe(2);
   });
@@ -209,6 +210,7 @@ describe('a TeamPass 3 session', () => {
     const error = await failure(wrong.call('allTags', {}));
     expect(error).toMatchObject({
       code: 'unauthorized',
+      reason: 'sign_in_refused',
       status: 401,
       serverMessage: 'Login failed. (Invalid credentials)',
     });
@@ -219,7 +221,11 @@ describe('a TeamPass 3 session', () => {
   it('tells API access off for the user from the API switched off for the site', async () => {
     fake.updateUser('alice', { apiEnabled: false });
     const off = await failure(session().call('allTags', {}));
-    expect(off).toMatchObject({ code: 'unauthorized', serverMessage: 'Login failed. (Invalid credentials)' });
+    expect(off).toMatchObject({
+      code: 'unauthorized',
+      reason: 'sign_in_refused',
+      serverMessage: 'Login failed. (Invalid credentials)',
+    });
     fake.updateUser('alice', { apiEnabled: true });
     const live = session();
     await live.call('allTags', {});

@@ -1,6 +1,7 @@
-import { createRedactor, createVaultClient } from '@vaultline/protocol';
+import { createRedactor, createVaultClient, type TokenCache, type VaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import type { ConnectionSettings } from '../connections.ts';
+import { ConnectFlow } from '../connect-flow.ts';
+import { actingLoginOf, type ConnectionSettings, type Credentials } from '../connections.ts';
 import { COMMANDS, KEYRING_WARNED } from '../constants.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
 import type { VaultNode } from '../tree-nodes.ts';
@@ -12,11 +13,15 @@ export interface ConnectArgs {
   url?: string;
   login?: string;
   apiKey?: string;
+  /** The user's password, where the vault signs users in (with `apiKey`, their personal API key). */
+  password?: string;
+  /** A personal access token, instead of the password and API key, where the vault allows them. */
+  personalAccessToken?: string;
   /** Stores the connection even when the vault does not answer. */
   saveUnverified?: boolean;
   /** Replaces a connection of the same name without asking (scripts). */
   replace?: boolean;
-  /** Starts from this existing connection (a new key for it): its name, URL and login are prefilled. */
+  /** Starts from this existing connection (new credentials for it): its name, URL and login are prefilled. */
   reconnect?: string;
   /** Starts from the last failed attempt (the error's Retry button). */
   retry?: boolean;
@@ -28,33 +33,76 @@ export interface DisconnectOptions {
   confirmed?: boolean;
 }
 
-/** Checks the key against the vault (unless told not to), then stores the connection. */
+/** A token cache in memory: the check's sign-in, handed to the saved connection. */
+function memoryTokenCache(): TokenCache & { token: string | undefined } {
+  const cache = {
+    token: undefined as string | undefined,
+    get: () => cache.token,
+    set: (token: string | undefined) => {
+      cache.token = token;
+    },
+  };
+  return cache;
+}
+
+/**
+ * Checks the credentials against the vault (unless told not to), then stores the connection. On a
+ * vault that signs users in, the check's sign-in is the connection's: its session token is kept,
+ * so that the view that loads next signs in no more.
+ */
 async function connectTo(
   services: CommandServices,
   settings: ConnectionSettings,
-  apiKey: string,
+  credentials: Credentials,
   saveUnverified: boolean,
 ): Promise<boolean> {
   const { log, connections, notifier, context, connectFlow } = services;
   const { name, url, login } = settings;
-  if (name === '' || login === '' || apiKey === '')
+  if (name === '' || login === '' || (!credentials.apiKey && !credentials.personalAccessToken))
     throw new UserFacingError(vscode.l10n.t('name, login and API key cannot be blank.'));
+  let saved: ConnectionSettings = settings;
+  const session = memoryTokenCache();
   if (!saveUnverified) {
-    const redactKey = createRedactor([apiKey]);
+    const secrets = [credentials.apiKey, credentials.password, credentials.personalAccessToken].filter(
+      (secret): secret is string => secret !== undefined && secret !== '',
+    );
+    let redact = createRedactor(secrets);
     let unregister: vscode.Disposable | undefined;
+    let probe: VaultClient | undefined;
     try {
-      const probe = createVaultClient({
+      probe = createVaultClient({
         baseUrl: url,
-        apiKey,
+        login,
+        ...credentials,
+        dialect: settings.dialect ?? 'auto',
+        tokenCache: session,
         retries: 0,
         onRequest: (e) => log.request(name, e),
       });
+      redact = probe.redact;
       unregister = log.addRedactor(probe.redact);
-      await probe.readUserFolders({ login });
+      const capabilities = await probe.capabilities();
+      if (
+        capabilities.credentials === 'password' &&
+        !credentials.password &&
+        !credentials.personalAccessToken
+      )
+        throw new UserFacingError(
+          vscode.l10n.t(
+            '{0}: this vault signs each user in: give the password with the personal API key, or a personal access token.',
+            name,
+          ),
+          { complete: true },
+        );
+      await probe.readUserFolders({ login: await actingLoginOf(probe, login) });
+      if (capabilities.detected) saved = { ...settings, dialect: capabilities.dialect };
+      await probe.dispose({ signOut: false });
     } catch (error) {
-      // What was typed is kept (never the key); the Retry button starts from it.
+      // A session the check opened is closed again; what was typed is kept (never a secret), and
+      // the Retry button starts from it.
+      void probe?.dispose().catch(() => undefined);
       connectFlow.remember(settings);
-      throw new UserFacingError(userMessage(error, name, redactKey), {
+      throw new UserFacingError(userMessage(error, name, redact), {
         complete: true,
         actions: [{ title: vscode.l10n.t('Retry'), command: COMMANDS.connect, args: [{ retry: true }] }],
       });
@@ -62,7 +110,7 @@ async function connectTo(
       unregister?.dispose();
     }
   }
-  await connections.save({ name, url, login }, apiKey);
+  await connections.save(saved, credentials, { sessionToken: session.token });
   connectFlow.forget();
   log.info(`connected "${name}" as ${login}`);
   notifier.status(vscode.l10n.t('Vaultline: connected "{0}" as {1}', name, login));
@@ -111,24 +159,37 @@ export const connectionCommands: CommandGroup = (services) => [
         : typeof raw === 'object' && raw !== null
           ? (raw as ConnectArgs)
           : {};
-    const known: Partial<ConnectionSettings> & { apiKey?: string } = {};
+    const known: Partial<ConnectionSettings> = {};
     if (args.name !== undefined) known.name = args.name;
     if (args.url !== undefined) known.url = args.url;
     if (args.login !== undefined) known.login = args.login;
-    const scripted = args.name !== undefined && args.apiKey !== undefined;
+    const scripted =
+      args.name !== undefined && (args.apiKey !== undefined || args.personalAccessToken !== undefined);
     let start: Partial<ConnectionSettings> = {};
     if (args.reconnect !== undefined) start = connections.list().find((c) => c.name === args.reconnect) ?? {};
     else if (args.retry === true || !scripted) start = connectFlow.prefill ?? {};
     let settings: ConnectionSettings;
-    let apiKey: string;
+    let credentials: Credentials;
     if (scripted) {
-      settings = { name: args.name!.trim(), url: (args.url ?? '').trim(), login: (args.login ?? '').trim() };
-      apiKey = args.apiKey!.trim();
+      const url = (args.url ?? '').trim();
+      // What the server speaks is stored with the connection, so that no window probes again.
+      const { detection } = await ConnectFlow.profile(url);
+      settings = {
+        name: args.name!.trim(),
+        url,
+        login: (args.login ?? '').trim(),
+        ...(detection.detected ? { dialect: detection.dialect } : {}),
+      };
+      credentials = {
+        apiKey: args.apiKey?.trim(),
+        password: args.password,
+        personalAccessToken: args.personalAccessToken?.trim(),
+      };
     } else {
       const answers = await connectFlow.ask(known, start, args.reconnect);
       if (!answers) return false;
       settings = answers.settings;
-      apiKey = args.apiKey?.trim() ?? answers.apiKey;
+      credentials = answers.credentials;
     }
     try {
       if (!(await mayReplace(services, settings.name, scripted, args))) return false;
@@ -136,7 +197,7 @@ export const connectionCommands: CommandGroup = (services) => [
       connectFlow.remember(settings);
       throw error;
     }
-    return connectTo(services, settings, apiKey, args.saveUnverified === true);
+    return connectTo(services, settings, credentials, args.saveUnverified === true);
   }),
   command(
     COMMANDS.disconnect,
@@ -157,14 +218,18 @@ export const connectionCommands: CommandGroup = (services) => [
           vscode.l10n.t('Disconnect "{0}"?', name),
           {
             modal: true,
-            detail: vscode.l10n.t('Its API key is removed from this machine; the vault keeps everything.'),
+            detail: vscode.l10n.t(
+              'Its API key (and password or session) is removed from this machine; the vault keeps everything.',
+            ),
           },
           disconnect,
         );
         if (answer !== disconnect) return false;
       }
       await connections.remove(name);
-      notifier.info(vscode.l10n.t('Disconnected "{0}"; its API key was removed from this machine.', name));
+      notifier.info(
+        vscode.l10n.t('Disconnected "{0}"; its credentials were removed from this machine.', name),
+      );
       return true;
     },
   ),

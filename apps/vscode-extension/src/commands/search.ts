@@ -12,7 +12,7 @@ export interface SearchAction extends vscode.QuickPickItem {
 
 /**
  * What search offers for a found item: insert a field (never the password while presenting), copy
- * a field, reveal it in the view. Each runs its command, as the tree's menu does: running it is
+ * a field or its current one-time code (when it holds one), reveal it in the view. Each runs its command, as the tree's menu does: running it is
  * what the walkthrough's steps listen for.
  *
  * @param ref The item.
@@ -30,6 +30,16 @@ export function searchActions(ref: ItemRef, presenting: boolean): SearchAction[]
       command: COMMANDS.copyField,
       args: [ref, f],
     })),
+    // Only items that hold one: a server without one-time codes marks none.
+    ...(ref.otp
+      ? [
+          {
+            label: vscode.l10n.t('$(watch) Copy One-Time Code'),
+            command: COMMANDS.copyOneTimeCode,
+            args: [ref],
+          },
+        ]
+      : []),
     {
       label: vscode.l10n.t('$(list-tree) Reveal in the Vaultline view'),
       command: COMMANDS.revealItem,

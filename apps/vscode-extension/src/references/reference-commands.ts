@@ -1,5 +1,6 @@
 import {
   formatReference,
+  OTP_FIELD,
   parseReference,
   REFERENCE_FIELDS,
   type ReferenceField,
@@ -79,15 +80,24 @@ async function insertReference(
     throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the reference goes.'));
   const ref = await chooseItem(services.search, target, vscode.l10n.t('Insert a reference to a vault value'));
   if (!ref) return 0;
-  const chosen = await chooseField(field ?? (target === undefined ? undefined : 'password'));
-  if (!chosen) return 0;
-  const how =
-    choice === 'reference' || choice === 'value'
+  const requested = field ?? (target === undefined ? undefined : 'password');
+  // An item's one-time code changes every few seconds: only its reference is worth writing down.
+  let otp = requested === OTP_FIELD;
+  if (requested === undefined && ref.otp === true) {
+    const answer = await askOtp();
+    if (answer === undefined) return 0;
+    otp = answer;
+  }
+  const chosen = otp ? undefined : await chooseField(requested);
+  if (!otp && !chosen) return 0;
+  const how = otp
+    ? 'reference'
+    : choice === 'reference' || choice === 'value'
       ? choice
-      : await askChoice(services, editor.document.languageId, chosen);
+      : await askChoice(services, editor.document.languageId, chosen!);
   if (!how) return 0;
-  if (how === 'value') return insertField(services.connections, services.presentation, ref, chosen);
-  const text = referenceFor(services, ref, chosen);
+  if (how === 'value') return insertField(services.connections, services.presentation, ref, chosen!);
+  const text = referenceFor(services, ref, otp ? OTP_FIELD : chosen!);
   const selections = [...editor.selections];
   const done = await editor.edit((builder) => {
     for (const selection of selections) builder.replace(selection, text);
@@ -97,6 +107,22 @@ async function insertReference(
     vscode.l10n.t('Vaultline: inserted a reference at {0} cursor(s)', selections.length),
   );
   return selections.length;
+}
+
+/**
+ * For an item that holds a one-time code: whether the reference is to that code or to a field.
+ *
+ * @returns `true` for the code, `false` for a field, `undefined` when cancelled.
+ */
+async function askOtp(): Promise<boolean | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    [
+      { label: vscode.l10n.t('$(key) A field (login, password, URL, email)'), otp: false },
+      { label: vscode.l10n.t('$(watch) Its one-time code (TOTP)'), otp: true },
+    ],
+    { placeHolder: vscode.l10n.t('Reference which value of the item?') },
+  );
+  return picked?.otp;
 }
 
 /** The reference a command acts on: its argument, or the one at the cursor. */
@@ -111,8 +137,9 @@ function referenceArgument(text: unknown): string {
 async function resolveOne(
   resolver: ReferenceResolver,
   text: string,
+  options: { values?: boolean } = {},
 ): Promise<{ connection: string; result: ResolvedValue }> {
-  const [outcome] = await resolver.resolve([text]);
+  const [outcome] = await resolver.resolve([text], options);
   if (!outcome?.result.ok || outcome.connection === undefined)
     throw new UserFacingError(outcome && !outcome.result.ok ? outcome.result.error.message : text);
   return { connection: outcome.connection, result: outcome.result };
@@ -129,7 +156,7 @@ export const referenceCommands: CommandGroup = (services) => {
         insertReference(services, target, field, choice),
     ),
     command(COMMANDS.goToItem, 'Go to item', async (text?: unknown) => {
-      const { connection, result } = await resolveOne(resolver, referenceArgument(text));
+      const { connection, result } = await resolveOne(resolver, referenceArgument(text), { values: false });
       const node = await services.tree.findItem(connection, result.item.folderId, result.item.id);
       if (!node) throw new UserFacingError(vscode.l10n.t('the item is not in the Vaultline view.'));
       await services.treeView.reveal(node, { select: true, focus: true, expand: false });
@@ -145,7 +172,9 @@ export const referenceCommands: CommandGroup = (services) => {
         const reference = referenceArgument(text);
         const { result } = await resolveOne(resolver, reference);
         if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));
-        services.revealed.reveal(uri, reference, result.value, clearSeconds(seconds));
+        // A one-time code is shown no longer than it is valid.
+        const shownFor = Math.min(clearSeconds(seconds), result.secondsLeft ?? Number.POSITIVE_INFINITY);
+        services.revealed.reveal(uri, reference, result.value, shownFor);
         // The hover again, now with the value, where the reference is.
         const editor = vscode.window.visibleTextEditors.find(
           (visible) => visible.document.uri.toString() === uri,
@@ -164,7 +193,17 @@ export const referenceCommands: CommandGroup = (services) => {
     command(COMMANDS.copyReferencedValue, 'Copy value', async (text?: unknown, seconds?: unknown) => {
       const { result } = await resolveOne(resolver, referenceArgument(text));
       if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));
-      return services.clipboard.copy(result.value, vscode.l10n.t('Referenced value'), seconds);
+      if (result.secondsLeft === undefined)
+        return services.clipboard.copy(result.value, vscode.l10n.t('Referenced value'), seconds);
+      const copied = await services.clipboard.copy(result.value, vscode.l10n.t('One-time code'), seconds);
+      services.notifier.status(
+        vscode.l10n.t(
+          'Vaultline: copied the one-time code of "{0}", valid {1} more seconds',
+          result.item.label,
+          result.secondsLeft,
+        ),
+      );
+      return { ...copied, secondsLeft: result.secondsLeft };
     }),
     command(
       COMMANDS.fixReference,

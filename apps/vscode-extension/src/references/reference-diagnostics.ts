@@ -50,7 +50,8 @@ export class ReferenceDiagnostics implements vscode.Disposable {
     }
     const texts = [...new Set(found.filter((entry) => !entry.error).map((entry) => entry.text))];
     try {
-      const outcomes = await this.resolver.resolve(texts);
+      // Checked, not read: a warning needs no value (no one-time code read, no attachment downloaded).
+      const outcomes = await this.resolver.resolve(texts, { values: false });
       outcomes.forEach(({ result }, index) => {
         if (!result.ok)
           failures.set(texts[index]!, { code: result.error.code, message: result.error.message });

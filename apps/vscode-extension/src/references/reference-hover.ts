@@ -1,3 +1,4 @@
+import { OTP_FIELD } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS, MASK } from '../constants.ts';
 import { userMessage } from '../error-messages.ts';
@@ -52,7 +53,8 @@ export class ReferenceHover implements vscode.HoverProvider {
     }
     let outcome: Awaited<ReturnType<ReferenceResolver['resolve']>>[number] | undefined;
     try {
-      [outcome] = await this.resolver.resolve([at.text]);
+      // The hover shows the item, never the value: checked without reading it.
+      [outcome] = await this.resolver.resolve([at.text], { values: false });
     } catch (error) {
       markdown.appendText(userMessage(error, vscode.l10n.t('Reference')));
       return new vscode.Hover(markdown, at.range);
@@ -71,6 +73,11 @@ export class ReferenceHover implements vscode.HoverProvider {
         ? await this.model.folderPathOf(outcome.connection, item.folderId)
         : undefined) ?? item.path;
     markdown.appendText(item.label);
+    // A one-time code changes every few seconds: the hover says what the reference stands for.
+    if (result.reference.field === OTP_FIELD)
+      markdown.appendText(
+        ` · ${vscode.l10n.t('one-time code (TOTP): the current code is read when it is copied or revealed')}`,
+      );
     markdown.appendMarkdown('\n\n');
     markdown.appendText(
       vscode.l10n.t(
@@ -85,7 +92,11 @@ export class ReferenceHover implements vscode.HoverProvider {
     const shown = this.presentation.enabled ? undefined : this.revealed.get(uri, at.text);
     if (shown) {
       markdown.appendCodeblock(shown.value, 'text');
-      markdown.appendText(vscode.l10n.t('Hidden again in {0} s.', shown.secondsLeft));
+      markdown.appendText(
+        result.reference.field === OTP_FIELD
+          ? vscode.l10n.t('Valid, and shown, {0} more s.', shown.secondsLeft)
+          : vscode.l10n.t('Hidden again in {0} s.', shown.secondsLeft),
+      );
     }
     const links = [
       ...(this.presentation.enabled || shown

@@ -36,10 +36,13 @@ export class ReferenceResolver {
 
   /**
    * Resolves references, in order. A reference to a connection that is not configured fails with
-   * `not_found`; the vault's own failures (network, wrong key) are thrown.
+   * `not_found`; the vault's own failures (network, wrong key) are thrown. With `values: false`
+   * they are only checked: no one-time code is read and no attachment downloaded (hovers and
+   * warnings, which never show a value).
    */
   async resolve(
     texts: readonly string[],
+    options: { values?: boolean } = {},
   ): Promise<{ connection: string | undefined; result: ResolvedReference }[]> {
     if (!this.configured) throw new UserFacingError(vscode.l10n.t('no vault is connected.'));
     const names = new Set(this.connections.list().map((entry) => entry.name));
@@ -87,7 +90,11 @@ export class ReferenceResolver {
         const results = await resolveReferences(
           connection.client,
           indexes.map((index) => texts[index]!),
-          { login: connection.login, checker: connection.access },
+          {
+            login: await connection.actingLogin(),
+            checker: connection.access,
+            values: options.values !== false,
+          },
         );
         results.forEach((result, i) => {
           out[indexes[i]!] = { connection: name, result };

@@ -184,7 +184,7 @@ async function storeSecret(
       ),
     },
   });
-  connection.access.invalidate(connection.login);
+  connection.access.invalidate();
   services.tree.refresh();
 
   const reference = referenceFor(

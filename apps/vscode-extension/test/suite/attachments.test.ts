@@ -6,7 +6,7 @@ import { errorsSince, extensionApi, itemNode } from './helpers.ts';
 import type { Target } from './target.ts';
 
 export function attachmentTests(target: Target): void {
-  const fixture = target;
+  const fixture = { ...target, attachment: target.attachment! };
   describe(`attachments on ${target.title}`, () => {
     const scratch = () => vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vaultline-test');
 

@@ -40,8 +40,55 @@ export interface Fixture {
     items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
     attachment: { itemId: number; name: string; text: string };
   };
+  /** The TeamPass 3 fake, seeded like the vault, plus what only TeamPass 3 has. */
+  teampass3: TeamPass3Fixture;
   /** How many items the bulk folder holds (bench only). */
   bulkCount?: number;
+}
+
+/** A TeamPass 3 user: each signs in with a password and a personal API key. */
+export interface TeamPass3User {
+  login: string;
+  password: string;
+  apiKey: string;
+}
+
+/** What `test/seed-teampass3.mjs` seeded in the TeamPass 3 fake. */
+export interface TeamPass3Fixture {
+  url: string;
+  /** The fake's control API (`test/seed-teampass3.mjs`): sign-ins, its clock, API flags, settings. */
+  controlUrl: string;
+  /**
+   * alice (Devs: Infrastructure W, Databases W, Payments R), bob (Support: Infrastructure R), dave
+   * (Devs, but his API permissions exclude update and delete), erin (the deep tree and the hostile
+   * labels), admin (an administrator: the tests' own client).
+   */
+  users: {
+    alice: TeamPass3User;
+    bob: TeamPass3User;
+    dave: TeamPass3User;
+    erin: TeamPass3User;
+    admin: TeamPass3User;
+  };
+  folders: {
+    infra: number;
+    databases: number;
+    payments: number;
+    /** The 20th level of erin's tree. */
+    deepest: number;
+    hostile: number;
+    bulk?: number;
+  };
+  /** The titles of the 20 levels, top first. */
+  levels: string[];
+  items: { web: SeededItem; ci: SeededItem; db: SeededItem; stripe: SeededItem };
+  /** The item at the bottom of the 20 levels. */
+  deep: { id: number; label: string; login: string };
+  /** An item and folder whose label and title are full of entities and emoji. */
+  hostile: { id: number; label: string; login: string; folder: string };
+  /** The item with a one-time code (ci), and its tags. */
+  otp: { itemId: number; tags: string[] };
+  bulkCount: number;
 }
 
 export function readFixture(): Fixture {

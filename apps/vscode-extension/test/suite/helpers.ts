@@ -144,3 +144,18 @@ export async function startRelay(target: string): Promise<StoppableRelay> {
 export function workspaceSettingsUri(): vscode.Uri {
   return vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'settings.json');
 }
+
+/** Whether a `view/item/context` menu entry of package.json shows for a row's contextValue. */
+export function offered(command: string, contextValue: string): boolean {
+  const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+    contributes: { menus: Record<string, Array<{ command: string; when: string }>> };
+  };
+  return manifest.contributes.menus['view/item/context']!.filter((entry) => entry.command === command).some(
+    (entry) => {
+      const match = /viewItem =~ \/(.*)\/(?: |$)/.exec(entry.when);
+      return match
+        ? new RegExp(match[1]!).test(contextValue)
+        : entry.when.includes(`viewItem == ${contextValue}`);
+    },
+  );
+}

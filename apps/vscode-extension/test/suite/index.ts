@@ -1,5 +1,5 @@
 import { attachmentTests } from './attachments.test.ts';
-import { benchmarks } from './bench.ts';
+import { benchmarks, teampass3Benchmarks } from './bench.ts';
 import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
@@ -11,12 +11,13 @@ import { referenceTests } from './references.test.ts';
 import { schemeTests } from './schemes.test.ts';
 import { searchTests } from './search.test.ts';
 import { secretTests } from './secrets.test.ts';
-import { teampassTarget, vaultTarget } from './target.ts';
+import { teampass3Target, teampassTarget, vaultTarget } from './target.ts';
 import { teampassOnlyTests } from './teampass.test.ts';
+import { teampass3OnlyTests } from './teampass3.test.ts';
 import { terminalTests } from './terminal.test.ts';
 import { treeTests } from './tree.test.ts';
 import { firstRunTests, trustTests } from './trust.test.ts';
-import { writeTests } from './write.test.ts';
+import { vaultKeyWriteTests, writeTests } from './write.test.ts';
 
 // Mocha 12's package entry is ESM; its CommonJS build is what a CJS extension host can require.
 const Mocha = require('mocha/lib/mocha.cjs') as typeof import('mocha');
@@ -50,16 +51,18 @@ export async function run(): Promise<void> {
 
     if (fixture.mode === 'bench') benchmarks(fixture);
     else {
-      treeTests(fixture);
-      insertCopyTests(fixture);
-      searchTests(vaultTarget(fixture));
-      writeTests(fixture);
-      attachmentTests(vaultTarget(fixture));
+      const target = vaultTarget(fixture);
+      treeTests(target);
+      insertCopyTests(target);
+      searchTests(target);
+      writeTests(target);
+      vaultKeyWriteTests(fixture);
+      attachmentTests(target);
       terminalTests(fixture);
       malformedInputTests(fixture);
-      referenceTests(fixture);
+      referenceTests(target);
       schemeTests(fixture);
-      secretTests(fixture);
+      secretTests(fixture, target);
       localHistoryTests(fixture);
       newcomerTests(fixture);
       errorAndLogTests(fixture);
@@ -74,8 +77,7 @@ export async function run(): Promise<void> {
       before(async function () {
         this.timeout(60_000);
         for (const name of ['alice', 'bob']) await disconnect(name);
-        for (const login of ['alice', 'bob'])
-          await connect({ name: `tp-${login}`, url: target.url, login, apiKey: target.adminKey });
+        for (const login of ['alice', 'bob'] as const) await connect(target.connectArgs(login));
       });
       after(async function () {
         this.timeout(60_000);
@@ -89,6 +91,37 @@ export async function run(): Promise<void> {
       teampassOnlyTests(fixture);
     });
   }
+
+  // The same tests again, through the same extension code, against TeamPass 3's REST API (each
+  // user signs in with a password and their API key), then what only TeamPass 3 has.
+  describe('with alice and bob connected to the TeamPass 3 fake', () => {
+    const target = teampass3Target(fixture);
+    before(async function () {
+      this.timeout(60_000);
+      for (const name of ['alice', 'bob']) await disconnect(name);
+      // The benchmark connects alice itself, to count its sign-ins from the start.
+      if (fixture.mode === 'bench') return;
+      for (const login of ['alice', 'bob'] as const)
+        if ((await connect(target.connectArgs(login))) !== true) throw new Error(`${login} did not connect`);
+    });
+    after(async function () {
+      this.timeout(60_000);
+      for (const name of [target.alice, target.bob]) await disconnect(name);
+      // The UI check that follows expects the vault connections.
+      await connect({ name: 'alice', url: fixture.url, login: 'alice', apiKey: fixture.keys.alice });
+      await connect({ name: 'bob', url: fixture.url, login: 'bob', apiKey: fixture.keys.bob });
+    });
+    if (fixture.mode === 'bench') teampass3Benchmarks(fixture, target);
+    else {
+      treeTests(target);
+      insertCopyTests(target);
+      searchTests(target);
+      writeTests(target);
+      referenceTests(target);
+      secretTests(fixture, target);
+      teampass3OnlyTests(fixture, target);
+    }
+  });
 
   const { passed, failed } = await new Promise<{ passed: number; failed: number }>((resolve) => {
     const runner = mocha.run(() =>

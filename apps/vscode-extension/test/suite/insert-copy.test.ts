@@ -2,7 +2,6 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
 import { meetsComplexity } from '../../src/password-generator.ts';
-import type { Fixture } from './fixture.ts';
 import {
   connect,
   disconnect,
@@ -14,6 +13,7 @@ import {
   setConfig,
   waitFor,
 } from './helpers.ts';
+import type { Target } from './target.ts';
 
 async function editorWithTwoCursors(): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument({ content: 'first=\nsecond=\n' });
@@ -22,8 +22,10 @@ async function editorWithTwoCursors(): Promise<vscode.TextEditor> {
   return editor;
 }
 
-export function insertCopyTests(fixture: Fixture): void {
-  describe('insert at cursor', () => {
+export function insertCopyTests(target: Target): void {
+  const fixture = target;
+  const { alice, bob } = target;
+  describe(`insert at cursor on ${target.title}`, () => {
     afterEach(async () => {
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     });
@@ -31,7 +33,7 @@ export function insertCopyTests(fixture: Fixture): void {
     for (const field of ITEM_FIELDS) {
       it(`inserts the ${field} at both cursors`, async () => {
         const api = await extensionApi();
-        const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+        const node = await itemNode(api, alice, 'Infrastructure / Databases', fixture.items.db.label);
         const editor = await editorWithTwoCursors();
         const count = await vscode.commands.executeCommand(COMMANDS.insertField, node, field);
         assert.equal(count, 2);
@@ -43,7 +45,7 @@ export function insertCopyTests(fixture: Fixture): void {
     it('replaces selected text and takes an item reference from search', async () => {
       const editor = await editorWithTwoCursors();
       editor.selections = [new vscode.Selection(0, 0, 0, 5)];
-      const ref = { connection: 'alice', itemId: fixture.items.web.id, folderId: fixture.items.web.folderId };
+      const ref = { connection: alice, itemId: fixture.items.web.id, folderId: fixture.items.web.folderId };
       await vscode.commands.executeCommand(COMMANDS.insertLogin, ref);
       assert.equal(editor.document.getText(), `${fixture.items.web.login}=\nsecond=\n`);
     });
@@ -52,7 +54,7 @@ export function insertCopyTests(fixture: Fixture): void {
       const api = await extensionApi();
       const editor = await editorWithTwoCursors();
       const before = api.notifier.notices.length;
-      const ref = { connection: 'bob', itemId: fixture.items.db.id };
+      const ref = { connection: bob, itemId: fixture.items.db.id };
       const count = await vscode.commands.executeCommand(COMMANDS.insertField, ref, 'password');
       assert.equal(count, undefined);
       assert.equal(editor.document.getText(), 'first=\nsecond=\n');
@@ -62,34 +64,39 @@ export function insertCopyTests(fixture: Fixture): void {
       assert.equal(message.includes(fixture.items.db.password), false);
     });
 
-    it("applies the login's rights on a shared key that could read everything (TeamPass)", async () => {
-      const api = await extensionApi();
-      assert.equal(
-        await connect({ name: 'shared', url: fixture.url, login: 'bob', apiKey: fixture.keys.admin }),
-        true,
-      );
-      try {
-        assert.deepEqual([...(await folderPaths(api, 'shared')).keys()], ['Infrastructure']);
-        const editor = await editorWithTwoCursors();
-        const before = api.notifier.notices.length;
-        const ref = { connection: 'shared', itemId: fixture.items.db.id };
-        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertField, ref, 'password'), undefined);
-        assert.equal(errorsSince(api, before)[0], 'Insert: bob has no access to this item.');
-        assert.equal(editor.document.getText(), 'first=\nsecond=\n');
-        const web = { connection: 'shared', itemId: fixture.items.web.id };
-        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertField, web, 'password'), 2);
+    const { sharedKey } = target;
+    if (sharedKey)
+      it("applies the login's rights on a shared key that could read everything (TeamPass)", async () => {
+        const api = await extensionApi();
         assert.equal(
-          editor.document.getText(),
-          `first=${fixture.items.web.password}\nsecond=${fixture.items.web.password}\n`,
+          await connect({ name: 'shared', url: target.url, login: 'bob', apiKey: sharedKey }),
+          true,
         );
-      } finally {
-        await disconnect('shared');
-      }
-    });
+        try {
+          assert.deepEqual([...(await folderPaths(api, 'shared')).keys()], ['Infrastructure']);
+          const editor = await editorWithTwoCursors();
+          const before = api.notifier.notices.length;
+          const ref = { connection: 'shared', itemId: fixture.items.db.id };
+          assert.equal(
+            await vscode.commands.executeCommand(COMMANDS.insertField, ref, 'password'),
+            undefined,
+          );
+          assert.equal(errorsSince(api, before)[0], 'Insert: bob has no access to this item.');
+          assert.equal(editor.document.getText(), 'first=\nsecond=\n');
+          const web = { connection: 'shared', itemId: fixture.items.web.id };
+          assert.equal(await vscode.commands.executeCommand(COMMANDS.insertField, web, 'password'), 2);
+          assert.equal(
+            editor.document.getText(),
+            `first=${fixture.items.web.password}\nsecond=${fixture.items.web.password}\n`,
+          );
+        } finally {
+          await disconnect('shared');
+        }
+      });
 
     it('refuses to insert a password in presentation mode but still inserts the login', async () => {
       const api = await extensionApi();
-      const node = await itemNode(api, 'alice', 'Infrastructure / Databases', fixture.items.db.label);
+      const node = await itemNode(api, alice, 'Infrastructure / Databases', fixture.items.db.label);
       await vscode.commands.executeCommand(COMMANDS.togglePresentationMode, true);
       try {
         const editor = await editorWithTwoCursors();
@@ -98,12 +105,14 @@ export function insertCopyTests(fixture: Fixture): void {
         assert.match(errorsSince(api, before)[0] ?? '', /disabled in presentation mode/);
         assert.equal(api.tree.getTreeItem(node).description, '••••••');
         assert.equal(api.tree.itemTooltip(node).includes(fixture.items.db.url), false);
-        const [file] = await api.tree.getChildren(node);
-        assert.equal(await vscode.commands.executeCommand(COMMANDS.openAttachment, file), undefined);
-        assert.match(
-          errorsSince(api, before)[1] ?? '',
-          /Opening an attachment is disabled in presentation mode/,
-        );
+        if (target.attachment) {
+          const [file] = await api.tree.getChildren(node);
+          assert.equal(await vscode.commands.executeCommand(COMMANDS.openAttachment, file), undefined);
+          assert.match(
+            errorsSince(api, before)[1] ?? '',
+            /Opening an attachment is disabled in presentation mode/,
+          );
+        }
         const { hits } = await api.search.find(fixture.items.db.label);
         assert.equal(
           api.search.format(hits[0]!),
@@ -121,12 +130,12 @@ export function insertCopyTests(fixture: Fixture): void {
     });
   });
 
-  describe('copy with auto-clear', () => {
+  describe(`copy with auto-clear on ${target.title}`, () => {
     after(() => setConfig('clipboardClearSeconds', undefined));
 
     it('copies the password and clears the clipboard after the delay', async () => {
       const api = await extensionApi();
-      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const node = await itemNode(api, alice, 'Infrastructure', fixture.items.web.label);
       await setConfig('clipboardClearSeconds', 1);
       const started = Date.now();
       const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
@@ -141,7 +150,7 @@ export function insertCopyTests(fixture: Fixture): void {
 
     it('leaves the clipboard alone when it no longer holds the copied value', async () => {
       const api = await extensionApi();
-      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const node = await itemNode(api, alice, 'Infrastructure', fixture.items.web.label);
       const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
         COMMANDS.copyField,
         node,
@@ -156,7 +165,7 @@ export function insertCopyTests(fixture: Fixture): void {
 
     it('falls back to the configured delay when a caller passes a bad one', async () => {
       const api = await extensionApi();
-      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const node = await itemNode(api, alice, 'Infrastructure', fixture.items.web.label);
       await setConfig('clipboardClearSeconds', 1);
       for (const bad of ['never', -5, Number.NaN, Number.POSITIVE_INFINITY]) {
         const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
@@ -172,7 +181,7 @@ export function insertCopyTests(fixture: Fixture): void {
 
     it('generates a password for the folder level, copies it and clears it', async () => {
       const api = await extensionApi();
-      const folder = await folderNode(api, 'alice', 'Infrastructure / Databases');
+      const folder = await folderNode(api, alice, 'Infrastructure / Databases');
       await setConfig('clipboardClearSeconds', 1);
       const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
         COMMANDS.generatePassword,
@@ -189,7 +198,7 @@ export function insertCopyTests(fixture: Fixture): void {
 
     it('counts down in the status bar while a value is on the clipboard', async () => {
       const api = await extensionApi();
-      const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
+      const node = await itemNode(api, alice, 'Infrastructure', fixture.items.web.label);
       const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
         COMMANDS.copyField,
         node,

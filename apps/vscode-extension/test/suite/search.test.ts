@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { HitPick } from '../../src/item-search.ts';
@@ -53,7 +52,7 @@ export function searchTests(target: Target): void {
 
     it('finds a label by a query with a space, a dot and another case (TeamPass refuses such a segment)', async () => {
       const api = await extensionApi();
-      const admin = createVaultClient({ baseUrl: target.url, apiKey: target.adminKey });
+      const admin = target.client();
       const { id } = await admin.addItem({
         item: {
           label: 'Postgres prod.example',
@@ -99,7 +98,9 @@ export function searchTests(target: Target): void {
         (entry) => entry.hit?.item.id === fixture.items.web.id && entry.hit.connection === target.alice,
       );
       const ref = await chosen;
-      const queries = logSince(api, mark).filter((line) => line.includes(' findItems ')).length;
+      const queries = logSince(api, mark).filter((line) =>
+        line.includes(` ${target.searchEndpoint} `),
+      ).length;
       // Three keystrokes, two connections: without the debounce that would be six queries.
       assert.ok(queries >= 2 && queries < 6, `${queries} find/item queries`);
       assert.equal(ref?.itemId, fixture.items.web.id);

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import { detectSecrets } from '../../src/secrets/detect-secrets.ts';
@@ -7,6 +6,7 @@ import { proposeLabel, type StoredSecret } from '../../src/secrets/store-secret.
 import { buildCorpus, score } from '../detection/corpus.ts';
 import type { Fixture } from './fixture.ts';
 import { errorsSince, extensionApi, setConfig, waitFor } from './helpers.ts';
+import type { Target } from './target.ts';
 
 function secretDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages
@@ -16,8 +16,9 @@ function secretDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
     );
 }
 
-export function secretTests(fixture: Fixture): void {
+export function secretTests(fixture: Fixture, target: Target): void {
   const { token, password } = fixture.detection;
+  const { alice } = target;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const source = [
     'import { Octokit } from "octokit";',
@@ -28,7 +29,7 @@ export function secretTests(fixture: Fixture): void {
     '',
   ].join('\n');
 
-  describe('secret detection', () => {
+  describe(`secret detection on ${target.title}`, () => {
     let uri: vscode.Uri;
     const created: number[] = [];
 
@@ -44,8 +45,7 @@ export function secretTests(fixture: Fixture): void {
       await setConfig('secretDetection.maxFileSize', undefined);
       // Leave the vault as the later tests and the UI check expect it.
       if (created.length > 0) {
-        const vault = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
-        await vault.deleteItems({ ids: created });
+        await target.client().deleteItems({ ids: created });
       }
     });
 
@@ -97,8 +97,8 @@ export function secretTests(fixture: Fixture): void {
       const before = api.notifier.notices.length;
       const [diagnostic] = secretDiagnostics(uri);
       const result = await vscode.commands.executeCommand(COMMANDS.storeSecret, uri, diagnostic!.range, {
-        connection: 'alice',
-        folderId: fixture.folders.payments,
+        connection: alice,
+        folderId: target.folders.payments,
         label: 'nope',
       });
       assert.equal(result, undefined);
@@ -120,7 +120,7 @@ export function secretTests(fixture: Fixture): void {
       const stored = await vscode.commands.executeCommand<StoredSecret>(
         store.command.command,
         ...(store.command.arguments ?? []),
-        { connection: 'alice', folderId: fixture.folders.infra, label: 'octokit auth' },
+        { connection: alice, folderId: target.folders.infra, label: 'octokit auth' },
       );
       assert.ok(stored, 'the store command failed');
       created.push(stored.itemId);
@@ -130,11 +130,10 @@ export function secretTests(fixture: Fixture): void {
       assert.ok(!document.getText().includes(token), 'the literal is still in the file');
       assert.ok(document.getText().includes(`auth: "vaultline://${stored.itemId}/password"`));
 
-      const vault = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
-      const item = await vault.getItem(stored.itemId);
+      const item = await target.client().getItem(stored.itemId);
       assert.equal(item.password, token);
       assert.equal(item.label, 'octokit auth');
-      assert.equal(item.folderId, fixture.folders.infra);
+      assert.equal(item.folderId, target.folders.infra);
 
       await waitFor(() => secretDiagnostics(uri).length === 1, 'the token diagnostic to go away');
     });
@@ -146,8 +145,8 @@ export function secretTests(fixture: Fixture): void {
         uri,
         diagnostic!.range,
         {
-          connection: 'alice',
-          folderId: fixture.folders.databases,
+          connection: alice,
+          folderId: target.folders.databases,
           label: proposeLabel({ name: 'dbPassword', title: '' }, uri.fsPath),
         },
       );
@@ -160,8 +159,7 @@ export function secretTests(fixture: Fixture): void {
       const onDisk = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       assert.ok(!onDisk.includes(token) && !onDisk.includes(password));
       assert.ok(onDisk.includes(stored.reference));
-      const vault = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
-      const item = await vault.getItem(stored.itemId);
+      const item = await target.client().getItem(stored.itemId);
       assert.equal(item.password, password);
       assert.equal(item.label, 'db password');
     });

@@ -17,6 +17,7 @@ import {
   itemNodes,
   logMark,
   logSince,
+  offered,
   roots,
   startRelay,
   waitFor,
@@ -26,21 +27,6 @@ import {
 const WRONG_KEY = 'revoked-key-0123456789abcdef0123456789abcdef';
 const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether a `view/item/context` menu entry of package.json shows for a row's contextValue. */
-function offered(command: string, contextValue: string): boolean {
-  const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
-    contributes: { menus: Record<string, Array<{ command: string; when: string }>> };
-  };
-  return manifest.contributes.menus['view/item/context']!.filter((entry) => entry.command === command).some(
-    (entry) => {
-      const match = /viewItem =~ \/(.*)\/(?: |$)/.exec(entry.when);
-      return match
-        ? new RegExp(match[1]!).test(contextValue)
-        : entry.when.includes(`viewItem == ${contextValue}`);
-    },
-  );
-}
 
 function attachmentTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createVaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import { generatePassword, meetsComplexity } from '../../src/password-generator.ts';
@@ -14,14 +13,17 @@ import {
   itemNode,
   itemNodes,
 } from './helpers.ts';
+import { type Target, vaultTarget } from './target.ts';
 
-export function writeTests(fixture: Fixture): void {
-  const alice = () => createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+export function writeTests(target: Target): void {
+  const fixture = target;
+  const reader = () => target.client();
+  const { alice, bob } = target;
 
-  describe('writing items and folders', () => {
+  describe(`writing items and folders on ${target.title}`, () => {
     it('adds an item with a generated password that meets the folder level, edits one field, deletes it', async () => {
       const api = await extensionApi();
-      const folder = await folderNode(api, 'alice', 'Infrastructure');
+      const folder = await folderNode(api, alice, 'Infrastructure');
       const id = await vscode.commands.executeCommand<number>(COMMANDS.addItem, folder, {
         label: 'queue-broker ✓',
         login: 'rabbit',
@@ -29,9 +31,9 @@ export function writeTests(fixture: Fixture): void {
         url: 'amqp://mq.internal',
       });
       assert.ok(Number.isInteger(id) && id > 0, `new id ${id}`);
-      const added = await itemNode(api, 'alice', 'Infrastructure', 'queue-broker ✓');
+      const added = await itemNode(api, alice, 'Infrastructure', 'queue-broker ✓');
       assert.equal(added.item.login, 'rabbit');
-      const before = await alice().getItem(id);
+      const before = await reader().getItem(id);
       assert.ok(meetsComplexity(before.password, folder.folder.complexityLevel));
 
       assert.equal(
@@ -41,18 +43,18 @@ export function writeTests(fixture: Fixture): void {
         }),
         true,
       );
-      const after = await alice().getItem(id);
+      const after = await reader().getItem(id);
       assert.equal(after.login, 'rabbit-admin');
       assert.equal(after.password, before.password, 'the password is kept');
       assert.equal(after.url, before.url, 'the URL is kept');
       assert.equal(after.label, before.label, 'the label is kept');
 
-      const edited = await itemNode(api, 'alice', 'Infrastructure', 'queue-broker ✓');
+      const edited = await itemNode(api, alice, 'Infrastructure', 'queue-broker ✓');
       assert.equal(
         await vscode.commands.executeCommand(COMMANDS.deleteItem, edited, { confirmed: true }),
         true,
       );
-      const left = await itemNodes(api, await folderNode(api, 'alice', 'Infrastructure'));
+      const left = await itemNodes(api, await folderNode(api, alice, 'Infrastructure'));
       assert.equal(
         left.some((node) => node.item.id === id),
         false,
@@ -61,7 +63,7 @@ export function writeTests(fixture: Fixture): void {
 
     it('shows a duplicate label plainly and adds nothing', async () => {
       const api = await extensionApi();
-      const folder = await folderNode(api, 'alice', 'Infrastructure');
+      const folder = await folderNode(api, alice, 'Infrastructure');
       const before = api.notifier.notices.length;
       const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
         label: fixture.items.web.label.toUpperCase(),
@@ -75,7 +77,7 @@ export function writeTests(fixture: Fixture): void {
 
     it('refuses writes where the login has no right, before asking the vault', async () => {
       const api = await extensionApi();
-      const bobFolder = await folderNode(api, 'bob', 'Infrastructure');
+      const bobFolder = await folderNode(api, bob, 'Infrastructure');
       const before = api.notifier.notices.length;
       const id = await vscode.commands.executeCommand(COMMANDS.addItem, bobFolder, {
         label: 'bob-was-here',
@@ -85,18 +87,44 @@ export function writeTests(fixture: Fixture): void {
       });
       assert.equal(id, undefined);
       assert.match(errorsSince(api, before)[0] ?? '', /no right to add items to folder "Infrastructure"/);
-      const web = await itemNode(api, 'bob', 'Infrastructure', fixture.items.web.label);
+      const web = await itemNode(api, bob, 'Infrastructure', fixture.items.web.label);
       assert.equal(
         await vscode.commands.executeCommand(COMMANDS.deleteItem, web, { confirmed: true }),
         undefined,
       );
       assert.match(errorsSince(api, before)[1] ?? '', /bob has no right to delete this item/);
-      assert.equal((await alice().getItem(fixture.items.web.id)).label, fixture.items.web.label);
+      assert.equal((await reader().getItem(fixture.items.web.id)).label, fixture.items.web.label);
     });
 
+    it('refuses a password that is too weak for the folder', async () => {
+      const api = await extensionApi();
+      const folder = await folderNode(api, alice, 'Infrastructure');
+      const before = api.notifier.notices.length;
+      const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
+        label: 'weak-one',
+        login: 'w',
+        password: 'abc',
+        url: '',
+      });
+      assert.equal(id, undefined);
+      assert.match(errorsSince(api, before)[0] ?? '', /too weak/);
+    });
+  });
+}
+
+/**
+ * What only the vault server's keys show: values carried in the URL (a length limit), a key bound
+ * to a user that may not create public folders, and a shared admin key acting for a login.
+ */
+export function vaultKeyWriteTests(fixture: Fixture): void {
+  const target = vaultTarget(fixture);
+  const { alice, bob } = target;
+  const sharedKey = fixture.keys.admin;
+
+  describe("writing with the vault server's keys", () => {
     it('reports an oversized item plainly and adds nothing', async () => {
       const api = await extensionApi();
-      const folder = await folderNode(api, 'alice', 'Infrastructure');
+      const folder = await folderNode(api, alice, 'Infrastructure');
       const before = api.notifier.notices.length;
       const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
         label: 'huge',
@@ -109,7 +137,7 @@ export function writeTests(fixture: Fixture): void {
         errorsSince(api, before)[0] ?? '',
         /^Add item: (add\/item: the request URL would be \d+ bytes, above the limit of \d+|the request or answer is too large)/,
       );
-      const labels = (await itemNodes(api, await folderNode(api, 'alice', 'Infrastructure'))).map(
+      const labels = (await itemNodes(api, await folderNode(api, alice, 'Infrastructure'))).map(
         (n) => n.item.label,
       );
       assert.equal(labels.includes('huge'), false);
@@ -118,14 +146,10 @@ export function writeTests(fixture: Fixture): void {
     it("shows the server's own refusal plainly: a user-bound key may not create public folders", async () => {
       const api = await extensionApi();
       const before = api.notifier.notices.length;
-      const id = await vscode.commands.executeCommand(
-        COMMANDS.addFolder,
-        await connectionNode(api, 'alice'),
-        {
-          title: 'Alice top level',
-          complexityLevel: 0,
-        },
-      );
+      const id = await vscode.commands.executeCommand(COMMANDS.addFolder, await connectionNode(api, alice), {
+        title: 'Alice top level',
+        complexityLevel: 0,
+      });
       assert.equal(id, undefined);
       const [message] = errorsSince(api, before);
       assert.match(
@@ -135,27 +159,13 @@ export function writeTests(fixture: Fixture): void {
       assert.equal((message ?? '').includes(fixture.keys.alice), false);
     });
 
-    it('refuses a password that is too weak for the folder', async () => {
-      const api = await extensionApi();
-      const folder = await folderNode(api, 'alice', 'Infrastructure');
-      const before = api.notifier.notices.length;
-      const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
-        label: 'weak-one',
-        login: 'w',
-        password: 'abc',
-        url: '',
-      });
-      assert.equal(id, undefined);
-      assert.match(errorsSince(api, before)[0] ?? '', /too weak/);
-    });
-
     it('adds, renames and deletes a folder through a shared admin key acting for alice', async () => {
       const api = await extensionApi();
       // Only an admin key may create public folders on this server, as on TeamPass: the connection
       // uses the team's shared key and the view still acts for (and checks the rights of) alice.
       const notices = api.notifier.notices.length;
       assert.equal(
-        await connect({ name: 'team', url: fixture.url, login: 'alice', apiKey: fixture.keys.admin }),
+        await connect({ name: 'team', url: target.url, login: 'alice', apiKey: sharedKey }),
         true,
         JSON.stringify(api.notifier.notices.slice(notices)),
       );
@@ -214,7 +224,7 @@ export function writeTests(fixture: Fixture): void {
         undefined,
       );
       assert.match(errorsSince(api, before)[0] ?? '', /Edit folder: not found in the vault/);
-      const bobInfra = await folderNode(api, 'bob', 'Infrastructure');
+      const bobInfra = await folderNode(api, bob, 'Infrastructure');
       const refused = api.notifier.notices.length;
       assert.equal(
         await vscode.commands.executeCommand(COMMANDS.addFolder, bobInfra, {

@@ -38,6 +38,14 @@ export interface ResolveReferencesOptions {
   checker?: AccessChecker | undefined;
   /** Cancels the calls. */
   signal?: AbortSignal | undefined;
+  /**
+   * `false` checks that each reference resolves (its item, the login's right to read it, that it
+   * has a one-time code, that the attachment exists) without reading what only the value needs:
+   * no one-time code is read and no attachment downloaded, and their `value` is `''`. For hovers
+   * and editor warnings, which show an item and never its value. Item fields come with the item
+   * either way. Default `true`.
+   */
+  values?: boolean | undefined;
 }
 
 /** What a resolved reference tells of its item: never the password. */
@@ -182,8 +190,9 @@ export async function resolveReferences(
     }
   }
 
-  const files = await readFiles(client, entries, callOptions);
-  const codes = await readOtps(client, entries, callOptions);
+  const values = options.values !== false;
+  const files = await readFiles(client, entries, callOptions, values);
+  const codes = await readOtps(client, entries, callOptions, values);
   return entries.map((entry, index) => finish(entry, files.get(index) ?? codes.get(index)));
 }
 
@@ -264,12 +273,14 @@ interface FileResult {
 
 /**
  * Reads the one-time codes `otp` references name: one `readOtp` per item, only for items that
- * may have one (an item whose record says it has none is `not_found` without a call).
+ * may have one (an item whose record says it has none is `not_found` without a call). Without
+ * `values`, an item whose record says it has one is taken as it is, without a call.
  */
 async function readOtps(
   client: ReferenceClient,
   entries: Entry[],
   callOptions: CallOptions,
+  values: boolean,
 ): Promise<Map<number, FileResult>> {
   const results = new Map<number, FileResult>();
   const wanted = new Map<number, number[]>();
@@ -285,6 +296,8 @@ async function readOtps(
       });
     } else if (entry.item.otp === false) {
       results.set(index, { error: noOtp(entry.text, entry.item.id) });
+    } else if (!values && entry.item.otp === true) {
+      results.set(index, {});
     } else {
       wanted.set(entry.item.id, [...(wanted.get(entry.item.id) ?? []), index]);
     }
@@ -321,11 +334,15 @@ function noOtp(text: string, itemId: number): VaultReferenceError {
   return new VaultReferenceError('not_found', text, `${text}: item ${itemId} has no one-time code (TOTP).`);
 }
 
-/** Reads the attachments references name: one listing per item, one download per file. */
+/**
+ * Reads the attachments references name: one listing per item, one download per file (none
+ * without `values`: the listing says the file exists).
+ */
 async function readFiles(
   client: ReferenceClient,
   entries: Entry[],
   callOptions: CallOptions,
+  values: boolean,
 ): Promise<Map<number, FileResult>> {
   const wanted = new Map<number, number[]>();
   entries.forEach((entry, index) => {
@@ -385,6 +402,8 @@ async function readFiles(
             { candidates },
           ),
         });
+      } else if (!values) {
+        results.set(index, {});
       } else {
         const fileId = matches[0]!.id;
         if (!downloads.has(fileId)) {

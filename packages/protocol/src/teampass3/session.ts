@@ -271,7 +271,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
             password: credentials.password,
             apikey: credentials.apiKey,
           });
-    if (!result.ok) throw result.error;
+    if (!result.ok) throw result.error.code === 'unauthorized' ? signInRefused(result.error) : result.error;
     signIns++;
     const entry = hold(result.data.token, true);
     if (!entry) {
@@ -482,6 +482,26 @@ function claimsOf(token: string): TeamPass3Claims | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The error of a refused sign-in, marked `sign_in_refused`: TeamPass answers a wrong login,
+ * password, API key or personal access token, and a user without API access, all alike.
+ */
+function signInRefused(error: VaultError): VaultError {
+  return new VaultError(error.code, error.message, {
+    status: error.status,
+    serverMessage: error.serverMessage,
+    serverCode: error.serverCode,
+    reason: 'sign_in_refused',
+    endpoint: error.endpoint,
+    url: error.url,
+    excerpt: error.excerpt,
+    issues: error.issues,
+    requestOrigin: error.requestOrigin,
+    retryAfterMs: error.retryAfterMs,
+    cause: error.cause,
+  });
 }
 
 function sameLogin(claimed: string, login: string): boolean {

@@ -144,7 +144,9 @@ export function linkModal(
   blocks.push(
     input(LINK_BLOCKS.login, 'TeamPass login', {
       max: LINK_INPUT_MAX.login,
-      initial: options.login === undefined ? undefined : escapeText(options.login, LINK_INPUT_MAX.login),
+      // An input shows its value as plain text: nothing to escape, only the length to bound.
+      initial:
+        options.login === undefined ? undefined : [...options.login].slice(0, LINK_INPUT_MAX.login).join(''),
     }),
   );
   if (asked !== 'token')

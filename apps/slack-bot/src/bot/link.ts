@@ -413,11 +413,7 @@ export function linkCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
   return async (args) => {
     const { arg } = parseCommandText(args.command.text);
     if (arg !== '') {
-      await args.ack(
-        note(
-          `Never type a password, key or token in Slack: what followed “link” was not used, kept or shown, but if it was a password, change it in TeamPass. Link your account in a private window instead: ${COMMAND} link alone, or the bot’s Home tab.`,
-        ),
-      );
+      // Audited first, as every answer is (the line is written before the answer goes out).
       await deps.audit.record({
         event: AUDIT_EVENTS.linkTyped,
         slackUser: args.command.user_id,
@@ -426,6 +422,11 @@ export function linkCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
         channel: args.command.channel_id,
         outcome: 'refused',
       });
+      await args.ack(
+        note(
+          `Never type a password, key or token in Slack: what followed “link” was not used, kept or shown, but if it was a password, change it in TeamPass. Link your account in a private window instead: ${COMMAND} link alone, or the bot’s Home tab.`,
+        ),
+      );
       return;
     }
     if (!deps.accounts.linking) {

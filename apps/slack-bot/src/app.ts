@@ -7,10 +7,12 @@ import { registerCommands } from './bot/commands.ts';
 import { registerGuards } from './bot/guards.ts';
 import { registerHome } from './bot/home.ts';
 import { startBot, stopBot } from './bot/lifecycle.ts';
+import { registerLink } from './bot/link.ts';
 import { createDeps } from './bot/parts.ts';
 import { createReceiver } from './bot/receiver.ts';
 import { createServedTeams } from './bot/served-teams.ts';
 import { createSweeper } from './bot/sweeper.ts';
+import { decideVaultMode } from './bot/vault-mode.ts';
 import { registerViews } from './bot/views.ts';
 import { ACK_MAX_DEFER_MS, ACK_QUIET_MS } from './constants.ts';
 import type { Deps } from './deps.ts';
@@ -25,7 +27,7 @@ import { createSeenSignatures } from './store/seen-signatures.ts';
 export interface BotOptions {
   /** Where log lines go; stdout by default. */
   logDestination?: DestinationStream | undefined;
-  /** The `fetch` the vault client uses. */
+  /** The `fetch` the vault clients use (and the start's one keyless request to the vault). */
   fetch?: typeof globalThis.fetch | undefined;
   /** A dump of a store to start an in-memory PGlite from (tests start many bots). */
   storeSnapshot?: Blob | undefined;
@@ -56,13 +58,22 @@ export interface Bot {
  * @returns The bot, not started.
  */
 export async function createBot(config: Config, options: BotOptions = {}): Promise<Bot> {
-  const { log, bolt, redact } = createLogger(
+  const linkKeys = config.link ? [config.link.key, ...config.link.previousKeys] : [];
+  const { log, bolt, redact, secrets } = createLogger(
     config.logLevel,
-    [config.vaultApiKey, config.botToken, config.signingSecret, config.appToken],
+    [
+      config.vaultApiKey ?? '',
+      config.botToken,
+      config.signingSecret,
+      config.appToken,
+      ...linkKeys.flatMap((key) => [key.toString('base64'), key.toString('base64url')]),
+    ],
     options.logDestination,
   );
-  // The operator's files first: a bad line is reported before anything else starts.
-  const identity = await createIdentityResolver(config.identity);
+  // What the vault can do decides how people reach it; then the operator's files, before
+  // anything else starts (a bad line is reported first).
+  const mode = await decideVaultMode(config, options.fetch, log);
+  const identity = mode.linking ? undefined : await createIdentityResolver(config.identity);
   const db = await openDatabase(config.store, { snapshot: options.storeSnapshot });
   // Created first: the store's copies of seen signatures wait for a burst of requests to pause.
   const ackFirst = createAckFirst(ACK_QUIET_MS, ACK_MAX_DEFER_MS);
@@ -92,7 +103,12 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
     ackFirst,
     log,
     redact,
+    secrets,
+    mode,
     fetch: options.fetch,
+  }).catch(async (error: unknown) => {
+    await db.close().catch(() => undefined);
+    throw error;
   });
 
   registerGuards(app, deps);
@@ -100,6 +116,7 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   registerActions(app, deps);
   registerViews(app, deps);
   registerHome(app, deps);
+  registerLink(app, deps);
   app.error(async (error) => {
     log.error({ ...errorFields(error, redact), code: error.code }, 'unhandled error in a listener');
   });

@@ -27,8 +27,13 @@ export interface AuditRecord {
   results?: number | undefined;
   /** The access request, for its steps. */
   requestId?: string | undefined;
-  /** Who decided an access request. */
+  /** Who decided an access request (for an unlink: the admin who did it). */
   decidedBy?: string | undefined;
+  /**
+   * Whose vault account read the value, when not the person's own (an approved reveal where
+   * people link their accounts: the approver's login).
+   */
+  readAs?: string | undefined;
   /** What came of it: `attempt`, `shown`, `delivery_failed`, `error:<code>`, why it was refused… */
   outcome?: string | undefined;
 }
@@ -78,8 +83,9 @@ export function describeRecord(record: AuditRecord): string {
   const results = record.results === undefined ? '' : `, ${record.results} shown`;
   const request = record.requestId === undefined ? '' : ` request ${record.requestId}`;
   const by = record.decidedBy === undefined ? '' : ` by ${record.decidedBy}`;
+  const readAs = record.readAs === undefined ? '' : ` read as vault user ${escapeText(record.readAs, 80)}`;
   const outcome = record.outcome ? ` (${escapeText(record.outcome, 80)})` : '';
-  return `${record.event}: ${who}${item}${query}${request}${by}${results}${where}${outcome}`;
+  return `${record.event}: ${who}${item}${query}${request}${by}${readAs}${results}${where}${outcome}`;
 }
 
 const MAX_ATTEMPTS = 8;

@@ -295,11 +295,38 @@ export function loginShown(item: ListedItem): EphemeralMessage {
   };
 }
 
+/**
+ * A message that asks the person to link their vault account, with the button that opens the
+ * link form in a modal (only they see it; nothing is typed in the channel).
+ *
+ * @param text The bot's own sentence.
+ * @returns The message.
+ */
+export function linkOffer(text: string): EphemeralMessage {
+  return {
+    ...note(text),
+    blocks: [
+      { type: 'section', text: plain(text) },
+      {
+        type: 'actions',
+        block_id: 'link_offer',
+        elements: [
+          { type: 'button', action_id: ACTIONS.linkOpen, style: 'primary', text: plain(LINK_BUTTON) },
+        ],
+      },
+    ],
+  };
+}
+
+/** The label of the button that opens the link form. */
+export const LINK_BUTTON = 'Link your TeamPass account';
+
 /** The help text. */
 export const HELP_TEXT = [
   '*/vault find <text>*: lists the items you may read whose label contains the text.',
   '*/vault get <id or exact label>*: shows one item; a label shared by several items lists them.',
   '*/vault request <id or label> [reason]*: asks the approvers for a one-time reveal of an item you cannot read.',
+  '*/vault link*: links your own TeamPass account, in a private window (where the vault needs it); */vault unlink* removes it. Never type a password in a command.',
   'Buttons: *Show login*, *Reveal password* (shown to you only, hidden again after a while), *Open URL*.',
   'You only ever see what your vault user may read. Every search and reveal is audited.',
 ].join('\n');

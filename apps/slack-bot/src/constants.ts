@@ -2,7 +2,20 @@
 export const COMMAND = '/vault';
 
 /** Subcommands of {@link COMMAND}. */
-export const SUBCOMMANDS = { find: 'find', get: 'get', request: 'request', help: 'help' } as const;
+export const SUBCOMMANDS = {
+  find: 'find',
+  get: 'get',
+  request: 'request',
+  link: 'link',
+  unlink: 'unlink',
+  help: 'help',
+} as const;
+
+/**
+ * Words people type to link an account (`/vault login alice …`): all of them are answered as
+ * `link`, and never with what followed them.
+ */
+export const LINK_WORDS: readonly string[] = ['link', 'login', 'connect', 'signin'];
 
 /** Block action ids. */
 export const ACTIONS = {
@@ -14,6 +27,9 @@ export const ACTIONS = {
   approve: 'vault_request_approve',
   deny: 'vault_request_deny',
   homeSearch: 'vault_home_search',
+  linkOpen: 'vault_link_open',
+  linkModal: 'vault_link_modal',
+  unlinkSelf: 'vault_unlink',
   findShortcut: 'vault_find_shortcut',
   findModal: 'vault_find_modal',
 } as const;
@@ -34,6 +50,12 @@ export const AUDIT_EVENTS = {
   accessExpired: 'access_request_expired',
   grantExpired: 'access_grant_expired',
   viewRefused: 'view_refused',
+  accountLinked: 'account_linked',
+  linkFailed: 'account_link_failed',
+  accountUnlinked: 'account_unlinked',
+  unlinkRefused: 'account_unlink_refused',
+  linkTyped: 'link_typed_in_command',
+  linkRefusedByVault: 'account_link_refused_by_vault',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */
@@ -86,6 +108,10 @@ export const ENV = {
   requestExpirySeconds: 'REQUEST_EXPIRY_SECONDS',
   grantSeconds: 'GRANT_SECONDS',
   grantReveals: 'GRANT_REVEALS',
+  linkKey: 'LINK_ENCRYPTION_KEY',
+  linkPreviousKeys: 'LINK_PREVIOUS_KEYS',
+  linkCredentials: 'LINK_CREDENTIALS',
+  linkAdmins: 'LINK_ADMINS',
 } as const;
 
 /** Defaults of the settings that have one. */
@@ -108,6 +134,7 @@ export const DEFAULTS = {
   requestExpirySeconds: 3600,
   grantSeconds: 900,
   grantReveals: 1,
+  linkCredentials: 'password',
 } as const;
 
 /** Slack's limit of blocks in one message: https://api.slack.com/reference/block-kit/blocks */
@@ -150,3 +177,18 @@ export const AUDIT_FLUSH_MS = 200;
 export const MAX_REASON_LENGTH = 500;
 /** How many recent reveals the App Home lists. */
 export const HOME_RECENT_REVEALS = 10;
+/** Link attempts (sign-ins with what a person typed) allowed per Slack user per window. */
+export const LINK_ATTEMPTS = 5;
+/** The window of {@link LINK_ATTEMPTS}, in seconds. */
+export const LINK_ATTEMPT_WINDOW_SECONDS = 15 * 60;
+/** The most linked accounts' clients (each with its session) kept at once; the least recently used go first. */
+export const MAX_LINKED_CLIENTS = 500;
+/** A linked account's client unused this long (ms) is let go (its token stays in the store). */
+export const LINKED_CLIENT_IDLE_MS = 15 * 60_000;
+/**
+ * How a linked account's client waits out the vault's 429: once, and only a short wait (a person
+ * is waiting for the answer; TeamPass's `Retry-After` often names the end of the minute).
+ */
+export const LINKED_SESSION = { maxRetryAfterMs: 3000, rateLimitRetries: 1 } as const;
+/** The longest login, password, API key or personal access token the link modal takes. */
+export const LINK_INPUT_MAX = { login: 200, password: 1000, apiKey: 200, token: 200 } as const;

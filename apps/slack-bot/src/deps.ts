@@ -1,25 +1,38 @@
 import type { webApi } from '@slack/bolt';
-import type { AccessChecker, Redactor, VaultClient } from '@vaultline/protocol';
+import type { Redactor, TokenCache, VaultClient } from '@vaultline/protocol';
 import type { Limiter } from '@vaultline/rate-limit';
 import type { Database } from '@vaultline/store';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AccessRequests } from './access-requests.ts';
+import type { Accounts } from './accounts.ts';
 import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
-import type { IdentityResolver } from './identity.ts';
+import type { LinkCredentials, LinkStore } from './linked/links.ts';
 import type { Redactions } from './redactions.ts';
-import type { ItemSearch } from './search.ts';
+import type { SecretRegistry } from './secret-registry.ts';
 import type { ViewOwners } from './view-owners.ts';
+
+/** What linking an account needs, where people link theirs. */
+export interface LinkParts {
+  /** The linked accounts, sealed in the store. */
+  links: LinkStore;
+  /** A client that signs in with what a person gave (to check it before it is kept). */
+  connect(login: string, credentials: LinkCredentials, tokenCache: TokenCache): VaultClient;
+  /** Link attempts per Slack user (each one a sign-in the vault counts towards its lockouts). */
+  attempts: Limiter;
+}
 
 /** What every command and action handler is built from. */
 export interface Deps {
   config: Config;
-  vault: VaultClient;
-  access: AccessChecker;
-  search: ItemSearch;
-  identity: IdentityResolver;
+  /** The vault account each person acts as: the bot's key for them, or their own linked account. */
+  accounts: Accounts;
+  /** Linking, where people link their own accounts; undefined where the bot's key acts for them. */
+  linking: LinkParts | undefined;
+  /** The secrets held for a while, redacted from every log line. */
+  secrets: SecretRegistry;
   audit: AuditLog;
   /** The bot's store. */
   db: Database;

@@ -19,6 +19,9 @@ function problemsOf(env: Record<string, string>): string[] {
   return [];
 }
 
+/** A link key: 32 bytes in base64. */
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
 describe('readConfig', () => {
   it('applies the defaults to a minimal HTTP-mode configuration', () => {
     const config = readConfig(base);
@@ -103,8 +106,36 @@ describe('readConfig', () => {
     [{ APPROVERS: 'alice' }, 'APPROVERS must list ids'],
     [{ APPROVERS_BY_FOLDER: 'ops=U0123' }, 'APPROVERS_BY_FOLDER must look like'],
     [{ IDENTITY_ALLOW_GUESTS: 'yes' }, 'IDENTITY_ALLOW_GUESTS must be "true" or "false"'],
+    [{ LINK_ENCRYPTION_KEY: 'c2hvcnQ=' }, 'LINK_ENCRYPTION_KEY must be 32 random bytes in base64'],
+    [
+      { LINK_ENCRYPTION_KEY: KEY, LINK_PREVIOUS_KEYS: `${KEY}, nope` },
+      'LINK_PREVIOUS_KEYS must list keys of 32 random bytes',
+    ],
+    [{ LINK_CREDENTIALS: 'sso' }, 'LINK_CREDENTIALS must be "password", "token" or "both"'],
+    [{ LINK_ADMINS: 'alice' }, 'LINK_ADMINS must list ids'],
   ])('refuses %j with a clear message', (change, message) => {
     expect(problemsOf({ ...base, ...change }).join('\n')).toContain(message);
+  });
+
+  it('reads the link settings, and needs neither the bot’s key nor an identity file with a link key', () => {
+    const previous = Buffer.alloc(32, 9).toString('base64url');
+    const config = readConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 'secret-value-1',
+      VAULT_URL: 'http://127.0.0.1:8080',
+      LINK_ENCRYPTION_KEY: KEY,
+      LINK_PREVIOUS_KEYS: previous,
+      LINK_CREDENTIALS: 'both',
+      LINK_ADMINS: 'U0123, S0456',
+    });
+    expect(config.vaultApiKey).toBeUndefined();
+    expect(config.link?.key.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(config.link?.previousKeys.map((key) => key.toString('hex'))).toEqual([
+      Buffer.alloc(32, 9).toString('hex'),
+    ]);
+    expect(config.linkCredentials).toBe('both');
+    expect(config.linkAdmins).toEqual(['U0123', 'S0456']);
+    expect(readConfig(base)).toMatchObject({ link: undefined, linkCredentials: 'password', linkAdmins: [] });
   });
 
   it('never puts a secret value in its message', () => {
@@ -115,5 +146,11 @@ describe('readConfig', () => {
     });
     expect(problems.join('\n')).not.toContain('xoxp-secret-user-token');
     expect(problems.join('\n')).not.toContain('key-value-1');
+    const keyProblems = problemsOf({
+      ...base,
+      LINK_ENCRYPTION_KEY: 'my-secret-link-key',
+      LINK_PREVIOUS_KEYS: 'old-secret-key',
+    });
+    expect(keyProblems.join('\n')).not.toMatch(/my-secret-link-key|old-secret-key/);
   });
 });

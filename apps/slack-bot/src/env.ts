@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULTS, ENV, MAX_PAGE_SIZE, SLACK_HOOKS_ORIGIN } from './constants.ts';
+import { parseLinkKey } from './linked/sealer.ts';
 
 /** A configuration error: lists every missing or malformed setting at once. */
 export class ConfigError extends Error {
@@ -69,6 +70,18 @@ const folderApprovers = v.optional(
     ),
   ),
 );
+const KEY_ADVICE = '32 random bytes in base64 (for example from "openssl rand -base64 32")';
+const linkKeys = (what: string, many: boolean) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => (many ? value.split(/[\s,]+/).filter(Boolean) : [value])),
+      v.check(
+        (keys) => keys.every((key) => parseLinkKey(key) !== undefined),
+        many ? `${what} must list keys of ${KEY_ADVICE}` : `${what} must be ${KEY_ADVICE}`,
+      ),
+    ),
+  );
 const httpUrl = (what: string) =>
   v.pipe(text(what), v.url(`${what} must be a URL`), v.regex(/^https?:\/\//i, `${what} must be http(s)`));
 
@@ -88,7 +101,7 @@ const EnvSchema = v.pipe(
     [ENV.port]: integer(ENV.port, 0, 65_535, DEFAULTS.port),
     [ENV.host]: v.optional(text(ENV.host), DEFAULTS.host),
     [ENV.vaultUrl]: httpUrl(ENV.vaultUrl),
-    [ENV.vaultApiKey]: text(ENV.vaultApiKey),
+    [ENV.vaultApiKey]: optionalText,
     [ENV.vaultTimeoutMs]: integer(ENV.vaultTimeoutMs, 100, 120_000, DEFAULTS.vaultTimeoutMs),
     [ENV.identityMode]: v.optional(
       v.picklist(['map', 'email'], `${ENV.identityMode} must be "map" or "email"`),
@@ -166,7 +179,25 @@ const EnvSchema = v.pipe(
     ),
     [ENV.grantSeconds]: integer(ENV.grantSeconds, 1, 86_400, DEFAULTS.grantSeconds),
     [ENV.grantReveals]: integer(ENV.grantReveals, 1, 100, DEFAULTS.grantReveals),
+    [ENV.linkKey]: linkKeys(ENV.linkKey, false),
+    [ENV.linkPreviousKeys]: linkKeys(ENV.linkPreviousKeys, true),
+    [ENV.linkCredentials]: v.optional(
+      v.picklist(
+        ['password', 'token', 'both'],
+        `${ENV.linkCredentials} must be "password", "token" or "both"`,
+      ),
+      DEFAULTS.linkCredentials,
+    ),
+    [ENV.linkAdmins]: idList(ENV.linkAdmins, SLACK_ID, 'U0123ABC or a user group S0123ABC'),
   }),
+  v.forward(
+    v.partialCheck(
+      [[ENV.vaultApiKey], [ENV.linkKey]],
+      (env) => !!env[ENV.vaultApiKey] || !!env[ENV.linkKey],
+      `${ENV.vaultApiKey} is required (or ${ENV.linkKey}, where each person links their own vault account)`,
+    ),
+    [ENV.vaultApiKey],
+  ),
   v.forward(
     v.partialCheck(
       [[ENV.mode], [ENV.signingSecret]],
@@ -185,17 +216,17 @@ const EnvSchema = v.pipe(
   ),
   v.forward(
     v.partialCheck(
-      [[ENV.identityMode], [ENV.identityMapFile]],
-      (env) => env[ENV.identityMode] !== 'map' || !!env[ENV.identityMapFile],
-      `${ENV.identityMapFile} is required when ${ENV.identityMode}=map`,
+      [[ENV.identityMode], [ENV.identityMapFile], [ENV.linkKey]],
+      (env) => env[ENV.identityMode] !== 'map' || !!env[ENV.identityMapFile] || !!env[ENV.linkKey],
+      `${ENV.identityMapFile} is required when ${ENV.identityMode}=map (unless each person links their own vault account: ${ENV.linkKey})`,
     ),
     [ENV.identityMapFile],
   ),
   v.forward(
     v.partialCheck(
-      [[ENV.identityMode], [ENV.userDirectoryFile]],
-      (env) => env[ENV.identityMode] !== 'email' || !!env[ENV.userDirectoryFile],
-      `${ENV.userDirectoryFile} is required when ${ENV.identityMode}=email`,
+      [[ENV.identityMode], [ENV.userDirectoryFile], [ENV.linkKey]],
+      (env) => env[ENV.identityMode] !== 'email' || !!env[ENV.userDirectoryFile] || !!env[ENV.linkKey],
+      `${ENV.userDirectoryFile} is required when ${ENV.identityMode}=email (unless each person links their own vault account: ${ENV.linkKey})`,
     ),
     [ENV.userDirectoryFile],
   ),
@@ -211,7 +242,8 @@ export interface Config {
   port: number;
   host: string;
   vaultUrl: string;
-  vaultApiKey: string;
+  /** The bot's key, where one key reads every person's rights; unused where people link their accounts. */
+  vaultApiKey: string | undefined;
   vaultTimeoutMs: number;
   identity:
     | { mode: 'map'; mapFile: string }
@@ -251,6 +283,16 @@ export interface Config {
   requestExpirySeconds: number;
   grantSeconds: number;
   grantReveals: number;
+  /**
+   * Where each person links their own vault account (a vault whose keys read only their own user's
+   * rights): the key the linked credentials are sealed with, and earlier keys that still open them.
+   * Undefined when not configured. Secrets: never logged.
+   */
+  link: { key: Buffer; previousKeys: readonly Buffer[] } | undefined;
+  /** What the link modal asks for: password and API key, a personal access token, or either. */
+  linkCredentials: 'password' | 'token' | 'both';
+  /** Who may unlink another person's account: Slack user ids and user group ids. */
+  linkAdmins: readonly string[];
 }
 
 /**
@@ -320,5 +362,17 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     requestExpirySeconds: env[ENV.requestExpirySeconds],
     grantSeconds: env[ENV.grantSeconds],
     grantReveals: env[ENV.grantReveals],
+    link: linkOf(env[ENV.linkKey], env[ENV.linkPreviousKeys]),
+    linkCredentials: env[ENV.linkCredentials],
+    linkAdmins: env[ENV.linkAdmins] ?? [],
+  };
+}
+
+function linkOf(key: readonly string[] | undefined, previous: readonly string[] | undefined): Config['link'] {
+  const current = key?.[0] === undefined ? undefined : parseLinkKey(key[0]);
+  if (!current) return undefined;
+  return {
+    key: current,
+    previousKeys: (previous ?? []).flatMap((text) => parseLinkKey(text) ?? []),
   };
 }

@@ -19,6 +19,20 @@ export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
   unsupported: 'The vault cannot do that (its server has no such feature).',
 };
 
+/**
+ * What a person is told instead, where the work ran as their own linked account: a refusal is
+ * then about their account (theirs to fix), not the bot's key.
+ */
+export const LINKED_ERROR_MESSAGES: Readonly<Partial<Record<VaultErrorCode, string>>> = {
+  unauthorized:
+    'TeamPass refused your linked account (its password or API key changed, its API access was switched off, or it is locked for a while), so the bot stopped signing in with it. Link it again.',
+  forbidden:
+    'TeamPass refused this for your account (one of your API permissions may be switched off). Ask a TeamPass admin.',
+  api_disabled: 'TeamPass’s API is switched off. Please tell a TeamPass admin.',
+  rate_limited:
+    'TeamPass is busy: it limits requests per person and per address, and everyone using this bot shares the bot’s address. Please try again in a minute.',
+};
+
 /** What a person is told for a reason the vault gave, where it changes what to do: instead of the code's. */
 export const VAULT_REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, string>>> = {
   key_revoked: 'The vault revoked the bot’s API key. Please tell a vault admin: the bot needs a new key.',
@@ -32,10 +46,19 @@ export const UNEXPECTED_ERROR_MESSAGE =
  * Turns a thrown value into a message for a person.
  *
  * @param error What was thrown.
+ * @param linked Whether the work ran as the person's own linked account.
  * @returns One short sentence, never a stack trace or a key.
  */
-export function friendlyMessage(error: unknown): string {
+export function friendlyMessage(error: unknown, linked = false): string {
   if (!isVaultError(error)) return UNEXPECTED_ERROR_MESSAGE;
+  const forLinked = linked ? LINKED_ERROR_MESSAGES[error.code] : undefined;
+  if (forLinked) {
+    const seconds =
+      error.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+    return error.code === 'rate_limited' && seconds !== undefined
+      ? forLinked.replace('in a minute', `in ${seconds} s`)
+      : forLinked;
+  }
   const forReason = error.reason === undefined ? undefined : VAULT_REASON_MESSAGES[error.reason];
   return forReason ?? VAULT_ERROR_MESSAGES[error.code];
 }

@@ -1,6 +1,8 @@
 import type { App, BlockAction, ButtonAction, Middleware, types } from '@slack/bolt';
-import { foldLabel, isVaultError } from '@vaultline/protocol';
+import { foldLabel, type Item, isVaultError, type VaultClient } from '@vaultline/protocol';
 import type { AccessRequest, Created, NewRequest } from './access-requests.ts';
+import { LINK_MESSAGES } from './account-messages.ts';
+import type { Account, AccountUse } from './accounts.ts';
 import { type ButtonClick, callerOf, readItemId } from './actions/button-args.ts';
 import { note, plain } from './blocks.ts';
 import { queryProblem } from './command-text.ts';
@@ -57,12 +59,38 @@ async function readersAmong(
   item: { id: number; folderId: number },
 ): Promise<string[]> {
   const readers = await Promise.all(
-    approvers.map(async (approver) => {
-      const identity = await deps.identity.resolve(approver, deps.slack());
-      return identity.ok && (await deps.access.canRead(identity.login, item)) ? approver : undefined;
-    }),
+    approvers.map(async (approver) =>
+      (await asApprover(deps, approver, ({ login, access }) => access.canRead(login, item)))
+        ? approver
+        : undefined,
+    ),
   );
   return readers.filter((approver) => approver !== undefined);
+}
+
+/**
+ * Runs work as an approver's vault account (the bot's key for their login, or their own linked
+ * account). Undefined when they have none; where people link, also when the vault refuses their
+ * account (theirs to fix: one approver's account does not fail another person's request).
+ */
+async function asApprover<T>(
+  deps: Deps,
+  approver: string,
+  work: (account: Account) => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    const used = await deps.accounts.use(approver, deps.slack(), work);
+    return used.ok ? used.value : undefined;
+  } catch (error) {
+    if (deps.accounts.linking && (isVaultError(error, 'unauthorized') || isVaultError(error, 'forbidden'))) {
+      deps.logger.warn(
+        { approver, ...errorFields(error, deps.redact) },
+        'an approver’s linked account was refused',
+      );
+      return undefined;
+    }
+    throw error;
+  }
 }
 
 /**
@@ -78,9 +106,9 @@ export function requestKey(typed: string): string {
   return id === undefined ? `label:${foldLabel(typed)}` : `id:${id}`;
 }
 
-async function readItem(deps: Deps, id: number) {
+async function readWith(vault: VaultClient, id: number): Promise<Item | undefined> {
   try {
-    const items = await deps.vault.readItems({ ids: [id] });
+    const items = await vault.readItems({ ids: [id] });
     return items.find((item) => item.id === id);
   } catch (error) {
     if (isVaultError(error, 'not_found')) return undefined;
@@ -89,8 +117,22 @@ async function readItem(deps: Deps, id: number) {
 }
 
 /**
- * The item a request names, read with the bot's key: by id, or by exact label among the items the
- * approvers can read (they are the ones who decide). Undefined when it names no single item.
+ * Reads an item by id: with the bot's key where it reads everything; else with the approvers'
+ * own accounts, the first that may read it (the vault answers nothing to the others).
+ */
+async function readItem(deps: Deps, id: number): Promise<Item | undefined> {
+  if (deps.accounts.shared) return readWith(deps.accounts.shared, id);
+  for (const approver of await everyApprover(deps)) {
+    const item = await asApprover(deps, approver, ({ vault }) => readWith(vault, id));
+    if (item) return item;
+  }
+  return undefined;
+}
+
+/**
+ * The item a request names: by id (read with the bot's key, or where people link with an
+ * approver's account), or by exact label among the items the approvers can read (they are the
+ * ones who decide). Undefined when it names no single item.
  */
 async function resolveTarget(
   deps: Deps,
@@ -103,17 +145,23 @@ async function resolveTarget(
   }
   const found = new Map<number, { id: number; label: string; folderId: number }>();
   for (const approver of await everyApprover(deps)) {
-    const identity = await deps.identity.resolve(approver, deps.slack());
-    if (!identity.ok) continue;
-    const { items, exact } = await deps.search.get(identity.login, typed);
-    if (exact)
-      for (const item of items)
+    const got = await asApprover(deps, approver, ({ login, search }) => search.get(login, typed));
+    if (got?.exact)
+      for (const item of got.items)
         found.set(item.id, { id: item.id, label: item.label, folderId: item.folderId });
   }
   return found.size === 1 ? [...found.values()][0] : undefined;
 }
 
-async function expand(deps: Deps, ids: readonly string[]): Promise<string[]> {
+/**
+ * The Slack users a list of ids names: user ids as they are, user groups expanded through the Web
+ * API (`usergroups.users.list`), now.
+ *
+ * @param deps The bot's parts.
+ * @param ids User ids (U…, W…) and user group ids (S…).
+ * @returns User ids.
+ */
+export async function expand(deps: Deps, ids: readonly string[]): Promise<string[]> {
   const users = new Set<string>();
   for (const id of ids) {
     if (!id.startsWith('S')) users.add(id);
@@ -249,9 +297,9 @@ export async function requestAccess(
   typed: string,
   reason: string,
 ): Promise<void> {
-  await runAsUser(deps, caller, AUDIT_EVENTS.accessRequested, async (login) => {
+  await runAsUser(deps, caller, AUDIT_EVENTS.accessRequested, async ({ login, access }) => {
     const target = await resolveTarget(deps, typed);
-    if (target && (await deps.access.canRead(login, { id: target.id, folderId: target.folderId }))) {
+    if (target && (await access.canRead(login, { id: target.id, folderId: target.folderId }))) {
       await caller.respond(note(`You can read this item already: run /vault get ${target.id}.`));
       return;
     }
@@ -382,11 +430,27 @@ function decideAction(deps: Deps, approve: boolean): Middleware<ButtonClick> {
             'no_item',
             'This request names no single item; it can only be denied.',
           );
-        const identity = await deps.identity.resolve(clicker, args.client);
-        if (!identity.ok)
-          return await refuse(request, 'approver_unlinked', 'You are not linked to a vault user.');
-        deps.access.invalidate(identity.login);
-        if (!(await deps.access.canRead(identity.login, { id: request.itemId, folderId: request.folderId })))
+        const item = { id: request.itemId, folderId: request.folderId };
+        let used: AccountUse<boolean>;
+        try {
+          // Rights read afresh, as the approver's vault account reads them.
+          used = await deps.accounts.use(clicker, args.client, ({ login, access }) => {
+            access.invalidate(login);
+            return access.canRead(login, item);
+          });
+        } catch (error) {
+          if (!deps.accounts.linking || !isVaultError(error, 'unauthorized')) throw error;
+          return await refuse(request, 'approver_link_refused', LINK_MESSAGES.link_refused);
+        }
+        if (!used.ok)
+          return await refuse(
+            request,
+            'approver_unlinked',
+            deps.accounts.linking
+              ? 'Link your TeamPass account first (the bot’s Home tab), then approve again: the password is read with your account.'
+              : 'You are not linked to a vault user.',
+          );
+        if (!used.value)
           return await refuse(
             request,
             'approver_cannot_read',

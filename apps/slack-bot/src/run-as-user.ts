@@ -1,10 +1,12 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs, webApi } from '@slack/bolt';
 import { isVaultError } from '@vaultline/protocol';
+import { accountProblem } from './account-messages.ts';
+import type { Account } from './accounts.ts';
 import type { AuditRecord } from './audit.ts';
 import { note } from './blocks.ts';
 import type { Deps } from './deps.ts';
 import { friendlyMessage } from './error-messages.ts';
-import { IDENTITY_MESSAGES, UNKNOWN_LOGIN_MESSAGE } from './identity.ts';
+import { UNKNOWN_LOGIN_MESSAGE } from './identity.ts';
 import { errorFields } from './safe-error.ts';
 
 /** Who asked, and where. */
@@ -51,20 +53,20 @@ export function commandCaller({
 }
 
 /**
- * Runs a piece of work as the caller's vault user: resolves the identity (a person with none is
- * told so and gets nothing), and turns any failure into a short message for them and a redacted
- * log line.
+ * Runs a piece of work as the caller's vault account (the bot's key for their mapped login, or
+ * their own linked account): a person with none is told how to get one (linking, or an admin) and
+ * gets nothing; any failure becomes a short message for them and a redacted log line.
  *
  * @param deps The bot's parts.
  * @param caller Who asked.
- * @param event The audit event recorded when the caller has no identity.
- * @param work The work, given the vault login.
+ * @param event The audit event recorded when the caller has no account.
+ * @param work The work, given the account (its `login`, and the client, checker and search to use).
  */
 export async function runAsUser(
   deps: Deps,
   caller: Caller,
   event: AuditRecord['event'],
-  work: (login: string) => Promise<void>,
+  work: (account: Account) => Promise<void>,
 ): Promise<void> {
   // Acks still arriving go out before this work (Slack drops a command not acked within 3 s).
   await deps.ackFirst.quiet();
@@ -75,18 +77,21 @@ async function runResolved(
   deps: Deps,
   caller: Caller,
   event: AuditRecord['event'],
-  work: (login: string) => Promise<void>,
+  work: (account: Account) => Promise<void>,
 ): Promise<void> {
   let login: string | undefined;
+  let linked = false;
   try {
-    const identity = await deps.identity.resolve(caller.slackUser, caller.client);
-    if (!identity.ok) {
-      await deps.audit.record({ event, ...auditWho(caller, undefined), outcome: identity.reason });
-      await caller.respond(note(IDENTITY_MESSAGES[identity.reason]));
+    const used = await deps.accounts.use(caller.slackUser, caller.client, (account) => {
+      login = account.login;
+      linked = account.linked;
+      return work(account);
+    });
+    if (!used.ok) {
+      await deps.audit.record({ event, ...auditWho(caller, used.login), outcome: used.reason });
+      await caller.respond(accountProblem(used.reason));
       return;
     }
-    login = identity.login;
-    await work(login);
   } catch (error) {
     const fields = errorFields(error, deps.redact);
     deps.logger.warn({ event, slackUser: caller.slackUser, login, ...fields }, 'request failed');
@@ -96,7 +101,11 @@ async function runResolved(
       const unknownLogin =
         isVaultError(error, 'not_found') &&
         (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems');
-      await caller.respond(note(unknownLogin ? UNKNOWN_LOGIN_MESSAGE : friendlyMessage(error)));
+      await caller.respond(
+        linked && isVaultError(error, 'unauthorized')
+          ? accountProblem('link_refused')
+          : note(unknownLogin ? UNKNOWN_LOGIN_MESSAGE : friendlyMessage(error, linked)),
+      );
     } catch (respondError) {
       deps.logger.warn(errorFields(respondError, deps.redact), 'could not tell the user');
     }

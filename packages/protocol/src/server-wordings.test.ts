@@ -12,6 +12,9 @@ describe('fixedServerWordsOf', () => {
     'No item with id 12.',
     'Expected at most 100 ids in one call, received 2345.',
     'Rate limit exceeded — retry in 28 seconds',
+    'Login failed. (Account temporarily locked)',
+    'Login failed. (Missing credentials)',
+    'An internal error occurred. Please contact support.',
     '  Label   already exists ',
   ])('keeps the fixed wording %j', (words) => {
     expect(isFixedServerWording(words)).toBe(true);

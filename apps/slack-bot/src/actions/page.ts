@@ -38,9 +38,9 @@ export function pageAction(deps: Deps): Middleware<ButtonClick> {
       return;
     }
     const page = state;
-    await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
+    await runAsUser(deps, caller, AUDIT_EVENTS.find, async ({ login, search }) => {
       const { items, ...fresh } =
-        page.kind === 'find' ? await deps.search.find(login, page.q) : await deps.search.get(login, page.q);
+        page.kind === 'find' ? await search.find(login, page.q) : await search.get(login, page.q);
       await deps.audit.record({
         event: AUDIT_EVENTS.find,
         ...auditWho(caller, login),

@@ -1,5 +1,6 @@
 import type { Middleware } from '@slack/bolt';
-import type { Item } from '@vaultline/protocol';
+import { type Item, isVaultError } from '@vaultline/protocol';
+import type { AccessRequest } from '../access-requests.ts';
 import type { AuditRecord } from '../audit.ts';
 import { note, redacted, redactedModal, revealed, revealedModal, revealingModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
@@ -24,7 +25,7 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
     const caller = callerOf(args, deps.views);
     const id = itemIdOf(args);
     const base = { ...auditWho(caller, undefined), itemId: id };
-    await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async (login) => {
+    await runAsUser(deps, caller, AUDIT_EVENTS.reveal, async ({ login, search }) => {
       const limit = await deps.revealLimiter.hit(caller.slackUser);
       if (!limit.allowed) {
         await deps.audit.record({
@@ -38,19 +39,31 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         );
         return;
       }
-      let item = id === undefined ? undefined : await deps.search.readFresh(login, id);
-      let requestId: string | undefined;
+      let item = id === undefined ? undefined : await search.readFresh(login, id);
+      let granted:
+        | { requestId: string; decidedBy: string | undefined; readAs: string | undefined }
+        | undefined;
+      let refusal = 'no_access';
       if (item === undefined && id !== undefined) {
         // An approved access request lets the bot reveal that one item, within its time and count.
         const grant = await deps.requests.useGrant(caller.slackUser, id);
         if (grant) {
-          const [found] = (await deps.vault.readItems({ ids: [id] })).filter((read) => read.id === id);
-          item = found && { ...found, access: 'one approved reveal' };
-          requestId = grant.id;
+          const read = await readGranted(deps, grant, id);
+          granted = { requestId: grant.id, decidedBy: grant.decidedBy, readAs: read.readAs };
+          if (read.item) item = { ...read.item, access: 'one approved reveal' };
+          else refusal = read.refusal;
         }
       }
       if (item === undefined) {
-        await deps.audit.record({ ...base, event: AUDIT_EVENTS.revealDenied, login, outcome: 'no_access' });
+        // The same answer whatever stood in the way (the requester learns nothing of the approver).
+        await deps.audit.record({
+          ...base,
+          event: AUDIT_EVENTS.revealDenied,
+          login,
+          requestId: granted?.requestId,
+          decidedBy: granted?.decidedBy,
+          outcome: refusal,
+        });
         await caller.respond(note('You cannot read this item (any more), so its password is not shown.'));
         return;
       }
@@ -65,7 +78,9 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         event: AUDIT_EVENTS.reveal,
         login,
         label: item.label,
-        requestId,
+        requestId: granted?.requestId,
+        decidedBy: granted?.decidedBy,
+        readAs: granted?.readAs,
       };
       await deps.audit.record({ ...record, outcome: 'attempt' });
       const delivery = deliver(deps, args, item);
@@ -92,6 +107,43 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
         ]);
     });
   };
+}
+
+/**
+ * Reads the item an approved request grants, at reveal time: with the bot's key where it reads
+ * everything, else with the approving person's own linked account (they must still be linked and
+ * able to read it: the vault decides). Never the requester's.
+ *
+ * @returns The item, and whose account read it; or why it could not be read (for the audit only).
+ */
+async function readGranted(
+  deps: Deps,
+  grant: AccessRequest,
+  id: number,
+): Promise<{ item: Item | undefined; readAs: string | undefined; refusal: string }> {
+  const pick = (items: readonly Item[]) => items.find((read) => read.id === id);
+  if (deps.accounts.shared) {
+    const item = pick(await deps.accounts.shared.readItems({ ids: [id] }));
+    return { item, readAs: undefined, refusal: 'no_access' };
+  }
+  if (grant.decidedBy === undefined) return { item: undefined, readAs: undefined, refusal: 'no_approver' };
+  try {
+    const used = await deps.accounts.use(grant.decidedBy, deps.slack(), async ({ vault }) =>
+      pick(await vault.readItems({ ids: [id] })),
+    );
+    if (!used.ok) return { item: undefined, readAs: used.login, refusal: 'approver_unlinked' };
+    return { item: used.value, readAs: used.login, refusal: 'approver_cannot_read' };
+  } catch (error) {
+    // The approver's own account was refused: theirs to fix; the requester hears the same.
+    if (isVaultError(error, 'unauthorized') || isVaultError(error, 'forbidden')) {
+      deps.logger.warn(
+        errorFields(error, deps.redact),
+        'the approver’s linked account could not read a granted item',
+      );
+      return { item: undefined, readAs: undefined, refusal: 'approver_refused' };
+    }
+    throw error;
+  }
 }
 
 async function deliver(deps: Deps, args: ButtonArgs, item: Item & { access: string }): Promise<void> {

@@ -18,8 +18,8 @@ export function showLoginAction(deps: Deps): Middleware<ButtonClick> {
     await args.ack();
     const caller = callerOf(args, deps.views);
     const id = itemIdOf(args);
-    await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async (login) => {
-      const item = id === undefined ? undefined : await deps.search.readFresh(login, id);
+    await runAsUser(deps, caller, AUDIT_EVENTS.showLogin, async ({ login, search }) => {
+      const item = id === undefined ? undefined : await search.readFresh(login, id);
       await deps.audit.record({
         event: AUDIT_EVENTS.showLogin,
         ...auditWho(caller, login),

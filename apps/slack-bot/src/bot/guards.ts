@@ -30,7 +30,7 @@ async function fromItsOwner(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareA
     type?: unknown;
     user?: { id?: unknown };
     team?: { id?: unknown } | null;
-    view?: { type?: unknown; external_id?: unknown } | null;
+    view?: { type?: unknown; external_id?: unknown; blocks?: unknown } | null;
   };
   const kinds = ['view_submission', 'view_closed', 'block_actions'];
   if (typeof body.type !== 'string' || !kinds.includes(body.type) || body.view?.type !== 'modal') return true;
@@ -52,10 +52,21 @@ async function fromItsOwner(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareA
   if (body.type === 'view_submission')
     await (args.ack as (response: unknown) => Promise<void>)({
       response_action: 'errors',
-      errors: { [QUERY_BLOCK]: 'This window is out of date; please close it and open it again.' },
+      errors: {
+        [firstInputOf(body.view.blocks) ?? QUERY_BLOCK]:
+          'This window is out of date; please close it and open it again.',
+      },
     });
   else await (args.ack as () => Promise<void>)();
   return false;
+}
+
+/** The block id of a view's first input (an error must name a block of the view it is about). */
+function firstInputOf(blocks: unknown): string | undefined {
+  if (!Array.isArray(blocks)) return undefined;
+  for (const block of blocks as { type?: unknown; block_id?: unknown }[])
+    if (block?.type === 'input' && typeof block.block_id === 'string') return block.block_id;
+  return undefined;
 }
 
 /**

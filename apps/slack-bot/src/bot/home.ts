@@ -1,10 +1,11 @@
 import type { App, types, webApi } from '@slack/bolt';
+import { accountProblemText } from '../account-messages.ts';
 import { plain } from '../blocks.ts';
 import { HOME_RECENT_REVEALS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeText } from '../escape.ts';
-import { IDENTITY_MESSAGES } from '../identity.ts';
 import { errorFields } from '../safe-error.ts';
+import { linkBlocks } from './link.ts';
 import { searchInput } from './views.ts';
 
 type Block = types.KnownBlock;
@@ -19,18 +20,18 @@ type Block = types.KnownBlock;
  * @returns The view.
  */
 export async function homeView(deps: Deps, user: string, client: webApi.WebClient): Promise<types.HomeView> {
-  const identity = await deps.identity.resolve(user, client);
-  const blocks: Block[] = [
-    { type: 'header', text: plain('Vaultline') },
-    {
+  const identity = await deps.accounts.whoIs(user, client);
+  const blocks: Block[] = [{ type: 'header', text: plain('Vaultline') }];
+  if (deps.accounts.linking) blocks.push(...(await linkBlocks(deps, user, identity)));
+  else
+    blocks.push({
       type: 'section',
       text: plain(
         identity.ok
           ? `Linked to the vault user ${escapeText(identity.login, 80)}. You see only what it may read.`
-          : IDENTITY_MESSAGES[identity.reason],
+          : accountProblemText(identity.reason),
       ),
-    },
-  ];
+    });
   if (identity.ok) blocks.push(searchInput(true));
   const pending = await deps.requests.pendingOf(user);
   blocks.push({ type: 'header', text: plain('Your pending requests') });
@@ -66,6 +67,21 @@ export async function homeView(deps: Deps, user: string, client: webApi.WebClien
 }
 
 /**
+ * Publishes a person's App Home again (after they linked or unlinked); a failure is logged.
+ *
+ * @param deps The bot's parts.
+ * @param user The Slack user.
+ * @param client A Web API client.
+ */
+export async function publishHome(deps: Deps, user: string, client: webApi.WebClient): Promise<void> {
+  try {
+    await client.views.publish({ user_id: user, view: await homeView(deps, user, client) });
+  } catch (error) {
+    deps.logger.warn(errorFields(error, deps.redact), 'could not publish the App Home');
+  }
+}
+
+/**
  * Registers the App Home: published each time its tab is opened.
  *
  * @param app The Bolt app.
@@ -74,10 +90,6 @@ export async function homeView(deps: Deps, user: string, client: webApi.WebClien
 export function registerHome(app: App, deps: Deps): void {
   app.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
-    try {
-      await client.views.publish({ user_id: event.user, view: await homeView(deps, event.user, client) });
-    } catch (error) {
-      deps.logger.warn(errorFields(error, deps.redact), 'could not publish the App Home');
-    }
+    await publishHome(deps, event.user, client);
   });
 }

@@ -48,7 +48,8 @@ export async function startBot({
 
 /**
  * Stops the bot: every password it still shows is hidden, the queued audit posts are sent (at most
- * 5 s), the receiver stops, and what is kept in memory is written to the store before it closes.
+ * 5 s), the receiver stops, linked accounts' clients are let go, and what is kept in memory is
+ * written to the store before it closes.
  *
  * @param parts The bot.
  */
@@ -59,6 +60,8 @@ export async function stopBot({ app, deps, sweeper, seen, db }: LifecycleParts):
   await deps.audit.flush(5000);
   await app.stop().catch(() => undefined);
   await sweeper.idle();
+  // Linked accounts' clients go without signing out: their tokens stay (sealed) for the next start.
+  await deps.accounts.close();
   // The command counts not yet in the store, so that a restart still knows them.
   await deps.commandLimiter.close();
   await seen.flush();

@@ -36,6 +36,7 @@ export function createSweeper(deps: Deps, seen: SeenSignatures, ackFirst: AckFir
     sweeping = true;
     try {
       await ackFirst.quiet();
+      deps.accounts.sweep();
       await deps.redactions.sweep();
       await sweepRequests(deps);
       if (Date.now() - lastSignatureSweep > SIGNATURE_SWEEP_MS) {

@@ -64,8 +64,8 @@ function findModalOf(blocks: readonly Block[], externalId: string): types.ModalV
 
 /** Runs `/vault find` for a modal: the results replace the modal's content. */
 async function findInModal(deps: Deps, caller: Caller, text: string): Promise<void> {
-  await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
-    const { items, complete } = await deps.search.find(login, text);
+  await runAsUser(deps, caller, AUDIT_EVENTS.find, async ({ login, search }) => {
+    const { items, complete } = await search.find(login, text);
     await deps.audit.record({
       event: AUDIT_EVENTS.find,
       ...auditWho(caller, login),

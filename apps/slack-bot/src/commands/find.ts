@@ -24,8 +24,8 @@ export function findCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> 
     }
     await ack(note(`Searching the vault for “${escapeText(arg, 200)}”…`));
     const caller = commandCaller(args);
-    await runAsUser(deps, caller, AUDIT_EVENTS.find, async (login) => {
-      const { items, complete } = await deps.search.find(login, arg);
+    await runAsUser(deps, caller, AUDIT_EVENTS.find, async ({ login, search }) => {
+      const { items, complete } = await search.find(login, arg);
       await deps.audit.record({
         event: AUDIT_EVENTS.find,
         ...auditWho(caller, login),

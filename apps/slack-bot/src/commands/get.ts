@@ -24,8 +24,8 @@ export function getCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs> {
     }
     await ack(note(`Looking up “${escapeText(arg, 200)}”…`));
     const caller = commandCaller(args);
-    await runAsUser(deps, caller, AUDIT_EVENTS.get, async (login) => {
-      const { items, exact } = await deps.search.get(login, arg);
+    await runAsUser(deps, caller, AUDIT_EVENTS.get, async ({ login, search }) => {
+      const { items, exact } = await search.get(login, arg);
       const [first] = items;
       const single = exact && items.length === 1;
       await deps.audit.record({

@@ -1,7 +1,8 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
+import { linkCommand, unlinkCommand } from '../bot/link.ts';
 import { parseCommandText } from '../command-text.ts';
-import { SUBCOMMANDS } from '../constants.ts';
+import { LINK_WORDS, SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
 import { findCommand } from './find.ts';
@@ -20,8 +21,12 @@ export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs>
     [SUBCOMMANDS.find]: findCommand(deps),
     [SUBCOMMANDS.get]: getCommand(deps),
     [SUBCOMMANDS.request]: requestCommand(deps),
+    [SUBCOMMANDS.unlink]: unlinkCommand(deps),
     [SUBCOMMANDS.help]: helpCommand(),
   };
+  // Every word for linking is `link`: it refuses credentials typed after it, whichever word came first.
+  const link = linkCommand(deps);
+  for (const word of LINK_WORDS) handlers[word] = link;
   return async (args) => {
     const { sub } = parseCommandText(args.command.text);
     const handler = Object.hasOwn(handlers, sub) ? handlers[sub] : undefined;

@@ -7,7 +7,8 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
 /**
  * The store's schema, one migration per version (`@vaultline/store` applies each once, under a
  * lock); a version once released is never edited, only followed by another. Times are epoch
- * milliseconds (bigint). No column ever holds a password or an API key.
+ * milliseconds (bigint). No column ever holds a password, an API key or a token in clear: linked
+ * credentials are sealed (version 3).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -77,6 +78,31 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE access_requests ADD COLUMN dedupe_key text',
       `CREATE UNIQUE INDEX access_requests_one_pending ON access_requests (requester, dedupe_key)
        WHERE status = 'pending'`,
+    ].join(';\n'),
+  },
+  {
+    version: 3,
+    name: 'linked vault accounts, sealed',
+    sql: [
+      // The vault accounts people link themselves, where the vault has no key that reads everyone's
+      // rights (TeamPass 3). The credentials and the session token are sealed with AES-256-GCM
+      // (`src/linked/sealer.ts`, the key from LINK_ENCRYPTION_KEY), never in clear; `key_id` names
+      // the key that sealed them (for rotation). `version` is new at each link: what is sealed is
+      // bound to the Slack user and to it. `refused_at`: the vault refused the credentials, so the
+      // bot stops signing in with them until the person links again.
+      `CREATE TABLE linked_accounts (
+       slack_user text PRIMARY KEY,
+       slack_team text,
+       login text NOT NULL,
+       method text NOT NULL,
+       credentials text NOT NULL,
+       session_token text,
+       key_id text NOT NULL,
+       version text NOT NULL,
+       linked_at bigint NOT NULL,
+       refused_at bigint
+     )`,
+      'CREATE INDEX linked_accounts_key ON linked_accounts (key_id)',
     ].join(';\n'),
   },
 ];

@@ -129,10 +129,13 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
     const hash = hashKey(key);
     let identity: KeyIdentity | undefined = ctx.keyCache.get(hash);
     if (!identity) {
+      // A change announced while the key is read (another instance revoked it) makes what was read
+      // stale: it may answer this request, which started before the change, but is not cached.
+      const started = ctx.accessGeneration();
       const found = await authenticateKey(ctx.db, key);
       if (found.kind !== 'valid') return refuse(found, address);
       identity = found.identity;
-      ctx.keyCache.set(hash, identity);
+      if (ctx.accessGeneration() === started) ctx.keyCache.set(hash, identity);
     }
     if (!identity.allows(address)) {
       const actor = keyActor(identity.principal, address);

@@ -180,6 +180,17 @@ function planPassword(rules: PasswordRules): { length: number; classes: string[]
 }
 
 /**
+ * The length {@link generatePassword} gives a password by these rules, checked as it checks them.
+ *
+ * @param rules The rules.
+ * @returns The length.
+ * @throws {VaultError} `invalid_request` for rules no password can meet.
+ */
+export function passwordLength(rules: PasswordRules = {}): number {
+  return planPassword(rules).length;
+}
+
+/**
  * A uniform random integer in [0, max) from the Web Crypto generator, by rejection: no modulo bias.
  *
  * @param max The bound, at most 2^32.

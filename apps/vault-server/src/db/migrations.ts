@@ -1,3 +1,4 @@
+import { API_PROFILES, DEFAULT_API_PROFILE } from '@vaultline/protocol/wire';
 import { rateLimitTableSql } from '@vaultline/rate-limit';
 import { type Database, type Migration, migrate } from '@vaultline/store';
 import { RATE_LIMIT_TABLE } from '../constants.ts';
@@ -172,6 +173,14 @@ ${['folders', 'users', 'roles', 'user_roles', 'role_rights', 'api_keys']
     // Created at run time by earlier releases (instances starting together raced to create it):
     // IF NOT EXISTS keeps such a table and its counts.
     sql: rateLimitTableSql(RATE_LIMIT_TABLE),
+  },
+  {
+    version: 7,
+    name: 'api keys: the answer profile of each key (vaultline, or teampass for scripts written for TeamPass 2)',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN profile text NOT NULL DEFAULT '${DEFAULT_API_PROFILE}'
+  CHECK (profile IN (${API_PROFILES.map((profile) => `'${profile}'`).join(', ')}));
+`,
   },
 ];
 

@@ -21,8 +21,7 @@
 
 import type { Limiter } from '@vaultline/rate-limit';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
-import { RateLimitedError, VaultServerError } from '../errors.ts';
-import type { Principal } from '../store/access.ts';
+import { AddressNotAllowedError, RateLimitedError, VaultServerError } from '../errors.ts';
 import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity, type KeyLookup } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
@@ -78,16 +77,17 @@ export function keyOf(authorization: string | undefined, target: string, queryKe
   return fromQuery;
 }
 
-/** Who a request's key belongs to. */
-export type KeyCheck = (request: ApiRequest, address: string) => Promise<Principal>;
+/** Who a request's key belongs to, and how the API answers it. */
+export type KeyCheck = (request: ApiRequest, address: string) => Promise<KeyIdentity>;
 
 /**
  * The key check: authenticates a request's key from the client's address.
  *
  * @param options The store, the audit, the failed-key counter and the query-key policy.
- * @returns The check, which answers the key's principal.
+ * @returns The check, which answers the key's identity (its principal and answer profile).
  * @throws {VaultServerError} 401 for a missing, unknown or revoked key (reason `key_revoked`), 403
- *   for an address the key does not allow, 429 ({@link RateLimitedError}) once the address has
+ *   ({@link AddressNotAllowedError}, which carries the key's profile) for an address the key does
+ *   not allow, 429 ({@link RateLimitedError}) once the address has
  *   sent too many unknown or revoked keys.
  */
 export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
@@ -147,8 +147,8 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
         address,
         outcome: 'address not allowed',
       });
-      throw new VaultServerError('forbidden', 'Ip address not allowed for this API key.');
+      throw new AddressNotAllowedError(identity.profile);
     }
-    return identity.principal;
+    return identity;
   };
 }

@@ -10,7 +10,7 @@ import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/test
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importVault } from '../src/import/import-vault.ts';
 import { operatorActor } from '../src/store/actor.ts';
-import { startTestVault, type TestVault } from '../src/testing.ts';
+import { startTestVault } from '../src/testing.ts';
 import { runCli, tempDirs } from './support/cli.ts';
 import { clientOf, expectNoSecrets } from './support/helpers.ts';
 

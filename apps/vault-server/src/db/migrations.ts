@@ -1,4 +1,3 @@
-import { API_PROFILES, DEFAULT_API_PROFILE } from '@vaultline/protocol/wire';
 import { rateLimitTableSql } from '@vaultline/rate-limit';
 import { type Database, type Migration, migrate } from '@vaultline/store';
 import { RATE_LIMIT_TABLE } from '../constants.ts';
@@ -177,9 +176,11 @@ ${['folders', 'users', 'roles', 'user_roles', 'role_rights', 'api_keys']
   {
     version: 7,
     name: 'api keys: the answer profile of each key (vaultline, or teampass for scripts written for TeamPass 2)',
+    // Written out, not derived from the core's API_PROFILES: a released migration never changes
+    // (a new profile is a new migration that widens the check).
     sql: `
-ALTER TABLE api_keys ADD COLUMN profile text NOT NULL DEFAULT '${DEFAULT_API_PROFILE}'
-  CHECK (profile IN (${API_PROFILES.map((profile) => `'${profile}'`).join(', ')}));
+ALTER TABLE api_keys ADD COLUMN profile text NOT NULL DEFAULT 'vaultline'
+  CHECK (profile IN ('vaultline', 'teampass'));
 `,
   },
 ];

@@ -1,4 +1,5 @@
 import { VaultError, type VaultErrorCode, type VaultErrorReason } from '@vaultline/protocol';
+import type { ApiProfile } from '@vaultline/protocol/wire';
 import { STATUS_OF } from './constants.ts';
 
 /**
@@ -38,5 +39,52 @@ export class RateLimitedError extends VaultServerError {
   constructor(message: string, retryAfterSeconds: number) {
     super('rate_limited', message);
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** What a path that names no operation is told. */
+export const NO_SUCH_OPERATION_MESSAGE = 'No such operation: expected /api/index.php/<verb>/<object>/….';
+
+/** A path under the API that names no operation (404; TeamPass's profile: 405 "Method not authorized"). */
+export class NoSuchOperationError extends VaultServerError {
+  override name = 'NoSuchOperationError';
+
+  constructor() {
+    super('invalid_request', NO_SUCH_OPERATION_MESSAGE, 404);
+  }
+}
+
+/** An operation asked with another HTTP method than its row's (400; TeamPass's profile: 405). */
+export class WrongMethodError extends VaultServerError {
+  override name = 'WrongMethodError';
+}
+
+/**
+ * A path segment its row's decoder refused (400). `segment` says which one, for the TeamPass
+ * profile: item values are TeamPass's "Item definition not complete", ids "… not numeric".
+ */
+export class SegmentDecodeError extends VaultServerError {
+  override name = 'SegmentDecodeError';
+  /** The segment of the row whose decoder refused the value. */
+  readonly segment: unknown;
+
+  constructor(message: string, segment: unknown) {
+    super('invalid_request', message);
+    this.segment = segment;
+  }
+}
+
+/**
+ * A key used from an address its allow-list refuses (403; TeamPass's profile: 405 "Ip address not
+ * allowed."). It carries the key's profile: the key is known, but the request got no further.
+ */
+export class AddressNotAllowedError extends VaultServerError {
+  override name = 'AddressNotAllowedError';
+  /** The key's answer profile. */
+  readonly profile: ApiProfile;
+
+  constructor(profile: ApiProfile) {
+    super('forbidden', 'Ip address not allowed for this API key.');
+    this.profile = profile;
   }
 }

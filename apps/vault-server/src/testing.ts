@@ -11,7 +11,7 @@
  */
 
 import type { AccessType } from '@vaultline/protocol';
-import type { ItemValues } from '@vaultline/protocol/wire';
+import type { ApiProfile, ItemValues } from '@vaultline/protocol/wire';
 import { type DemoVault, seedDemo } from './cli/demo.ts';
 import { generateMasterKey } from './crypto/master-key.ts';
 import { startVaultServer, type VaultServer } from './start-vault-server.ts';
@@ -53,7 +53,13 @@ export interface TestVaultAdmin {
   assignRole(login: string, role: string): Promise<void>;
   grant(role: string, folderId: number, access: AccessType): Promise<void>;
   revoke(role: string, folderId: number): Promise<void>;
-  createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
+  createKey(options: {
+    label: string;
+    login?: string;
+    allowIps?: string[];
+    /** How the API answers the key: `vaultline` (default) or `teampass`. */
+    profile?: ApiProfile;
+  }): Promise<string>;
   revokeKey(label: string): Promise<void>;
   /**
    * Adds many items at once through the store (the checks, encryption and audit of add/item), for

@@ -1,5 +1,6 @@
 import { rename, rm } from 'node:fs/promises';
 import type { AccessType } from '@vaultline/protocol';
+import type { ApiProfile } from '@vaultline/protocol/wire';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
@@ -44,7 +45,12 @@ export interface VaultAdmin {
   unassignRole(login: string, role: string): Promise<void>;
   grant(role: string, folderId: number, access: AccessType): Promise<void>;
   revoke(role: string, folderId: number): Promise<void>;
-  createKey(options: { label: string; login?: string; allowIps?: string[] }): Promise<string>;
+  createKey(options: {
+    label: string;
+    login?: string;
+    allowIps?: string[];
+    profile?: ApiProfile;
+  }): Promise<string>;
   listKeys(): Promise<keys.KeyInfo[]>;
   revokeKey(label: string): Promise<void>;
   listUsers(): ReturnType<typeof directory.listUsers>;

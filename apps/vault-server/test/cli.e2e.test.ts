@@ -22,6 +22,11 @@ describe('vaultline-server CLI', () => {
     [['keys', 'create'], 2, /required option '--label <label>' not specified/],
     [['keys', 'create', '--label', 'x', '--nope'], 2, /unknown option '--nope'/],
     [
+      ['keys', 'create', '--label', 'x', '--profile', 'teampass2'],
+      2,
+      /option '--profile <profile>' argument 'teampass2' is invalid\. Allowed choices are vaultline, teampass\./,
+    ],
+    [
       ['grant', '--role', 'r', '--folder', 'abc', '--access', 'W'],
       2,
       /Expected --folder to be a whole number/,
@@ -87,6 +92,7 @@ describe('vaultline-server CLI', () => {
     let dataDir: string;
     let env: Record<string, string>;
     let aliceKey: string;
+    let teampassKey: string;
 
     beforeAll(async () => {
       dataDir = await tempDir();
@@ -122,8 +128,19 @@ describe('vaultline-server CLI', () => {
       expect(aliceKey).toMatch(/^vlk_[A-Za-z0-9_-]{43}$/);
       expect(created.stderr).toMatch(/shown once/);
 
+      const scripts = await cli(
+        ['keys', 'create', '--label', 'scripts', '--profile', 'teampass', '--json'],
+        env,
+      );
+      expect(scripts.code, scripts.stderr).toBe(0);
+      const created2 = JSON.parse(scripts.stdout) as { label: string; key: string; profile: string };
+      expect(created2).toMatchObject({ label: 'scripts', profile: 'teampass' });
+      teampassKey = created2.key;
+
       const list = await cli(['keys', 'list'], env);
-      expect(list.stdout).toMatch(/dave-key\s+dave\s+127\.0\.0\.1\/32/);
+      expect(list.stdout).toMatch(/dave-key\s+dave\s+127\.0\.0\.1\/32\s+vaultline/);
+      expect(list.stdout).toMatch(/scripts\s+\(admin\)\s+\(any\)\s+teampass/);
+      expect(list.stdout).not.toContain(teampassKey);
       expect(list.stdout).not.toContain(aliceKey);
       const users = await cli(['users', 'list'], env);
       expect(users.stdout).toMatch(/dave\s+dave@example\.com\s+dba/);
@@ -178,6 +195,9 @@ describe('vaultline-server CLI', () => {
         const dave = clientOf(vault, aliceKey);
         const folders = await dave.readUserFolders({ login: 'dave' });
         expect(folders.map((f) => [f.title, f.accessType])).toEqual([['Databases', 'NE']]);
+        // The key made with --profile teampass is answered as TeamPass answers.
+        const version = await fetch(`${vault.url}/api/index.php/info/version?apikey=${teampassKey}`);
+        expect(await version.json()).toEqual({ 'api-version': '2.1.5' });
         const busy = await cli(['keys', 'list'], env);
         expect(busy.code).toBe(1);
         expect(busy.stderr).toMatch(/is in use by process \d+/);

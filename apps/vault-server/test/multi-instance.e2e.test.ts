@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { MIGRATIONS } from '../src/db/migrations.ts';
 import { REQUEST_LIMIT_FLUSH_MS } from '../src/http/limits.ts';
+import { hashKey } from '../src/store/api-keys.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { openVault } from '../src/vault.ts';
 import {
@@ -177,6 +178,55 @@ describe('several instances on one PostgreSQL database', () => {
           ).status === 401,
         'F to refuse the revoked key',
       );
+    });
+
+    it('does not cache a key read before another instance revoked it', async () => {
+      // The race: F reads the key (valid), E revokes it and F hears so, then F's read returns. A
+      // result read before the announcement must not be cached, or the revoked key is accepted on
+      // F until the cache time ends (ten minutes here).
+      const key = await e.admin.createKey({ label: 'revoked-mid-read' });
+      const witness = await e.admin.createKey({ label: 'revoked-mid-read-witness' });
+      const onF = (k: string) =>
+        rawRequest(f.url, '/api/index.php/read/userfolders/nobody-here', {
+          headers: { authorization: `Bearer ${k}` },
+        });
+      // A key F has cached: F's caches are cleared when it hears of a change to access.
+      await onF(witness);
+      expect(f.server.vault.ctx.keyCache.get(hashKey(witness))).toBeDefined();
+      // Hold F's lookup of `key` after the database answered it, before the key check goes on.
+      const db = f.server.vault.db;
+      const query = db.query.bind(db);
+      let reached!: () => void;
+      const lookupDone = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      db.query = (async (sql: string, params?: readonly unknown[]) => {
+        const rows = await query(sql, params);
+        if (/FROM api_keys k/.test(sql) && params?.[0] === hashKey(key)) {
+          reached();
+          await gate;
+        }
+        return rows;
+      }) as typeof db.query;
+      try {
+        const first = onF(key);
+        await lookupDone;
+        await e.admin.revokeKey('revoked-mid-read');
+        await until(
+          async () => f.server.vault.ctx.keyCache.get(hashKey(witness)) === undefined,
+          'F to hear of the revocation',
+        );
+        release();
+        // Read before the revocation: this one request may pass.
+        expect([200, 404]).toContain((await first).status);
+      } finally {
+        db.query = query;
+      }
+      expectJsonError(await onF(key), 401, 'unauthorized');
     });
 
     it('never serves a row changed while the announcements were lost', async () => {

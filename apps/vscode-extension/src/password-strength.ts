@@ -1,6 +1,11 @@
-import { COMPLEXITY_LEVELS } from '@vaultline/protocol';
+import {
+  COMPLEXITY_LEVELS,
+  characterKinds,
+  estimateBits,
+  POOL_SIZES,
+  requiredBits,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import { characterKinds, estimateBits, POOL_SIZES, requiredBits } from './password-generator.ts';
 
 /** A folder's complexity level in words (0 Very weak … 90 Very heavy), as TeamPass names them. */
 export function complexityName(level: number): string {

@@ -1,9 +1,13 @@
-import { COMPLEXITY_LEVELS, type ComplexityLevel, permissionsOf } from '@vaultline/protocol';
+import {
+  COMPLEXITY_LEVELS,
+  type ComplexityLevel,
+  generatePassword,
+  permissionsOf,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { UserFacingError } from './error-messages.ts';
 import type { ItemRef } from './item-ref.ts';
-import { generatePassword } from './password-generator.ts';
 import { complexityName, strengthProblem } from './password-strength.ts';
 import { type FolderNode, folderName } from './tree-nodes.ts';
 
@@ -232,7 +236,7 @@ export class VaultWriter {
       placeHolder: vscode.l10n.t('Password of the item'),
     });
     if (choice === undefined) return undefined;
-    if (choice === generate) return generatePassword(level);
+    if (choice === generate) return generatePassword({ complexityLevel: level });
     return ask({
       prompt: vscode.l10n.t('Password'),
       password: true,

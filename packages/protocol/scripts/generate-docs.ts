@@ -1,6 +1,7 @@
 /**
  * Regenerates `docs/openapi.json` and the endpoint lists of the README and `docs/api.md` from the
- * endpoint table: `pnpm --filter @vaultline/protocol docs:generate`.
+ * endpoint table, and the table of the teampass profile's differences in `docs/api.md`:
+ * `pnpm --filter @vaultline/protocol docs:generate`.
  *
  * @module
  */
@@ -9,7 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createOpenApiDocument } from '../src/openapi.ts';
-import { LIST_FILES, OPENAPI_FILE, REPO_ROOT, withEndpointList } from './docs.ts';
+import {
+  LIST_FILES,
+  OPENAPI_FILE,
+  PROFILE_FILE,
+  REPO_ROOT,
+  withEndpointList,
+  withProfileTable,
+} from './docs.ts';
 
 const openapi = join(REPO_ROOT, OPENAPI_FILE);
 await writeFile(openapi, `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`);
@@ -24,3 +32,13 @@ for (const file of LIST_FILES) {
   if (after !== before) await writeFile(path, after);
   console.log(after === before ? `${file} is up to date` : `wrote the endpoint list of ${file}`);
 }
+
+const profiles = join(REPO_ROOT, PROFILE_FILE);
+const withoutTable = await readFile(profiles, 'utf8');
+const withTable = withProfileTable(withoutTable, PROFILE_FILE);
+if (withTable !== withoutTable) await writeFile(profiles, withTable);
+console.log(
+  withTable === withoutTable
+    ? `the profile table of ${PROFILE_FILE} is up to date`
+    : `wrote the profile table of ${PROFILE_FILE}`,
+);

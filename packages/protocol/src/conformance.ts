@@ -373,6 +373,15 @@ async function readUserFolders(run: Run): Promise<string> {
   return `${folders.length} folders for ${login}`;
 }
 
+async function generatePassword(run: Run): Promise<string> {
+  const { client } = run;
+  const first = await client.generatePassword({ rules: { length: 20 } });
+  const second = await client.generatePassword({ rules: { length: 20 } });
+  check(first.password.length === 20, `asked 20 characters, received ${first.password.length}`);
+  check(first.password !== second.password, 'two passwords generated one after the other are the same');
+  return 'two different passwords of the length asked';
+}
+
 /** Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables). */
 async function fourByteText(run: Run): Promise<void> {
   try {
@@ -642,6 +651,7 @@ const STEPS: readonly Step[] = [
   { endpoint: 'findItems', needs: ['addItem'], run: findItems },
   { endpoint: 'readUserItems', needs: [], run: readUserItems },
   { endpoint: 'readUserFolders', needs: [], run: readUserFolders },
+  { endpoint: 'generatePassword', needs: [], run: generatePassword },
   { check: 'four-byte-text', when: mainItemsReady, run: fourByteText },
   { check: 'full-text-search', when: mainItemsReady, run: fullTextSearch },
   {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES, endpoints, fillPath } from './endpoints.ts';
 
 describe('endpoint table', () => {
-  it('has the 14 operations of the spec', () => {
-    expect(ENDPOINT_NAMES).toHaveLength(14);
+  it("has the 14 operations of the spec and TeamPass's new_password", () => {
+    expect(ENDPOINT_NAMES).toHaveLength(15);
     expect(ENDPOINT_NAMES.map((name) => endpoints[name].operation).sort()).toEqual(
       [
         'add/file',
@@ -12,6 +12,7 @@ describe('endpoint table', () => {
         'delete/folder',
         'delete/item',
         'find/item',
+        'new_password',
         'read/files',
         'read/folder',
         'read/items',
@@ -22,6 +23,10 @@ describe('endpoint table', () => {
         'update/item',
       ].sort(),
     );
+  });
+
+  it('reads no secret of the vault in new_password, and never retries a write', () => {
+    expect(endpoints.generatePassword).toMatchObject({ secret: false, access: 'read', method: 'GET' });
   });
 
   it('names one param per placeholder, and every placeholder has a param', () => {

@@ -16,6 +16,7 @@ import {
   FolderListSchema,
   FoundItemListSchema,
   ItemListSchema,
+  NewPasswordResultSchema,
   OkResultSchema,
   StatusResultSchema,
 } from './schemas.ts';
@@ -26,6 +27,7 @@ import {
   idListSegment,
   idSegment,
   itemSegment,
+  passwordRulesSegment,
   rawSegment,
   type Segment,
 } from './segments.ts';
@@ -72,7 +74,7 @@ export interface EndpointDefinition {
 /**
  * Every operation of the API.
  *
- * @see ../../../docs/spec.md §4.2, §4.3
+ * @see ../../../docs/spec.md §4.2, §4.3, §4.5
  */
 export const endpoints = {
   addItem: {
@@ -250,6 +252,19 @@ export const endpoints = {
     noResults: 'empty',
     batch: { param: 'folderIds' },
     summary: 'Finds items whose label contains the search string, in the given folders.',
+  },
+  generatePassword: {
+    operation: 'new_password',
+    // A password made for the caller, not one of the vault's: nothing of the vault is read.
+    secret: false,
+    method: 'GET',
+    path: '/new_password/{rules}',
+    params: { rules: passwordRulesSegment },
+    access: 'read',
+    response: 'json',
+    schema: NewPasswordResultSchema,
+    noResults: 'not_found',
+    summary: 'Generates a random password by the rules given; reads nothing from the vault.',
   },
 } as const satisfies Record<string, EndpointDefinition>;
 

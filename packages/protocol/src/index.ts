@@ -68,6 +68,18 @@ export {
   withServerWords,
 } from './errors.ts';
 export { EXIT, type ExitCode } from './exit-codes.ts';
+export {
+  type CharacterKind,
+  characterKinds,
+  estimateBits,
+  generatePassword,
+  meetsComplexity,
+  PASSWORD_CHARACTERS,
+  PASSWORD_LENGTH,
+  type PasswordRules,
+  POOL_SIZES,
+  requiredBits,
+} from './password-generator.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,

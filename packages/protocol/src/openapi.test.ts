@@ -10,6 +10,7 @@ import {
   type OpenApiObject,
   SERVER_INFO_OPERATION_ID,
 } from './openapi.ts';
+import { TEAMPASS_PROFILE_DIFFERENCES } from './profiles.ts';
 import { SERVER_INFO_PATH } from './server-info.ts';
 
 const doc = createOpenApiDocument();
@@ -141,7 +142,8 @@ describe('createOpenApiDocument', () => {
       if (Array.isArray(value)) {
         for (const [i, entry] of value.entries()) walk(entry, `${at}/${i}`);
       } else if (typeof value === 'object' && value !== null) {
-        if (Object.keys(value).length === 0) empty.push(at);
+        // An empty security requirement is OpenAPI's "no key needed", not a schema.
+        if (Object.keys(value).length === 0 && !/\/security\/\d+$/.test(at)) empty.push(at);
         for (const [key, entry] of Object.entries(value)) walk(entry, `${at}/${key}`);
       }
     };
@@ -171,6 +173,8 @@ describe('createOpenApiDocument', () => {
       expect(statuses).toContain('500');
       expect(statuses.includes('409')).toBe(row.access === 'write');
       expect(statuses.includes('413')).toBe(name === 'addFile');
+      // TeamPass's 405s, for keys of the teampass profile.
+      expect(statuses).toContain('405');
     }
     const responses = doc.components.responses as Record<string, OpenApiObject>;
     for (const answer of ERROR_ANSWERS) {
@@ -195,10 +199,50 @@ describe('createOpenApiDocument', () => {
     });
     const info = operation(SERVER_INFO_PATH, 'get');
     expect(info.operationId).toBe(SERVER_INFO_OPERATION_ID);
-    expect(info.security).toEqual([]);
+    // No key needed (`{}`); one may be sent.
+    expect(info.security).toEqual([{}, { apiKey: [] }, { bearer: [] }]);
     const check = validator({ $ref: '#/components/schemas/ServerInfo' });
     expect(check({ server: 'vaultline', version: '1.2.0', features: ['bearer-auth'] })).toBe(true);
     expect(check({ server: 'teampass', version: '3', features: [] })).toBe(false);
+    const answered = validator(
+      (info.responses as Record<string, { content: Record<string, { schema: unknown }> }>)['200']!.content[
+        'application/json'
+      ]!.schema,
+    );
+    expect(answered({ server: 'vaultline', version: '1.2.0', features: [] })).toBe(true);
+    expect(answered({ 'api-version': '2.1.5' })).toBe(true);
+    expect(answered({ 'api-version': 2 })).toBe(false);
+  });
+
+  it("describes the teampass profile: every difference, the deletes' JSON, the lenient folder values", () => {
+    expect(doc.info['x-vaultline-profiles']).toEqual({
+      profiles: ['vaultline', 'teampass'],
+      default: 'vaultline',
+      teampass: TEAMPASS_PROFILE_DIFFERENCES,
+    });
+    for (const name of ['deleteItems', 'deleteFolders'] as const) {
+      const row = endpoints[name];
+      expect(operation(row.path, 'get').description).toContain('`{"status":"OK"}`');
+    }
+    expect(operation(endpoints.updateFolder.path, 'get').description).toContain("add/folder's five");
+    const refusal = (doc.components.responses as Record<string, OpenApiObject>).TeamPassProfileRefusal!;
+    expect(refusal.description).toContain('Item definition not complete');
+  });
+
+  it('describes new_password: TeamPass parameters in order, raw, no secret of the vault', () => {
+    const op = operation(endpoints.generatePassword.path, 'get');
+    expect(op['x-vaultline-secret']).toBe(false);
+    const [rules] = op.parameters as OpenApiObject[];
+    expect(rules!.description).toContain(
+      '`size`, `secure`, `numerals`, `capitalize`, `ambiguous`, `symbols`, `base64`, `complexity`',
+    );
+    const check = validator(rules!.schema);
+    expect(check('20;1;1;1;0;1;0')).toBe(true);
+    expect(check('16')).toBe(true);
+    expect(check('a;b')).toBe(false);
+    const answer = validator(successSchema('generatePassword'));
+    expect(answer({ password: 'x7#Kd' })).toBe(true);
+    expect(answer({ password: '' })).toBe(false);
   });
 
   it('names the server and version when asked, and is a plain JSON value', () => {

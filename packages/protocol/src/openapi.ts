@@ -13,12 +13,14 @@ import type * as v from 'valibot';
 import { MAX_ID } from './codec.ts';
 import { ENDPOINT_NAMES, type EndpointDefinition, endpoints } from './endpoints.ts';
 import type { VaultErrorCode } from './errors.ts';
+import { API_PROFILES, DEFAULT_API_PROFILE, TEAMPASS_PROFILE_DIFFERENCES } from './profiles.ts';
 import {
   ErrorBodySchema,
   FileRecordSchema,
   FolderRecordSchema,
   FoundItemRecordSchema,
   ItemRecordSchema,
+  OkResultSchema,
 } from './schemas.ts';
 import {
   type AnySegment,
@@ -27,8 +29,11 @@ import {
   idListSegment,
   idSegment,
   itemSegment,
+  PASSWORD_RULE_NAMES,
+  passwordRulesSegment,
 } from './segments.ts';
 import { SERVER_FEATURES, SERVER_INFO_PATH, ServerInfoSchema } from './server-info.ts';
+import { TEAMPASS2_API_VERSION } from './teampass2.ts';
 
 /** A JSON object of the document (an operation, a schema, an answer…). */
 export type OpenApiObject = { [key: string]: unknown };
@@ -160,6 +165,17 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
   },
 ];
 
+/**
+ * The answer only keys of the `teampass` profile get: TeamPass's 405s. (Their other refusals are
+ * HTTP 200 with `{"err": …}`, as TeamPass answers; see `x-vaultline-profiles`.)
+ */
+const TEAMPASS_PROFILE_REFUSAL = {
+  status: 405,
+  name: 'TeamPassProfileRefusal',
+  description:
+    'Keys of the `teampass` profile only, as TeamPass answers: values or ids that do not decode (`Item definition not complete`, `Item definition not numeric`), a path that is no operation or a wrong method (`Method not authorized`, code `METHOD_NOT_AUTHORIZED`), an address the key\'s allow-list refuses (`Ip address not allowed.`). Their other refusals are HTTP 200 with `{"err": …}` in TeamPass\'s words.',
+} as const;
+
 /** The answers the keyless identification request can get. */
 const SERVER_INFO_ERRORS = [429, 500];
 
@@ -213,6 +229,12 @@ function segmentDoc(segment: AnySegment): SegmentDoc {
     return {
       schema: { type: 'string', pattern: `^${B64}(;${B64}){${count - 1}}$|^${B64.slice(0, -1)}+$` },
       encoding: `The ${count} values joined by \`;\`, then ${base64}: the form TeamPass requires. Each value encoded on its own and joined by \`;\` is read too. ${LITERAL_SEMICOLONS}`,
+    };
+  }
+  if (segment === passwordRulesSegment) {
+    return {
+      schema: { type: 'string', pattern: '^[0-9]*(;[^;/]*)*$' },
+      encoding: `Up to eight values joined by \`;\`, raw (not base64), in TeamPass's order: ${PASSWORD_RULE_NAMES.map((name) => `\`${name}\``).join(', ')}. \`size\` is the length (4 to 128; empty or \`0\`: the shortest that reaches the complexity level, at least 16); the flags are \`1\` or \`0\` (\`secure\`: every class; empty or absent: the generator's default, every class on, look-alikes and base64 off); \`complexity\` is a folder complexity level the password must reach. Values past the eighth are ignored. ${LITERAL_SEMICOLONS}`,
     };
   }
   // A raw segment: a login or a search string.
@@ -328,13 +350,26 @@ function describeRow(row: EndpointDefinition): string {
       `Records whose \`${row.keep.field}\` is not among \`${row.keep.param}\` are dropped by the client.`,
     );
   }
-  if (row.access === 'read') {
+  if (row.schema === OkResultSchema) {
     lines.push(
-      row.noResults === 'empty'
-        ? 'Nothing found is an empty collection (TeamPass answers `{"err":"No results"}`, read as empty).'
-        : 'TeamPass answers `{"err":"No results"}` for a missing target, read as not found.',
-      'A read: the client retries it on network errors and 5xx.',
+      'Keys of the `teampass` profile get `{"status":"OK"}` (`application/json`), as TeamPass answers.',
     );
+  }
+  if (Object.values(row.params).includes(folderUpdateSegment)) {
+    lines.push(
+      "Keys of the `teampass` profile may also send four values (the fourth ignored), or add/folder's five and more (title, complexity level, parent, renewal period, personal: parent and personal ignored), as scripts written for TeamPass do.",
+    );
+  }
+  if (row.access === 'read') {
+    const target = Object.values(row.params).some((segment) => segment === idSegment);
+    if (row.noResults === 'empty') {
+      lines.push(
+        'Nothing found is an empty collection (TeamPass answers `{"err":"No results"}`, read as empty).',
+      );
+    } else if (target) {
+      lines.push('TeamPass answers `{"err":"No results"}` for a missing target, read as not found.');
+    }
+    lines.push('A read: the client retries it on network errors and 5xx.');
   } else {
     lines.push('A write: the client never retries it.');
   }
@@ -370,6 +405,9 @@ function responsesOf(row: EndpointDefinition): OpenApiObject {
       (answer.applies === 'multipart' && row.multipart === true);
     if (applies) responses[String(answer.status)] = { $ref: `#/components/responses/${answer.name}` };
   }
+  responses[String(TEAMPASS_PROFILE_REFUSAL.status)] = {
+    $ref: `#/components/responses/${TEAMPASS_PROFILE_REFUSAL.name}`,
+  };
   return responses;
 }
 
@@ -465,6 +503,10 @@ function errorResponses(): Record<string, OpenApiObject> {
     }
     out[answer.name] = response;
   }
+  out[TEAMPASS_PROFILE_REFUSAL.name] = {
+    description: TEAMPASS_PROFILE_REFUSAL.description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  };
   return out;
 }
 
@@ -489,9 +531,21 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
   }
   const serverInfoResponses: OpenApiObject = {
     '200': {
-      description:
-        'A Vaultline server: its name, version and features. Any other answer means a TeamPass server.',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerInfo' } } },
+      description: `A Vaultline server: its name, version and features (any other answer means a TeamPass server). Asked with a key of the \`teampass\` profile: TeamPass's \`{"api-version":"${TEAMPASS2_API_VERSION}"}\`.`,
+      content: {
+        'application/json': {
+          schema: {
+            anyOf: [
+              { $ref: '#/components/schemas/ServerInfo' },
+              {
+                type: 'object',
+                properties: { 'api-version': { type: 'string', const: TEAMPASS2_API_VERSION } },
+                required: ['api-version'],
+              },
+            ],
+          },
+        },
+      },
     },
   };
   for (const answer of ERROR_ANSWERS.filter((a) => SERVER_INFO_ERRORS.includes(a.status))) {
@@ -501,8 +555,8 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     get: {
       operationId: SERVER_INFO_OPERATION_ID,
       summary: 'info/version',
-      description: `How a Vaultline server identifies itself; needs no key and carries no vault data. Features: ${SERVER_FEATURES.map((f) => `\`${f}\``).join(', ')}.`,
-      security: [],
+      description: `How a Vaultline server identifies itself; needs no key and carries no vault data. Features: ${SERVER_FEATURES.map((f) => `\`${f}\``).join(', ')}. A key, when sent, is checked: one of the \`teampass\` profile gets TeamPass's version instead, as scripts written for TeamPass read it.`,
+      security: [{}, { apiKey: [] }, { bearer: [] }],
       responses: serverInfoResponses,
     },
   };
@@ -512,8 +566,13 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       title: 'Vaultline credential-vault API',
       version: options.version ?? '1.0.0',
       description:
-        'The TeamPass-style credential-vault API as Vaultline servers answer it, generated from the endpoint table of `@vaultline/protocol`. Every operation is a path under `/api/index.php`; write values travel base64url-encoded in the path. Errors are `{"err": …, "code": …}` with a meaningful status; TeamPass servers answer `{"err": …}` without `code`, often with HTTP 200, 405 or 500.',
+        'The TeamPass-style credential-vault API as Vaultline servers answer it, generated from the endpoint table of `@vaultline/protocol`. Every operation is a path under `/api/index.php`; write values travel base64url-encoded in the path. Errors are `{"err": …, "code": …}` with a meaningful status; TeamPass servers answer `{"err": …}` without `code`, often with HTTP 200, 405 or 500. Each API key has an answer profile: `vaultline` (the default, described here) or `teampass`, which answers where a script can tell as TeamPass 2 does, so that scripts written for it keep working; `x-vaultline-profiles` lists every difference.',
       license: { name: 'MIT', identifier: 'MIT' },
+      'x-vaultline-profiles': {
+        profiles: [...API_PROFILES],
+        default: DEFAULT_API_PROFILE,
+        teampass: TEAMPASS_PROFILE_DIFFERENCES.map((difference) => ({ ...difference })),
+      },
     },
     security: [{ apiKey: [] }, { bearer: [] }],
     paths,

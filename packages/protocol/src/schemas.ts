@@ -345,6 +345,15 @@ export const AddFileResultSchema = v.pipe(
   v.transform((raw) => ({ status: raw.status, id: raw.new_file_id })),
 );
 
+/**
+ * The body of new_password: `{"password":"…"}` (TeamPass writes `{"password" : "…"}`, the same
+ * JSON). A freshly generated password, not one of the vault's.
+ */
+export const NewPasswordResultSchema = v.pipe(
+  v.looseObject({ password: v.pipe(v.string(), v.minLength(1, 'Expected a non-empty password')) }),
+  v.transform((raw) => ({ password: raw.password })),
+);
+
 /** An error body: `{"err":"…"}`, sometimes with a `code`, and from a Vaultline server a `reason`. */
 export const ErrorBodySchema = v.looseObject({
   err: text,

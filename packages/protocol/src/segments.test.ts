@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { VaultError } from './errors.ts';
 import {
   COMPLEXITY_LEVELS,
+  decodeLenientFolderUpdate,
   type EncodeContext,
   folderCreateSegment,
   folderUpdateSegment,
   idListSegment,
   idSegment,
   itemSegment,
+  passwordRulesSegment,
   rawSegment,
 } from './segments.ts';
 
@@ -116,5 +118,104 @@ describe('segments', () => {
     const login = rawSegment('login');
     expect(login.description).toBe('the login, raw (not base64)');
     expect(login.decode(login.encode('jean dupont', blob))).toBe('jean dupont');
+  });
+});
+
+describe('the new_password segment', () => {
+  const decode = (segment: string) => passwordRulesSegment.decode(segment);
+
+  it("reads TeamPass's seven values in TeamPass's order", () => {
+    expect(decode('20;0;1;0;1;1;1')).toEqual({
+      rules: {
+        length: 20,
+        complexityLevel: undefined,
+        upper: false,
+        digits: true,
+        symbols: true,
+        ambiguous: true,
+      },
+      base64: true,
+    });
+  });
+
+  it('turns every class on with secure, whatever the class flags say', () => {
+    expect(decode('12;1;0;0;0;0;0').rules).toMatchObject({ upper: true, digits: true, symbols: true });
+  });
+
+  it('reads absent and empty values as the defaults, size 0 as no size, and ignores values past the eighth', () => {
+    expect(decode('16')).toEqual({
+      rules: {
+        length: 16,
+        complexityLevel: undefined,
+        upper: undefined,
+        digits: undefined,
+        symbols: undefined,
+        ambiguous: undefined,
+      },
+      base64: false,
+    });
+    expect(decode('0;;;;;;').rules.length).toBeUndefined();
+    expect(decode(';1;1;1;0;1;0;60;extra;more').rules).toMatchObject({
+      length: undefined,
+      complexityLevel: 60,
+    });
+  });
+
+  it.each([
+    ['abc;1', /size to be a whole number/],
+    ['-5;1', /size to be a whole number/],
+    ['16;2', /secure to be 0 or 1, received "2"/],
+    ['16;1;yes', /numerals to be 0 or 1/],
+    ['16;1;1;1;0;1;0;55', /complexity to be one of 0, 25, 50, 60, 70, 80, 90, received "55"/],
+    ['16;1;1;1;0;1;0;090', /complexity to be one of/],
+  ])('refuses %s with invalid_request', (segment, message) => {
+    expect(() => decode(segment)).toThrow(message);
+    expect(codeOf(() => decode(segment))).toBe('invalid_request');
+  });
+
+  it('sends the length its rules give, secure only with every class, and the complexity level', () => {
+    expect(passwordRulesSegment.encode({}, blob)).toBe('23;1;1;1;0;1;0;');
+    expect(passwordRulesSegment.encode({ length: 12, symbols: false, ambiguous: true }, blob)).toBe(
+      '12;0;1;1;1;0;0;',
+    );
+    expect(passwordRulesSegment.encode({ complexityLevel: 50 }, blob)).toBe('16;1;1;1;0;1;0;50');
+    const sent = passwordRulesSegment.encode({ complexityLevel: 0, upper: false }, blob);
+    expect(decode(sent).rules).toMatchObject({ complexityLevel: 0, upper: false, length: 16 });
+  });
+
+  it('refuses rules no password meets before anything is sent', () => {
+    expect(codeOf(() => passwordRulesSegment.encode({ length: 200 }, blob))).toBe('invalid_request');
+    expect(codeOf(() => passwordRulesSegment.encode({ complexityLevel: 55 }, blob))).toBe('invalid_request');
+  });
+});
+
+describe('decodeLenientFolderUpdate (the teampass profile)', () => {
+  const blobOf = (text: string) => Buffer.from(text).toString('base64url');
+
+  it("reads the spec's three values, in both forms", () => {
+    const expected = { title: 'Ops', complexityLevel: 50, renewalPeriod: 6 };
+    expect(decodeLenientFolderUpdate(blobOf('Ops;50;6'))).toEqual(expected);
+    expect(decodeLenientFolderUpdate('T3Bz;NTA;Ng')).toEqual(expected);
+  });
+
+  it("ignores a fourth value, and reads five or more in add/folder's order", () => {
+    expect(decodeLenientFolderUpdate(blobOf('Ops;50;6;junk'))).toEqual({
+      title: 'Ops',
+      complexityLevel: 50,
+      renewalPeriod: 6,
+    });
+    // title;complexity;parent;renewal;personal: the parent (8) is not a renewal period.
+    expect(decodeLenientFolderUpdate(blobOf('Ops;60;8;12;0'))).toEqual({
+      title: 'Ops',
+      complexityLevel: 60,
+      renewalPeriod: 12,
+    });
+    expect(decodeLenientFolderUpdate(blobOf('Ops;60;8;12;1;extra;more')).renewalPeriod).toBe(12);
+  });
+
+  it('refuses fewer than three values and bad numbers', () => {
+    expect(() => decodeLenientFolderUpdate(blobOf('Ops;50'))).toThrow(/at least 3 folder values/);
+    expect(codeOf(() => decodeLenientFolderUpdate(blobOf('Ops;high;0;1;0')))).toBe('invalid_request');
+    expect(codeOf(() => decodeLenientFolderUpdate('%%%'))).toBe('invalid_request');
   });
 });

@@ -11,6 +11,7 @@ import {
   decodeIdList,
   decodeItemValues,
   decodeRawSegment,
+  decodeValue,
   encodeFolderValues,
   encodeId,
   encodeIdList,
@@ -21,6 +22,7 @@ import {
   type ItemWrite,
 } from './codec.ts';
 import { VaultError } from './errors.ts';
+import { type PasswordRules, passwordLength } from './password-generator.ts';
 
 /** Settings the encoders may need. */
 export interface EncodeContext {
@@ -200,6 +202,38 @@ export const folderUpdateSegment: Segment<FolderUpdate, FolderUpdate & { complex
 };
 
 /**
+ * Reads update/folder values as scripts written for TeamPass 2 send them (the Vaultline server's
+ * `teampass` profile): TeamPass reads the first three values and ignores the rest, so scripts send
+ * add/folder's five. Three values are the spec's (title, complexity level, renewal period); four
+ * are the spec's three and one ignored; five or more are add/folder's order (title, complexity
+ * level, parent, renewal period, personal), whose parent and personal flag are ignored: an update
+ * moves no folder and keeps a personal one personal. (TeamPass itself would store the parent id as
+ * the renewal period.) Either form of {@link folderUpdateSegment}.
+ *
+ * @param segment The raw path segment.
+ * @returns The update.
+ * @throws {VaultError} `invalid_request` for fewer than three values, or a value that does not decode.
+ */
+export function decodeLenientFolderUpdate(segment: string): FolderUpdate & { complexityLevel: number } {
+  const values = segment.includes(';')
+    ? segment.split(';').map(decodeValue)
+    : decodeValue(segment).split(';');
+  if (values.length < 3) {
+    throw new VaultError(
+      'invalid_request',
+      `Expected at least 3 folder values separated by ';' (title;complexity_level;renewal_period), received ${values.length}.`,
+    );
+  }
+  const [title, complexity, third, fourth] = values as [string, string, string, string | undefined];
+  const renewal = values.length >= 5 ? fourth! : third;
+  return {
+    title,
+    complexityLevel: wholeNumber(complexity, 'complexity_level') as ComplexityLevel,
+    renewalPeriod: wholeNumber(renewal, 'renewal_period'),
+  };
+}
+
+/**
  * A raw text segment (not base64): a login or a search string.
  *
  * @param what What it holds.
@@ -214,3 +248,101 @@ export function rawSegment(what: string): Segment<string, string> {
     decode: (segment) => decodeRawSegment(segment, what),
   };
 }
+
+/** What a server reads from a `new_password` segment: the rules, and whether to answer base64. */
+export interface PasswordRequest {
+  /** The generator's rules. */
+  readonly rules: PasswordRules;
+  /** Answer the password base64-encoded (TeamPass's seventh value). */
+  readonly base64: boolean;
+}
+
+/** The names of the values of a `new_password` segment, in order: TeamPass's seven, then Vaultline's complexity level. */
+export const PASSWORD_RULE_NAMES = [
+  'size',
+  'secure',
+  'numerals',
+  'capitalize',
+  'ambiguous',
+  'symbols',
+  'base64',
+  'complexity',
+] as const;
+
+/** A flag of a `new_password` segment: `1` on, `0` off, absent or empty the default. */
+function ruleFlag(value: string | undefined, what: string): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === '1') return true;
+  if (value === '0') return false;
+  throw new VaultError(
+    'invalid_request',
+    `Expected ${what} to be 0 or 1, received ${JSON.stringify(value.slice(0, 20))}.`,
+  );
+}
+
+/** A folder complexity level, one of {@link COMPLEXITY_LEVELS}, read from text. */
+function complexityLevelOf(text: string): ComplexityLevel {
+  const level = COMPLEXITY_LEVELS.find((known) => String(known) === text);
+  if (level === undefined) {
+    throw new VaultError(
+      'invalid_request',
+      `Expected complexity to be one of ${COMPLEXITY_LEVELS.join(', ')}, received ${JSON.stringify(text.slice(0, 20))}.`,
+    );
+  }
+  return level;
+}
+
+/**
+ * The rules of `new_password`, TeamPass's parameters in TeamPass's order, raw (not base64):
+ * `size;secure;numerals;capitalize;ambiguous;symbols;base64`, then Vaultline's `complexity` (a
+ * folder complexity level the password must reach, which TeamPass ignores). The client always
+ * sends a size (the one its rules give), so that TeamPass, whose default is 8, makes the same
+ * length; and `secure` when every class is asked, since TeamPass gives symbols only then (or with
+ * base64). A server reads an absent or empty value as the generator's default, `size` `0` as
+ * absent, and ignores values past the eighth (as TeamPass does).
+ */
+export const passwordRulesSegment: Segment<PasswordRules, PasswordRequest> = {
+  description: `${PASSWORD_RULE_NAMES.join(';')}: the length, then 1 or 0 for every class (secure: all of them), look-alikes and a base64 answer, then a folder complexity level to reach`,
+  secret: false,
+  list: false,
+  encode: (rules) => {
+    const upper = rules.upper ?? true;
+    const digits = rules.digits ?? true;
+    const symbols = rules.symbols ?? true;
+    const flag = (on: boolean) => (on ? '1' : '0');
+    return [
+      String(passwordLength(rules)),
+      flag(upper && digits && symbols),
+      flag(digits),
+      flag(upper),
+      flag(rules.ambiguous ?? false),
+      flag(symbols),
+      '0',
+      rules.complexityLevel === undefined ? '' : String(complexityLevelOf(String(rules.complexityLevel))),
+    ].join(';');
+  },
+  decode: (segment) => {
+    const [size = '', secureText, numerals, capitalize, ambiguous, symbols, base64, complexity = ''] =
+      segment.split(';');
+    if (size !== '' && !/^[0-9]{1,9}$/.test(size)) {
+      throw new VaultError(
+        'invalid_request',
+        `Expected size to be a whole number of characters, received ${JSON.stringify(size.slice(0, 20))}.`,
+      );
+    }
+    const complexityLevel = complexity === '' ? undefined : complexityLevelOf(complexity);
+    const secure = ruleFlag(secureText, 'secure') === true;
+    const upper = ruleFlag(capitalize, 'capitalize');
+    const digits = ruleFlag(numerals, 'numerals');
+    const withSymbols = ruleFlag(symbols, 'symbols');
+    const rules: PasswordRules = {
+      length: size === '' || Number(size) === 0 ? undefined : Number(size),
+      complexityLevel,
+      upper: secure || upper,
+      digits: secure || digits,
+      symbols: secure || withSymbols,
+      ambiguous: ruleFlag(ambiguous, 'ambiguous'),
+    };
+    return { rules, base64: ruleFlag(base64, 'base64') ?? false };
+  },
+};

@@ -7,6 +7,7 @@
  */
 
 import { VaultError } from './errors.ts';
+import { TEAMPASS2_ERRORS } from './teampass2.ts';
 
 /**
  * The fixed wordings, as servers write them; `#` stands for a number (an id, a count, a limit),
@@ -14,25 +15,7 @@ import { VaultError } from './errors.ts';
  */
 const FIXED_WORDINGS: readonly string[] = [
   // TeamPass 2 (its `err` messages).
-  'API access not allowed.',
-  'Ip address not allowed.',
-  'Something happen ... but what ?',
-  'Method not authorized',
-  'URL format is not following requirements',
-  'Item definition not complete',
-  'Item definition not numeric',
-  'No results',
-  'Label already exists',
-  'Label or Password or Folder ID is missing',
-  'Password is too long',
-  'Password is empty',
-  'Folder ID does not exist',
-  'No data exists',
-  'User does not exist',
-  'HTML tags not allowed',
-  'Title only with numbers not allowed',
-  'complexity level was not reached',
-  'No folder specified',
+  ...Object.values(TEAMPASS2_ERRORS).map((answer) => answer.body.err),
   // TeamPass 3 (its `error` messages).
   'Missing Authorization header',
   'Invalid or expired token',

@@ -2,8 +2,10 @@
  * `@vaultline/protocol/wire`: what a server (or a tool that speaks the API by hand) needs. The
  * endpoint table (`endpoints`, one row per operation) and its types, the codec (base64url values,
  * id lists, raw segments), the path segments each row decodes with, the response schemas, the
- * OpenAPI document generated from the table, and the server identification constants
- * (`SERVER_INFO_PATH`, `ServerInfoSchema`, `SERVER_FEATURES`, `KEY_HEADER`).
+ * OpenAPI document generated from the table, the server identification constants
+ * (`SERVER_INFO_PATH`, `ServerInfoSchema`, `SERVER_FEATURES`, `KEY_HEADER`), the answer profiles
+ * a server may give per key (`API_PROFILES`, `TEAMPASS_PROFILE_DIFFERENCES`), and how TeamPass 2
+ * answers (`TEAMPASS2_ERRORS`, `TEAMPASS2_API_VERSION`).
  *
  * Client code imports from `@vaultline/protocol` instead.
  *
@@ -59,6 +61,13 @@ export {
   type OpenApiOptions,
 } from './openapi.ts';
 export {
+  API_PROFILES,
+  type ApiProfile,
+  DEFAULT_API_PROFILE,
+  type ProfileDifference,
+  TEAMPASS_PROFILE_DIFFERENCES,
+} from './profiles.ts';
+export {
   AddFileResultSchema,
   AddFolderResultSchema,
   AddItemResultSchema,
@@ -72,16 +81,21 @@ export {
   ItemListSchema,
   ItemRecordSchema,
   type ItemWireRecord,
+  NewPasswordResultSchema,
   OkResultSchema,
   StatusResultSchema,
 } from './schemas.ts';
 export {
   type DecodedFolderCreate,
+  decodeLenientFolderUpdate,
   folderCreateSegment,
   folderUpdateSegment,
   idListSegment,
   idSegment,
   itemSegment,
+  PASSWORD_RULE_NAMES,
+  type PasswordRequest,
+  passwordRulesSegment,
   type Segment,
 } from './segments.ts';
 export {
@@ -92,3 +106,11 @@ export {
   type ServerInfo,
   ServerInfoSchema,
 } from './server-info.ts';
+export {
+  TEAMPASS2_API_VERSION,
+  TEAMPASS2_DELETE_BODY,
+  TEAMPASS2_ERRORS,
+  TEAMPASS2_VERSION_BODY,
+  type TeamPass2Answer,
+  type TeamPass2Error,
+} from './teampass2.ts';

@@ -334,6 +334,7 @@ describe('the error table of the notes', () => {
     numericTitle: 'invalid_request',
     complexity: 'invalid_request',
     noFolderSpecified: 'invalid_request',
+    noParameters: 'invalid_request',
   };
 
   it.each(Object.entries(ERROR_TABLE) as [keyof typeof ERROR_TABLE, { status: number; body: string }][])(

@@ -59,11 +59,11 @@ describe('runConformance on the TeamPass replay server', () => {
     expect(search?.detail).toMatch(/405\): "Item definition not numeric"; the core's searchItems found it/);
     expect(report.capabilities?.server).toBe('teampass-compatible');
     expect(JSON.stringify(report)).not.toContain(KEY);
-    expect(lines).toHaveLength(14 + 6);
+    expect(lines).toHaveLength(15 + 6);
     const summary = formatFindings(report);
     expect(summary).toHaveLength(7);
     expect(summary.at(-1)).toBe(
-      '11 passed, 0 failed, 3 skipped; known TeamPass limits: four-byte-text refuses, files absent, full-text-search refuses, key-header refuses',
+      '12 passed, 0 failed, 3 skipped; known TeamPass limits: four-byte-text refuses, files absent, full-text-search refuses, key-header refuses',
     );
     expect(summary[0]).toMatch(/^REFUSES\s+four-byte-text\s+add\/item .* \(known TeamPass limit\)$/);
     // Nothing left behind.
@@ -140,7 +140,7 @@ describe('vaultline-conformance (the CLI)', () => {
     expect(stdout).toMatch(/^SKIP {2}add\/file {10}skipped: the server has no file endpoints$/m);
     expect(stdout).toMatch(/^ABSENT {4}files .*\(known TeamPass limit\)$/m);
     expect(stdout.trim().split('\n').at(-1)).toMatch(
-      /^11 passed, 0 failed, 3 skipped; known TeamPass limits: /,
+      /^12 passed, 0 failed, 3 skipped; known TeamPass limits: /,
     );
   });
 });
@@ -191,7 +191,7 @@ describe('runConformance on TeamPass 3 (the fake)', () => {
       'read/items of 2 ids took 2 requests: the server reads one id per call (the client sends them a few at a time)',
     );
     expect(formatFindings(report).at(-1)).toBe(
-      '11 passed, 0 failed, 3 skipped; known TeamPass limits: files absent, other-users absent, multi-id-reads absent, tags-scope leaks',
+      '12 passed, 0 failed, 3 skipped; known TeamPass limits: files absent, other-users absent, multi-id-reads absent, tags-scope leaks',
     );
     // Nothing left behind, and the session was signed out.
     expect(fake.items().filter((item) => item.deletedAt === undefined)).toEqual([]);
@@ -217,7 +217,7 @@ describe('runConformance on TeamPass 3 (the fake)', () => {
     expect(stdout).toMatch(/^ABSENT {4}other-users .*\(known TeamPass limit\)$/m);
     expect(stdout).toMatch(/^LEAKS {5}tags-scope .*\(known TeamPass limit\)$/m);
     expect(stdout.trim().split('\n').at(-1)).toMatch(
-      /^11 passed, 0 failed, 3 skipped; known TeamPass limits: /,
+      /^12 passed, 0 failed, 3 skipped; known TeamPass limits: /,
     );
   });
 });

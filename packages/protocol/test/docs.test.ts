@@ -8,12 +8,16 @@ import {
   LIST_FILES,
   LIST_START,
   OPENAPI_FILE,
+  PROFILE_FILE,
+  PROFILES_START,
   REPO_ROOT,
   renderEndpointList,
   withEndpointList,
+  withProfileTable,
 } from '../scripts/docs.ts';
 import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
 import { createOpenApiDocument, ERROR_ANSWERS } from '../src/openapi.ts';
+import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/profiles.ts';
 
 const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
 
@@ -49,7 +53,7 @@ describe('endpoint lists', () => {
     const markdown = await read(file);
     expect(markdown, `the endpoint list of ${file} is ${REGENERATE}`).toBe(withEndpointList(markdown, file));
     const list = markdown.slice(markdown.indexOf(LIST_START), markdown.indexOf(LIST_END));
-    const listed = [...list.matchAll(/^\| `([a-z]+\/[a-z]+)` \|/gm)].map((m) => m[1]);
+    const listed = [...list.matchAll(/^\| `([a-z_]+(?:\/[a-z]+)?)` \|/gm)].map((m) => m[1]);
     expect(listed).toEqual([...ENDPOINT_NAMES.map((name) => endpoints[name].operation), 'info/version']);
   });
 
@@ -75,5 +79,20 @@ describe('docs/api.md errors', () => {
       answer.codes.map((code) => `${answer.status} ${code}`),
     );
     expect(documented.sort()).toEqual(generated.sort());
+  });
+});
+
+describe('the teampass profile in docs/api.md', () => {
+  it('lists every difference of the profile, as generated', async () => {
+    const markdown = await read(PROFILE_FILE);
+    expect(markdown, `the profile table of ${PROFILE_FILE} is ${REGENERATE}`).toBe(
+      withProfileTable(markdown, PROFILE_FILE),
+    );
+    const table = markdown.slice(markdown.indexOf(PROFILES_START));
+    for (const difference of TEAMPASS_PROFILE_DIFFERENCES) expect(table).toContain(`| ${difference.topic} |`);
+  });
+
+  it('refuses a file without the markers', () => {
+    expect(() => withProfileTable('# none\n', 'x.md')).toThrow(/x\.md has no/);
   });
 });

@@ -17,7 +17,10 @@ interface Exchange {
 /** The row a request path belongs to: `/api/index.php/<verb>/<object>/…`. */
 function rowOf(url: string): EndpointName {
   const [verb, object] = new URL(url).pathname.slice(API_BASE_PATH.length + 1).split('/');
-  const name = ENDPOINT_NAMES.find((n) => endpoints[n].path.startsWith(`/${verb}/${object}`));
+  // new_password has no object: its second segment is its rules.
+  const name = ENDPOINT_NAMES.find(
+    (n) => endpoints[n].path.startsWith(`/${verb}/${object}`) || endpoints[n].path.startsWith(`/${verb}/{`),
+  );
   if (!name) throw new Error(`no row for ${url}`);
   return name;
 }
@@ -98,6 +101,7 @@ async function everyOperation(): Promise<void> {
   await vault.downloadFile({ id: file!.id });
   await vault.deleteItems({ ids: [item.id] });
   await vault.deleteFolders({ ids: [folder.id] });
+  await vault.generatePassword({ rules: { length: 12 } });
 }
 
 describe('the OpenAPI document against a TeamPass replay', () => {

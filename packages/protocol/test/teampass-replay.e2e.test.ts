@@ -74,3 +74,34 @@ describe('the replay server without file endpoints (every TeamPass release)', ()
     expect(server.files.size).toBe(0);
   });
 });
+
+describe('new_password and info/version on TeamPass 2', () => {
+  it('sends the rules in TeamPass order with the length asked, and reads TeamPass’s password', async () => {
+    const { password } = await vault.generatePassword({ rules: { length: 14 } });
+    expect(server.requests.map((request) => request.url)).toEqual([
+      `/api/index.php/new_password/14;1;1;1;0;1;0;?apikey=${KEY}`,
+    ]);
+    // TeamPass's own rules: letters and digits always, symbols with secure, no look-alikes.
+    expect(password).toHaveLength(14);
+    expect(password).not.toMatch(/[iIl1Oo0]/);
+  });
+
+  it('answers as TeamPass: base64 when asked, no parameters refused, the API version with the key', async () => {
+    const raw = async (path: string) => {
+      const response = await fetch(`${server.url}/api/index.php${path}`);
+      return { status: response.status, body: await response.text() };
+    };
+    const encoded = await raw(`/new_password/10;0;0;0;0;1;1?apikey=${KEY}`);
+    const { password } = JSON.parse(encoded.body) as { password: string };
+    expect(Buffer.from(password, 'base64').toString()).toHaveLength(10);
+    expect(await raw(`/new_password?apikey=${KEY}`)).toEqual({
+      status: 200,
+      body: '{"err":"No parameters given"}',
+    });
+    expect(await raw(`/info/version?apikey=${KEY}`)).toEqual({
+      status: 200,
+      body: '{"api-version":"2.1.5"}',
+    });
+    expect((await raw('/info/version')).status).toBe(500);
+  });
+});

@@ -373,6 +373,17 @@ describe('the VaultClient over TeamPass 3: reads', () => {
     }
     expect(fake.requests).toEqual([]);
   });
+
+  it('generates a password with the core’s generator, sending nothing: TeamPass 3 has no generator', async () => {
+    const alice = client();
+    const { password } = await alice.generatePassword({ rules: { length: 18, symbols: false } });
+    expect(password).toMatch(/^[A-Za-z2-9]{18}$/);
+    expect((await alice.call('generatePassword', { rules: { complexityLevel: 90 } })).password).toHaveLength(
+      23,
+    );
+    expect((await failure(alice.generatePassword({ rules: { length: 2 } }))).code).toBe('invalid_request');
+    expect(fake.requests).toEqual([]);
+  });
 });
 
 describe('the VaultClient over TeamPass 3: writes', () => {

@@ -173,6 +173,16 @@ ${['folders', 'users', 'roles', 'user_roles', 'role_rights', 'api_keys']
     // IF NOT EXISTS keeps such a table and its counts.
     sql: rateLimitTableSql(RATE_LIMIT_TABLE),
   },
+  {
+    version: 7,
+    name: 'api keys: the answer profile of each key (vaultline, or teampass for scripts written for TeamPass 2)',
+    // Written out, not derived from the core's API_PROFILES: a released migration never changes
+    // (a new profile is a new migration that widens the check).
+    sql: `
+ALTER TABLE api_keys ADD COLUMN profile text NOT NULL DEFAULT 'vaultline'
+  CHECK (profile IN ('vaultline', 'teampass'));
+`,
+  },
 ];
 
 /**

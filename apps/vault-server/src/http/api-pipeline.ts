@@ -1,8 +1,10 @@
 /**
  * The API pipeline: every request under an API prefix goes through it, in this order: the URL
  * limit, the client address, the request limit, the keyless identification, the key check (and
- * failed-key lockout), then the operation the path names, under its audit. Every error is answered
- * by {@link answerError}, and every request is logged once.
+ * failed-key lockout), then the operation the path names, under its audit. Once the key is known,
+ * the request is answered in the key's profile ({@link ANSWER_PROFILES}: errors, delete status,
+ * folder values, `info/version` asked with the key); before, and for the key's own failures, as
+ * docs/api.md says. Every request is logged once.
  *
  * Plain functions over {@link ApiRequest}, no framework: `node:http` calls it directly for the
  * API's GET requests (see {@link ./node-listener.ts}), the Hono app for the rest (POST, browser
@@ -15,13 +17,14 @@
 import { SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
-import { invalid } from '../errors.ts';
+import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
+import { ANSWER_PROFILES, type AnswerProfile, DEFAULT_ANSWER_PROFILE } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { errorAnswer } from './api-response.ts';
 import type { AddressOf } from './client-address.ts';
-import { answerError, NO_SUCH_OPERATION } from './error-mapping.ts';
+import { NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
 import { createOperations } from './operations.ts';
@@ -42,8 +45,18 @@ export interface ApiPipelineOptions {
   readonly queryKeys: QueryKeyPolicy;
 }
 
-/** A request's log line while the pipeline fills it in. */
-type Seen = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] };
+/** A request's log line while the pipeline fills it in, and the profile it is answered in. */
+type Seen = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } & { profile: AnswerProfile };
+
+/**
+ * Whether a request carries a key the identification must check: `?apikey=`, or a bearer
+ * `Authorization` (another scheme, such as a proxy's Basic, is no key of this API).
+ */
+function carriesKey(request: ApiRequest): boolean {
+  if (/^Bearer\b/i.test(request.header('authorization') ?? '')) return true;
+  const query = request.target.indexOf('?');
+  return query !== -1 && new URLSearchParams(request.target.slice(query + 1)).has('apikey');
+}
 
 /** Answers one API request; never throws. */
 export type ApiPipeline = (request: ApiRequest) => Promise<ApiAnswer>;
@@ -74,12 +87,19 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
 
   return async (request) => {
     // The request's log line, filled in as the request goes.
-    const seen: Seen = { op: 'unknown', status: 0, started: performance.now() };
+    const seen: Seen = {
+      op: 'unknown',
+      status: 0,
+      started: performance.now(),
+      profile: DEFAULT_ANSWER_PROFILE,
+    };
     let answer: ApiAnswer;
     try {
       answer = urlTooLong(request.target, maxUrlLength) ?? (await pass(request, seen));
     } catch (error) {
-      answer = answerError(error, logger);
+      // A key refused for the address is known, though the request got no further.
+      const profile = error instanceof AddressNotAllowedError ? ANSWER_PROFILES[error.profile] : seen.profile;
+      answer = profile.answerError(error, logger);
     }
     seen.status = answer.status;
     logRequest(logger, seen);
@@ -98,15 +118,20 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     seen.addr = address;
     await checkRequestLimit(requests, address);
     const rest = path.slice(prefix.length);
-    if (rest === SERVER_INFO_PATH && request.method === 'GET') {
+    const identification = rest === SERVER_INFO_PATH && request.method === 'GET';
+    if (identification) {
       seen.op = 'info/version';
-      return info;
+      // Keyless, it tells clients what this server is. A script asking with its key (as
+      // TeamPass requires) is answered in the key's profile, after the key check.
+      if (!carriesKey(request)) return info;
     }
-    const principal = await keyCheck(request, address);
-    seen.keyLabel = principal.keyLabel;
+    const identity = await keyCheck(request, address);
+    seen.keyLabel = identity.principal.keyLabel;
+    seen.profile = ANSWER_PROFILES[identity.profile];
+    if (identification) return seen.profile.version ?? info;
     const operation = operationOf(rest);
-    if (operation === undefined) return noSuchOperation;
+    if (operation === undefined) throw new NoSuchOperationError();
     seen.op = operation.name;
-    return operation.run(request, rest, principal, address);
+    return operation.run(request, rest, identity.principal, address, seen.profile);
   }
 }

@@ -10,7 +10,7 @@ import { VaultError, type VaultErrorCode } from '@vaultline/protocol';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import type { Logger } from 'pino';
 import { STATUS_OF } from '../constants.ts';
-import { RateLimitedError } from '../errors.ts';
+import { NO_SUCH_OPERATION_MESSAGE, RateLimitedError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
 import { StoreError, type StoreErrorKind } from '../store/errors.ts';
 import type { ApiAnswer } from './api-call.ts';
@@ -100,7 +100,7 @@ export function answerError(error: unknown, logger: Logger): ApiAnswer {
 /** What a path that is no operation is told. */
 export const NO_SUCH_OPERATION: ApiError = {
   status: 404,
-  body: { err: 'No such operation: expected /api/index.php/<verb>/<object>/….', code: 'invalid_request' },
+  body: { err: NO_SUCH_OPERATION_MESSAGE, code: 'invalid_request' },
 };
 
 /**

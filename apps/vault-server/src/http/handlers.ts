@@ -1,4 +1,4 @@
-import { decodeId } from '@vaultline/protocol';
+import { decodeId, generatePassword } from '@vaultline/protocol';
 import type { EndpointName, EndpointParams, ItemValues } from '@vaultline/protocol/wire';
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden, invalid } from '../errors.ts';
@@ -10,6 +10,7 @@ import * as folders from '../store/folders.ts';
 import * as items from '../store/items.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { checkText } from '../store/text-rules.ts';
+import type { AnswerProfile } from './answer-profiles.ts';
 import { FileBody } from './api-response.ts';
 import { readMultipart } from './read-multipart.ts';
 
@@ -22,6 +23,8 @@ export interface HandlerInput<K extends EndpointName> {
   readonly actor: Actor;
   /** The request, built only when a handler reads its body (building it costs). */
   readonly request: () => Request;
+  /** How the key is answered (a delete's status). */
+  readonly profile: AnswerProfile;
   readonly ctx: StoreContext;
   readonly maxFileBytes: number;
 }
@@ -84,10 +87,10 @@ export const handlers: Handlers = {
     await items.updateItem(ctx, actor, params.id, itemValues(params.item));
     return { body: { status: 'item updated' }, target: `item ${params.id}` };
   },
-  async deleteItems({ params, actor, ctx }) {
+  async deleteItems({ params, actor, ctx, profile }) {
     const ids = idList(params.ids);
     await items.deleteItems(ctx, actor, ids);
-    return { body: 'OK', target: `items ${ids.join(',')}` };
+    return { body: profile.deleted, target: `items ${ids.join(',')}` };
   },
   async addFolder({ params, actor, ctx }) {
     const id = await folders.addFolder(ctx, actor, params.folder);
@@ -97,10 +100,10 @@ export const handlers: Handlers = {
     await folders.updateFolder(ctx, actor, params.id, params.folder);
     return { body: { status: 'folder updated' }, target: `folder ${params.id}` };
   },
-  async deleteFolders({ params, actor, ctx }) {
+  async deleteFolders({ params, actor, ctx, profile }) {
     const ids = idList(params.ids);
     await folders.deleteFolders(ctx, actor, ids);
-    return { body: 'OK', target: `folders ${ids.join(',')}` };
+    return { body: profile.deleted, target: `folders ${ids.join(',')}` };
   },
   async addFile({ request, principal, actor, ctx, maxFileBytes }) {
     const upload = await readMultipart(request(), maxFileBytes, async (text) =>
@@ -144,6 +147,12 @@ export const handlers: Handlers = {
       'cache-control': 'no-store',
     });
     return { body, target: `file ${params.id}` };
+  },
+  // Reads nothing of the vault: the core's generator, by TeamPass's parameters (docs/spec.md §4.5).
+  async generatePassword({ params }) {
+    const password = generatePassword(params.rules.rules);
+    const body = params.rules.base64 ? Buffer.from(password, 'utf8').toString('base64') : password;
+    return { body: { password: body }, target: '' };
   },
   async findItems({ params, principal, ctx }) {
     const ids = idList(params.folderIds);

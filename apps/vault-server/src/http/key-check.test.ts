@@ -66,7 +66,7 @@ describe('keyCheck', () => {
         body: () => new Request('http://vault.test/'),
       };
       try {
-        return { status: 200, text: (await check(request, address)).keyLabel };
+        return { status: 200, text: (await check(request, address)).principal.keyLabel };
       } catch (error) {
         const mapped = toApiError(error) ?? INTERNAL_ERROR;
         return { status: mapped.status, text: JSON.stringify(mapped.body), headers: mapped.headers };

@@ -21,8 +21,7 @@
 
 import type { Limiter } from '@vaultline/rate-limit';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
-import { RateLimitedError, VaultServerError } from '../errors.ts';
-import type { Principal } from '../store/access.ts';
+import { AddressNotAllowedError, RateLimitedError, VaultServerError } from '../errors.ts';
 import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity, type KeyLookup } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
@@ -78,16 +77,17 @@ export function keyOf(authorization: string | undefined, target: string, queryKe
   return fromQuery;
 }
 
-/** Who a request's key belongs to. */
-export type KeyCheck = (request: ApiRequest, address: string) => Promise<Principal>;
+/** Who a request's key belongs to, and how the API answers it. */
+export type KeyCheck = (request: ApiRequest, address: string) => Promise<KeyIdentity>;
 
 /**
  * The key check: authenticates a request's key from the client's address.
  *
  * @param options The store, the audit, the failed-key counter and the query-key policy.
- * @returns The check, which answers the key's principal.
+ * @returns The check, which answers the key's identity (its principal and answer profile).
  * @throws {VaultServerError} 401 for a missing, unknown or revoked key (reason `key_revoked`), 403
- *   for an address the key does not allow, 429 ({@link RateLimitedError}) once the address has
+ *   ({@link AddressNotAllowedError}, which carries the key's profile) for an address the key does
+ *   not allow, 429 ({@link RateLimitedError}) once the address has
  *   sent too many unknown or revoked keys.
  */
 export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
@@ -129,10 +129,13 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
     const hash = hashKey(key);
     let identity: KeyIdentity | undefined = ctx.keyCache.get(hash);
     if (!identity) {
+      // A change announced while the key is read (another instance revoked it) makes what was read
+      // stale: it may answer this request, which started before the change, but is not cached.
+      const started = ctx.accessGeneration();
       const found = await authenticateKey(ctx.db, key);
       if (found.kind !== 'valid') return refuse(found, address);
       identity = found.identity;
-      ctx.keyCache.set(hash, identity);
+      if (ctx.accessGeneration() === started) ctx.keyCache.set(hash, identity);
     }
     if (!identity.allows(address)) {
       const actor = keyActor(identity.principal, address);
@@ -144,8 +147,8 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
         address,
         outcome: 'address not allowed',
       });
-      throw new VaultServerError('forbidden', 'Ip address not allowed for this API key.');
+      throw new AddressNotAllowedError(identity.profile);
     }
-    return identity.principal;
+    return identity;
   };
 }

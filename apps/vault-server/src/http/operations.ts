@@ -6,6 +6,7 @@
  * @module
  */
 
+import { VaultError } from '@vaultline/protocol';
 import {
   ENDPOINT_NAMES,
   type EndpointDefinition,
@@ -13,11 +14,12 @@ import {
   type EndpointParams,
   endpoints,
 } from '@vaultline/protocol/wire';
-import { invalid } from '../errors.ts';
+import { invalid, SegmentDecodeError, WrongMethodError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
+import { ANSWER_PROFILES, type AnswerProfile } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { answerOf } from './api-response.ts';
 import { auditOperation } from './audit.ts';
@@ -41,21 +43,31 @@ export interface Operation {
    * @param path The path after the API prefix, as sent (`/read/items/1;2`).
    * @param principal Who calls.
    * @param address From where.
+   * @param profile How the key is answered.
    * @returns The answer; throws what the answer to an error is made of.
    */
-  run(request: ApiRequest, path: string, principal: Principal, address: string): Promise<ApiAnswer>;
+  run(
+    request: ApiRequest,
+    path: string,
+    principal: Principal,
+    address: string,
+    profile: AnswerProfile,
+  ): Promise<ApiAnswer>;
 }
 
 /**
  * The decoder of one row's path (after the API prefix, as sent): the template is split once, each
- * placeholder decoded by its row's segment. The raw path is used because ids and values must be
- * read as sent (never percent-decoded nor normalised).
+ * placeholder decoded by its row's segment, or by the profile's decoder where it has one. The raw
+ * path is used because ids and values must be read as sent (never percent-decoded nor normalised).
+ * A segment's refusal names the segment ({@link SegmentDecodeError}).
  *
  * @param definition The row.
+ * @param replaced The profile's decoders of this row, by parameter (each decodes to the row's type).
  * @returns A function from the path to the typed parameters, `undefined` when it does not fit.
  */
 function pathDecoder<K extends EndpointName>(
   definition: EndpointDefinition & (typeof endpoints)[K],
+  replaced: Readonly<Record<string, (segment: string) => unknown>> = {},
 ): (path: string) => EndpointParams<K> | undefined {
   const parts = definition.path.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] }));
   return (path) => {
@@ -69,7 +81,13 @@ function pathDecoder<K extends EndpointName>(
       } else {
         const decoder = definition.params[name];
         if (decoder === undefined) return undefined;
-        params[name] = decoder.decode(segment);
+        try {
+          params[name] = (replaced[name] ?? decoder.decode)(segment);
+        } catch (error) {
+          if (error instanceof VaultError && error.code === 'invalid_request')
+            throw new SegmentDecodeError(error.message, decoder);
+          throw error;
+        }
       }
     }
     // Each value was decoded by the row's own segment, so it has the row's decoded type.
@@ -80,17 +98,27 @@ function pathDecoder<K extends EndpointName>(
 function operation<K extends EndpointName>(name: K, options: OperationOptions): Operation {
   const handler: Handlers[K] = handlers[name];
   const definition: EndpointDefinition & (typeof endpoints)[K] = endpoints[name];
-  const decode = pathDecoder<K>(definition);
+  // One decoder per profile, built once.
+  const decoders = new Map(
+    Object.values(ANSWER_PROFILES).map((profile) => [
+      profile,
+      pathDecoder<K>(definition, profile.decoders[name]),
+    ]),
+  );
   const audited = auditOperation(definition, options.audit);
   return {
     name: definition.operation,
-    async run(request, path, principal, address) {
+    async run(request, path, principal, address, profile) {
       if (request.method !== definition.method) {
-        throw invalid(`${definition.operation} takes ${definition.method}, received ${request.method}.`);
+        throw new WrongMethodError(
+          'invalid_request',
+          `${definition.operation} takes ${definition.method}, received ${request.method}.`,
+        );
       }
-      const params = decode(path);
-      if (params === undefined)
+      const params = decoders.get(profile)!(path);
+      if (params === undefined) {
         throw invalid('The path does not match the operation: dot segments and extra slashes are refused.');
+      }
       const actor = keyActor(principal, address);
       const result = await audited(actor, () =>
         handler({
@@ -98,6 +126,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           principal,
           actor,
           request: () => request.body(),
+          profile,
           ctx: options.ctx,
           maxFileBytes: options.maxFileBytes,
         }),
@@ -107,9 +136,13 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
   };
 }
 
-/** The literal start of a row's path (`/read/items`), which names its operation. */
+/**
+ * The literal start of a row's path, which names its operation: its verb and object
+ * (`/read/items`), or its verb alone when a parameter follows it (`/new_password`).
+ */
 function literalStart(path: string): string {
-  return path.split('/').slice(0, 3).join('/');
+  const parts = path.split('/').slice(0, 3);
+  return (parts[2]?.startsWith('{') ? parts.slice(0, 2) : parts).join('/');
 }
 
 /**
@@ -127,7 +160,11 @@ export function createOperations(options: OperationOptions): (path: string) => O
     byStart.set(start, operation(name, options));
   }
   return (path) => {
-    const second = path.indexOf('/', path.indexOf('/', 1) + 1);
-    return byStart.get(second === -1 ? path : path.slice(0, second));
+    const first = path.indexOf('/', 1);
+    const second = first === -1 ? -1 : path.indexOf('/', first + 1);
+    return (
+      byStart.get(second === -1 ? path : path.slice(0, second)) ??
+      (first === -1 ? undefined : byStart.get(path.slice(0, first)))
+    );
   };
 }

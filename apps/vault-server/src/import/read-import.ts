@@ -1,6 +1,8 @@
 /**
- * The import's read phase: reads the source (folders and rights per login, their items, the
- * attachments) and this vault's state (what earlier runs imported, the labels, users and roles
+ * The import's read phase: reads the source through the core's client, whichever it is (TeamPass
+ * 2, TeamPass 3 as the signed-in account sees it, another Vaultline server), checks first what its
+ * capabilities allow (the credentials, which logins, attachments), reads the folders and rights per
+ * login, their items, the attachments, and this vault's state (what earlier runs imported, the labels, users and roles
  * here), and decides what to add. It writes nothing; it ends in a plain {@link ImportSnapshot}.
  *
  * @module
@@ -12,6 +14,7 @@ import {
   createVaultClient,
   type Folder,
   type Item,
+  type ServerCapabilities,
   toVaultError,
   type VaultClient,
   VaultError,
@@ -80,8 +83,8 @@ function itemValues(item: Item): Omit<ItemValues, 'folderId'> {
     login: item.login,
     email: item.email,
     url: item.url,
-    // Not in TeamPass's read records; kept when a source sends them.
-    tags: text('tags'),
+    // Not in TeamPass 2's read records; kept when a source sends them (TeamPass 3 does, as a list).
+    tags: item.tags === undefined ? text('tags') : item.tags.join(' '),
     anyoneCanModify: text('anyone_can_modify') === '1' ? '1' : '0',
   };
 }
@@ -306,12 +309,70 @@ async function planLogins(
  */
 export async function readImport(db: Queryable, options: ImportOptions): Promise<ImportSnapshot> {
   const source = sourceName(options.from);
+  const logins = [...new Set(options.logins)];
   const client = createVaultClient({
     baseUrl: options.from.replace(/[?#].*$/, '').replace(/\/+$/, ''),
     apiKey: options.apiKey,
+    // A source that signs in per user (TeamPass 3) signs in as the one login given.
+    login: logins.length === 1 ? logins[0] : undefined,
+    password: options.password,
     timeoutMs: 60_000,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  try {
+    return await readWith(client, db, options, source, logins);
+  } finally {
+    // TeamPass 3: signs the session out; nothing to do on the legacy API.
+    await client.dispose().catch(() => {});
+  }
+}
+
+/**
+ * What the source's capabilities mean for the import, checked before anything else is read: the
+ * credentials it needs, which logins it can read, whether it has attachments.
+ *
+ * @returns Whether attachments are read.
+ * @throws {VaultError} `invalid_request` for a source that needs a password the import was not
+ *   given, or more than one login (or another account's) on a source that reads only its own.
+ */
+async function checkSource(
+  read: Reading,
+  options: ImportOptions,
+  logins: readonly string[],
+): Promise<{ files: boolean }> {
+  let capabilities: ServerCapabilities;
+  try {
+    capabilities = await read.client.capabilities();
+  } catch (error) {
+    throw read.redacted(error);
+  }
+  // Decided on capabilities; the server's name is only for the sentence.
+  const source = capabilities.server === 'teampass3' ? 'TeamPass 3' : 'This source';
+  if (capabilities.credentials === 'password' && !options.password) {
+    throw new VaultError(
+      'invalid_request',
+      `${source} signs in per account, with the login, the account's password and its API key: give the password on stdin (--password-stdin) or in VAULTLINE_IMPORT_PASSWORD.`,
+    );
+  }
+  if (!capabilities.otherUsers && logins.length !== 1) {
+    throw new VaultError(
+      'invalid_request',
+      `${source} runs every call as the signed-in account, which sees its own folders only: give exactly one --login, the account to sign in as (received ${logins.length}).`,
+    );
+  }
+  if (capabilities.files === false) {
+    read.skip('attachments', `${source} has no attachments: none were read or imported`);
+  }
+  return { files: capabilities.files !== false };
+}
+
+async function readWith(
+  client: VaultClient,
+  db: Queryable,
+  options: ImportOptions,
+  source: string,
+  logins: readonly string[],
+): Promise<ImportSnapshot> {
   const summary: ImportSummary = {
     source,
     dryRun: options.dryRun,
@@ -328,15 +389,17 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
     progress: options.onProgress ?? (() => {}),
     skip: (what, reason) => summary.skipped.push({ what, reason }),
     redacted: (error) => {
-      const vaultError = error instanceof VaultError ? error : toVaultError(error);
-      return new VaultError(
-        vaultError.code,
-        client.redact(vaultError.message).split(options.apiKey).join('[REDACTED]'),
-      );
+      const vaultError = error instanceof VaultError ? error : toVaultError(error, client.redact);
+      let message = client.redact(vaultError.message);
+      for (const secret of [options.apiKey, options.password]) {
+        if (secret) message = message.split(secret).join('[REDACTED]');
+      }
+      return new VaultError(vaultError.code, message);
     },
   };
 
-  const { folders, rightsOf } = await readFolders(read, [...new Set(options.logins)]);
+  const { files: withAttachments } = await checkSource(read, options, logins);
+  const { folders, rightsOf } = await readFolders(read, logins);
   const planned = planFolders(folders);
   const sourceItems = await readItems(read, planned);
   const imported = {
@@ -350,23 +413,23 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
     ...sourceItems.filter((item) => imported.items.has(String(item.id))).map((item) => item.id),
     ...newItems.map((item) => item.sourceId),
   ];
-  const files = await readFiles(read, withFiles, imported.files);
-  const logins = await planLogins(read, db, rightsOf, imported.folders);
+  const files = withAttachments ? await readFiles(read, withFiles, imported.files) : [];
+  const plannedLogins = await planLogins(read, db, rightsOf, imported.folders);
 
   const newFolders = planned.filter((folder) => !imported.folders.has(String(folder.sourceId)));
   summary.folders.existing = planned.length - newFolders.length;
   summary.folders.added = newFolders.length;
   summary.items.added = newItems.length;
   summary.files.added = files.length;
-  summary.users.added = logins.filter((login) => login.create).length;
-  summary.rights.added = logins.reduce((sum, login) => sum + login.grants.length, 0);
+  summary.users.added = plannedLogins.filter((login) => login.create).length;
+  summary.rights.added = plannedLogins.reduce((sum, login) => sum + login.grants.length, 0);
   return {
     source,
     summary,
     folders: newFolders,
     items: newItems,
     files,
-    logins,
+    logins: plannedLogins,
     imported: { folders: imported.folders, items: imported.items },
   };
 }

@@ -12,9 +12,20 @@ import type { ItemValues } from '@vaultline/protocol/wire';
 export interface ImportOptions {
   /** The source's base URL (the part before `/api/index.php`). */
   from: string;
-  /** The source's API key: sent to the source only, never printed nor logged. */
+  /**
+   * The source's API key: sent to the source only, never printed nor logged. On TeamPass 3, the
+   * signing-in account's personal API key.
+   */
   apiKey: string;
-  /** The logins whose folders (and rights) are copied: the API lists folders per user only. */
+  /**
+   * The signing-in account's password, where the source signs in per user (TeamPass 3): a secret
+   * like the key, sent only in the sign-in body.
+   */
+  password?: string | undefined;
+  /**
+   * The logins whose folders (and rights) are copied: the API lists folders per user only. On a
+   * source where every call runs as the signed-in account (TeamPass 3), exactly one: that account.
+   */
   logins: readonly string[];
   /** Reads the source and reports what would be added, without writing. */
   dryRun: boolean;

@@ -1,4 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_PROFILES, type ApiProfile, DEFAULT_API_PROFILE } from '@vaultline/protocol/wire';
 import type { Database, Queryable } from '@vaultline/store';
 import { API_KEY_PREFIX } from '../constants.ts';
 import { AddressRuleError, parseCidrList } from '../net/ip-rules.ts';
@@ -11,6 +12,8 @@ import { auditWrite } from './write-audit.ts';
 /** An API key as the server knows it after authentication. */
 export interface KeyIdentity {
   readonly principal: Principal;
+  /** How the API answers this key: as docs/api.md says, or as TeamPass 2 does. */
+  readonly profile: ApiProfile;
   /** Tells whether a client address may use the key; always true without an allow-list. */
   readonly allows: (address: string) => boolean;
   readonly allowIps: readonly string[];
@@ -22,6 +25,7 @@ export interface KeyInfo {
   label: string;
   login: string | null;
   allowIps: string[];
+  profile: ApiProfile;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -41,10 +45,16 @@ export function hashKey(key: string): string {
 export async function createKey(
   db: Database,
   actor: Actor,
-  options: { label: string; login?: string | undefined; allowIps?: readonly string[] | undefined },
+  options: {
+    label: string;
+    login?: string | undefined;
+    allowIps?: readonly string[] | undefined;
+    profile?: ApiProfile | undefined;
+  },
 ): Promise<string> {
   const label = checkText(options.label.trim(), 'the key label', 100);
   if (label === '') throw invalid('Expected a non-empty key label.');
+  const profile = profileOf(options.profile ?? DEFAULT_API_PROFILE);
   const allowIps = (options.allowIps ?? []).map((range) => range.trim()).filter((range) => range !== '');
   allowListOf(allowIps);
   const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
@@ -57,15 +67,24 @@ export async function createKey(
     }
     const taken = await tx.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
-    await tx.query('INSERT INTO api_keys (label, key_hash, user_id, allow_ips) VALUES ($1, $2, $3, $4)', [
-      label,
-      hashKey(key),
-      userId,
-      allowIps.join(','),
-    ]);
+    await tx.query(
+      'INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile) VALUES ($1, $2, $3, $4, $5)',
+      [label, hashKey(key), userId, allowIps.join(','), profile],
+    );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
   });
   return key;
+}
+
+/** Reads a profile name; another is the caller's mistake (`invalid`). */
+function profileOf(name: string): ApiProfile {
+  const profile = API_PROFILES.find((known) => known === name);
+  if (profile === undefined) {
+    throw invalid(
+      `Expected a profile of ${API_PROFILES.join(' or ')}, received ${JSON.stringify(name.slice(0, 40))}.`,
+    );
+  }
+  return profile;
 }
 
 /** Parses an allow-list; a malformed range is the caller's mistake (`invalid`). */
@@ -104,9 +123,10 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
     user_id: number | null;
     login: string | null;
     allow_ips: string;
+    profile: string;
     revoked: boolean;
   }>(
-    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.revoked_at IS NOT NULL AS revoked
+    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked
        FROM api_keys k LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
     [hash],
   );
@@ -121,7 +141,13 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
   const inRange = allowListOf(allowIps);
   return {
     kind: 'valid',
-    identity: { principal, allowIps, allows: (address) => allowIps.length === 0 || inRange(address) },
+    identity: {
+      principal,
+      // A value the migration's check allows but this release does not know answers as the default.
+      profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
+      allowIps,
+      allows: (address) => allowIps.length === 0 || inRange(address),
+    },
   };
 }
 
@@ -132,10 +158,11 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     label: string;
     login: string | null;
     allow_ips: string;
+    profile: string;
     created_at: Date | string;
     revoked_at: Date | string | null;
   }>(
-    `SELECT k.id, k.label, u.login, k.allow_ips, k.created_at, k.revoked_at FROM api_keys k
+    `SELECT k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at FROM api_keys k
        LEFT JOIN users u ON u.id = k.user_id ORDER BY k.id`,
   );
   return rows.map((row) => ({
@@ -143,6 +170,7 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     label: row.label,
     login: row.login,
     allowIps: row.allow_ips === '' ? [] : row.allow_ips.split(','),
+    profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
     createdAt: new Date(row.created_at).toISOString(),
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
   }));

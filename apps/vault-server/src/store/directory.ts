@@ -47,7 +47,8 @@ export async function createUser(
 /** Finds a user id by login. */
 export async function userIdOf(db: Queryable, login: string): Promise<number> {
   const rows = await db.query<{ id: number }>('SELECT id FROM users WHERE login = $1', [login]);
-  if (!rows[0]) throw notFound(`User does not exist: ${JSON.stringify(login.slice(0, 100))}.`);
+  if (!rows[0])
+    throw notFound(`User does not exist: ${JSON.stringify(login.slice(0, 100))}.`, 'unknown_user');
   return Number(rows[0].id);
 }
 

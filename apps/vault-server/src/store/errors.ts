@@ -18,23 +18,27 @@ export type StoreErrorKind =
   /** The input is over a size limit. */
   | 'too_large';
 
-/** Why a `conflict` happened, where the API tells the cases apart (TeamPass's "Label already exists"). */
-export type StoreConflictReason = 'similar_label';
+/**
+ * Why, where the API tells the cases apart in TeamPass's words: a `conflict` with a similar label
+ * ("Label already exists"), a `not_found` user ("User does not exist") or folder an item or a
+ * folder is placed in ("Folder ID does not exist").
+ */
+export type StoreErrorReason = 'similar_label' | 'unknown_user' | 'unknown_folder';
 
 /** An error of the store. Its message is safe to show: never a key, a password or a value. */
 export class StoreError extends Error {
   override name = 'StoreError';
   /** What kind of failure. */
   readonly kind: StoreErrorKind;
-  /** For a `conflict`: what it collided with, when the API names it. */
-  readonly reason: StoreConflictReason | undefined;
+  /** Why, when the API names it. */
+  readonly reason: StoreErrorReason | undefined;
 
   /**
    * @param kind What kind of failure.
    * @param message What happened, for the caller.
-   * @param reason For a `conflict`: what it collided with.
+   * @param reason Why, when the API names it.
    */
-  constructor(kind: StoreErrorKind, message: string, reason?: StoreConflictReason) {
+  constructor(kind: StoreErrorKind, message: string, reason?: StoreErrorReason) {
     super(message);
     this.kind = kind;
     this.reason = reason;
@@ -47,8 +51,8 @@ export function invalid(message: string): StoreError {
 }
 
 /** Shorthand: the thing does not exist, or the caller may not see it. */
-export function notFound(message: string): StoreError {
-  return new StoreError('not_found', message);
+export function notFound(message: string, reason?: 'unknown_user' | 'unknown_folder'): StoreError {
+  return new StoreError('not_found', message, reason);
 }
 
 /** Shorthand: the caller may see the thing but not do this. */
@@ -57,7 +61,7 @@ export function refused(message: string): StoreError {
 }
 
 /** Shorthand: the change collides with the vault's state. */
-export function conflict(message: string, reason?: StoreConflictReason): StoreError {
+export function conflict(message: string, reason?: 'similar_label'): StoreError {
   return new StoreError('conflict', message, reason);
 }
 

@@ -81,7 +81,7 @@ export async function addFolder(
   let parent: FolderNode | undefined;
   if (folder.parentId !== 0) {
     parent = tree.get(folder.parentId);
-    if (!parent) throw notFound(`Parent folder does not exist: ${folder.parentId}.`);
+    if (!parent) throw notFound(`Parent folder does not exist: ${folder.parentId}.`, 'unknown_folder');
     if (parent.level >= MAX_FOLDER_DEPTH)
       throw invalid(`Folders nest at most ${MAX_FOLDER_DEPTH} levels deep.`);
   }
@@ -90,7 +90,7 @@ export async function addFolder(
     if (!/^[0-9]{1,16}$/.test(title)) throw invalid("A personal folder's title must be its owner's user id.");
     owner = Number(title);
     const users = await ctx.db.query('SELECT 1 FROM users WHERE id = $1', [owner]);
-    if (users.length === 0) throw notFound(`User does not exist: no user with id ${owner}.`);
+    if (users.length === 0) throw notFound(`User does not exist: no user with id ${owner}.`, 'unknown_user');
     if (principal.kind === 'user' && principal.userId !== owner) {
       throw refused("A user-bound key may only create the user's own personal folders.");
     }
@@ -107,7 +107,8 @@ export async function addFolder(
   const id = await ctx.db.transaction(async (tx) => {
     if (parent) {
       const exists = await tx.query('SELECT 1 FROM folders WHERE id = $1 FOR UPDATE', [parent.id]);
-      if (exists.length === 0) throw notFound(`Parent folder does not exist: ${parent.id}.`);
+      if (exists.length === 0)
+        throw notFound(`Parent folder does not exist: ${parent.id}.`, 'unknown_folder');
     }
     const [row] = await tx.query<{ id: number }>(
       `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner)

@@ -223,10 +223,10 @@ function isUniqueViolation(error: unknown): boolean {
 
 async function folderFor(ctx: StoreContext, principal: Principal, folderId: number, need: 'create') {
   const tree = await ctx.folders(true);
-  if (!tree.has(folderId)) throw notFound(`Folder ID does not exist: ${folderId}.`);
+  if (!tree.has(folderId)) throw notFound(`Folder ID does not exist: ${folderId}.`, 'unknown_folder');
   const rights = await ctx.rights(principal, true);
   const caps = permissionsOf(rights.get(folderId));
-  if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`);
+  if (!caps.read) throw notFound(`Folder ID does not exist: ${folderId}.`, 'unknown_folder');
   if (need === 'create' && !caps.add) throw refused(`This key may not add items to folder ${folderId}.`);
 }
 
@@ -298,7 +298,7 @@ export async function addItems(
     ]);
     const found = new Set(present.map((row) => Number(row.id)));
     const missing = folderIds.find((id) => !found.has(id));
-    if (missing !== undefined) throw notFound(`Folder ID does not exist: ${missing}.`);
+    if (missing !== undefined) throw notFound(`Folder ID does not exist: ${missing}.`, 'unknown_folder');
     if (actor.principal.kind !== 'admin') {
       for (const id of folderIds) await folderFor(ctx, actor.principal, id, 'create');
     }

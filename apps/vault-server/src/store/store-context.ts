@@ -60,6 +60,11 @@ export interface StoreContext {
   changes(): { readonly listening: boolean; readonly since: Date } | undefined;
   /** Counts item writes: a read that started before a write must not fill the cache. */
   itemGeneration(): number;
+  /**
+   * Counts changes to access (folders, users, roles, rights, keys), announced or made here: a read
+   * of any of them that started before a change must not fill a cache (`keyCache` included).
+   */
+  accessGeneration(): number;
   /** Forgets cached item rows after a write. */
   forgetItems(ids: readonly number[]): void;
   /** Forgets cached folders, rights and keys: after any change to them. */
@@ -210,6 +215,7 @@ export function createStoreContext(
     itemCache,
     changes: () => (feed ? { listening: feed.live, since: feed.since } : undefined),
     itemGeneration: () => itemGeneration,
+    accessGeneration: () => generation,
     forgetItems,
     invalidate,
     close: async () => feed?.close(),

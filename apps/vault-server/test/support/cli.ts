@@ -25,18 +25,23 @@ export interface CliResult {
  * @param args The arguments.
  * @param env More environment, over the test's own.
  * @param timeoutMs The longest the run may take.
+ * @param input What is written to its stdin.
  * @returns Its exit code and output, whether it succeeded or not.
  */
 export async function runCli(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 120_000,
+  input?: string,
 ): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+    const running = run(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...env },
       timeout: timeoutMs,
     });
+    // What is piped to the command (a password for --password-stdin); otherwise stdin closes at once.
+    running.child.stdin?.end(input ?? '');
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

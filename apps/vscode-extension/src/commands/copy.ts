@@ -1,8 +1,8 @@
+import { generatePassword } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { fieldLabel, noValueMessage } from '../field-labels.ts';
-import { generatePassword } from '../password-generator.ts';
 import { fetchField, fetchOneTimeCode } from '../secret-fields.ts';
 import type { FolderNode, VaultNode } from '../tree-nodes.ts';
 import { type CommandGroup, type CommandServices, command } from './command.ts';
@@ -86,6 +86,9 @@ export const copyCommands: CommandGroup = (services) => [
       (node as VaultNode | undefined)?.kind === 'folder'
         ? (node as FolderNode).folder.complexityLevel
         : undefined;
-    return services.clipboard.copy(generatePassword(level), vscode.l10n.t('Generated password'));
+    return services.clipboard.copy(
+      generatePassword({ complexityLevel: level }),
+      vscode.l10n.t('Generated password'),
+    );
   }),
 ];

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { meetsComplexity } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
-import { meetsComplexity } from '../../src/password-generator.ts';
 import {
   connect,
   disconnect,

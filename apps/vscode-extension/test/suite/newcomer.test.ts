@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { createVaultClient } from '@vaultline/protocol';
+import { createVaultClient, generatePassword } from '@vaultline/protocol';
 import { parse as parseDotenv } from 'dotenv';
 import * as vscode from 'vscode';
 import { searchActions } from '../../src/commands/search.ts';
 import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
-import { generatePassword } from '../../src/password-generator.ts';
 import { detectSecrets } from '../../src/secrets/detect-secrets.ts';
 import { folderPicks, type StoredSecret } from '../../src/secrets/store-secret.ts';
 import type { FileNode } from '../../src/tree-nodes.ts';
@@ -71,7 +70,7 @@ export function newcomerTests(fixture: Fixture): void {
       const id = await vscode.commands.executeCommand<number>(COMMANDS.addItem, personal, {
         label: 'personal-added',
         login: '',
-        password: generatePassword(90),
+        password: generatePassword({ complexityLevel: 90 }),
         url: '',
       });
       try {

@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { createVaultClient } from '@vaultline/protocol';
+import { createVaultClient, generatePassword } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { ATTACHMENT_SCHEME, COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
-import { generatePassword } from '../../src/password-generator.ts';
 import type { FileNode, MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import {
@@ -437,7 +436,7 @@ export function trustTests(fixture: Fixture): void {
         const id = await vscode.commands.executeCommand<number>(COMMANDS.addItem, folder, {
           label: 'carol-note',
           login: 'carol',
-          password: generatePassword(90),
+          password: generatePassword({ complexityLevel: 90 }),
           url: '',
         });
         assert.ok(Number.isInteger(id) && id > 0, `added ${id}`);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { generatePassword, meetsComplexity } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
-import { generatePassword, meetsComplexity } from '../../src/password-generator.ts';
 import type { Fixture } from './fixture.ts';
 import {
   connect,
@@ -27,7 +27,7 @@ export function writeTests(target: Target): void {
       const id = await vscode.commands.executeCommand<number>(COMMANDS.addItem, folder, {
         label: 'queue-broker ✓',
         login: 'rabbit',
-        password: generatePassword(folder.folder.complexityLevel ?? 90),
+        password: generatePassword({ complexityLevel: folder.folder.complexityLevel ?? 90 }),
         url: 'amqp://mq.internal',
       });
       assert.ok(Number.isInteger(id) && id > 0, `new id ${id}`);
@@ -129,7 +129,7 @@ export function vaultKeyWriteTests(fixture: Fixture): void {
       const id = await vscode.commands.executeCommand(COMMANDS.addItem, folder, {
         label: 'huge',
         login: 'h',
-        password: generatePassword(90),
+        password: generatePassword({ complexityLevel: 90 }),
         url: 'https://example.com/'.padEnd(20_000, 'x'),
       });
       assert.equal(id, undefined);

@@ -44,6 +44,13 @@ describe('classifyError', () => {
     [200, 'Title only with numbers not allowed', undefined, 'invalid_request'],
     [200, 'complexity level was not reached', undefined, 'invalid_request'],
     [200, 'No folder specified', undefined, 'invalid_request'],
+    [200, 'No parameters given', undefined, 'invalid_request'],
+    // The Vaultline server's words, which its teampass profile answers with 200 and no code.
+    [200, 'This key may not add items to folder 3.', undefined, 'forbidden'],
+    [200, "A user-bound key may only read its own user's items and folders.", undefined, 'forbidden'],
+    [200, 'Only an admin key may create public folders.', undefined, 'forbidden'],
+    [200, 'The file is larger than the limit of 1024 bytes.', undefined, 'too_large'],
+    [200, 'Folder 4 still holds items; delete or move them first.', undefined, 'invalid_request'],
     [429, 'Too many requests', undefined, 'rate_limited'],
     [200, 'whatever', 'rate_limited', 'rate_limited'],
     [401, 'who are you', undefined, 'unauthorized'],

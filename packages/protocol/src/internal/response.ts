@@ -40,7 +40,9 @@ const MESSAGE_CODES: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [
   [/api_?key .*(doesn't|does not) exist|something happen/i, 'unauthorized'],
   [/label already exists/i, 'duplicate_label'],
   [/no data exists|does not exist|no results|not found/i, 'not_found'],
-  [/too (long|large)/i, 'too_large'],
+  // The Vaultline server's refusals, which its teampass profile sends without their code.
+  [/\b(this|a user-bound) key may (not|only)\b|\bonly an admin key may\b/i, 'forbidden'],
+  [/too (long|large)|larger than the limit/i, 'too_large'],
   [/rate limit|too many/i, 'rate_limited'],
   [
     /method not authorized|url format|definition not|missing|is empty|not allowed|complexity level|no folder specified/i,

@@ -16,6 +16,7 @@
  * | `getItem` | `item/get`; `[]` is one `not_found` saying "not found or not permitted" |
  * | `readOtp`, `readTags`, `findByUrl` | `item/getOtp`, `item/allTags`, `item/findByUrl` |
  * | `addFile`, `listFiles`, `downloadFile` | `unsupported`: TeamPass 3 has no attachments |
+ * | `generatePassword` | the core's generator, here: TeamPass 3's API has none, and nothing is sent |
  * | `identity`, `dispose` | the token's claims; `auth/logout` |
  *
  * @see ./README.md
@@ -35,6 +36,7 @@ import type {
 import { encodeId, encodeIdList, type ItemWrite } from '../codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import { REDACTED, VaultError } from '../errors.ts';
+import { generatePassword } from '../password-generator.ts';
 import { foldApiPermissions } from '../rights.ts';
 import type { Folder, FoundItem, Item } from '../schemas.ts';
 import type { ComplexityLevel } from '../segments.ts';
@@ -390,6 +392,8 @@ export function createTeamPass3Client(
     listFiles: noFiles('listFiles'),
     downloadFile: noFiles('downloadFile'),
     findItems: ({ folderIds, query }, callOptions) => findItems(folderIds, query, callOptions),
+    // TeamPass 3's API generates no passwords: the same generator answers here, sending nothing.
+    generatePassword: async ({ rules }) => ({ password: generatePassword(rules) }),
   };
 
   async function call<K extends EndpointName>(

@@ -13,6 +13,13 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomIndex } from '../password-generator.ts';
+import {
+  TEAMPASS2_API_VERSION,
+  TEAMPASS2_ERRORS,
+  type TeamPass2Answer,
+  type TeamPass2Error,
+} from '../teampass2.ts';
 
 /** One request as the server received it: the raw URL, never percent-decoded. */
 export interface SeenRequest {
@@ -94,32 +101,21 @@ export interface Fault {
   times?: number;
 }
 
-/** TeamPass 2's error table (docs/teampass.md), as bodies and statuses; `<key>` is replaced by the key sent. */
+/** An answer of {@link TEAMPASS2_ERRORS} as this server sends it: the body as TeamPass writes it. */
+function written(answer: TeamPass2Answer): { status: number; body: string } {
+  return { status: answer.status, body: JSON.stringify(answer.body) };
+}
+
+/**
+ * TeamPass 2's error table (docs/teampass.md, the core's `TEAMPASS2_ERRORS`), as bodies and
+ * statuses; `<key>` is replaced by the key sent.
+ */
 export const ERROR_TABLE = {
-  apiDisabled: { status: 200, body: '{"err":"API access not allowed."}' },
-  ipNotAllowed: { status: 405, body: '{"err":"Ip address not allowed."}' },
-  apiKeyMissing: { status: 500, body: '{"err":"Something happen ... but what ?"}' },
+  ...(Object.fromEntries(
+    Object.entries(TEAMPASS2_ERRORS).map(([name, answer]) => [name, written(answer)]),
+  ) as Record<TeamPass2Error, { status: number; body: string }>),
   wrongKey: { status: 405, body: '{"err":"This api_key <key> doesn\'t exist","code":"API_KEY_NOT_FOUND"}' },
-  methodNotAuthorized: {
-    status: 405,
-    body: '{"err":"Method not authorized","code":"METHOD_NOT_AUTHORIZED"}',
-  },
   unknownObjectEmpty: { status: 200, body: '' },
-  urlFormat: { status: 200, body: '{"err":"URL format is not following requirements"}' },
-  itemNotComplete: { status: 405, body: '{"err":"Item definition not complete"}' },
-  itemNotNumeric: { status: 405, body: '{"err":"Item definition not numeric"}' },
-  noResults: { status: 200, body: '{"err":"No results"}' },
-  labelExists: { status: 200, body: '{"err":"Label already exists"}' },
-  fieldMissing: { status: 200, body: '{"err":"Label or Password or Folder ID is missing"}' },
-  passwordTooLong: { status: 200, body: '{"err":"Password is too long"}' },
-  passwordEmpty: { status: 200, body: '{"err":"Password is empty"}' },
-  folderMissing: { status: 200, body: '{"err":"Folder ID does not exist"}' },
-  noDataExists: { status: 200, body: '{"err":"No data exists","code":"NO_DATA_EXIST"}' },
-  userMissing: { status: 200, body: '{"err":"User does not exist"}' },
-  htmlTags: { status: 200, body: '{"err":"HTML tags not allowed"}' },
-  numericTitle: { status: 200, body: '{"err":"Title only with numbers not allowed"}' },
-  complexity: { status: 200, body: '{"err":"complexity level was not reached"}' },
-  noFolderSpecified: { status: 200, body: '{"err":"No folder specified"}' },
 } as const satisfies Record<string, { status: number; body: string }>;
 
 /** Bodies that are not JSON, sent with HTTP 200 and a JSON content type. */
@@ -131,9 +127,35 @@ export const NON_JSON_BODIES = {
   html: '<br />\n<b>Fatal error</b>:  Uncaught Error: Call to a member function fetch() on bool in /var/www/html/teampass/api/functions.php:412\nStack trace:\n#0 {main}\n  thrown in <b>/var/www/html/teampass/api/functions.php</b> on line <b>412</b><br />',
 } as const;
 
-/** The client's keyless identification request. */
+/** The client's keyless identification request (a script's `info/version` carries its key). */
 function isIdentification(request: SeenRequest): boolean {
-  return /^\/api(?:\/index\.php)?\/info\/version(?:\?|$)/.test(request.url);
+  return (
+    /^\/api(?:\/index\.php)?\/info\/version(?:\?|$)/.test(request.url) && !/[?&]apikey=/.test(request.url)
+  );
+}
+
+/** TeamPass's `new_password/<params>?apikey=`: its verb has no object, so ROUTE does not take it. */
+const NEW_PASSWORD = /^\/api(?:\/index\.php)?\/new_password(?:\/([^?]*))?\?apikey=([^&]*)(?:&.*)?$/;
+
+/**
+ * What TeamPass 2.1.27.36 generates for `new_password` (its api/functions.php and
+ * ComputerPasswordGenerator): upper- and lower-case letters and digits always, look-alikes always
+ * left out, symbols when `secure` is 1, or when `symbols` and `base64` both are; the length
+ * `size`, 8 when empty or 0; base64-encoded when `base64` is 1.
+ */
+function teampassNewPassword(params: string): string {
+  const values = params.split(';');
+  const on = (index: number) => values[index] === '1';
+  const size = Number.parseInt(values[0] ?? '', 10) || 8;
+  const symbols = on(1) || (on(5) && on(6));
+  const alphabet = (
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789' +
+    (symbols ? '!@$%^&*()<>,.?/[]{}-=_+' : '')
+  ).replace(/[iIl1Oo0]/g, '');
+  let password = '';
+  for (let i = 0; i < size; i++) password += alphabet[randomIndex(alphabet.length)];
+  // TeamPass writes the JSON by hand, with a space around the colon.
+  return `{"password" : "${on(6) ? Buffer.from(password).toString('base64') : password}"}`;
 }
 
 const ROUTE = /^\/api(?:\/index\.php)?\/([a-z]+)\/([a-z]+)(?:\/([^?]*))?\?apikey=([^&]*)(?:&.*)?$/;
@@ -353,6 +375,14 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     if (options.apiDisabled) return table(ERROR_TABLE.apiDisabled);
     const url = request.url;
     if (!/[?&]apikey=/.test(url)) return table(ERROR_TABLE.apiKeyMissing);
+    const generate = NEW_PASSWORD.exec(url);
+    if (generate) {
+      if (decodeURIComponent(generate[2] ?? '') !== options.apiKey) {
+        return { status: 405, body: ERROR_TABLE.wrongKey.body.replace('<key>', generate[2] ?? '') };
+      }
+      if (!generate[1]) return table(ERROR_TABLE.noParameters);
+      return { status: 200, body: teampassNewPassword(generate[1]) };
+    }
     const match = ROUTE.exec(url);
     if (!match) return table(ERROR_TABLE.urlFormat);
     const [, verb = '', object = '', args = '', key = ''] = match;
@@ -389,6 +419,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     }
 
     switch (route) {
+      case 'info/version':
+        return json({ 'api-version': TEAMPASS2_API_VERSION });
       case 'add/item': {
         const values = (parts[0] ?? '').split(';');
         if (parts.length !== 1 || values.length !== 9) return table(ERROR_TABLE.itemNotComplete);

@@ -12,6 +12,7 @@ import type { ImportSummary } from '../../import/types.ts';
 import { operatorActor } from '../../store/actor.ts';
 import { type CliContext, operator, withVault } from '../context.ts';
 import { collect } from '../options.ts';
+import { readSecret } from '../read-secret.ts';
 
 function importReport(summary: ImportSummary): string {
   const count = (name: string, c: { added: number; existing: number }) =>
@@ -43,16 +44,20 @@ function importReport(summary: ImportSummary): string {
 export function importCommand(context: CliContext): Command {
   return new Command('import')
     .description(
-      'Copy a vault that speaks the API (TeamPass, another Vaultline server) into this one: the folders and rights of the given logins, their items and attachments. A re-run adds only what is new.',
+      'Copy a vault into this one: TeamPass 2, TeamPass 3 (what the given account sees) or another Vaultline server. The folders and rights of the given logins, their items and attachments. A re-run adds only what is new.',
     )
     .requiredOption('--from <url>', "the source's base URL (before /api/index.php)")
     .option(
       '--api-key <key>',
-      "the source's API key (or VAULTLINE_IMPORT_API_KEY, kept out of the process list)",
+      "the source's API key; on TeamPass 3 the account's own (or VAULTLINE_IMPORT_API_KEY, kept out of the process list)",
+    )
+    .option(
+      '--password-stdin',
+      "TeamPass 3: read the account's password from stdin (without echo on a terminal); or set VAULTLINE_IMPORT_PASSWORD",
     )
     .option(
       '--login <login>',
-      'copy the folders this login sees, and its rights (repeatable, at least one)',
+      'copy the folders this login sees, and its rights (repeatable, at least one; on TeamPass 3 exactly one: the account to sign in as)',
       collect,
       [],
     )
@@ -60,7 +65,14 @@ export function importCommand(context: CliContext): Command {
     .option('--json', 'print the summary as JSON')
     .action(
       async (
-        options: { from: string; apiKey?: string; login: string[]; dryRun?: boolean; json?: boolean },
+        options: {
+          from: string;
+          apiKey?: string;
+          passwordStdin?: boolean;
+          login: string[];
+          dryRun?: boolean;
+          json?: boolean;
+        },
         command: Command,
       ) => {
         const apiKey = options.apiKey ?? process.env.VAULTLINE_IMPORT_API_KEY;
@@ -73,6 +85,10 @@ export function importCommand(context: CliContext): Command {
             'error: give at least one --login: the API lists folders per user only, so the logins decide what is copied',
             { exitCode: EXIT.usage },
           );
+        // Never an option's value: the process list and the shell's history would keep it.
+        const password = options.passwordStdin
+          ? await readSecret(process.stdin, 'Password of the source account: ')
+          : process.env.VAULTLINE_IMPORT_PASSWORD || undefined;
         const [{ default: cliProgress }, { importVault }] = await Promise.all([
           import('cli-progress'),
           import('../../import/import-vault.ts'),
@@ -90,6 +106,7 @@ export function importCommand(context: CliContext): Command {
             importVault(vault, operatorActor(operator().name, 'import'), {
               from: options.from,
               apiKey,
+              password,
               logins: options.login,
               dryRun: options.dryRun === true,
               onProgress: (next, done, total) => {

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { Command } from 'commander';
+import { API_PROFILES, type ApiProfile, DEFAULT_API_PROFILE } from '@vaultline/protocol/wire';
+import { Command, Option } from 'commander';
 import { type CliContext, withAdmin } from '../context.ts';
 import { collect } from '../options.ts';
 import { list } from '../output.ts';
@@ -25,18 +26,39 @@ export function keysCommand(context: CliContext): Command {
     .requiredOption('--label <label>', 'a unique label for the key')
     .option('--user <login>', 'bind the key to this user (an admin key without it)')
     .option('--allow-ip <cidr>', 'allow only this address or CIDR range (repeatable)', collect, [])
-    .option('--json', 'print {"label","key"} as JSON')
-    .action(async (options: { label: string; user?: string; allowIp: string[]; json?: boolean }) => {
-      const key = await withAdmin((admin) =>
-        admin.createKey({
-          label: options.label,
-          ...(options.user === undefined ? {} : { login: options.user }),
-          allowIps: options.allowIp,
-        }),
-      );
-      io.out(options.json ? `${JSON.stringify({ label: options.label, key })}\n` : `${key}\n`);
-      io.err('This key is shown once; only its hash is stored.\n');
-    });
+    .addOption(
+      new Option(
+        '--profile <profile>',
+        'how the API answers this key: vaultline, or teampass for scripts written for TeamPass 2 (its statuses and error words, JSON delete status, info/version api-version)',
+      )
+        .choices(API_PROFILES)
+        .default(DEFAULT_API_PROFILE),
+    )
+    .option('--json', 'print {"label","key","profile"} as JSON')
+    .action(
+      async (options: {
+        label: string;
+        user?: string;
+        allowIp: string[];
+        profile: ApiProfile;
+        json?: boolean;
+      }) => {
+        const key = await withAdmin((admin) =>
+          admin.createKey({
+            label: options.label,
+            ...(options.user === undefined ? {} : { login: options.user }),
+            allowIps: options.allowIp,
+            profile: options.profile,
+          }),
+        );
+        io.out(
+          options.json
+            ? `${JSON.stringify({ label: options.label, key, profile: options.profile })}\n`
+            : `${key}\n`,
+        );
+        io.err('This key is shown once; only its hash is stored.\n');
+      },
+    );
   keys
     .command('list')
     .description('List keys (labels, owners, allow-lists; never the keys).')
@@ -50,6 +72,7 @@ export function keysCommand(context: CliContext): Command {
           label: k.label,
           user: k.login ?? '(admin)',
           allow_ips: k.allowIps.join(',') || '(any)',
+          profile: k.profile,
           created: k.createdAt,
           revoked: k.revokedAt ?? '',
         })),

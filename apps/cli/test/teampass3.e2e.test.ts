@@ -21,6 +21,8 @@ let home: { dir: string; cleanup: () => Promise<void> };
 const outputs: { args: readonly string[]; text: string; allowed: string[] }[] = [];
 /** Homes of the tests, scanned for leaks at the end (config files, token caches). */
 const homes: string[] = [];
+/** Personal access tokens the tests made: secrets too. */
+const accessTokens: string[] = [];
 
 beforeAll(async () => {
   seeded = await startSeededTeamPass3();
@@ -211,6 +213,82 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       const site = await cli(['connect', fake().url, '--login', 'alice']);
       expect(site.code).toBe(EXIT.auth);
       expect(site.stderr).toContain('API usage is not allowed');
+    });
+
+    it('signs in with a personal access token where the site allows them (--pat-stdin, then the variable)', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const token = fake().createPersonalAccessToken('alice');
+      accessTokens.push(token);
+      const noSecrets = { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined };
+      const off = await cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+        home: fresh.dir,
+        env: noSecrets,
+        input: `${token}\n`,
+      });
+      expect(off.code).toBe(EXIT.auth);
+      expect(off.stderr).toContain('OAuth2 API access is disabled');
+      expect(off.stderr).not.toContain(token);
+      fake().configure({ personalAccessTokens: true });
+      try {
+        const connect = await counted(() =>
+          cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+            home: fresh.dir,
+            env: noSecrets,
+            input: `${token}\n`,
+          }),
+        );
+        expect(connect.signIns).toBe(1);
+        expect(connect.paths.filter((path) => path.includes('authorize'))).toEqual([
+          expect.stringMatching(/POST .*authorizeToken$/),
+        ]);
+        expect(await readConfigFile(fresh.dir)).toEqual({
+          connections: {
+            default: {
+              url: fake().url,
+              login: 'alice',
+              dialect: 'teampass3',
+              signIn: 'personal-access-token',
+            },
+          },
+        });
+        const read = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], {
+            home: fresh.dir,
+            env: { ...noSecrets, VAULTLINE_PERSONAL_ACCESS_TOKEN: token },
+          }),
+        );
+        expect(read.result.stdout).toBe('ci-bot\n');
+        expect(read.signIns).toBe(0);
+      } finally {
+        fake().configure({ personalAccessTokens: false });
+      }
+    });
+
+    it('gives a named connection its own variables, never the default one’s', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const work = { VAULTLINE_PASSWORD_WORK: alice.password, VAULTLINE_API_KEY_WORK: alice.apiKey };
+      const connect = await cli(['connect', fake().url, '--login', 'alice', '--name', 'work'], {
+        home: fresh.dir,
+        env: { ...work, VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined },
+      });
+      expect(connect.code).toBe(0);
+      expect(connect.stderr).toContain(
+        'later commands read them from VAULTLINE_PASSWORD_WORK and VAULTLINE_API_KEY_WORK',
+      );
+      const read = await cli(['--connection', 'work', 'read', `vaultline://${id('api token')}/login`], {
+        home: fresh.dir,
+        env: work,
+      });
+      expect(read.stdout).toBe('ci-bot\n');
+      // The default connection's secrets are not sent to a named one.
+      const defaults = await cli(['--connection', 'work', 'read', `vaultline://${id('api token')}/login`], {
+        home: fresh.dir,
+      });
+      expect(defaults.code).toBe(EXIT.auth);
+      expect(defaults.stderr).toContain('No password or API key for');
+      expect(defaults.stderr).toContain('VAULTLINE_PASSWORD_WORK and VAULTLINE_API_KEY_WORK');
     });
 
     it('asks what the vault needs: a password here, so an API key alone is not enough', async () => {
@@ -543,7 +621,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
   });
 
   it('never prints or stores a password, key or token that was not asked for', async () => {
-    const tokens = fake().tokens();
+    const tokens = [...fake().tokens(), ...accessTokens];
     expect(tokens.length).toBeGreaterThan(3);
     expect(outputs.length).toBeGreaterThan(30);
     for (const { args, text, allowed } of outputs) {

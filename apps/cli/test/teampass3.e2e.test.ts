@@ -161,6 +161,22 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       );
     });
 
+    it('on a terminal, Ctrl-C cancels (exit 130) and an empty answer is refused (exit 2), before any sign-in', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const args = ['connect', fake().url, '--login', 'alice'];
+      const { result: cancelled, signIns } = await counted(() =>
+        runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\x03' }]),
+      );
+      expect(cancelled.code).toBe(EXIT.signalBase + 2);
+      expect(cancelled.screen).toContain('vaultline: Cancelled.');
+      const empty = await runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\r' }]);
+      expect(empty.code).toBe(EXIT.usage);
+      expect(empty.screen).toContain('vaultline: No password was typed.');
+      expect(signIns).toBe(0);
+      await expect(readFile(join(fresh.dir, 'config', 'vaultline', 'config.json'))).rejects.toThrow();
+    });
+
     it('with the credentials in the environment, stores nothing but says where they come from', async () => {
       const dir = await connectedHome();
       const connect = outputs.at(-1)!.text;

@@ -267,7 +267,8 @@ export async function explainFailure(
   client: VaultClient,
   context: FailureContext,
 ): Promise<unknown> {
-  if (!isVaultError(error, 'unauthorized', 'forbidden') || error.reason !== undefined) return error;
+  // A revoked key has words of its own (the error table's); a refused sign-in gets these.
+  if (!isVaultError(error, 'unauthorized', 'forbidden') || error.reason === 'key_revoked') return error;
   const capabilities = await client.capabilities().catch(() => undefined);
   if (error.code === 'forbidden') {
     if (!capabilities?.enforcedRights) return error;

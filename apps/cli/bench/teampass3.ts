@@ -107,13 +107,16 @@ try {
   const coldRuns: Timing[] = [];
   const ciRuns: Timing[] = [];
   let cachedSignIns = 0;
+  let ciSignIns = 0;
   for (let round = 0; round < ROUNDS; round++) {
     // Interleaved, so that all of them see the same machine load.
     direct.push(await timed(CHILD[0]!, CHILD.slice(1), plain));
     const signIns = fake.signIns(USER.login);
     cached.push(await runCommand(connected));
+    const between = fake.signIns(USER.login);
     ciRuns.push(await runCommand(ci));
-    cachedSignIns += fake.signIns(USER.login) - signIns;
+    cachedSignIns += between - signIns;
+    ciSignIns += fake.signIns(USER.login) - between;
     await clearTokens(cacheDir);
     coldRuns.push(await runCommand(connected));
   }
@@ -148,9 +151,11 @@ try {
   row('vaultline run, token cached', cached);
   row('vaultline run, from the environment', ciRuns);
   row('vaultline run, cold (sign-in included)', coldRuns);
-  const goalMet = overhead(cached) < 150 && cachedSignIns === 0;
+  const goalMet = overhead(cached) < 150 && cachedSignIns === 0 && ciSignIns === 0;
   console.log(`  goal: overhead < 150 ms and 0 sign-ins, token cached: ${goalMet ? 'met' : 'NOT met'}`);
-  console.log(`  sign-ins over ${ROUNDS} cached runs: ${cachedSignIns}`);
+  console.log(
+    `  sign-ins over ${ROUNDS} runs each: token cached ${cachedSignIns}, from the environment ${ciSignIns}`,
+  );
   console.log(`  requests, token cached:        ${warm.requests.length} (${summary(warm.requests)})`);
   console.log(`  requests, from the environment: ${warmCi.requests.length} (${summary(warmCi.requests)})`);
   console.log(`  requests, cold:                ${cold.requests.length} (${summary(cold.requests)})`);
@@ -171,7 +176,7 @@ try {
       {
         figure:
           'the same from the environment alone (CI, no config file: the dialect comes from the token file)',
-        result: `${result(ciRuns)} (${warmCi.requests.length} requests: ${summary(warmCi.requests)})`,
+        result: `${result(ciRuns)}; ${ciSignIns} sign-ins in ${ROUNDS} runs (${warmCi.requests.length} requests: ${summary(warmCi.requests)})`,
         goal: '< 150 ms, 0 sign-ins',
       },
       {

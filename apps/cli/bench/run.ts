@@ -2,13 +2,13 @@
 // Overhead of `vaultline run` with 10 references in the environment (goal < 150 ms), against the
 // named baseline "direct": the same command started directly, measured in the same run, and the
 // HTTP requests one `vaultline run` makes (goal: one round trip per batch).
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startTestVault } from '@vaultline/vault-server/testing';
+import { cpu, ms, type Timing, timed, wall } from './timing.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const bench = startBenchmark({
@@ -19,43 +19,6 @@ const bench = startBenchmark({
 });
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 const CHILD = [process.execPath, '-e', 'if (!process.env.REF_9) process.exit(3)'];
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`;
-
-interface Timing {
-  /** Wall time, ms. */
-  wall: number;
-  /** CPU time (user + system) of the command and its children, ms: steadier than wall time on a loaded machine. */
-  cpu: number;
-}
-
-const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
-
-/** Runs a command under bash, whose `times` gives the CPU time its children used. */
-function timed(command: string, args: string[], env: Record<string, string>): Promise<Timing> {
-  const script = `${[command, ...args].map(quote).join(' ')} >/dev/null || exit $?; times`;
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const wall = performance.now() - started;
-      if (code !== 0) return reject(new Error(`${command} ${args[0]} exited with ${code}`));
-      // `times` prints the shell's own times, then its children's: "0m0.081s 0m0.012s".
-      const children = out.trim().split('\n').at(-1) ?? '';
-      const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
-      resolve({ wall, cpu: (seconds.reduce((a, b) => a + b, 0) || Number.NaN) * 1000 });
-    });
-  });
-}
 
 const logLines: string[] = [];
 const vault = await startTestVault({ logLines });
@@ -108,8 +71,6 @@ try {
       await timed(process.execPath, [CLI, 'run', '--', ...CHILD], { ...base, ...connection, REF_9: 'x' }),
     );
   }
-  const wall = (timings: Timing[]) => median(timings.map((t) => t.wall));
-  const cpu = (timings: Timing[]) => median(timings.map((t) => t.cpu));
   const overhead = wall(run) - wall(direct);
   console.log(`vaultline run, 10 references (5 by id, 5 by path), ${ROUNDS} rounds, medians:`);
   // Wall times stretch with the machine's load; CPU times much less.

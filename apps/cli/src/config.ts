@@ -1,5 +1,6 @@
 /**
- * The config file: named connections (URL and login), never a key. `$XDG_CONFIG_HOME/vaultline/
+ * The config file: named connections (URL, login, the dialect `connect` detected and how the
+ * connection signs in), never a key, password or token. `$XDG_CONFIG_HOME/vaultline/
  * config.json`, mode 0600 in a 0700 directory, written whole through a temporary file.
  *
  * @module
@@ -8,14 +9,22 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXIT } from '@vaultline/protocol';
+import { type Dialect, EXIT } from '@vaultline/protocol';
 import * as v from 'valibot';
 
+import { SIGN_INS } from './constants.ts';
 import { CliError } from './errors.ts';
+
+/** The dialects a connection can store (the core's `Dialect`). */
+const DIALECTS = ['legacy', 'teampass3'] as const satisfies readonly Dialect[];
 
 const ConnectionSchema = v.object({
   url: v.pipe(v.string(), v.nonEmpty()),
   login: v.optional(v.string()),
+  /** The dialect `connect` detected: passed back to the client so that commands send no probe. */
+  dialect: v.optional(v.picklist(DIALECTS)),
+  /** How `connect` signed in: which secrets later commands look for. */
+  signIn: v.optional(v.picklist(SIGN_INS)),
 });
 
 const ConfigSchema = v.object({

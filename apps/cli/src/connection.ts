@@ -1,23 +1,42 @@
 /**
- * Which vault a command talks to: the named connection from the config file, with
- * `VAULTLINE_URL`, `VAULTLINE_LOGIN` and `VAULTLINE_API_KEY` overriding the default one (CI needs
- * no `connect`). The key comes from the environment or the keychain, never from a file.
+ * Which vault a command talks to, as whom, and with what: the named connection from the config
+ * file, with `VAULTLINE_URL`, `VAULTLINE_LOGIN` and the secrets' variables overriding the default
+ * one (CI needs no `connect`). Secrets come from the environment or the keychain, never from a
+ * file; the session token from where the secrets came (see `token-cache.ts`).
  *
  * @module
  */
 
 import {
-  createRedactor,
   createVaultClient,
+  type Dialect,
   EXIT,
+  isVaultError,
   type Redactor,
   type VaultClient,
 } from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
-import { DEFAULT_CONNECTION, ENV } from './constants.ts';
-import { type CliEnvironment, keyVariable } from './env.ts';
+import {
+  DEFAULT_CONNECTION,
+  ENV,
+  SECRET_KINDS,
+  SECRET_WORDS,
+  type SecretKind,
+  SIGN_IN_SECRETS,
+  type SignIn,
+} from './constants.ts';
+import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
-import { keychainAccount, readKey } from './keychain.ts';
+import { keychainAccount, readSecret } from './keychain.ts';
+import {
+  type ConnectionTokenCache,
+  fileTokenCache,
+  keychainTokenCache,
+  type SealingSecrets,
+} from './token-cache.ts';
+
+/** A connection's secrets, by kind. */
+export type Secrets = Partial<Record<SecretKind, string>>;
 
 /** An open connection. */
 export interface Connection {
@@ -25,84 +44,283 @@ export interface Connection {
   readonly name: string;
   /** The vault's base URL. */
   readonly url: string;
-  /** The login to act for, when known. */
+  /** The login to act for (and, where the vault signs in, the one that signs in), when known. */
   readonly login: string | undefined;
   /** The client. */
   readonly client: VaultClient;
-  /** Removes the key from text. */
+  /** Removes the secrets and any session token from text. */
   readonly redact: Redactor;
+  /** Where the session token is kept between commands. */
+  readonly tokenCache: ConnectionTokenCache | undefined;
+  /**
+   * The login a command acts for: on a vault whose credentials may read other users, the
+   * configured one; elsewhere the signed-in user's.
+   *
+   * @param what What needs it, for the message.
+   * @returns The login.
+   * @throws {CliError} `no_login` (exit 4) when there is none.
+   */
+  actingLogin(what: string): Promise<string>;
+  /** The same, `undefined` when there is none (references by id need none). */
+  optionalActingLogin(): Promise<string | undefined>;
+  /**
+   * Turns a failure into one that says what to do on this connection (which variables, which
+   * `connect`), where the vault's error alone would not.
+   *
+   * @param error The failure.
+   * @returns The error to throw.
+   */
+  explain(error: unknown): Promise<unknown>;
+  /** Ends the client, keeping the session token for the next command. */
+  close(): Promise<void>;
+}
+
+/** What {@link openConnection} reports besides the connection. */
+export interface OpenOptions {
+  /** Told about a session token cache that cannot be used. */
+  warn?: ((message: string) => void) | undefined;
 }
 
 /**
- * Opens a connection.
+ * Opens a connection. Nothing is sent until the first call.
  *
  * @param env The environment.
  * @param name The connection's name; the default one when absent.
+ * @param options Where warnings go.
  * @returns The connection.
  * @throws {CliError} `no_connection` or `no_key` (exit 4).
  */
-export async function openConnection(env: CliEnvironment, name?: string): Promise<Connection> {
+export async function openConnection(
+  env: CliEnvironment,
+  name?: string,
+  options: OpenOptions = {},
+): Promise<Connection> {
   const chosen = name ?? DEFAULT_CONNECTION;
   const isDefault = chosen === DEFAULT_CONNECTION;
   const useEnv = isDefault && env.url !== undefined;
-  const config = useEnv && env.apiKey !== undefined ? { connections: {} } : await readConfig(env.configDir);
-  const stored = config.connections[chosen];
+  const secrets: Secrets = {};
+  for (const kind of SECRET_KINDS) {
+    const value = env.secretFor(kind, chosen);
+    if (value !== undefined) secrets[kind] = value;
+  }
+  const fromEnv = Object.keys(secrets).length > 0;
+  const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
+  const stored = useEnv ? undefined : config.connections[chosen];
   const url = useEnv ? env.url : stored?.url;
   if (url === undefined) {
     throw new CliError(
       'no_connection',
       isDefault
-        ? `No vault connection: run vaultline connect <url> --login <login>, or set ${ENV.url} (and ${ENV.apiKey}, ${ENV.login}).`
+        ? `No vault connection: run vaultline connect <url> --login <login>, or set ${ENV.url} (and ${ENV.apiKey}, ${ENV.login}; ${ENV.password} where the vault signs in with a password).`
         : `No connection named ${JSON.stringify(chosen)} in ${configPath(env.configDir)}: run vaultline connect <url> --name ${chosen}.`,
       EXIT.auth,
     );
   }
   const login = (isDefault ? env.login : undefined) ?? (useEnv ? undefined : stored?.login);
-  let apiKey = env.keyFor(chosen);
-  if (apiKey === undefined) {
+  // The way connect signed in says which secrets to look for; without it, what the environment has.
+  const signIn: SignIn =
+    stored?.signIn ??
+    (secrets['personal-access-token'] ? 'personal-access-token' : secrets.password ? 'password' : 'api-key');
+  const fromKeychain = new Set<SecretKind>();
+  let keychainError: CliError | undefined;
+  for (const kind of SIGN_IN_SECRETS[signIn]) {
+    if (secrets[kind] !== undefined || keychainError) continue;
     try {
-      apiKey = await readKey(keychainAccount(url, login));
-    } catch (error) {
-      if (error instanceof CliError && error.code === 'keychain_unavailable') {
-        throw new CliError(
-          'no_key',
-          `No API key for ${url}. ${error.message.replace(ENV.apiKey, keyVariable(chosen))}`,
-          EXIT.auth,
-          { cause: error },
-        );
+      const value = await readSecret(keychainAccount(url, login, kind));
+      if (value) {
+        secrets[kind] = value;
+        fromKeychain.add(kind);
       }
-      throw error;
-    }
-    if (apiKey === undefined) {
-      throw new CliError(
-        'no_key',
-        `No API key for ${url} in the keychain: run vaultline connect ${url} --key-stdin, or set ${keyVariable(chosen)}.`,
-        EXIT.auth,
-      );
+    } catch (error) {
+      if (!(error instanceof CliError && error.code === 'keychain_unavailable')) throw error;
+      keychainError = error;
     }
   }
-  let client: VaultClient;
+  const sealing = sealingSecrets(secrets);
+  // Enough to sign in somewhere: the API key (legacy), or what signs in (TeamPass 3).
+  const usable = sealing !== undefined || (signIn === 'api-key' && secrets['api-key'] !== undefined);
+  if (!usable) {
+    const missing = SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
+    throw missingSecrets({
+      name: chosen,
+      url,
+      login,
+      signIn,
+      missing,
+      stored: stored !== undefined,
+      keychainError,
+    });
+  }
+
+  const signInFromKeychain = fromKeychain.has('password') || fromKeychain.has('personal-access-token');
+  let client: VaultClient | undefined;
+  const tokenCache: ConnectionTokenCache | undefined =
+    sealing === undefined || login === undefined
+      ? undefined
+      : signInFromKeychain
+        ? keychainTokenCache(keychainAccount(url, login, 'session-token'))
+        : fileTokenCache({
+            dir: env.cacheDir,
+            url,
+            login,
+            secrets: sealing,
+            dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
+            warn: options.warn,
+          });
+  const dialect: Dialect | 'auto' = stored?.dialect ?? (await tokenCache?.dialect()) ?? 'auto';
   try {
-    client = createVaultClient({ baseUrl: url, apiKey });
+    client = createVaultClient({
+      baseUrl: url,
+      apiKey: secrets['api-key'],
+      login,
+      password: secrets.password,
+      personalAccessToken: secrets['personal-access-token'],
+      dialect,
+      tokenCache,
+    });
   } catch (error) {
     throw new CliError('invalid_connection', (error as Error).message, EXIT.auth, { cause: error });
   }
-  return { name: chosen, url: client.baseUrl, login, client, redact: createRedactor([apiKey]) };
+  const opened = client;
+  const context: FailureContext = { name: chosen, url, login, signedIn: sealing !== undefined };
+  const optionalActingLogin = () => actingLoginOf(opened, login);
+  return {
+    name: chosen,
+    url: opened.baseUrl,
+    login,
+    client: opened,
+    redact: opened.redact,
+    tokenCache,
+    optionalActingLogin,
+    async actingLogin(what) {
+      const acting = await optionalActingLogin();
+      if (acting !== undefined) return acting;
+      throw new CliError(
+        'no_login',
+        `${what} needs a vault login: set ${ENV.login}, or run vaultline connect ${opened.baseUrl} --login <login>.`,
+        EXIT.auth,
+      );
+    },
+    explain: (error) => explainFailure(error, opened, context),
+    async close() {
+      await opened.dispose({ signOut: false }).catch(() => undefined);
+    },
+  };
 }
 
 /**
- * Tells the login a command acts for, or fails with a clear message.
+ * The secrets a session token is sealed with: those that sign in (the personal access token, or
+ * the password with the API key), as the core picks them.
  *
- * @param connection The connection.
- * @param what What needs it, for the message.
- * @returns The login.
- * @throws {CliError} `no_login` (exit 4).
+ * @param secrets The connection's secrets.
+ * @returns The sealing secrets, or `undefined` when nothing signs in.
  */
-export function requireLogin(connection: Connection, what: string): string {
-  if (connection.login !== undefined) return connection.login;
-  throw new CliError(
-    'no_login',
-    `${what} needs a vault login: set ${ENV.login}, or run vaultline connect ${connection.url} --login <login>.`,
+export function sealingSecrets(secrets: Secrets): SealingSecrets | undefined {
+  const token = secrets['personal-access-token'];
+  if (token) return { personalAccessToken: token };
+  const { password, 'api-key': apiKey } = secrets;
+  return password && apiKey ? { password, apiKey } : undefined;
+}
+
+/**
+ * The login a client acts for: the configured one where the credentials may read any user's
+ * folders (`otherUsers`), the signed-in user's where every call runs as that user.
+ *
+ * @param client The client.
+ * @param login The configured login.
+ * @returns The login, when there is one.
+ */
+export async function actingLoginOf(
+  client: VaultClient,
+  login: string | undefined,
+): Promise<string | undefined> {
+  const capabilities = await client.capabilities();
+  if (capabilities.otherUsers) return login;
+  return (await client.identity()).login ?? login;
+}
+
+/** What a failure's words name. */
+export interface FailureContext {
+  /** The connection's name (for its variables). */
+  readonly name: string;
+  /** The vault's URL. */
+  readonly url: string;
+  /** The login. */
+  readonly login: string | undefined;
+  /** Whether a password or personal access token was given. */
+  readonly signedIn: boolean;
+}
+
+/**
+ * Adds what to do to a sign-in failure, on a vault where one signs in (capabilities
+ * `credentials: 'password'`): which variables to check, or to set when they were missing; and to
+ * a refusal, on a vault that enforces the user's rights (`enforcedRights`): who sets them. Other
+ * failures are left as they are (the CLI's error table words them).
+ *
+ * @param error The failure.
+ * @param client The client, for its capabilities.
+ * @param context The connection.
+ * @returns The error to throw.
+ */
+export async function explainFailure(
+  error: unknown,
+  client: VaultClient,
+  context: FailureContext,
+): Promise<unknown> {
+  // A revoked key has words of its own (the error table's); a refused sign-in gets these.
+  if (!isVaultError(error, 'unauthorized', 'forbidden') || error.reason === 'key_revoked') return error;
+  const capabilities = await client.capabilities().catch(() => undefined);
+  if (error.code === 'forbidden') {
+    if (!capabilities?.enforcedRights) return error;
+    return new CliError(
+      'forbidden',
+      `${error.message} The vault enforces the rights of ${context.login ?? 'the signed-in user'}: a folder right or an API permission (create, read, update, delete) does not allow this; an administrator sets them.`,
+      EXIT.auth,
+      { cause: error },
+    );
+  }
+  if (capabilities?.credentials !== 'password') return error;
+  const variable = (kind: SecretKind) => secretVariable(kind, context.name);
+  const connect = `vaultline connect ${context.url} --login ${context.login ?? '<login>'}${context.name === DEFAULT_CONNECTION ? '' : ` --name ${context.name}`}`;
+  const hint = context.signedIn
+    ? `Signing in was refused: check the login${context.name === DEFAULT_CONNECTION ? ` (${ENV.login})` : ''}, the password (${variable('password')}) and the API key (${variable('api-key')}), or the personal access token (${variable('personal-access-token')}), or run ${connect} again. The vault answers the same when the user's API access is switched off: an administrator turns it on.`
+    : `This vault signs in with a password: set ${variable('password')} (with ${variable('api-key')}) or ${variable('personal-access-token')}, or run ${connect}, which asks for them.`;
+  return new CliError('unauthorized', `${error.message} ${hint}`, EXIT.auth, { cause: error });
+}
+
+function missingSecrets(options: {
+  name: string;
+  url: string;
+  login: string | undefined;
+  signIn: SignIn;
+  missing: readonly SecretKind[];
+  stored: boolean;
+  keychainError: CliError | undefined;
+}): CliError {
+  const { name, url, signIn, missing, keychainError } = options;
+  const variables = missing.map((kind) => secretVariable(kind, name));
+  const words = missing.map((kind) => SECRET_WORDS[kind]).join(' or ');
+  const connectFlags =
+    signIn === 'api-key' ? '--key-stdin' : signIn === 'password' ? '--password-stdin' : '--pat-stdin';
+  const connect = `vaultline connect ${url} --login ${options.login ?? '<login>'}${name === DEFAULT_CONNECTION ? '' : ` --name ${name}`} ${connectFlags}`;
+  // A connection that says nothing of how it signs in (set up from the environment): name both ways.
+  const also =
+    !options.stored && signIn === 'api-key'
+      ? ` (and ${secretVariable('password', name)} where the vault signs in with a password, or ${secretVariable('personal-access-token', name)})`
+      : '';
+  const code = missing.length === 1 && missing[0] === 'api-key' ? 'no_key' : 'no_credentials';
+  const label = `No ${words}`;
+  if (keychainError) {
+    return new CliError(
+      code,
+      `${label} for ${url}. ${keychainError.message} Set ${variables.join(' and ')}${also} in the environment instead.`,
+      EXIT.auth,
+      { cause: keychainError },
+    );
+  }
+  return new CliError(
+    code,
+    `${label} for ${url} in the keychain: run ${connect}, or set ${variables.join(' and ')}${also}.`,
     EXIT.auth,
   );
 }

@@ -12,9 +12,55 @@ export const ENV = {
   url: 'VAULTLINE_URL',
   /** The API key; overrides the keychain. Never passed on to `run`'s child. */
   apiKey: 'VAULTLINE_API_KEY',
-  /** The vault login to act for; overrides the stored default connection. */
+  /** The vault login to act for (on vaults where you sign in: the login that signs in); overrides the stored default connection. */
   login: 'VAULTLINE_LOGIN',
+  /** The password, on vaults where you sign in with one (TeamPass 3); overrides the keychain. Never passed on to `run`'s child. */
+  password: 'VAULTLINE_PASSWORD',
+  /** A personal access token, instead of the password and API key where the vault allows them; overrides the keychain. Never passed on. */
+  personalAccessToken: 'VAULTLINE_PERSONAL_ACCESS_TOKEN',
+  /** Where session tokens are cached when they are not kept in the keychain. */
+  cacheDir: 'VAULTLINE_CACHE_DIR',
 } as const;
+
+/**
+ * The secrets a connection can hold, by the name the keychain and the messages use: the API key,
+ * the password, a personal access token. The session token is not one of them: it is derived.
+ */
+export const SECRET_KINDS = ['api-key', 'password', 'personal-access-token'] as const;
+
+/** One of {@link SECRET_KINDS}. */
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+/** The environment variable of each secret (for the default connection; `_<NAME>` for a named one). */
+export const SECRET_VARIABLES: Readonly<Record<SecretKind, string>> = {
+  'api-key': ENV.apiKey,
+  password: ENV.password,
+  'personal-access-token': ENV.personalAccessToken,
+};
+
+/** How to say each secret in a sentence. */
+export const SECRET_WORDS: Readonly<Record<SecretKind, string>> = {
+  'api-key': 'API key',
+  password: 'password',
+  'personal-access-token': 'personal access token',
+};
+
+/**
+ * How a connection signs in, and the secrets each way needs: an API key alone (the legacy API),
+ * a password with the user's API key, or a personal access token (TeamPass 3). `connect` stores
+ * the way it checked; the capabilities' `credentials` decide it.
+ */
+export const SIGN_IN_SECRETS = {
+  'api-key': ['api-key'],
+  password: ['password', 'api-key'],
+  'personal-access-token': ['personal-access-token'],
+} as const satisfies Record<string, readonly SecretKind[]>;
+
+/** One way of signing in. */
+export type SignIn = keyof typeof SIGN_IN_SECRETS;
+
+/** The ways of signing in, for the config file's schema. */
+export const SIGN_INS = ['api-key', 'password', 'personal-access-token'] as const satisfies readonly SignIn[];
 
 /** The service name of keychain entries. */
 export const KEYCHAIN_SERVICE = 'vaultline';

@@ -26,3 +26,13 @@ export function connectionOption(command: Command): string | undefined {
   const value: unknown = command.optsWithGlobals().connection;
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * Where warnings go: stderr, as `vaultline: …` lines.
+ *
+ * @param output The output.
+ * @returns The warning function.
+ */
+export function warnTo(output: Output): (message: string) => void {
+  return (message) => output.err(`vaultline: ${message}`);
+}

@@ -1,31 +1,42 @@
 /**
- * The API key in the OS keychain, through @napi-rs/keyring (macOS Keychain, Windows Credential
- * Manager, the Secret Service or the kernel keyring on Linux). Loaded only when needed.
+ * Secrets in the OS keychain, through @napi-rs/keyring (macOS Keychain, Windows Credential
+ * Manager, the Secret Service or the kernel keyring on Linux), loaded only when needed: a
+ * connection's API key, password or personal access token, and its session token.
  *
  * @module
  */
 
 import { EXIT } from '@vaultline/protocol';
-import { ENV, KEYCHAIN_SERVICE } from './constants.ts';
+import { KEYCHAIN_SERVICE, type SecretKind } from './constants.ts';
 import { CliError } from './errors.ts';
 
+/** What the keychain keeps for a connection: its secrets, and the session token derived from them. */
+export type KeychainEntry = SecretKind | 'session-token';
+
 /**
- * The keychain account of a connection: the login and URL, so that connecting again to the same
- * vault as the same person finds the same entry.
+ * The keychain account of a connection's secret: the login and URL (so that connecting again to
+ * the same vault as the same person finds the same entries), then `#<kind>` for all but the API
+ * key, whose account is the login and URL alone (as stored before there were other secrets).
  *
  * @param url The vault URL.
  * @param login The login.
+ * @param entry Which secret; the API key by default.
  * @returns The account name.
  */
-export function keychainAccount(url: string, login: string | undefined): string {
-  return `${login ?? ''}@${url}`;
+export function keychainAccount(
+  url: string,
+  login: string | undefined,
+  entry: KeychainEntry = 'api-key',
+): string {
+  const base = `${login ?? ''}@${url}`;
+  return entry === 'api-key' ? base : `${base}#${entry}`;
 }
 
 function unavailable(error: unknown): CliError {
   const detail = error instanceof Error ? error.message : String(error);
   return new CliError(
     'keychain_unavailable',
-    `No OS keychain is available here (${detail}). On Linux the keychain is the Secret Service (GNOME Keyring, KWallet) on a D-Bus session, or the kernel keyring. Set ${ENV.apiKey} in the environment instead.`,
+    `No OS keychain is available here (${detail}). On Linux the keychain is the Secret Service (GNOME Keyring, KWallet) on a D-Bus session, or the kernel keyring.`,
     EXIT.auth,
     { cause: error },
   );
@@ -46,13 +57,13 @@ async function entry(account: string) {
 }
 
 /**
- * Reads a key from the keychain.
+ * Reads a secret from the keychain.
  *
  * @param account The account.
- * @returns The key, or `undefined` when none is stored.
+ * @returns The secret, or `undefined` when none is stored.
  * @throws {CliError} `keychain_unavailable` when there is no keychain.
  */
-export async function readKey(account: string): Promise<string | undefined> {
+export async function readSecret(account: string): Promise<string | undefined> {
   const item = await entry(account);
   try {
     return (await item.getPassword()) ?? undefined;
@@ -62,29 +73,29 @@ export async function readKey(account: string): Promise<string | undefined> {
 }
 
 /**
- * Stores a key in the keychain.
+ * Stores a secret in the keychain.
  *
  * @param account The account.
- * @param key The API key.
+ * @param secret The secret.
  * @throws {CliError} `keychain_unavailable` when there is no keychain.
  */
-export async function storeKey(account: string, key: string): Promise<void> {
+export async function storeSecret(account: string, secret: string): Promise<void> {
   const item = await entry(account);
   try {
-    await item.setPassword(key);
+    await item.setPassword(secret);
   } catch (error) {
     throw unavailable(error);
   }
 }
 
 /**
- * Removes a key from the keychain.
+ * Removes a secret from the keychain.
  *
  * @param account The account.
  * @returns Whether one was removed.
  * @throws {CliError} `keychain_unavailable` when there is no keychain.
  */
-export async function deleteKey(account: string): Promise<boolean> {
+export async function deleteSecret(account: string): Promise<boolean> {
   const item = await entry(account);
   try {
     return await item.deleteCredential();

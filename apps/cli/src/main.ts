@@ -1,6 +1,6 @@
 /**
  * The `vaultline` program (bundled into one file by bundle.ts, loaded by cli.ts): runs the command tree, reports errors as one line (or JSON with
- * --json) with the documented exit code, and never prints an API key.
+ * --json) with the documented exit code, and never prints an API key, a password or a token.
  *
  * @module
  */
@@ -24,7 +24,7 @@ const output = processOutput();
 const program = createProgram({ env, output });
 program.exitOverride();
 for (const command of program.commands) command.exitOverride();
-const redact = createRedactor(env.apiKeys);
+const redact = createRedactor(env.secrets);
 
 try {
   await program.parseAsync(process.argv);

@@ -25,17 +25,21 @@ function version(): string {
 const EXIT_HELP = `
 Environment:
   ${ENV.url}        the vault's base URL (overrides the stored default connection)
-  ${ENV.login}      the vault login to act for
-  ${ENV.apiKey}    the API key (overrides the keychain; never passed to run's command);
-                       ${ENV.apiKey}_<NAME> for the connection named <name>
+  ${ENV.login}      the vault login to act for (where you sign in: the login that signs in)
+  ${ENV.apiKey}    the API key (overrides the keychain; never passed to run's command)
+  ${ENV.password}   the password, where the vault signs in with one (TeamPass 3; the same)
+  ${ENV.personalAccessToken}
+                       a personal access token instead of password and key (the same)
+                       each secret with _<NAME> for the connection named <name>
+  ${ENV.cacheDir}  where session tokens are cached when the keychain does not keep them
 
 Exit codes:
-  ${EXIT.ok} ok, ${EXIT.error} error, ${EXIT.usage} usage, ${EXIT.reference} reference not resolved, ${EXIT.auth} no connection/key or key refused,
+  ${EXIT.ok} ok, ${EXIT.error} error, ${EXIT.usage} usage, ${EXIT.reference} reference not resolved, ${EXIT.auth} no connection/credentials or refused,
   ${EXIT.vault} vault unreachable or failing, ${EXIT.exists} output file exists; run: the command's own code
   (${EXIT.notFound} not found, ${EXIT.cannotExecute} not executable, ${EXIT.signalBase}+N killed by signal N).
 
 References: vaultline://<item id>/<field>, vaultline://<folder>/.../<label>/<field>
-  fields: password, login, email, url, description, label, file:<name>
+  fields: password, login, email, url, description, label, otp, file:<name>
 `;
 
 /**

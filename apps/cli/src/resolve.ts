@@ -35,12 +35,14 @@ export interface Resolution {
  * @param env The environment.
  * @param references The references.
  * @param connectionName The connection for references that name none.
+ * @param warn Told about a session token cache that cannot be used.
  * @returns The results.
  */
 export async function resolveAll(
   env: CliEnvironment,
   references: readonly Reference[],
   connectionName: string | undefined,
+  warn?: (message: string) => void,
 ): Promise<Resolution> {
   const groups = new Map<string | undefined, Map<string, Reference>>();
   for (const reference of references) {
@@ -51,16 +53,27 @@ export async function resolveAll(
   }
   const connections: Connection[] = [];
   const results = new Map<string, ResolvedReference>();
-  await Promise.all(
-    [...groups].map(async ([name, group]) => {
-      const connection = await openConnection(env, name);
-      connections.push(connection);
-      const resolved = await resolveReferences(connection.client, [...group.values()], {
-        login: connection.login,
-      });
-      for (const result of resolved) results.set(result.text, result);
-    }),
-  );
+  try {
+    const settled = await Promise.allSettled(
+      [...groups].map(async ([name, group]) => {
+        const connection = await openConnection(env, name, { warn });
+        connections.push(connection);
+        try {
+          const resolved = await resolveReferences(connection.client, [...group.values()], {
+            login: await connection.optionalActingLogin(),
+          });
+          for (const result of resolved) results.set(result.text, result);
+        } catch (error) {
+          throw await connection.explain(error);
+        }
+      }),
+    );
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  } finally {
+    // The session tokens stay cached for the next command.
+    await Promise.all(connections.map((connection) => connection.close()));
+  }
   const failures: VaultReferenceError[] = [];
   for (const reference of references) {
     const result = results.get(formatReference(reference));

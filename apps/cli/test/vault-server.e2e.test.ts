@@ -61,7 +61,12 @@ describe('vaultline against the Vaultline server', () => {
       expect(result.stderr).toContain('Connected to');
       const path = join(home.dir, 'config', 'vaultline', 'config.json');
       const config = JSON.parse(await readFile(path, 'utf8'));
-      expect(config).toEqual({ connections: { default: { url: seeded.vault.url, login: 'alice' } } });
+      // The dialect connect detected goes back to the client, so that commands send no probe.
+      expect(config).toEqual({
+        connections: {
+          default: { url: seeded.vault.url, login: 'alice', dialect: 'legacy', signIn: 'api-key' },
+        },
+      });
       expect((await stat(path)).mode & 0o777).toBe(0o600);
       expect((await readFile(path, 'utf8')).includes(seeded.aliceKey)).toBe(false);
       // The stored URL and login are used; the key comes from the environment.

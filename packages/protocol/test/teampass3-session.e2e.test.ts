@@ -5,7 +5,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isVaultError, VaultError } from '../src/errors.ts';
+import { createRedactor, isVaultError, VaultError } from '../src/errors.ts';
 import { createTeamPass3Caller, type TeamPass3RequestEvent } from '../src/teampass3/caller.ts';
 import {
   createTeamPass3Session,
@@ -545,6 +545,21 @@ describe('the TeamPass 3 caller', () => {
         ),
     });
     expect((await failure(stalled.call('openApi', {}))).code).toBe('timeout');
+  });
+
+  it('reports a timeout as such through a real redactor (fetch rejects with a DOMException, whose code is a number)', async () => {
+    const stalled = createTeamPass3Caller({
+      baseUrl: fake.url,
+      redact: createRedactor(['a-secret']),
+      timeoutMs: 50,
+      fetch: (_input, init) =>
+        new Promise((_, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        ),
+    });
+    const error = await failure(stalled.call('openApi', {}));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toBe('openapi.json: the vault did not answer within 50 ms.');
   });
 
   it('refuses answers larger than the limit', async () => {

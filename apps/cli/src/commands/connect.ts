@@ -1,51 +1,190 @@
 /**
- * `vaultline connect <url> --login <login>`: checks the connection, stores URL and login in the
- * config file, and the key (from stdin) in the OS keychain. Never writes the key to a file.
+ * `vaultline connect <url> --login <login>`: tells which API the vault speaks (one keyless
+ * request), asks for what signing in there needs (an API key; or the password with the API key,
+ * or a personal access token), checks it by signing in once, and stores the URL, login, dialect
+ * and way of signing in in the config file, the secrets in the OS keychain and the session token
+ * next to them. `vaultline disconnect` signs the session out and forgets all of it.
  *
  * @module
  */
 
-import { createInterface } from 'node:readline/promises';
-import { Writable } from 'node:stream';
-import { createRedactor, createVaultClient, EXIT } from '@vaultline/protocol';
+import { rm } from 'node:fs/promises';
+import {
+  type CredentialsNeeded,
+  createVaultClient,
+  detectDialect,
+  EXIT,
+  type VaultClient,
+} from '@vaultline/protocol';
 import { Command } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
-import { DEFAULT_CONNECTION, ENV } from '../constants.ts';
-import type { CommandContext } from '../context.ts';
-import { keyVariable } from '../env.ts';
+import {
+  actingLoginOf,
+  explainFailure,
+  openConnection,
+  type Secrets,
+  sealingSecrets,
+} from '../connection.ts';
+import {
+  DEFAULT_CONNECTION,
+  ENV,
+  SECRET_KINDS,
+  SECRET_WORDS,
+  type SecretKind,
+  SIGN_IN_SECRETS,
+  type SignIn,
+} from '../constants.ts';
+import { type CommandContext, warnTo } from '../context.ts';
+import { type CliEnvironment, secretVariable } from '../env.ts';
 import { CliError, toCliError } from '../errors.ts';
-import { deleteKey, keychainAccount, storeKey } from '../keychain.ts';
+import { deleteSecret, keychainAccount, storeSecret } from '../keychain.ts';
+import { askSecret, canAsk, readStdinSecrets } from '../prompt.ts';
 import { withSpinner } from '../spinner.ts';
+import { fileTokenCache, keychainTokenCache, memoryTokenCache, tokenFilePath } from '../token-cache.ts';
 
-/** The longest key read from stdin. */
-const MAX_KEY_LENGTH = 4096;
+/** The options of `connect`. */
+interface ConnectOptions {
+  login: string;
+  name: string;
+  keyStdin?: boolean;
+  passwordStdin?: boolean;
+  patStdin?: boolean;
+}
 
-async function readKeyFromStdin(): Promise<string> {
-  if (process.stdin.isTTY) {
-    // Read without echo: the terminal's echo goes to a stream that drops it.
-    const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-    const prompt = createInterface({ input: process.stdin, output: silent, terminal: true });
-    process.stderr.write('API key: ');
-    try {
-      return (await prompt.question('')).trim();
-    } finally {
-      prompt.close();
-      process.stderr.write('\n');
-    }
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of process.stdin) {
-    total += (chunk as Buffer).length;
-    if (total > MAX_KEY_LENGTH)
+/** The flag that reads each secret from stdin. */
+const STDIN_FLAGS: Readonly<Record<SecretKind, string>> = {
+  'api-key': '--key-stdin',
+  password: '--password-stdin',
+  'personal-access-token': '--pat-stdin',
+};
+
+const fromStdin = (options: ConnectOptions, kind: SecretKind): boolean =>
+  kind === 'api-key'
+    ? options.keyStdin === true
+    : kind === 'password'
+      ? options.passwordStdin === true
+      : options.patStdin === true;
+
+const listed = (kinds: readonly SecretKind[]) => kinds.map((kind) => SECRET_WORDS[kind]).join(' and the ');
+
+/** How to sign in, from what the vault needs and what was offered. */
+function chooseSignIn(
+  needs: CredentialsNeeded,
+  options: ConnectOptions,
+  env: CliEnvironment,
+  url: string,
+): SignIn {
+  if (options.patStdin && (options.passwordStdin || options.keyStdin))
+    throw new CliError(
+      'usage',
+      'A personal access token signs in alone: --pat-stdin goes without --password-stdin and --key-stdin.',
+      EXIT.usage,
+    );
+  if (needs === 'api-key') {
+    const extra = (['password', 'personal-access-token'] as const).filter((kind) => fromStdin(options, kind));
+    if (extra.length > 0)
       throw new CliError(
-        'invalid_key',
-        `The API key on stdin is longer than ${MAX_KEY_LENGTH} bytes.`,
+        'usage',
+        `${url} signs in with an API key alone: drop ${extra.map((kind) => STDIN_FLAGS[kind]).join(' and ')}.`,
         EXIT.usage,
       );
-    chunks.push(chunk as Buffer);
+    return 'api-key';
   }
-  return Buffer.concat(chunks).toString('utf8').trim();
+  const patOffered =
+    options.patStdin === true ||
+    (!options.passwordStdin &&
+      !options.keyStdin &&
+      env.secretFor('personal-access-token', options.name) !== undefined);
+  return patOffered ? 'personal-access-token' : 'password';
+}
+
+/** The secrets, and which of them were typed or piped (those are stored in the keychain). */
+async function gatherSecrets(
+  signIn: SignIn,
+  options: ConnectOptions,
+  env: CliEnvironment,
+  url: string,
+): Promise<{ secrets: Secrets; given: SecretKind[] }> {
+  const kinds = SIGN_IN_SECRETS[signIn];
+  const secrets: Secrets = {};
+  const given: SecretKind[] = [];
+  const question = (kind: SecretKind) =>
+    kind === 'password'
+      ? `Password of ${options.login} at ${url}: `
+      : kind === 'api-key'
+        ? `API key${signIn === 'password' ? ` of ${options.login} (from the profile page)` : ''}: `
+        : `Personal access token of ${options.login}: `;
+  const piped = kinds.filter((kind) => fromStdin(options, kind));
+  if (piped.length > 0) {
+    if (canAsk()) {
+      for (const kind of piped) secrets[kind] = await askSecret(question(kind), SECRET_WORDS[kind]);
+    } else {
+      const values = await readStdinSecrets(piped.map((kind) => SECRET_WORDS[kind]));
+      piped.forEach((kind, index) => {
+        secrets[kind] = values[index]!;
+      });
+    }
+    given.push(...piped);
+  }
+  const missing: SecretKind[] = [];
+  for (const kind of kinds) {
+    if (secrets[kind] !== undefined) continue;
+    const value = env.secretFor(kind, options.name);
+    if (value !== undefined) secrets[kind] = value;
+    else if (canAsk()) {
+      secrets[kind] = await askSecret(question(kind), SECRET_WORDS[kind]);
+      given.push(kind);
+    } else missing.push(kind);
+  }
+  if (missing.length > 0) {
+    const flags = missing.map((kind) => STDIN_FLAGS[kind]).join(' ');
+    const variables = missing.map((kind) => secretVariable(kind, options.name)).join(' and ');
+    throw new CliError(
+      missing.length === 1 && missing[0] === 'api-key' ? 'no_key' : 'no_credentials',
+      `No ${listed(missing)}: pipe ${missing.length === 1 ? 'it' : 'them, one per line,'} to vaultline connect ${flags} (stored in the OS keychain), set ${variables}, or run connect in a terminal to be asked.`,
+      EXIT.auth,
+    );
+  }
+  return { secrets, given };
+}
+
+/**
+ * Forgets what was kept for a vault and login: the session token (keychain entry and file) and,
+ * with `secrets`, the API key, password and personal access token in the keychain.
+ */
+async function forgetKept(
+  env: CliEnvironment,
+  target: { url: string; login?: string | undefined },
+  secrets: boolean,
+): Promise<{ removed: boolean; failure: unknown }> {
+  let removed = false;
+  let failure: unknown;
+  const entries = secrets ? ([...SECRET_KINDS, 'session-token'] as const) : (['session-token'] as const);
+  for (const entry of entries) {
+    try {
+      removed = (await deleteSecret(keychainAccount(target.url, target.login, entry))) || removed;
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (target.login !== undefined)
+    await rm(tokenFilePath(env.cacheDir, target.url, target.login), { force: true }).catch(() => undefined);
+  return { removed, failure };
+}
+
+function checkUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw new CliError(
+      'invalid_url',
+      `Expected the vault's base URL (http:// or https://), received ${JSON.stringify(url.slice(0, 80))}.`,
+      EXIT.usage,
+    );
 }
 
 /**
@@ -57,70 +196,152 @@ async function readKeyFromStdin(): Promise<string> {
 export function connectCommand(context: CommandContext): Command {
   return new Command('connect')
     .description(
-      `Check and store a vault connection: URL and login in the config file, the API key in the OS keychain (never in a file). In CI, set ${ENV.url}, ${ENV.login} and ${ENV.apiKey} instead.`,
+      `Check and store a vault connection: asks for what the vault needs (an API key; or the password and API key, or a personal access token, where you sign in), signs in once to check, stores URL, login and dialect in the config file and the secrets in the OS keychain (never in a file). In CI, set ${ENV.url}, ${ENV.login}, ${ENV.apiKey} (and ${ENV.password}) instead.`,
     )
     .argument('<url>', "the vault's base URL, e.g. https://vault.example.com")
-    .requiredOption('-l, --login <login>', 'the vault login to act for')
+    .requiredOption('-l, --login <login>', 'the vault login to act for (where you sign in: your login)')
     .option(
       '-n, --name <name>',
       'a name for this connection, for people with several vaults',
       DEFAULT_CONNECTION,
     )
     .option(
-      '--key-stdin',
-      `read the API key from stdin and store it in the keychain (otherwise ${ENV.apiKey} is used and not stored)`,
+      '--password-stdin',
+      'read the password from stdin (with --key-stdin: the password on the first line, the key on the second)',
     )
-    .action(async (url: string, options: { login: string; name: string; keyStdin?: boolean }) => {
+    .option('--key-stdin', 'read the API key from stdin')
+    .option(
+      '--pat-stdin',
+      'read a personal access token from stdin, instead of the password and key (where the vault allows them)',
+    )
+    .addHelpText(
+      'after',
+      `\nWhat is not piped comes from the environment (${ENV.apiKey}, ${ENV.password}, ${ENV.personalAccessToken}; with _<NAME> for a named connection) and is not stored, or is asked for without echo on a terminal. Piped and typed secrets go to the OS keychain.`,
+    )
+    .action(async (url: string, options: ConnectOptions) => {
       const { env, output } = context;
-      const key = options.keyStdin ? await readKeyFromStdin() : env.keyFor(options.name);
-      if (key === undefined || key === '') {
+      checkUrl(url);
+      const detection = await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
+      if (!detection.detected) {
         throw new CliError(
-          'no_key',
-          `No API key: pipe it to vaultline connect --key-stdin (stored in the OS keychain), or set ${keyVariable(options.name)}.`,
-          EXIT.auth,
+          'unreachable',
+          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL right?`,
+          EXIT.vault,
         );
       }
-      let client: ReturnType<typeof createVaultClient>;
+      const signIn = chooseSignIn(detection.capabilities.credentials, options, env, url);
+      const { secrets, given } = await gatherSecrets(signIn, options, env, url);
+      const sealing = sealingSecrets(secrets);
+      const verification = memoryTokenCache();
+      let client: VaultClient;
       try {
-        client = createVaultClient({ baseUrl: url, apiKey: key });
+        client = createVaultClient({
+          baseUrl: url,
+          apiKey: secrets['api-key'],
+          login: options.login,
+          password: secrets.password,
+          personalAccessToken: secrets['personal-access-token'],
+          dialect: detection.dialect,
+          tokenCache: verification,
+        });
       } catch (error) {
         throw new CliError('invalid_url', toCliError(error).message, EXIT.usage);
       }
-      const redact = createRedactor([key]);
+      const failureContext = {
+        name: options.name,
+        url: client.baseUrl,
+        login: options.login,
+        signedIn: sealing !== undefined,
+      };
+      let folders: number;
       try {
-        const folders = await withSpinner(`Checking ${client.baseUrl}…`, () =>
-          client.readUserFolders({ login: options.login }),
-        );
-        output.err(
-          `Connected to ${client.baseUrl} as ${options.login} (${folders.length} folders readable).`,
-        );
+        folders = (
+          await withSpinner(`Checking ${client.baseUrl}…`, async () =>
+            client.readUserFolders({ login: (await actingLoginOf(client, options.login)) ?? options.login }),
+          )
+        ).length;
       } catch (error) {
-        const failure = toCliError(error);
+        // Nothing is kept: a session that was opened is closed.
+        await client.dispose().catch(() => undefined);
+        const failure = toCliError(await explainFailure(error, client, failureContext));
         const message =
           failure.code === 'unknown_login'
             ? `The vault has no user ${JSON.stringify(options.login)}.`
             : failure.message;
         throw new CliError(
           failure.code,
-          redact(message),
+          client.redact(message),
           failure.exitCode === EXIT.reference ? EXIT.auth : failure.exitCode,
         );
       }
+      output.err(`Connected to ${client.baseUrl} as ${options.login} (${folders} folders readable).`);
+
       const config = await readConfig(env.configDir);
       const previous = config.connections[options.name];
-      config.connections[options.name] = { url: client.baseUrl, login: options.login };
+      config.connections[options.name] = {
+        url: client.baseUrl,
+        login: options.login,
+        dialect: detection.dialect,
+        signIn,
+      };
       await writeConfig(env.configDir, config);
       output.err(
-        `Saved connection ${JSON.stringify(options.name)} to ${configPath(env.configDir)} (URL and login only).`,
+        `Saved connection ${JSON.stringify(options.name)} to ${configPath(env.configDir)} (URL, login and dialect; no secrets).`,
       );
       if (previous && (previous.url !== client.baseUrl || previous.login !== options.login)) {
-        await deleteKey(keychainAccount(previous.url, previous.login)).catch(() => false);
+        await forgetKept(env, previous, true);
       }
-      if (options.keyStdin) {
-        await storeKey(keychainAccount(client.baseUrl, options.login), key);
-        output.err('Stored the API key in the OS keychain.');
-      } else {
-        output.err(`The API key was not stored: later commands read it from ${keyVariable(options.name)}.`);
+
+      const stored: SecretKind[] = [];
+      let keychainError: CliError | undefined;
+      for (const kind of given) {
+        try {
+          await storeSecret(keychainAccount(client.baseUrl, options.login, kind), secrets[kind]!);
+          stored.push(kind);
+        } catch (error) {
+          keychainError = toCliError(error);
+          break;
+        }
+      }
+      if (stored.length > 0) output.err(`Stored the ${listed(stored)} in the OS keychain.`);
+      const fromEnv = SIGN_IN_SECRETS[signIn].filter((kind) => !given.includes(kind));
+      if (fromEnv.length > 0) {
+        output.err(
+          `The ${listed(fromEnv)} ${fromEnv.length === 1 ? 'was' : 'were'} not stored: later commands read ${fromEnv.length === 1 ? 'it' : 'them'} from ${fromEnv.map((kind) => secretVariable(kind, options.name)).join(' and ')}.`,
+        );
+      }
+
+      // The session token waits where the secret that signs in waits.
+      const token = verification.token;
+      if (token !== undefined && sealing !== undefined) {
+        const inKeychain = stored.includes('password') || stored.includes('personal-access-token');
+        const cache = inKeychain
+          ? keychainTokenCache(keychainAccount(client.baseUrl, options.login, 'session-token'))
+          : fileTokenCache({
+              dir: env.cacheDir,
+              url: client.baseUrl,
+              login: options.login,
+              secrets: sealing,
+              dialect: async () => detection.dialect,
+              warn: warnTo(output),
+            });
+        await cache.set(token);
+        output.err(
+          inKeychain
+            ? 'Kept the session token in the OS keychain, for the next commands.'
+            : `Cached the session token in ${env.cacheDir}, sealed with the credentials, for the next commands.`,
+        );
+      }
+      await client.dispose({ signOut: false });
+
+      if (keychainError) {
+        const variables = given.map((kind) => secretVariable(kind, options.name)).join(' and ');
+        throw new CliError(
+          keychainError.code,
+          `${keychainError.message} Set ${variables} in the environment instead.`,
+          keychainError.exitCode,
+          { cause: keychainError },
+        );
       }
     });
 }
@@ -133,26 +354,48 @@ export function connectCommand(context: CommandContext): Command {
  */
 export function disconnectCommand(context: CommandContext): Command {
   return new Command('disconnect')
-    .description('Forget a stored connection and remove its API key from the OS keychain.')
+    .description(
+      'Sign the cached session out, and forget a stored connection and its secrets (API key, password, tokens) in the OS keychain.',
+    )
     .option('-n, --name <name>', 'the connection to forget', DEFAULT_CONNECTION)
     .action(async (options: { name: string }) => {
       const { env, output } = context;
       const config = await readConfig(env.configDir);
       const stored = config.connections[options.name];
-      if (!stored)
+      const fromEnv = options.name === DEFAULT_CONNECTION && env.url !== undefined;
+      if (!stored && !fromEnv)
         throw new CliError(
           'no_connection',
           `No connection named ${JSON.stringify(options.name)}.`,
           EXIT.auth,
         );
-      delete config.connections[options.name];
-      await writeConfig(env.configDir, config);
-      let removed = false;
+
+      // Sign the session out where the credentials that open its cache are at hand.
+      let signedOut = false;
+      let target: { url: string; login?: string | undefined } | undefined = stored;
       try {
-        removed = await deleteKey(keychainAccount(stored.url, stored.login));
-      } catch (error) {
-        output.err(toCliError(error).message);
+        const connection = await openConnection(env, options.name, { warn: warnTo(output) });
+        target ??= { url: connection.url, login: connection.login };
+        const cache = connection.tokenCache;
+        const held = (await cache?.get()) !== undefined;
+        await connection.client.dispose();
+        signedOut = held && (await cache?.get()) === undefined;
+        await cache?.clear();
+      } catch {
+        // No credentials here (or no vault): the token is forgotten below, unread.
       }
-      output.err(`Forgot connection ${JSON.stringify(options.name)}${removed ? ' and its key' : ''}.`);
+      // A stored connection's secrets go too; a connection from the environment keeps its own.
+      const kept = target
+        ? await forgetKept(env, target, stored !== undefined)
+        : { removed: false, failure: undefined };
+      if (stored) {
+        delete config.connections[options.name];
+        await writeConfig(env.configDir, config);
+      }
+      if (kept.failure !== undefined) output.err(toCliError(kept.failure).message);
+      const what = stored
+        ? `Forgot connection ${JSON.stringify(options.name)}${kept.removed ? ' and its secrets' : ''}`
+        : `Forgot the session token of ${target?.url ?? env.url}`;
+      output.err(`${what}${signedOut ? '; signed its session out' : ''}.`);
     });
 }

@@ -7,8 +7,8 @@
 
 import { formatReference, permissionsOf, searchItems } from '@vaultline/protocol';
 import { Command } from 'commander';
-import { openConnection, requireLogin } from '../connection.ts';
-import { type CommandContext, connectionOption } from '../context.ts';
+import { openConnection } from '../connection.ts';
+import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { columns, printable } from '../output.ts';
 import { withSpinner } from '../spinner.ts';
 
@@ -27,20 +27,28 @@ export function findCommand(context: CommandContext): Command {
     .option('--json', 'print JSON')
     .action(async (text: string, options: { json?: boolean }, command: Command) => {
       const { env, output } = context;
-      const connection = await openConnection(env, connectionOption(command));
-      const login = requireLogin(connection, 'find');
-      const { items, truncated } = await withSpinner(
-        'Searching…',
-        async () => {
-          const folders = await connection.client.readUserFolders({ login });
-          const readable = folders
-            .filter((folder) => permissionsOf(folder.accessType).read)
-            .map((folder) => folder.id);
-          // The core's one search: what the server accepts goes to find/item, the rest is filtered there.
-          return searchItems(connection.client, { folderIds: readable, text });
-        },
-        options,
-      );
+      const connection = await openConnection(env, connectionOption(command), { warn: warnTo(output) });
+      let found: Awaited<ReturnType<typeof searchItems>>;
+      try {
+        found = await withSpinner(
+          'Searching…',
+          async () => {
+            const login = await connection.actingLogin('find');
+            const folders = await connection.client.readUserFolders({ login });
+            const readable = folders
+              .filter((folder) => permissionsOf(folder.accessType).read)
+              .map((folder) => folder.id);
+            // The core's one search: what the server accepts goes to find/item, the rest is filtered there.
+            return searchItems(connection.client, { folderIds: readable, text });
+          },
+          options,
+        );
+      } catch (error) {
+        throw await connection.explain(error);
+      } finally {
+        await connection.close();
+      }
+      const { items, truncated } = found;
       if (truncated)
         output.err('The vault capped the results: some items may be left out; search for more words.');
       const rows = items.map((item) => ({

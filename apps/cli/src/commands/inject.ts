@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { EXIT, findReferences, formatReference } from '@vaultline/protocol';
 import { Command } from 'commander';
 
-import { type CommandContext, connectionOption } from '../context.ts';
+import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { assertResolved, resolveAll } from '../resolve.ts';
 import { withSpinner } from '../spinner.ts';
@@ -125,6 +125,7 @@ export function injectCommand(context: CommandContext): Command {
             env,
             found.map((match) => match.reference!),
             connectionOption(command),
+            warnTo(output),
           ),
         );
         assertResolved(resolution.failures);

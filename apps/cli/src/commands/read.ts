@@ -9,6 +9,7 @@ import {
   decodeId,
   EXIT,
   formatReference,
+  OTP_FIELD,
   parseReference,
   REFERENCE_FIELDS,
   type Reference,
@@ -17,7 +18,7 @@ import {
 } from '@vaultline/protocol';
 import { Command } from 'commander';
 
-import { type CommandContext, connectionOption } from '../context.ts';
+import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { printable } from '../output.ts';
 import { assertResolved, resolveAll } from '../resolve.ts';
@@ -54,7 +55,7 @@ async function resolveOne(
 ): Promise<ResolvedValue> {
   const resolution = await withSpinner(
     'Reading…',
-    () => resolveAll(context.env, [reference], connectionOption(command)),
+    () => resolveAll(context.env, [reference], connectionOption(command), warnTo(context.output)),
     { json },
   );
   assertResolved(resolution.failures);
@@ -73,7 +74,12 @@ function printValue(
   if (options.json) {
     output.json(
       result.bytes === undefined
-        ? { reference: result.text, value: result.value }
+        ? {
+            reference: result.text,
+            value: result.value,
+            // A one-time code says how long it stays valid.
+            ...(result.secondsLeft === undefined ? {} : { secondsLeft: result.secondsLeft }),
+          }
         : {
             reference: result.text,
             file: (result.reference.field as { file: string }).file,
@@ -94,9 +100,17 @@ function printValue(
  */
 export function readCommand(context: CommandContext): Command {
   return new Command('read')
-    .description('Print the value a reference names (a password, a field, an attachment) to stdout.')
-    .argument('<reference>', 'e.g. vaultline://42/password or vaultline://Team/Databases/prod%20db/login')
-    .option('--json', 'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments)')
+    .description(
+      'Print the value a reference names (a password, a field, the current one-time code, an attachment) to stdout.',
+    )
+    .argument(
+      '<reference>',
+      'e.g. vaultline://42/password, vaultline://42/otp or vaultline://Team/Databases/prod%20db/login',
+    )
+    .option(
+      '--json',
+      'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments; "secondsLeft" with a one-time code)',
+    )
     .option('--no-newline', 'do not end the value with a newline')
     .action(async (text: string, options: { json?: boolean; newline?: boolean }, command: Command) => {
       const reference = parseReference(text);
@@ -116,7 +130,10 @@ export function getCommand(context: CommandContext): Command {
       'Show an item by id or reference. With --field (or a reference), print that value; an item alone is shown without its password.',
     )
     .argument('<target>', 'an item id (42) or a reference (vaultline://42/password)')
-    .option('-f, --field <field>', `the field to print: ${REFERENCE_FIELDS.join(', ')} or file:<name>`)
+    .option(
+      '-f, --field <field>',
+      `the field to print: ${REFERENCE_FIELDS.join(', ')}, ${OTP_FIELD} (the current one-time code) or file:<name>`,
+    )
     .option('--json', 'print JSON')
     .option('--no-newline', 'do not end a printed value with a newline')
     .action(
@@ -143,7 +160,7 @@ export function getCommand(context: CommandContext): Command {
         const references = SHOWN_FIELDS.map((name): Reference => ({ kind: 'id', id: id!, field: name }));
         const resolution = await withSpinner(
           'Reading…',
-          () => resolveAll(context.env, references, connectionOption(command)),
+          () => resolveAll(context.env, references, connectionOption(command), warnTo(context.output)),
           options,
         );
         assertResolved(resolution.failures);

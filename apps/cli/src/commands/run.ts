@@ -14,7 +14,8 @@ import { parseEnv } from 'node:util';
 import { EXIT, findReferences, formatReference, type Reference } from '@vaultline/protocol';
 import { Command } from 'commander';
 import { ENV } from '../constants.ts';
-import { type CommandContext, connectionOption } from '../context.ts';
+import { type CommandContext, connectionOption, warnTo } from '../context.ts';
+import { isSecretVariable } from '../env.ts';
 import { CliError } from '../errors.ts';
 import { createMasker, maskNeedles } from '../mask.ts';
 import { assertResolved, resolveAll } from '../resolve.ts';
@@ -82,7 +83,7 @@ function referencesIn(environment: Record<string, string>) {
 export function runCommand(context: CommandContext): Command {
   return new Command('run')
     .description(
-      `Run a command with the references in its environment (and in --env-file files) replaced by their values: the values go to the command only, are masked in its output, and never touch the disk. ${ENV.apiKey} is not passed on.`,
+      `Run a command with the references in its environment (and in --env-file files) replaced by their values: the values go to the command only, are masked in its output, and never touch the disk. ${ENV.apiKey}, ${ENV.password} and ${ENV.personalAccessToken} are not passed on.`,
     )
     .usage('[options] -- <command> [args...]')
     .argument('<command...>', 'the command and its arguments (after --)')
@@ -101,14 +102,14 @@ export function runCommand(context: CommandContext): Command {
       const environment: Record<string, string> = {};
       for (const path of options.envFile) Object.assign(environment, await readEnvFile(path));
       Object.assign(environment, env.all);
-      // The command gets its values, not the keys to the vault.
-      for (const name of Object.keys(environment)) if (name.startsWith(ENV.apiKey)) delete environment[name];
+      // The command gets its values, not the keys to the vault (API keys, passwords, access tokens).
+      for (const name of Object.keys(environment)) if (isSecretVariable(name)) delete environment[name];
 
       const { found, references, where } = referencesIn(environment);
       const values = new Map<string, string>();
       if (references.length > 0) {
         const resolution = await withSpinner('Resolving references…', () =>
-          resolveAll(env, references, connectionOption(command)),
+          resolveAll(env, references, connectionOption(command), warnTo(output)),
         );
         assertResolved(resolution.failures, (reference) => {
           const names = where.get(reference);

@@ -93,3 +93,61 @@ export function leaks(
   const text = result.stdout + result.stderr;
   return secrets.filter((secret) => !allowed.includes(secret) && text.includes(secret));
 }
+
+/** One exchange with a program on a terminal: when its output shows `when`, type `send`. */
+export interface TerminalStep {
+  /** Text the output must show first (a prompt). */
+  when: string;
+  /** What is typed then (a newline is `\r`, as a terminal sends it). */
+  send: string;
+}
+
+/**
+ * Runs `node dist/cli.js …` on a pseudo-terminal (script(1), as a person's shell would), typing
+ * each step's text once its prompt appeared.
+ *
+ * @param home The temp home.
+ * @param args The arguments.
+ * @param steps The prompts and answers, in order.
+ * @param options Environment.
+ * @returns Exit code and everything the terminal showed (stdout and stderr together).
+ */
+export function runInTerminal(
+  home: string,
+  args: readonly string[],
+  steps: readonly TerminalStep[],
+  options: Pick<CliOptions, 'env' | 'timeoutMs'> = {},
+): Promise<{ code: number | null; screen: string }> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    TERM: 'xterm-256color',
+  };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  const line = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', line, '/dev/null'], { env, cwd: home, stdio: 'pipe' });
+    let screen = '';
+    let next = 0;
+    const onOutput = (chunk: Buffer) => {
+      screen += chunk.toString('utf8');
+      const step = steps[next];
+      if (step && screen.includes(step.when)) {
+        next++;
+        child.stdin.write(step.send);
+      }
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    });
+  });
+}

@@ -564,9 +564,9 @@ function fromThrown(
   for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth++)
     root = root.cause;
   const name = root instanceof Error ? root.name : '';
-  const words = redact(
-    root instanceof Error ? ((root as { code?: string }).code ?? root.message) : String(root),
-  );
+  // Node's errors carry a string code (ECONNREFUSED); a DOMException (a timeout) a number.
+  const code = root instanceof Error ? (root as { code?: unknown }).code : undefined;
+  const words = redact(typeof code === 'string' ? code : root instanceof Error ? root.message : String(root));
   const cause = new Error(words);
   cause.name = name || 'Error';
   if (signal?.aborted && !(signal.reason instanceof Error && signal.reason.name === 'TimeoutError'))

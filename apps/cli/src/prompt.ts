@@ -1,0 +1,84 @@
+/**
+ * Reading secrets from a person or a pipe: on a terminal, asked without echo; otherwise one per
+ * line of stdin. Never from an argument (it would sit in the shell's history and `ps`).
+ *
+ * @module
+ */
+
+import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+import { EXIT } from '@vaultline/protocol';
+import { CliError } from './errors.ts';
+
+/** The most bytes read from stdin for secrets. */
+const MAX_STDIN_BYTES = 16 * 1024;
+
+/**
+ * Whether a person can be asked: stdin is a terminal.
+ *
+ * @returns Whether stdin is a terminal.
+ */
+export function canAsk(): boolean {
+  return process.stdin.isTTY === true;
+}
+
+/**
+ * Asks for a secret on the terminal, without echo (the prompt goes to stderr). Ctrl-C cancels.
+ *
+ * @param question The prompt, e.g. `Password: `.
+ * @param what What is asked, for the message when nothing was typed.
+ * @returns The secret, trimmed.
+ * @throws {CliError} `cancelled` (exit 130) on Ctrl-C; `empty_secret` (exit 2) for an empty answer.
+ */
+export async function askSecret(question: string, what: string): Promise<string> {
+  // The terminal's echo goes to a stream that drops it.
+  const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const prompt = createInterface({ input: process.stdin, output: silent, terminal: true });
+  const cancel = new AbortController();
+  prompt.on('SIGINT', () => cancel.abort());
+  process.stderr.write(question);
+  let answer: string;
+  try {
+    answer = (await prompt.question('', { signal: cancel.signal })).trim();
+  } catch (error) {
+    throw new CliError('cancelled', 'Cancelled.', EXIT.signalBase + 2, { cause: error });
+  } finally {
+    prompt.close();
+    process.stderr.write('\n');
+  }
+  if (answer === '') throw new CliError('empty_secret', `No ${what} was typed.`, EXIT.usage);
+  return answer;
+}
+
+/**
+ * Reads secrets from stdin, one per line, in the order asked.
+ *
+ * @param what What each line holds, e.g. `['password', 'API key']`.
+ * @returns One secret per entry of `what`, trimmed.
+ * @throws {CliError} `invalid_stdin` (exit 2) when stdin is too long or holds fewer lines.
+ */
+export async function readStdinSecrets(what: readonly string[]): Promise<string[]> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    total += (chunk as Buffer).length;
+    if (total > MAX_STDIN_BYTES)
+      throw new CliError('invalid_stdin', `stdin is longer than ${MAX_STDIN_BYTES} bytes.`, EXIT.usage);
+    chunks.push(chunk as Buffer);
+  }
+  const lines = Buffer.concat(chunks)
+    .toString('utf8')
+    .split(/\r?\n/)
+    .map((line) => line.trim());
+  const secrets = what.map((_, index) => lines[index] ?? '');
+  const empty = secrets.indexOf('');
+  if (empty >= 0) {
+    const expected = what.length === 1 ? `the ${what[0]}` : `the ${what.join(' and the ')}, one per line`;
+    throw new CliError(
+      'invalid_stdin',
+      `Expected ${expected} on stdin; line ${empty + 1} (the ${what[empty]}) is empty or missing.`,
+      EXIT.usage,
+    );
+  }
+  return secrets;
+}

@@ -1,0 +1,291 @@
+/**
+ * Where a connection's session token (TeamPass 3's JWT) waits between commands, so that a command
+ * normally signs in not at all: next to the secrets it was made from. When the password (or
+ * personal access token) comes from the OS keychain, the token is a keychain entry too. When it
+ * comes from the environment (CI) or there is no keychain, the token goes to a file of its own in
+ * the cache directory, which is useless without those same credentials:
+ *
+ * - the directory is made mode 0700 and used only when it is a real directory of this user that
+ *   no one else can write; the file is written mode 0600 through a temporary file and a rename,
+ *   and read only when it is a regular file of this user that no one else can read;
+ * - the token is sealed with AES-256-GCM under a key derived with HKDF-SHA256 from the sign-in
+ *   secrets the process holds (the password with the API key, or the personal access token), a
+ *   random salt per write, and the vault's URL and the login as the context, which is also the
+ *   authenticated data: other credentials, another vault or login, or a changed byte, and the
+ *   file does not open; it is then ignored, and replaced after the next sign-in;
+ * - the file holds no URL, login or token in clear: its name is a hash of the URL and login.
+ *
+ * HKDF rather than a slow KDF (scrypt): the key material includes the API key (or the personal
+ * access token), random strings of 200 bits and more that no one guesses, and a slow KDF would
+ * cost every command tens of milliseconds.
+ *
+ * @module
+ */
+
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dialect, TokenCache } from '@vaultline/protocol';
+import * as v from 'valibot';
+import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
+
+/** The secrets a token file is sealed with: those that signed in. */
+export type SealingSecrets =
+  | { readonly password: string; readonly apiKey: string }
+  | { readonly personalAccessToken: string };
+
+/** Names the format, and separates its keys from any other use of the same secrets. */
+const CONTEXT_LABEL = 'vaultline session token cache v1';
+
+/** The largest token file read: a JWT is a few hundred bytes. */
+const MAX_FILE_BYTES = 64 * 1024;
+
+const base64 = (bytes: number | undefined) =>
+  v.pipe(
+    v.string(),
+    v.base64(),
+    v.transform((text) => Buffer.from(text, 'base64')),
+    v.check((buffer) => bytes === undefined || buffer.length === bytes, `Expected ${bytes} bytes.`),
+  );
+
+const TokenFileSchema = v.object({
+  v: v.literal(1),
+  /** The dialect the client spoke when it wrote the token (authenticated with it). */
+  dialect: v.optional(v.picklist(['legacy', 'teampass3'] as const satisfies readonly Dialect[])),
+  salt: base64(16),
+  iv: base64(12),
+  tag: base64(16),
+  data: base64(undefined),
+});
+
+/** A session token cache that also says which dialect the token was made for. */
+export interface ConnectionTokenCache extends TokenCache {
+  /** The dialect recorded with the cached token, when there is a usable one: no probe needed. */
+  dialect(): Promise<Dialect | undefined>;
+  /** Forgets the token without reading it (no credentials needed). */
+  clear(): Promise<void>;
+}
+
+/** Options of {@link fileTokenCache}. */
+export interface FileTokenCacheOptions {
+  /** The cache directory. */
+  dir: string;
+  /** The vault's URL, as configured. */
+  url: string;
+  /** The login that signs in. */
+  login: string;
+  /** The secrets the token is sealed with. */
+  secrets: SealingSecrets;
+  /** The dialect to record with a token, asked when one is written. */
+  dialect?: (() => Promise<Dialect | undefined>) | undefined;
+  /** Told once when the cache cannot be used (a directory others may write, a full disk). */
+  warn?: ((message: string) => void) | undefined;
+}
+
+/** The context a token is sealed in: the format, the vault and the login. */
+function contextOf(url: string, login: string): string {
+  return JSON.stringify([CONTEXT_LABEL, url.replace(/\/+$/, ''), login.trim().toLowerCase()]);
+}
+
+/**
+ * The token file of a connection: a hash of its URL and login, so that the name tells neither.
+ *
+ * @param dir The cache directory.
+ * @param url The vault's URL.
+ * @param login The login.
+ * @returns The file's path.
+ */
+export function tokenFilePath(dir: string, url: string, login: string): string {
+  const hash = createHash('sha256').update(contextOf(url, login)).digest('hex').slice(0, 32);
+  return join(dir, `session-${hash}.json`);
+}
+
+function keyOf(secrets: SealingSecrets, salt: Buffer, context: string): Buffer {
+  const material =
+    'personalAccessToken' in secrets
+      ? JSON.stringify(['personal-access-token', secrets.personalAccessToken])
+      : JSON.stringify(['password', secrets.password, secrets.apiKey]);
+  return Buffer.from(hkdfSync('sha256', material, salt, context, 32));
+}
+
+function aadOf(context: string, dialect: Dialect | undefined): Buffer {
+  return Buffer.from(JSON.stringify([context, dialect ?? null]));
+}
+
+const ownUid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+
+/** Whether a file or directory belongs to this user and no one else can use it. */
+function isPrivate(stats: Stats, others: number): boolean {
+  if (ownUid === undefined) return true; // Windows: the profile directory's ACLs decide.
+  return stats.uid === ownUid && (stats.mode & others) === 0;
+}
+
+/**
+ * A session token cache in a file, sealed with the sign-in secrets (see the module's notes).
+ * Every failure to read is a cache miss, every failure to write is told once and otherwise
+ * ignored: a command then signs in, as it would without a cache.
+ *
+ * @param options Where, for which vault and login, and the secrets to seal with.
+ * @returns The cache.
+ */
+export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenCache {
+  const path = tokenFilePath(options.dir, options.url, options.login);
+  const context = contextOf(options.url, options.login);
+  let loaded: Promise<{ token: string; dialect: Dialect | undefined } | undefined> | undefined;
+  let warned = false;
+  const warn = (message: string) => {
+    if (warned) return;
+    warned = true;
+    options.warn?.(message);
+  };
+
+  async function privateDir(): Promise<boolean> {
+    await mkdir(options.dir, { recursive: true, mode: 0o700 });
+    const stats = await lstat(options.dir);
+    if (!stats.isDirectory()) return false;
+    if (isPrivate(stats, 0o077)) return true;
+    // Ours but open to others (made by hand, or a umask): close it; someone else's: keep out.
+    if (ownUid !== undefined && stats.uid === ownUid) {
+      await chmod(options.dir, 0o700);
+      return true;
+    }
+    return false;
+  }
+
+  async function read(): Promise<{ token: string; dialect: Dialect | undefined } | undefined> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    } catch {
+      return undefined;
+    }
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile() || stats.size > MAX_FILE_BYTES || !isPrivate(stats, 0o077)) return undefined;
+      const parsed = v.safeParse(TokenFileSchema, JSON.parse(await handle.readFile('utf8')));
+      if (!parsed.success) return undefined;
+      const { salt, iv, tag, data, dialect } = parsed.output;
+      const decipher = createDecipheriv('aes-256-gcm', keyOf(options.secrets, salt, context), iv);
+      decipher.setAAD(aadOf(context, dialect));
+      decipher.setAuthTag(tag);
+      const token = Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+      return token === '' ? undefined : { token, dialect };
+    } catch {
+      // Not JSON, other credentials, another vault or login, or tampered with: not ours to use.
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async function write(token: string): Promise<Dialect | undefined> {
+    if (!(await privateDir())) {
+      warn(`Not caching the session token: ${options.dir} is not a private directory of this user.`);
+      return undefined;
+    }
+    const dialect = await options.dialect?.().catch(() => undefined);
+    const salt = randomBytes(16);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', keyOf(options.secrets, salt, context), iv);
+    cipher.setAAD(aadOf(context, dialect));
+    const data = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
+    const record = {
+      v: 1,
+      ...(dialect === undefined ? {} : { dialect }),
+      salt: salt.toString('base64'),
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    };
+    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      const handle = await open(temp, 'wx', 0o600);
+      try {
+        await handle.chmod(0o600);
+        await handle.writeFile(`${JSON.stringify(record)}\n`);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return dialect;
+  }
+
+  const load = () => {
+    loaded ??= read();
+    return loaded;
+  };
+
+  return {
+    async get() {
+      return (await load())?.token;
+    },
+    async set(token) {
+      try {
+        if (token === undefined) {
+          loaded = Promise.resolve(undefined);
+          await rm(path, { force: true });
+        } else {
+          const dialect = await write(token);
+          loaded = Promise.resolve({ token, dialect });
+        }
+      } catch (error) {
+        warn(
+          `Could not cache the session token in ${options.dir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
+        );
+      }
+    },
+    async dialect() {
+      return (await load())?.dialect;
+    },
+    async clear() {
+      loaded = Promise.resolve(undefined);
+      await rm(path, { force: true }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A session token cache in the OS keychain, for connections whose secrets live there. A keychain
+ * that fails is a cache miss; the dialect comes from the config file.
+ *
+ * @param account The keychain account of the token.
+ * @returns The cache.
+ */
+export function keychainTokenCache(account: string): ConnectionTokenCache {
+  return {
+    get: () => readSecret(account).catch(() => undefined),
+    async set(token) {
+      await (token === undefined ? deleteSecret(account) : storeSecret(account, token)).catch(
+        () => undefined,
+      );
+    },
+    dialect: async () => undefined,
+    async clear() {
+      await deleteSecret(account).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A cache that keeps the token in memory only: what `connect` signs in with before it knows where
+ * the token will live.
+ *
+ * @returns The cache and what it holds.
+ */
+export function memoryTokenCache(): TokenCache & { readonly token: string | undefined } {
+  let held: string | undefined;
+  return {
+    get: () => held,
+    set: (token) => {
+      held = token;
+    },
+    get token() {
+      return held;
+    },
+  };
+}

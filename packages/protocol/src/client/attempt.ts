@@ -11,6 +11,7 @@ import { type DownloadedFile, type EndpointDefinition, type EndpointName, endpoi
 import { type Redactor, toVaultError, VaultError } from '../errors.ts';
 import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../internal/response.ts';
 import { parseRetryAfter, withRetryAfter } from '../internal/retry-after.ts';
+import { innermost, thrownWords } from '../internal/thrown.ts';
 import type { CallOptions, RequestEvent } from './types.ts';
 
 /** A request ready to send: its URL, the same URL redacted for reports, and its headers. */
@@ -320,25 +321,12 @@ function fromThrown(error: unknown, origin: ResponseOrigin, signal: AbortSignal 
       cause,
     });
   }
-  const detail = origin.redact(
-    root instanceof Error ? ((root as { code?: string }).code ?? root.message) : String(root),
-  );
+  const detail = origin.redact(thrownWords(root));
   return new VaultError('network', `${operation}: could not reach the vault (${detail}).`, {
     endpoint: origin.endpoint,
     url: origin.url,
     cause,
   });
-}
-
-/** The deepest `cause` of an error chain: where fetch keeps ECONNREFUSED and friends. */
-function innermost(error: unknown): unknown {
-  let current = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = current instanceof Error ? current.cause : undefined;
-    if (next === undefined || next === null) break;
-    current = next;
-  }
-  return current;
 }
 
 function fileNameOf(disposition: string | null): string | undefined {

@@ -15,6 +15,7 @@ import { createFetch, FetchError } from 'ofetch';
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError, type VaultErrorCode } from '../errors.ts';
 import { parseRetryAfter } from '../internal/retry-after.ts';
+import { innermost, thrownWords } from '../internal/thrown.ts';
 import {
   type TeamPass3EndpointDefinition,
   type TeamPass3EndpointName,
@@ -560,13 +561,9 @@ function fromThrown(
       base,
     );
   }
-  let root: unknown = error;
-  for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth++)
-    root = root.cause;
+  const root = innermost(error);
   const name = root instanceof Error ? root.name : '';
-  // Node's errors carry a string code (ECONNREFUSED); a DOMException (a timeout) a number.
-  const code = root instanceof Error ? (root as { code?: unknown }).code : undefined;
-  const words = redact(typeof code === 'string' ? code : root instanceof Error ? root.message : String(root));
+  const words = redact(thrownWords(root));
   const cause = new Error(words);
   cause.name = name || 'Error';
   if (signal?.aborted && !(signal.reason instanceof Error && signal.reason.name === 'TimeoutError'))

@@ -141,3 +141,25 @@ describe('maskPasswords', () => {
     expect(out).not.toMatch(/Se|cr3t/);
   });
 });
+
+describe('VaultError.with', () => {
+  it('copies every detail, changes only what it is given, and keeps the stack', () => {
+    const cause = new Error('socket');
+    const original = new VaultError('rate_limited', 'readItems failed: too many requests.', {
+      status: 429,
+      serverMessage: 'slow down',
+      serverCode: 'LIMIT',
+      endpoint: 'readItems',
+      url: 'http://vault/api/index.php/read/items/1',
+      excerpt: 'slow',
+      issues: ['x'],
+      cause,
+    });
+    const copy = original.with({ retryAfterMs: 2000 });
+    expect(copy).not.toBe(original);
+    expect(copy.toJSON()).toEqual({ ...original.toJSON(), retryAfterMs: 2000 });
+    expect(copy.cause).toBe(cause);
+    expect(copy.stack).toBe(original.stack);
+    expect(original.with({ message: 'other' }).message).toBe('other');
+  });
+});

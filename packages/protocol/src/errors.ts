@@ -169,6 +169,33 @@ export class VaultError extends Error {
   }
 
   /**
+   * A copy of this error with some of its details changed, its stack kept: for refining an error on
+   * its way up (the wait a 429 asked for, a reason the caller knows).
+   *
+   * @param changes The details to change; the message too, when given.
+   * @returns The copy.
+   */
+  with(changes: VaultErrorOptions & { message?: string | undefined }): VaultError {
+    const { message = this.message, ...options } = changes;
+    const copy = new VaultError(this.code, message, {
+      status: this.status,
+      serverMessage: this.serverMessage,
+      serverCode: this.serverCode,
+      reason: this.reason,
+      endpoint: this.endpoint,
+      url: this.url,
+      excerpt: this.excerpt,
+      issues: this.issues,
+      requestOrigin: this.requestOrigin,
+      retryAfterMs: this.retryAfterMs,
+      cause: this.cause,
+      ...options,
+    });
+    if (this.stack !== undefined) copy.stack = this.stack;
+    return copy;
+  }
+
+  /**
    * A plain object for logs and JSON, without the stack or the cause.
    *
    * @returns The error's fields.

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { VaultError } from '../errors.ts';
+import type { VaultError } from '../errors.ts';
 
 /**
  * Reads a `Retry-After` header: seconds, or an HTTP date.
@@ -35,19 +35,5 @@ export function parseRetryAfter(
 export function withRetryAfter(error: VaultError, retryAfterMs: number | undefined): VaultError {
   if (retryAfterMs === undefined || error.code !== 'rate_limited' || error.retryAfterMs !== undefined)
     return error;
-  const copy = new VaultError(error.code, error.message, {
-    status: error.status,
-    serverMessage: error.serverMessage,
-    serverCode: error.serverCode,
-    endpoint: error.endpoint,
-    url: error.url,
-    excerpt: error.excerpt,
-    issues: error.issues,
-    reason: error.reason,
-    requestOrigin: error.requestOrigin,
-    retryAfterMs,
-    cause: error.cause,
-  });
-  if (error.stack !== undefined) copy.stack = error.stack;
-  return copy;
+  return error.with({ retryAfterMs });
 }

@@ -489,19 +489,7 @@ function claimsOf(token: string): TeamPass3Claims | undefined {
  * password, API key or personal access token, and a user without API access, all alike.
  */
 function signInRefused(error: VaultError): VaultError {
-  return new VaultError(error.code, error.message, {
-    status: error.status,
-    serverMessage: error.serverMessage,
-    serverCode: error.serverCode,
-    reason: 'sign_in_refused',
-    endpoint: error.endpoint,
-    url: error.url,
-    excerpt: error.excerpt,
-    issues: error.issues,
-    requestOrigin: error.requestOrigin,
-    retryAfterMs: error.retryAfterMs,
-    cause: error.cause,
-  });
+  return error.with({ reason: 'sign_in_refused' });
 }
 
 function sameLogin(claimed: string, login: string): boolean {

@@ -50,6 +50,15 @@ export {
   type VaultErrorOptions,
   withServerWords,
 } from './errors.ts';
+export {
+  compareSearchHits,
+  matchWords,
+  type SearchFields,
+  type SearchHit,
+  type SearchRank,
+  type SearchScope,
+  searchWords,
+} from './match-words.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,
@@ -97,7 +106,9 @@ export {
 export type { FileInfo, Folder, FoundItem, Item } from './schemas.ts';
 export {
   planSearch,
+  type SearchFallback,
   type SearchOptions,
+  type SearchPlan,
   type SearchQuery,
   type SearchResult,
   type SearchStrategy,

@@ -297,7 +297,7 @@ export function loginShown(item: ListedItem): EphemeralMessage {
 
 /** The help text. */
 export const HELP_TEXT = [
-  '*/vault find <text>*: lists the items you may read whose label contains the text.',
+  '*/vault find <text>*: lists the items you may read with every word of the text in their label, login, URL or folder, best first.',
   '*/vault get <id or exact label>*: shows one item; a label shared by several items lists them.',
   '*/vault request <id or label> [reason]*: asks the approvers for a one-time reveal of an item you cannot read.',
   'Buttons: *Show login*, *Reveal password* (shown to you only, hidden again after a while), *Open URL*.',

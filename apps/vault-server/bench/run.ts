@@ -219,10 +219,14 @@ try {
     const finds: Record<string, FindFigures> = {};
     for (const [kind, queryOf] of Object.entries(FIND_KINDS))
       finds[kind] = await findLatency(vault.info, queryOf);
+    const figures = Object.values(finds);
     results[`findItem_${store}`] = {
       items: 100_000,
       queries: FIND_QUERIES,
-      goal: 'p50 < 5 ms, p99 < 20 ms',
+      // The goal holds for every kind: the slowest kind's figures.
+      p50Ms: Math.max(...figures.map((figure) => figure.p50)),
+      p99Ms: Math.max(...figures.map((figure) => figure.p99)),
+      goal: 'p50 < 5 ms, p99 < 20 ms (every kind)',
       kinds: finds,
     };
     if (FIND_ONLY) {

@@ -182,12 +182,19 @@ describe('vaultline against the Vaultline server', () => {
       });
       const none = await cli(['find', 'ops']);
       expect(none.stdout).toBe('');
-      expect(none.stderr).toContain('No item label contains');
+      expect(none.stderr).toContain('No item has every word of "ops"');
       const text = await cli(['find', 'evil']);
       expect(text.stdout).toContain('ID');
       expect(text.stdout).not.toContain('\u001b');
       expect(text.stdout).not.toContain('\u202e');
       expect(text.stdout).toContain('\\u{1b}[31mred');
+    });
+
+    it('finds by words in any order in the login, URL and folder path, typed as separate arguments', async () => {
+      // "prod db" holds none of them in its label: login postgres, postgres://db.internal:5432, Databases.
+      const json = await cli(['find', 'internal', 'POSTGRES', 'databases', '--json']);
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
     });
 
     it('gets an item without its password, or one field when asked', async () => {

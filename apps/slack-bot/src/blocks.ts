@@ -323,7 +323,7 @@ export const LINK_BUTTON = 'Link your TeamPass account';
 
 /** The help text. */
 export const HELP_TEXT = [
-  '*/vault find <text>*: lists the items you may read whose label contains the text.',
+  '*/vault find <text>*: lists the items you may read with every word of the text in their label, login, URL or folder, best first.',
   '*/vault get <id or exact label>*: shows one item; a label shared by several items lists them.',
   '*/vault request <id or label> [reason]*: asks the approvers for a one-time reveal of an item you cannot read.',
   '*/vault link*: links your own TeamPass account, in a private window (where the vault needs it); */vault unlink* removes it. Never type a password in a command.',

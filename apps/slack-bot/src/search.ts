@@ -24,7 +24,8 @@ export interface ListedItem {
 /** Finds the items a vault user may read. */
 export interface ItemSearch {
   /**
-   * Finds readable items whose label contains the text (case-insensitive), sorted by label.
+   * Finds readable items with every word of the text in their label, login, URL or folder path
+   * (the core's search), best first (the core's ranking).
    *
    * @param login The vault login.
    * @param text The text.
@@ -37,7 +38,7 @@ export interface ItemSearch {
    * @param login The vault login.
    * @param idOrLabel An id or a label.
    * @returns The items with exactly that id or label; when none has the label exactly, the items
-   *   whose label contains it, as candidates (`exact: false`).
+   *   the search finds for it, best first, as candidates (`exact: false`).
    */
   get(login: string, idOrLabel: string): Promise<{ items: ListedItem[]; exact: boolean }>;
   /**
@@ -90,12 +91,13 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
     return { found: result.items, complete: !result.truncated };
   }
 
+  // Keeps the order it is given: the core's ranking (filterReadable keeps it too).
   async function readable(login: string, items: Item[]): Promise<ListedItem[]> {
     const allowed = await access.filterReadable(login, items);
     const rights = await access.load(login);
-    return allowed
-      .map((item) => toListed(item, describeRight(rights.folders.get(item.folderId)?.accessType)))
-      .sort((a, b) => a.label.localeCompare(b.label, 'en') || a.id - b.id);
+    return allowed.map((item) =>
+      toListed(item, describeRight(rights.folders.get(item.folderId)?.accessType)),
+    );
   }
 
   return {

@@ -147,6 +147,17 @@ describe('with a real vault', () => {
     expect(odd.answer.text).toContain('No item you can read matches “a/b?c#d%2F..\\”');
   });
 
+  it("finds by words in any order in the login, URL and folder, label words first (the core's search)", async () => {
+    // prod-db: login postgres, URL https://db.internal.example; nothing of it in its label.
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find internal POSTGRES')).answer)).toEqual(['prod-db']);
+    // "ops" is in github-ops-token's label and in prod-db's folder, Ops: the label first.
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find ops')).answer)).toEqual([
+      'github-ops-token',
+      'prod-db',
+    ]);
+    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'find internal postgres')).answer)).toEqual([]);
+  });
+
   it('escapes hostile labels, logins and queries: no broadcast, no mention, no injected link', async () => {
     const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find evil <!here>');
     const all = JSON.stringify(answer) + JSON.stringify(ack.json);

@@ -4,12 +4,12 @@
 // Args: <pglite|postgres> <databaseUrl|dataDir> <items>; VAULTLINE_MASTER_KEY for PostgreSQL.
 // Prints {"key","readPath","findFolder"} when done.
 
-import { createHash } from 'node:crypto';
 import type { ItemValues } from '@vaultline/protocol/wire';
 import { operatorActor } from '../src/store/actor.ts';
 import { addFolder } from '../src/store/folders.ts';
 import { addItems } from '../src/store/items.ts';
 import { openVault } from '../src/vault.ts';
+import { benchHash } from './bench-hash.ts';
 
 const [store, target, count = '0'] = process.argv.slice(2);
 const ITEMS = Number(count);
@@ -22,14 +22,20 @@ const vault = await openVault({
   cacheTtlMs: 0,
   createMasterKey: true,
 });
-const values = (label: string, folderId: number, password: string): ItemValues => ({
+const values = (
+  label: string,
+  folderId: number,
+  password: string,
+  login = 'svc',
+  url = 'https://example.com',
+): ItemValues => ({
   label,
   password,
   description: '',
   folderId: String(folderId),
-  login: 'svc',
+  login,
   email: '',
-  url: 'https://example.com',
+  url,
   tags: '',
   anyoneCanModify: '0',
 });
@@ -56,8 +62,16 @@ const big = await addFolder(vault.ctx, seeder, {
 for (let start = 1; start <= ITEMS; start += SEED_BATCH) {
   const batch: ItemValues[] = [];
   for (let g = start; g < Math.min(start + SEED_BATCH, ITEMS + 1); g++) {
+    // The login and the URL hold other parts of the hash: the bench's searches find words there too.
+    const hash = benchHash(g);
     batch.push(
-      values(`bench item ${g} ${createHash('md5').update(String(g)).digest('hex')}`, big, 'bench-password'),
+      values(
+        `bench item ${g} ${hash}`,
+        big,
+        'bench-password',
+        `svc_${hash.slice(20, 26)}`,
+        `https://host-${hash.slice(26, 32)}.example.com`,
+      ),
     );
   }
   await addItems(vault.ctx, seeder, batch);

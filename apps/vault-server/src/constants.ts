@@ -31,7 +31,7 @@ export const MAX_PASSWORD_LENGTH = 4_096;
 export const MAX_VALUE_LENGTH = 8_192;
 /** Longest folder title, in characters. */
 export const MAX_TITLE_LENGTH = 255;
-/** Longest login or search string, in characters. */
+/** Longest login, in characters (the search string: the core's `MAX_SEARCH_LENGTH`, in code points). */
 export const MAX_LOGIN_LENGTH = 100;
 /** Longest attachment name kept, in characters. */
 export const MAX_FILE_NAME_LENGTH = 200;

@@ -12,6 +12,7 @@ import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
+import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
 
 const CANARY = 'vaultline master key check';
@@ -124,6 +125,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       db = await openPglite({ dataDir: options.dataDir, extensions: { pg_trgm } });
     }
     await migrateSchema(db);
+    await fillSearchKeys(db);
     if (
       options.databaseUrl !== undefined &&
       options.masterKey === undefined &&

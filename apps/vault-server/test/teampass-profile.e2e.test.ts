@@ -196,6 +196,29 @@ describe('a TeamPass script on a key of the teampass profile', () => {
     }
   });
 
+  it("finds by label as TeamPass does, where a default key's find/item matches words in every field", async () => {
+    const admin = clientOf(vault);
+    const { id } = await admin.addItem({
+      item: {
+        label: 'PostgreSQL production',
+        password: 'pw',
+        folderId,
+        login: 'app_rw',
+        url: 'db.prod.internal',
+      },
+    });
+    const found = async (text: string, key: string) => {
+      const answer = await script(`find/item/${folderId}/${encodeURIComponent(text)}`, key);
+      return Array.isArray(answer.json) ? answer.json.map((item: { id: string }) => Number(item.id)) : [];
+    };
+    // Words across label, login and URL for the default profile…
+    expect(await found('app_rw', vaultlineKey)).toContain(id);
+    expect(await found('prod db', vaultlineKey)).toContain(id);
+    // …the label containing the text, and nothing else, for TeamPass's scripts.
+    expect(await found('app_rw', teampassKey)).not.toContain(id);
+    expect(await found('production', teampassKey)).toContain(id);
+  });
+
   it('rotates a password with new_password, then writes it with update/item', async () => {
     const admin = clientOf(vault);
     const { id } = await admin.addItem({ item: { label: 'db-02', password: 'old password', folderId } });

@@ -1,4 +1,4 @@
-import { searchItems } from '@vaultline/protocol';
+import { compareSearchHits, type SearchRank, searchItems } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
@@ -12,6 +12,8 @@ import type { VaultTree } from './vault-tree.ts';
 export interface SearchHit {
   connection: string;
   item: ItemSummary;
+  /** How well it matches, in the core's terms: hits of all connections are ordered by it. */
+  rank: SearchRank;
 }
 
 /** Why a connection (or the search as a whole) could not be searched, and what fixes it. */
@@ -40,10 +42,11 @@ export interface HitPick extends vscode.QuickPickItem {
 }
 
 /**
- * Search over the protocol core's `searchItems` (the whole text where the server accepts it, the
- * longest accepted run on TeamPass, filtered here on the whole text) in every folder each
- * connection's login may read. When a connection cannot be searched, the search says why in the
- * tree's words and offers the fix; it never answers "no item" for a search that did not run.
+ * Search over the protocol core's `searchItems` (every word in the label, login, URL or folder
+ * path, ranked; the core knows what each server can search) in every folder each connection's
+ * login may read, the hits of all connections in the core's order. When a connection cannot be
+ * searched, the search says why in the tree's words and offers the fix; it never answers "no item"
+ * for a search that did not run.
  */
 export class ItemSearch implements vscode.Disposable {
   /** The QuickPick while it is open: lets scripts and tests type into it. */
@@ -104,10 +107,10 @@ export class ItemSearch implements vscode.Disposable {
           });
           // Every folder searched grants read (readableFolders), so every hit in them is readable.
           const byId = new Map(folders.map((folder) => [folder.folder.id, folder]));
-          for (const item of result.items) {
+          for (const { item, rank } of result.hits) {
             const folder = byId.get(item.folderId);
             const path = folder ? folderPath(folder) : item.path;
-            hits.push({ connection: name, item: { ...summarizeItem(item), path } });
+            hits.push({ connection: name, item: { ...summarizeItem(item), path }, rank });
           }
           if (result.truncated) truncated.push(name);
         } catch (error) {
@@ -116,7 +119,7 @@ export class ItemSearch implements vscode.Disposable {
         }
       }),
     );
-    hits.sort((a, b) => a.item.label.localeCompare(b.item.label));
+    hits.sort((a, b) => compareSearchHits(a, b) || a.connection.localeCompare(b.connection));
     problems.sort((a, b) => (a.connection ?? '').localeCompare(b.connection ?? ''));
     return { hits, problems, truncated };
   }
@@ -159,7 +162,10 @@ export class ItemSearch implements vscode.Disposable {
     ];
     // "No item" only when every connection was searched.
     if (outcome.hits.length === 0 && outcome.problems.length === 0)
-      entries.push({ label: vscode.l10n.t('No item label contains "{0}"', query), alwaysShow: true });
+      entries.push({
+        label: vscode.l10n.t('No item has every word of "{0}" in its label, login, URL or folder', query),
+        alwaysShow: true,
+      });
     return entries;
   }
 
@@ -174,7 +180,7 @@ export class ItemSearch implements vscode.Disposable {
     const quickPick = vscode.window.createQuickPick<HitPick>();
     this.active = quickPick;
     quickPick.title = title;
-    quickPick.placeholder = vscode.l10n.t('Type part of an item label');
+    quickPick.placeholder = vscode.l10n.t('Type words of a label, login, URL or folder');
     quickPick.matchOnDescription = true;
     const debounceMs = vscode.workspace
       .getConfiguration(CONFIG_SECTION)

@@ -68,10 +68,14 @@ export interface ServerCapabilities {
   /** How this client sends the key: the header when the server accepts it (and the option allows it). */
   readonly keyTransport: KeyTransport;
   /**
-   * `full`: find/item takes any text (percent-encoded UTF-8). `restricted`: only runs of
-   * `[A-Za-z0-9_:'-]` (TeamPass: a space or `%20` answers 405, `0` answers 500).
+   * What find/item does with its text. `words`: takes any text (percent-encoded UTF-8) and finds
+   * the items where every word is in the label, login, URL or folder path, as the core's search
+   * means it (Vaultline with `word-search`). `full`: takes any text, finds the labels that contain
+   * it whole. `restricted`: takes only runs of `[A-Za-z0-9_:'-]` (TeamPass: a space or `%20`
+   * answers 405, `0` answers 500) and finds the labels that contain it. Apps need not read it:
+   * `searchItems` picks its strategy from it.
    */
-  readonly search: 'full' | 'restricted';
+  readonly search: 'words' | 'full' | 'restricted';
   /**
    * Whether add/file, read/listfiles and read/files exist. `unknown` on a TeamPass-compatible
    * server (no release has them, a fork does; "No results" looks the same either way) until
@@ -213,7 +217,7 @@ export function capabilitiesOf(
     version: info.version,
     features: [...info.features],
     keyTransport: option === 'auto' ? (has('bearer-auth') ? 'header' : 'query') : option,
-    search: has('unicode-search') ? 'full' : 'restricted',
+    search: has('word-search') ? 'words' : has('unicode-search') ? 'full' : 'restricted',
     files: has('files'),
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,

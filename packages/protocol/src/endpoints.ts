@@ -251,7 +251,8 @@ export const endpoints = {
     schema: FoundItemListSchema,
     noResults: 'empty',
     batch: { param: 'folderIds' },
-    summary: 'Finds items whose label contains the search string, in the given folders.',
+    summary:
+      'Finds items in the given folders: TeamPass, those whose label contains the search string; Vaultline (`word-search`), those with every word of it in the label, login, URL or folder path.',
   },
   generatePassword: {
     operation: 'new_password',

@@ -69,6 +69,15 @@ export {
 } from './errors.ts';
 export { EXIT, type ExitCode } from './exit-codes.ts';
 export {
+  compareSearchHits,
+  matchWords,
+  type SearchFields,
+  type SearchHit,
+  type SearchRank,
+  type SearchScope,
+  searchWords,
+} from './match-words.ts';
+export {
   type CharacterKind,
   characterKinds,
   estimateBits,
@@ -130,7 +139,9 @@ export {
 export type { FileInfo, Folder, FoundItem, Item } from './schemas.ts';
 export {
   planSearch,
+  type SearchFallback,
   type SearchOptions,
+  type SearchPlan,
   type SearchQuery,
   type SearchResult,
   type SearchStrategy,

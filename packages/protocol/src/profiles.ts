@@ -51,6 +51,11 @@ export const TEAMPASS_PROFILE_DIFFERENCES: readonly ProfileDifference[] = [
       "three, four (the fourth ignored), or add/folder's five and more (title, complexity level, parent, renewal period, personal; parent and personal ignored)",
   },
   {
+    topic: 'find/item',
+    vaultline: 'every word of the text in the label, login, URL or folder path (`word-search`)',
+    teampass: 'labels that contain the whole text, as TeamPass matches',
+  },
+  {
     topic: 'info/version with the key',
     vaultline: "the server's identification (`server`, `version`, `features`, `maxResults`)",
     teampass: '`{"api-version":"2.1.5"}`',

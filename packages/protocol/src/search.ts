@@ -1,7 +1,12 @@
 /**
- * One search that is right on every server: the whole text where the server accepts it, the
- * longest run it accepts otherwise (TeamPass: `[A-Za-z0-9_:'-]` only), then a local,
- * case-insensitive filter on the whole text, with the server's result cap reported.
+ * One search that is right on every server: the items of the searched folders where every word of
+ * the text is found in the label, login, URL or folder path (folded with `foldLabel`), ranked.
+ *
+ * A server that matches words in every field (`search: 'words'`: the Vaultline server) is sent the
+ * text once. One whose find/item matches the label only (TeamPass, which also accepts only
+ * `[A-Za-z0-9_:'-]` runs, and Vaultline servers before word search) cannot answer that: the core
+ * reads the searched folders (read/folder) and matches here, or, when asked to, sends find/item the
+ * longest part of a word it accepts and keeps the items whose label holds every word.
  *
  * @module
  */
@@ -9,48 +14,73 @@
 import type { ServerCapabilities } from './capabilities.ts';
 import type { CallOptions, VaultClient } from './client/types.ts';
 import { VaultError } from './errors.ts';
+import {
+  compareSearchHits,
+  matchWords,
+  type SearchHit,
+  type SearchScope,
+  searchWords,
+} from './match-words.ts';
 import type { Item } from './schemas.ts';
-import { foldLabel, MAX_SEARCH_LENGTH } from './text.ts';
+import { MAX_SEARCH_LENGTH } from './text.ts';
 
 /** What to search. */
 export interface SearchQuery {
   /** The folders to search (not their sub-folders, as TeamPass); none finds nothing. */
   folderIds: readonly number[];
-  /** The text the labels must contain, compared with {@link foldLabel}; 1–{@link MAX_SEARCH_LENGTH} characters. */
+  /**
+   * The words to find, separated by white space, in any order, each in the label, login, URL or
+   * folder path (compared with `foldLabel`); 1–{@link MAX_SEARCH_LENGTH} characters.
+   */
   text: string;
 }
+
+/**
+ * What to do where the server's find/item matches labels only (TeamPass, older Vaultline servers):
+ * `folders` reads the searched folders (read/folder) and matches every field here: exact, at the
+ * cost of every item of those folders crossing the network, passwords included (TeamPass has no
+ * listing without them). `labels` sends find/item the longest part of a word it accepts and keeps
+ * the items whose label holds every word: cheaper, but misses items found only by their login, URL
+ * or folder path, and finds nothing when no part is worth sending.
+ */
+export type SearchFallback = 'folders' | 'labels';
 
 /** Options of {@link searchItems}. */
 export interface SearchOptions extends CallOptions {
   /** The server's capabilities; read from the client when absent. */
   capabilities?: ServerCapabilities | undefined;
   /**
-   * The shortest run of accepted characters worth sending when the whole text cannot be sent:
-   * shorter runs match too much to narrow anything. Default 3.
+   * With the `labels` fallback, the shortest part of a word worth sending when the text cannot be
+   * sent whole: shorter parts match too much to narrow anything. Default 3.
    */
   minRunLength?: number | undefined;
-  /**
-   * What to do when no part of the text can be sent (only emoji, CJK, accents…): `folders` reads
-   * the folders' items (read/folder) and filters them here; `none` finds nothing. Default
-   * `folders`.
-   */
-  fallback?: 'folders' | 'none' | undefined;
+  /** Where the server matches labels only: see {@link SearchFallback}. Default `folders`. */
+  fallback?: SearchFallback | undefined;
 }
 
-/** How the server was asked. */
-export type SearchStrategy = 'full' | 'run' | 'folders' | 'none';
+/**
+ * How the server was asked:
+ * - `words`: the text (its words a URL can carry) went to a find/item that matches every word in
+ *   every field;
+ * - `full`: the whole text (one word) went to a label-only find/item (`labels` fallback);
+ * - `run`: the longest accepted part of a word did (`labels` fallback);
+ * - `folders`: the searched folders were read and matched here;
+ * - `none`: nothing was asked.
+ */
+export type SearchStrategy = 'words' | 'full' | 'run' | 'folders' | 'none';
 
 /** What {@link searchItems} found. */
 export interface SearchResult {
-  /** The items whose label contains the whole text (folded), in the searched folders, in id order. */
-  items: Item[];
-  /** What the server was sent: the whole text, its longest accepted run, or nothing. */
-  serverQuery: string | undefined;
   /**
-   * `full`: the whole text went to find/item. `run`: a part of it did, and the rest was filtered
-   * here. `folders`: no part could be sent; the folders were read and filtered here. `none`:
-   * nothing was asked.
+   * The items of the searched folders where every word is found (in the label only after `full`
+   * and `run`), ranked: see {@link compareSearchHits}.
    */
+  items: Item[];
+  /** The same items with their ranks, to merge results of several vaults in the same order. */
+  hits: SearchHit[];
+  /** What the server was sent, or `undefined` when find/item was not asked. */
+  serverQuery: string | undefined;
+  /** How the server was asked. */
   strategy: SearchStrategy;
   /** The server's result cap, when known. */
   maxResults: number | undefined;
@@ -61,66 +91,84 @@ export interface SearchResult {
   truncated: boolean;
 }
 
+/** What {@link planSearch} decided. */
+export interface SearchPlan {
+  /** How to ask the server. */
+  strategy: SearchStrategy;
+  /** What to send to find/item (`words`, `full`, `run`); `undefined` otherwise. */
+  query: string | undefined;
+}
+
 /** Characters TeamPass's find/item accepts in its search segment. */
 const RESTRICTED_RUNS = /[A-Za-z0-9_:'-]+/g;
-/** Characters no server can take in a path segment (the codec refuses them). */
+/** White space, and characters no server can take in a path segment (the codec refuses them). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what splits the text.
-const UNSENDABLE = /[/\\?#\u0000-\u001f\u007f]+/;
+const UNSENDABLE = /[\s/\\?#\u0000-\u001f\u007f]+/u;
+
+/** `.` and `..` are dot segments: URL parsers drop them (and their `%2E` spellings) from a path. */
+function sendable(run: string): boolean {
+  return run !== '' && run !== '.' && run !== '..';
+}
 
 /**
- * The parts of a text a server accepts in find/item, longest first.
+ * The parts of a text's words that a label-only find/item accepts, longest first: the words
+ * themselves, split where a URL cannot carry a character; on a restricted server (TeamPass) the
+ * runs of `[A-Za-z0-9_:'-]`.
  *
  * @param text The search text.
  * @param search The server's search capability.
- * @returns The runs of accepted characters (trimmed, without `0`, which TeamPass answers with a 500).
+ * @returns The parts (without `0`, which TeamPass answers with a 500), longest first.
  */
 export function searchableRuns(text: string, search: ServerCapabilities['search']): string[] {
   const normalized = text.normalize('NFC');
   const runs =
-    search === 'restricted'
-      ? (normalized.match(RESTRICTED_RUNS) ?? [])
-      : normalized.split(UNSENDABLE).map((run) => run.trim());
-  // `.` and `..` are dot segments: URL parsers drop them (and their `%2E` spellings) from a path.
-  return runs
-    .filter((run) => run !== '' && run !== '0' && run !== '.' && run !== '..')
-    .sort((a, b) => b.length - a.length);
+    search === 'restricted' ? (normalized.match(RESTRICTED_RUNS) ?? []) : normalized.split(UNSENDABLE);
+  return runs.filter((run) => sendable(run) && run !== '0').sort((a, b) => b.length - a.length);
 }
 
 /**
- * What to send to find/item for a text: the whole (trimmed) text when the server accepts all of
- * it, its longest accepted run when that is long enough, `undefined` when no part is worth it.
+ * How {@link searchItems} asks a server for a text: on a `words` server the text's words a URL
+ * can carry, joined by spaces; elsewhere the searched folders, or, with the `labels` fallback, the
+ * longest accepted part of a word when it is the whole text or long enough.
  *
  * @param text The search text.
  * @param search The server's search capability.
- * @param minRunLength The shortest run worth sending. Default 3.
- * @returns The server query and whether it is the whole text.
+ * @param options The fallback (default `folders`) and the shortest part worth sending (default 3).
+ * @returns The strategy and what to send.
  */
 export function planSearch(
   text: string,
   search: ServerCapabilities['search'],
-  minRunLength = 3,
-): { query: string | undefined; whole: boolean } {
-  const trimmed = text.normalize('NFC').trim();
-  const [longest] = searchableRuns(trimmed, search);
-  if (longest === undefined) return { query: undefined, whole: false };
-  if (longest === trimmed) return { query: longest, whole: true };
-  return longest.length >= minRunLength
-    ? { query: longest, whole: false }
-    : { query: undefined, whole: false };
+  options: { fallback?: SearchFallback | undefined; minRunLength?: number | undefined } = {},
+): SearchPlan {
+  if (search === 'words') {
+    const words = text.normalize('NFC').split(UNSENDABLE).filter(sendable);
+    // Only dot segments or characters a URL cannot carry: nothing to send, so match here.
+    if (words.length === 0) return { strategy: 'folders', query: undefined };
+    return { strategy: 'words', query: words.join(' ') };
+  }
+  if ((options.fallback ?? 'folders') === 'folders') return { strategy: 'folders', query: undefined };
+  const [longest] = searchableRuns(text, search);
+  if (longest === undefined) return { strategy: 'none', query: undefined };
+  if (longest === text.normalize('NFC').trim()) return { strategy: 'full', query: longest };
+  return longest.length >= (options.minRunLength ?? 3)
+    ? { strategy: 'run', query: longest }
+    : { strategy: 'none', query: undefined };
 }
 
 /**
- * Searches items by label on any server of the API.
+ * Searches items by words on any server of the API: the items of the searched folders where every
+ * word of the text is found in the label, login, URL or folder path, ranked.
  *
  * @param client The vault client.
  * @param query The folders and the text.
- * @param options The server's capabilities (read from the client when absent) and the strategy.
- * @returns The matching items and how they were found.
- * @throws {VaultError} `invalid_request` for an empty text or one above {@link MAX_SEARCH_LENGTH}
- *   characters; the client's errors otherwise.
+ * @param options The server's capabilities (read from the client when absent) and the fallback.
+ * @returns The matching items, ranked, and how they were found.
+ * @throws {VaultError} `invalid_request` for a text without words or one above
+ *   {@link MAX_SEARCH_LENGTH} characters; the client's errors otherwise.
  * @example
  * ```ts
- * const { items, truncated } = await searchItems(vault, { folderIds: [1, 2], text: 'postgres prod' });
+ * const { items, truncated } = await searchItems(vault, { folderIds: [1, 2], text: 'prod db' });
  * ```
  */
 export async function searchItems(
@@ -128,8 +176,8 @@ export async function searchItems(
   query: SearchQuery,
   options: SearchOptions = {},
 ): Promise<SearchResult> {
-  const wanted = foldLabel(query.text);
-  if (wanted === '')
+  const words = searchWords(query.text);
+  if (words.length === 0)
     throw new VaultError('invalid_request', 'Expected a search text, received an empty one.');
   const length = [...query.text.trim()].length;
   if (length > MAX_SEARCH_LENGTH) {
@@ -141,25 +189,31 @@ export async function searchItems(
   const folderIds = [...new Set(query.folderIds)];
   const capabilities = options.capabilities ?? (await client.capabilities());
   const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
-  const result = (strategy: SearchStrategy, found: readonly Item[], serverQuery?: string): SearchResult => {
+  const result = (plan: SearchPlan, found: readonly Item[]): SearchResult => {
     const folders = new Set(folderIds);
+    const scope: SearchScope = plan.strategy === 'full' || plan.strategy === 'run' ? 'label' : 'all';
+    const hits: SearchHit[] = [];
+    for (const item of found) {
+      if (!folders.has(item.folderId)) continue;
+      const rank = matchWords(item, words, scope);
+      if (rank) hits.push({ item, rank });
+    }
+    hits.sort(compareSearchHits);
     const cap = capabilities.maxResults;
     return {
-      items: found
-        .filter((item) => folders.has(item.folderId) && foldLabel(item.label).includes(wanted))
-        .sort((a, b) => a.id - b.id),
-      serverQuery,
-      strategy,
+      items: hits.map((hit) => hit.item),
+      hits,
+      serverQuery: plan.query,
+      strategy: plan.strategy,
       maxResults: cap,
-      truncated: strategy !== 'folders' && cap !== undefined && found.length >= cap,
+      truncated: plan.query !== undefined && cap !== undefined && found.length >= cap,
     };
   };
-  if (folderIds.length === 0) return result('none', []);
-  const plan = planSearch(query.text, capabilities.search, options.minRunLength);
+  if (folderIds.length === 0) return result({ strategy: 'none', query: undefined }, []);
+  const plan = planSearch(query.text, capabilities.search, options);
   if (plan.query !== undefined) {
-    const found = await client.findItems({ folderIds, query: plan.query }, callOptions);
-    return result(plan.whole ? 'full' : 'run', found, plan.query);
+    return result(plan, await client.findItems({ folderIds, query: plan.query }, callOptions));
   }
-  if ((options.fallback ?? 'folders') === 'none') return result('none', []);
-  return result('folders', await client.readFolders({ ids: folderIds }, callOptions));
+  if (plan.strategy === 'none') return result(plan, []);
+  return result(plan, await client.readFolders({ ids: folderIds }, callOptions));
 }

@@ -23,6 +23,9 @@ export const KEY_HEADER = 'authorization';
  * - `query-key`: still accepts `?apikey=` (a server may refuse keys in URLs);
  * - `files`: implements add/file, read/listfiles and read/files;
  * - `unicode-search`: find/item takes any text (percent-encoded UTF-8) as its query;
+ * - `word-search`: find/item finds the items where every white-space-separated word of the query,
+ *   folded with `foldLabel`, is in the label, login, URL or a folder title of the item's path
+ *   (instead of the labels that contain the query whole);
  * - `four-byte-text`: stores characters outside the BMP (emoji) as sent.
  */
 export const SERVER_FEATURES = [
@@ -30,6 +33,7 @@ export const SERVER_FEATURES = [
   'query-key',
   'files',
   'unicode-search',
+  'word-search',
   'four-byte-text',
 ] as const;
 

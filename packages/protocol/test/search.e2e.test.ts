@@ -13,14 +13,14 @@ let teampass: ReplayServer;
 let vaultline: VaultlineStub;
 let tp: VaultClient;
 
-function addItem(id: string, label: string, folder = '1'): void {
+function addItem(id: string, label: string, folder = '1', more: { login?: string; url?: string } = {}): void {
   teampass.items.set(id, {
     id,
     label,
     description: '',
-    login: 'svc',
+    login: more.login ?? 'svc',
     email: '',
-    url: '',
+    url: more.url ?? '',
     pw: `pw-${id}`,
     folder_id: folder,
     tags: '',
@@ -37,6 +37,10 @@ beforeAll(async () => {
   addItem('24', 'Café crème');
   addItem('25', 'Fête 🎉 party');
   addItem('26', 'postgres prod (other folder)', '2');
+  // The issue's item: nothing in its label says "db", its URL and login do.
+  addItem('27', 'PostgreSQL production', '1', { login: 'app_rw', url: 'https://db.prod.internal:5432' });
+  addItem('28', 'Billing', '1', { login: 'prod', url: 'https://billing.example.com' });
+  addItem('29', 'Redis cache', '2', { login: 'app_rw', url: 'redis://cache.prod.internal' });
   vaultline = await startVaultlineStub({
     apiKey: KEY,
     features: ['bearer-auth', 'unicode-search'],
@@ -74,7 +78,7 @@ describe('the TeamPass replay server searches like TeamPass', () => {
   it("accepts [A-Za-z0-9_:'-] and matches without case", async () => {
     const response = await fetch(`${teampass.url}/api/index.php/find/item/1/POSTGRES?apikey=${KEY}`);
     const records = (await response.json()) as { id: string }[];
-    expect(records.map((r) => r.id).sort()).toEqual(['20', '21', '22']);
+    expect(records.map((r) => r.id).sort()).toEqual(['20', '21', '22', '27']);
   });
 
   it('shows the defect: the raw client call with a space is refused', async () => {
@@ -84,23 +88,88 @@ describe('the TeamPass replay server searches like TeamPass', () => {
   });
 });
 
+function readUrls(): string[] {
+  return teampass.requests.map((r) => r.url.split('?')[0]!);
+}
+
 describe('searchItems on a TeamPass-compatible server', () => {
-  it('searches the longest accepted run, then filters on the whole text (a space)', async () => {
-    const result = await searchItems(tp, { folderIds: [1], text: 'postgres prod' });
-    expect(findUrls()).toEqual(['/api/index.php/find/item/1/postgres']);
-    expect(result.items.map((item) => item.id)).toEqual([20, 21]);
-    expect(result).toMatchObject({ strategy: 'run', serverQuery: 'postgres', truncated: false });
-    expect(result.maxResults).toBeUndefined();
+  it.each([
+    ['prod db', [27]],
+    ['db.prod', [27]],
+    ['app_rw', [27]],
+    ['DB PROD', [27]],
+    ['internal postgres', [27]],
+    ['app_rw  redis', []],
+  ])(
+    'finds %j by words in the label, login and URL: reads the folders (find/item sees labels only)',
+    async (text, ids) => {
+      const result = await searchItems(tp, { folderIds: [1], text });
+      expect(result.items.map((item) => item.id)).toEqual(ids);
+      expect(result).toMatchObject({ strategy: 'folders', serverQuery: undefined, truncated: false });
+      expect(findUrls()).toEqual([]);
+      expect(readUrls()).toEqual(['/api/index.php/read/folder/1']);
+    },
+  );
+
+  it('matches folder titles, keeps only the searched folders, and ranks label words first', async () => {
+    teampass.folders.set('3', {
+      id: '3',
+      title: 'Prod',
+      parent_id: '0',
+      complexity: '0',
+      renewal: '0',
+      personal: '0',
+    });
+    addItem('30', 'mail relay', '3');
+    try {
+      const result = await searchItems(tp, { folderIds: [1, 2, 3], text: 'prod' });
+      // "Prod" is the title of folder 3: its items hold the word through their path.
+      expect(result.items.map((item) => [item.id, item.label])).toEqual([
+        [20, 'postgres prod'],
+        [26, 'postgres prod (other folder)'],
+        [27, 'PostgreSQL production'],
+        [21, 'Postgres production replica'],
+        [28, 'Billing'],
+        [30, 'mail relay'],
+        [29, 'Redis cache'],
+      ]);
+      expect(result.hits.map((hit) => hit.rank)).toEqual([
+        { labelWords: 1, wholeWords: 1, prefixWords: 0 },
+        { labelWords: 1, wholeWords: 1, prefixWords: 0 },
+        { labelWords: 1, wholeWords: 1, prefixWords: 0 },
+        { labelWords: 1, wholeWords: 0, prefixWords: 1 },
+        { labelWords: 0, wholeWords: 1, prefixWords: 0 },
+        { labelWords: 0, wholeWords: 1, prefixWords: 0 },
+        { labelWords: 0, wholeWords: 1, prefixWords: 0 },
+      ]);
+      const only = await searchItems(tp, { folderIds: [2], text: 'prod' });
+      expect(only.items.map((item) => item.id)).toEqual([26, 29]);
+    } finally {
+      teampass.items.delete('30');
+      teampass.folders.delete('3');
+    }
   });
 
-  it('handles a dot and keeps only the searched folders', async () => {
-    const result = await searchItems(tp, { folderIds: [1], text: 'Example.COM' });
+  it('with the labels fallback, sends the longest accepted run and keeps labels holding every word', async () => {
+    const result = await searchItems(tp, { folderIds: [1], text: 'prod postgres' }, { fallback: 'labels' });
+    expect(findUrls()).toEqual(['/api/index.php/find/item/1/postgres']);
+    expect(result.items.map((item) => item.id)).toEqual([20, 21, 27]);
+    expect(result).toMatchObject({ strategy: 'run', serverQuery: 'postgres', truncated: false });
+    expect(result.maxResults).toBeUndefined();
+    // The login and the URL are not searched that way: the issue's "prod db" finds nothing.
+    expect(
+      (await searchItems(tp, { folderIds: [1], text: 'prod db' }, { fallback: 'labels' })).items,
+    ).toEqual([]);
+  });
+
+  it('with the labels fallback, handles a dot and keeps only the searched folders', async () => {
+    const result = await searchItems(tp, { folderIds: [1], text: 'Example.COM' }, { fallback: 'labels' });
     expect(findUrls()).toEqual(['/api/index.php/find/item/1/Example']);
     expect(result.items.map((item) => item.label)).toEqual(['example.com admin']);
   });
 
-  it('sends a text of accepted characters whole, even a short one', async () => {
-    const result = await searchItems(tp, { folderIds: [1, 2], text: 'pg' });
+  it('with the labels fallback, sends a text of accepted characters whole, even a short one', async () => {
+    const result = await searchItems(tp, { folderIds: [1, 2], text: 'pg' }, { fallback: 'labels' });
     expect(findUrls()).toEqual(['/api/index.php/find/item/1;2/pg']);
     expect(result).toMatchObject({ strategy: 'full', serverQuery: 'pg', items: [] });
   });
@@ -108,26 +177,22 @@ describe('searchItems on a TeamPass-compatible server', () => {
   it('folds accents and case locally: "cafe" finds "Café crème", "CRÈME" too', async () => {
     expect((await searchItems(tp, { folderIds: [1], text: 'cafe' })).items.map((i) => i.id)).toEqual([24]);
     const accented = await searchItems(tp, { folderIds: [1], text: 'CRÈME' });
-    // "CR" is too short to narrow: the folder is read and filtered here.
     expect(accented).toMatchObject({ strategy: 'folders', serverQuery: undefined });
     expect(accented.items.map((i) => i.id)).toEqual([24]);
   });
 
-  it('reads the folders when no part can be sent (emoji, "0"), never sending 0', async () => {
+  it('reads the folders for emoji and "0", never sending 0', async () => {
     const emoji = await searchItems(tp, { folderIds: [1], text: '🎉' });
     expect(emoji.items.map((i) => i.id)).toEqual([25]);
     expect(emoji.strategy).toBe('folders');
     const zero = await searchItems(tp, { folderIds: [1], text: '0' });
     expect(zero.items).toEqual([]);
     expect(findUrls()).toEqual([]);
-    expect(teampass.requests.map((r) => r.url.split('?')[0])).toEqual([
-      '/api/index.php/read/folder/1',
-      '/api/index.php/read/folder/1',
-    ]);
+    expect(readUrls()).toEqual(['/api/index.php/read/folder/1', '/api/index.php/read/folder/1']);
   });
 
-  it('finds nothing without asking when the fallback is none or there are no folders', async () => {
-    expect(await searchItems(tp, { folderIds: [1], text: '🎉' }, { fallback: 'none' })).toMatchObject({
+  it('finds nothing without asking when the labels fallback has nothing to send or there are no folders', async () => {
+    expect(await searchItems(tp, { folderIds: [1], text: '🎉' }, { fallback: 'labels' })).toMatchObject({
       strategy: 'none',
       items: [],
     });
@@ -154,31 +219,47 @@ describe('searchItems on a TeamPass-compatible server', () => {
 });
 
 describe('searchItems on a Vaultline server', () => {
-  it('sends the whole text, percent-encoded, and reports the cap', async () => {
-    const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
-    const result = await searchItems(vault, { folderIds: [1], text: 'postgres prod' });
-    expect(result).toMatchObject({
-      strategy: 'full',
-      serverQuery: 'postgres prod',
+  it('sends the whole text once to a words server, percent-encoded, and reports the cap', async () => {
+    const words = await startVaultlineStub({
+      apiKey: KEY,
+      features: ['bearer-auth', 'unicode-search', 'word-search'],
       maxResults: 2,
-      truncated: true,
+      labels: { 1: 'Postgres prod', 2: 'postgres prod EU', 3: 'postgres prod US', 4: 'Café crème' },
     });
-    expect(result.items.map((item) => item.id)).toEqual([1, 2]);
-    expect(vaultline.requests.at(-1)).toEqual({
-      url: '/api/index.php/find/item/1/postgres%20prod',
-      authorization: `Bearer ${KEY}`,
-    });
-    const accents = await searchItems(vault, { folderIds: [1], text: 'Café' });
-    expect(accents).toMatchObject({ strategy: 'full', truncated: false });
-    expect(accents.items.map((item) => item.id)).toEqual([4]);
+    try {
+      const vault = createVaultClient({ baseUrl: words.url, apiKey: KEY });
+      const result = await searchItems(vault, { folderIds: [1], text: 'prod postgres' });
+      expect(result).toMatchObject({
+        strategy: 'words',
+        serverQuery: 'prod postgres',
+        maxResults: 2,
+        truncated: true,
+      });
+      expect(result.items.map((item) => item.id)).toEqual([1, 2]);
+      expect(words.requests.map((r) => r.url)).toEqual([
+        '/api/index.php/info/version',
+        '/api/index.php/find/item/1/prod%20postgres',
+      ]);
+      expect(words.requests.at(-1)?.authorization).toBe(`Bearer ${KEY}`);
+      const accents = await searchItems(vault, { folderIds: [1], text: 'Café svc' });
+      expect(accents).toMatchObject({ strategy: 'words', truncated: false });
+      expect(accents.items.map((item) => item.id)).toEqual([4]);
+      // What a URL cannot carry splits the words sent; the core keeps the items with the whole word.
+      const slash = await searchItems(vault, { folderIds: [1], text: 'prod/eu' });
+      expect(slash).toMatchObject({ strategy: 'words', serverQuery: 'prod eu', items: [] });
+    } finally {
+      await words.close();
+    }
   });
 
-  it('sends the longest part a URL can carry when the text holds a slash', async () => {
+  it('reads the folders of a Vaultline server without word search (its find/item matches labels only)', async () => {
     const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
-    const result = await searchItems(vault, { folderIds: [1], text: 'prod/eu' });
-    expect(result.serverQuery).toBe('prod');
-    expect(result.strategy).toBe('run');
-    expect(result.items).toEqual([]);
+    const result = await searchItems(vault, { folderIds: [1], text: 'prod postgres' });
+    expect(result).toMatchObject({ strategy: 'folders', serverQuery: undefined, truncated: false });
+    expect(result.items.map((item) => item.id)).toEqual([1, 2, 3]);
+    expect(vaultline.requests.at(-1)?.url).toBe('/api/index.php/read/folder/1');
+    const labels = await searchItems(vault, { folderIds: [1], text: 'prod/eu' }, { fallback: 'labels' });
+    expect(labels).toMatchObject({ strategy: 'run', serverQuery: 'prod', items: [] });
   });
 
   it('uses capabilities passed in instead of asking', async () => {

@@ -2,7 +2,8 @@
  * A small local HTTP server on 127.0.0.1 that answers like a Vaultline server where the protocol
  * core needs it: the keyless identification (`/info/version`), the key in `Authorization: Bearer`
  * (or the query, unless refused), and find/item over any percent-encoded text, case-insensitive,
- * capped at `maxResults`. The real server lives in apps/vault-server, which depends on this
+ * capped at `maxResults`: with the `word-search` feature every word in the label, login (`svc`) or
+ * path (`Team`), else the label containing the whole text. The real server lives in apps/vault-server, which depends on this
  * package; its own tests run the core against it.
  */
 
@@ -136,8 +137,13 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
     }
     if (verb === 'find' && object === 'item') {
       const text = decodeURIComponent(second).toLowerCase();
+      const words = text.split(/\s+/).filter((word) => word !== '');
+      const matches = (label: string) =>
+        options.features.includes('word-search')
+          ? words.every((word) => [label.toLowerCase(), 'svc', 'team'].some((field) => field.includes(word)))
+          : label.toLowerCase().includes(text);
       const found = Object.entries(labels)
-        .filter(([, label]) => label.toLowerCase().includes(text))
+        .filter(([, label]) => matches(label))
         .slice(0, maxResults)
         .map(([id, label]) => ({ ...record(Number(id), label), status: 'OK' }));
       res.end(found.length === 0 ? JSON.stringify({ err: 'No results' }) : JSON.stringify(found));

@@ -1,6 +1,7 @@
 /**
- * `vaultline find <text>`: items whose label contains the text, among the folders the login may
- * read, with the reference to use. Never a password.
+ * `vaultline find <words>`: items with every word in their label, login, URL or folder path, among
+ * the folders the login may read, best first (the core's ranking), with the reference to use.
+ * Never a password.
  *
  * @module
  */
@@ -21,12 +22,13 @@ import { withSpinner } from '../spinner.ts';
 export function findCommand(context: CommandContext): Command {
   return new Command('find')
     .description(
-      'Find items by label among the folders your login may read; prints ids, paths and references, never passwords.',
+      'Find items among the folders your login may read by words in their label, login, URL or folder path, best first; prints ids, paths and references, never passwords.',
     )
-    .argument('<text>', 'text the label contains')
+    .argument('<words...>', 'words to find, in any order')
     .option('--json', 'print JSON')
-    .action(async (text: string, options: { json?: boolean }, command: Command) => {
+    .action(async (words: string[], options: { json?: boolean }, command: Command) => {
       const { env, output } = context;
+      const text = words.join(' ');
       const connection = await openConnection(env, connectionOption(command), { warn: warnTo(output) });
       let found: Awaited<ReturnType<typeof searchItems>>;
       try {
@@ -38,7 +40,7 @@ export function findCommand(context: CommandContext): Command {
             const readable = folders
               .filter((folder) => permissionsOf(folder.accessType).read)
               .map((folder) => folder.id);
-            // The core's one search: what the server accepts goes to find/item, the rest is filtered there.
+            // The core's one search: words across fields, ranked; the server's limits are its business.
             return searchItems(connection.client, { folderIds: readable, text });
           },
           options,
@@ -66,7 +68,9 @@ export function findCommand(context: CommandContext): Command {
         return;
       }
       if (rows.length === 0) {
-        output.err(`No item label contains ${JSON.stringify(text)}.`);
+        output.err(
+          `No item has every word of ${JSON.stringify(text)} in its label, login, URL or folder path.`,
+        );
         return;
       }
       const table = [

@@ -8,7 +8,8 @@ import { auditWho, commandCaller, runAsUser } from '../run-as-user.ts';
 
 /**
  * `/vault find <text>`: acks at once, then answers (to the caller only) with the items their vault
- * user may read whose label contains the text, a page at a time.
+ * user may read with every word of the text in their label, login, URL or folder path, best first, a page at a
+ * time.
  *
  * @param deps The bot's parts.
  * @returns The handler.

@@ -34,6 +34,7 @@ import {
 } from '../errors.ts';
 import { loggableError } from '../logger.ts';
 import { StoreError } from '../store/errors.ts';
+import type { FindMatch } from '../store/items.ts';
 import type { ApiAnswer } from './api-call.ts';
 import { answer, JSON_HEADERS } from './api-response.ts';
 import { answerError, INTERNAL_ERROR, toApiError } from './error-mapping.ts';
@@ -52,6 +53,11 @@ export interface AnswerProfile {
   /** The answer to `info/version` asked with a key of the profile; `undefined`: the identification. */
   readonly version: ApiAnswer | undefined;
   /**
+   * What find/item matches: every word in the label, login, URL or folder path (`word-search`), or,
+   * as TeamPass does, labels that contain the whole text.
+   */
+  readonly find: FindMatch;
+  /**
    * The answer to an error of a request whose key is of this profile.
    *
    * @param error Whatever was thrown.
@@ -66,6 +72,7 @@ const VAULTLINE: AnswerProfile = {
   deleted: 'OK',
   decoders: {},
   version: undefined,
+  find: 'words',
   answerError,
 };
 
@@ -124,6 +131,7 @@ const TEAMPASS: AnswerProfile = {
   deleted: TEAMPASS2_DELETE_BODY,
   decoders: { updateFolder: { folder: decodeLenientFolderUpdate } },
   version: answer(200, JSON_HEADERS, JSON.stringify(TEAMPASS2_VERSION_BODY)),
+  find: 'label',
   answerError(error, logger) {
     const teampass = asTeamPass(error);
     if (teampass) return teampass;

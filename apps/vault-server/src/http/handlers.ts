@@ -154,10 +154,10 @@ export const handlers: Handlers = {
     const body = params.rules.base64 ? Buffer.from(password, 'utf8').toString('base64') : password;
     return { body: { password: body }, target: '' };
   },
-  async findItems({ params, principal, ctx }) {
+  async findItems({ params, principal, ctx, profile }) {
     const ids = idList(params.folderIds);
     return {
-      body: await items.findItems(ctx, principal, ids, params.query),
+      body: await items.findItems(ctx, principal, ids, params.query, profile.find),
       target: `folders ${ids.join(',')}`,
     };
   },

@@ -1,4 +1,4 @@
-import { parseId, permissionsOf } from '@vaultline/protocol';
+import { MAX_SEARCH_LENGTH, parseId, permissionsOf, searchWords } from '@vaultline/protocol';
 import type { ItemValues, ItemWireRecord } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import {
@@ -11,10 +11,10 @@ import {
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';
-import type { FolderTree } from './folder-tree.ts';
+import type { FolderNode, FolderTree } from './folder-tree.ts';
 import type { ItemRow } from './item-row.ts';
 import type { StoreContext } from './store-context.ts';
-import { checkText, escapeLike, labelKey } from './text-rules.ts';
+import { checkText, escapeLike, labelKey, searchKey } from './text-rules.ts';
 import { auditWrite, auditWrites } from './write-audit.ts';
 
 /** An item record as the API answers it: every value a string. */
@@ -108,30 +108,132 @@ export async function readUserItems(ctx: StoreContext, userId: number): Promise<
 }
 
 /**
- * find/item: items whose label contains the text, ignoring case, accents and surrounding spaces
- * (both folded with the core's `foldLabel`, as TeamPass's accent-insensitive collation compares
- * them), in the given folders only (not their sub-folders), at most {@link MAX_FIND_RESULTS}, in id
- * order.
+ * What find/item matches: `words` (this server's own search: every word of the text in the label,
+ * login, URL or a folder title of the item's path) or `label` (the legacy meaning, TeamPass's: the
+ * label contains the whole text).
+ */
+export type FindMatch = 'words' | 'label';
+
+// Folder titles are folded once per folder tree (trees are cached and never mutated).
+const foldedPaths = new WeakMap<FolderTree, ReadonlyMap<number, readonly string[]>>();
+
+/** Each folder's path as folded titles, root first. */
+function pathsOf(tree: FolderTree): ReadonlyMap<number, readonly string[]> {
+  let paths = foldedPaths.get(tree);
+  if (!paths) {
+    const fresh = new Map<number, string[]>();
+    for (const node of tree.values()) {
+      const titles: string[] = [];
+      // The tree's loader already bounds the depth; the bound here only guards a cycle.
+      for (let at: FolderNode | undefined = node, depth = 0; at && depth < 1000; depth++) {
+        titles.unshift(labelKey(at.title));
+        at = at.parentId === null ? undefined : tree.get(at.parentId);
+      }
+      fresh.set(node.id, titles);
+    }
+    foldedPaths.set(tree, fresh);
+    paths = fresh;
+  }
+  return paths;
+}
+
+/** The words that narrow: a word inside another word is found wherever that one is. */
+function narrowingWords(words: readonly string[]): string[] {
+  // The words are distinct: one that contains another is longer.
+  return words.filter((word) => !words.some((other) => other !== word && other.includes(word)));
+}
+
+/**
+ * Checks a search text: at most the core's {@link MAX_SEARCH_LENGTH} characters, counted as the
+ * core counts them (code points: 100 emoji are 200 UTF-16 units), and no NUL.
+ */
+function checkSearchText(text: string): void {
+  const length = [...text.trim()].length;
+  if (length > MAX_SEARCH_LENGTH)
+    throw invalid(
+      `Expected the search string of at most ${MAX_SEARCH_LENGTH} characters, received ${length}.`,
+    );
+  checkText(text, 'the search string', Number.POSITIVE_INFINITY);
+}
+
+/**
+ * find/item, in the given folders only (not their sub-folders), at most {@link MAX_FIND_RESULTS},
+ * in id order. Text and values are folded with the core's `foldLabel` (no case, accents,
+ * compatibility forms or surrounding spaces, as TeamPass's accent-insensitive collation compares).
+ * With `words` (the default), the items where every white-space-separated word is in the label,
+ * login, URL or a folder title of the item's path, found through the trigram-indexed `search_key`
+ * and the folder tree in memory; with `label`, the items whose label contains the whole text.
  */
 export async function findItems(
   ctx: StoreContext,
   principal: Principal,
   folderIds: readonly number[],
   text: string,
+  match: FindMatch = 'words',
 ) {
-  checkText(text, 'the search string', MAX_LOGIN_LENGTH);
-  const folded = labelKey(text);
-  if (folded === '') throw invalid('Expected a search string with something besides spaces and accents.');
+  checkSearchText(text);
+  const words = searchWords(text);
+  if (words.length === 0)
+    throw invalid('Expected a search string with something besides spaces and accents.');
   const [tree, allowed] = await Promise.all([ctx.folders(), readable(ctx, principal)]);
   const wanted = [...new Set(folderIds)].filter((id) => allowed.has(id));
   if (wanted.length === 0) return [];
+  const params: unknown[] = [wanted];
+  const conditions: string[] = [];
+  const like = (column: string, value: string) => {
+    params.push(`%${escapeLike(value)}%`);
+    return `${column} LIKE $${params.length} ESCAPE '\\'`;
+  };
+  if (match === 'label') {
+    conditions.push(like('label_key', labelKey(text)));
+  } else {
+    const paths = pathsOf(tree);
+    for (const word of narrowingWords(words)) {
+      const inPath = wanted.filter((id) => paths.get(id)?.some((title) => title.includes(word)));
+      // Every searched folder's path holds the word: it narrows nothing.
+      if (inPath.length === wanted.length) continue;
+      const inKey = like('search_key', word);
+      if (inPath.length === 0) {
+        conditions.push(inKey);
+        continue;
+      }
+      params.push(inPath);
+      conditions.push(`(${inKey} OR folder_id = ANY($${params.length}::bigint[]))`);
+    }
+  }
   const rows = await ctx.db.query<ItemRow>(
     `SELECT ${ITEM_COLUMNS} FROM items
-      WHERE folder_id = ANY($1::bigint[]) AND label_key LIKE $2 ESCAPE '\\'
+      WHERE ${['folder_id = ANY($1::bigint[])', ...conditions].join(' AND ')}
       ORDER BY id LIMIT ${MAX_FIND_RESULTS}`,
-    [wanted, `%${escapeLike(folded)}%`],
+    params,
   );
   return rows.map((row) => ({ ...toRecord(ctx, tree, row), status: 'OK' }));
+}
+
+/** Items whose search key is filled in per statement by {@link fillSearchKeys}. */
+const FILL_BATCH = 1_000;
+
+/**
+ * Fills in the search key of the items that have none (every item, once, after the migration that
+ * added it; items written by an older version of the server since), in batches.
+ *
+ * @returns How many items were filled in.
+ */
+export async function fillSearchKeys(db: Queryable): Promise<number> {
+  let filled = 0;
+  for (;;) {
+    const rows = await db.query<{ id: number; label: string; login: string; url: string }>(
+      `SELECT id, label, login, url FROM items WHERE search_key = '' ORDER BY id LIMIT ${FILL_BATCH}`,
+    );
+    if (rows.length === 0) return filled;
+    await db.query(
+      `UPDATE items SET search_key = filled.key
+         FROM unnest($1::bigint[], $2::text[]) AS filled(id, key)
+        WHERE items.id = filled.id`,
+      [rows.map((row) => Number(row.id)), rows.map((row) => searchKey(row))],
+    );
+    filled += rows.length;
+  }
 }
 
 /** Validated item values. */
@@ -232,7 +334,8 @@ async function folderFor(ctx: StoreContext, principal: Principal, folderId: numb
 
 /**
  * The stored columns of an item, in the order add and update write them: folder_id, label,
- * label_key, description, login, email, url, tags, anyone_can_modify, password (sealed).
+ * label_key, description, login, email, url, tags, anyone_can_modify, password (sealed),
+ * search_key.
  */
 function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[] {
   return [
@@ -246,8 +349,12 @@ function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[
     input.tags,
     input.anyoneCanModify,
     ctx.box.sealText(input.password),
+    searchKey(input),
   ];
 }
+
+/** How many values {@link itemColumns} gives. */
+const ITEM_VALUES = 11;
 
 /** add/item: one new item; fails on a similar label anywhere in the vault. */
 export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValues): Promise<number> {
@@ -258,8 +365,8 @@ export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValue
     return await ctx.db.transaction(async (tx) => {
       await checkLabelFree(tx, key, undefined);
       const [row] = await tx.query<{ id: number }>(
-        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
         itemColumns(ctx, input, key),
       );
       const id = Number(row!.id);
@@ -272,7 +379,7 @@ export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValue
   }
 }
 
-/** Rows per INSERT of {@link addItems}: ten parameters each, well under PostgreSQL's 65,535. */
+/** Rows per INSERT of {@link addItems}: eleven parameters each, well under PostgreSQL's 65,535. */
 const ROWS_PER_INSERT = 500;
 
 /**
@@ -309,10 +416,11 @@ export async function addItems(
       const chunk = inputs.slice(start, start + ROWS_PER_INSERT);
       const params = chunk.flatMap((input, i) => itemColumns(ctx, input, keys[start + i]!));
       const rows = chunk.map(
-        (_, i) => `(${Array.from({ length: 10 }, (_, j) => `$${i * 10 + j + 1}`).join(', ')})`,
+        (_, i) =>
+          `(${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`,
       );
       const inserted = await tx.query<{ id: number }>(
-        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password)
+        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
          VALUES ${rows.join(', ')} RETURNING id`,
         params,
       );
@@ -362,7 +470,7 @@ export async function updateItem(ctx: StoreContext, actor: Actor, id: number, va
       await checkLabelFree(tx, key, id);
       const rows = await tx.query(
         `UPDATE items SET folder_id = $2, label = $3, label_key = $4, description = $5, login = $6, email = $7,
-           url = $8, tags = $9, anyone_can_modify = $10, password = $11, updated_at = now()
+           url = $8, tags = $9, anyone_can_modify = $10, password = $11, search_key = $12, updated_at = now()
          WHERE id = $1 RETURNING id`,
         [id, ...itemColumns(ctx, input, key)],
       );

@@ -22,6 +22,15 @@ export function checkText(value: string, what: string, max: number): string {
 /** The form in which labels are compared for similarity: the core's {@link foldLabel}. */
 export const labelKey = foldLabel;
 
+/**
+ * The text find/item looks for words in: the label, login and URL, each folded with the core's
+ * {@link foldLabel}, one per line. A search word never holds white space, so it never spans two
+ * values; and the key is never empty, which marks an item whose key is still to be filled in.
+ */
+export function searchKey(values: { label: string; login: string; url: string }): string {
+  return `${foldLabel(values.label)}\n${foldLabel(values.login)}\n${foldLabel(values.url)}`;
+}
+
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);

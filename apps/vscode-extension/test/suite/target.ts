@@ -28,6 +28,8 @@ export interface Target {
   sharedKey: string | undefined;
   /** The request log's name for a search request (`findItems`; TeamPass 3's own `searchItems`). */
   searchEndpoint: string;
+  /** The request log's name for a read of folders' items (`readFolders`; TeamPass 3's `itemsInFolders`). */
+  folderRead: string;
   /**
    * How the request log names reads: `itemRead(id)` matches a read of items that names `id`,
    * `itemReadAlone(id)` one that names it alone; `folderRights` reads the user's folder rights;
@@ -76,6 +78,7 @@ export function vaultTarget(fixture: Fixture): Target {
     attachment: fixture.attachment,
     sharedKey: fixture.keys.admin,
     searchEndpoint: 'findItems',
+    folderRead: 'readFolders',
     requestLog: LEGACY_LOG,
   };
 }
@@ -94,6 +97,7 @@ export function teampassTarget(fixture: Fixture): Target {
     attachment: teampass.attachment,
     sharedKey: teampass.key,
     searchEndpoint: 'findItems',
+    folderRead: 'readFolders',
     requestLog: LEGACY_LOG,
   };
 }
@@ -118,6 +122,7 @@ export function teampass3Target(fixture: Fixture): Target {
     attachment: undefined,
     sharedKey: undefined,
     searchEndpoint: 'searchItems',
+    folderRead: 'itemsInFolders',
     requestLog: {
       itemRead: (id) => new RegExp(` getItem .*/item/get\\?id=${id}(&|$)`),
       itemReadAlone: (id) => new RegExp(`/item/get\\?id=${id}(&|$)`),

@@ -63,7 +63,7 @@ export function trustTests(fixture: Fixture): void {
       assert.ok(outcome.hits.some((hit) => hit.connection === 'alice'));
       const labels = api.search.entries(fixture.items.web.label, outcome).map((entry) => entry.label);
       assert.ok(labels[0]?.startsWith('$(error) revoked: the vault rejected'), labels.join(' | '));
-      assert.ok(!labels.some((label) => /No item label contains/.test(label)), labels.join(' | '));
+      assert.ok(!labels.some((label) => /No item has every word/.test(label)), labels.join(' | '));
     });
 
     it('with the folder list down: the tree\'s words and Retry; never "no item"', async () => {
@@ -84,7 +84,7 @@ export function trustTests(fixture: Fixture): void {
       assert.equal(problem.fix.title, 'Retry');
       assert.equal((problem.fix.args?.[0] as MessageNode | undefined)?.connection, 'down');
       const labels = api.search.entries('no-such-label-anywhere', outcome).map((entry) => entry.label);
-      assert.ok(!labels.some((label) => /No item label contains/.test(label)), labels.join(' | '));
+      assert.ok(!labels.some((label) => /No item has every word/.test(label)), labels.join(' | '));
     });
 
     it('Enter on the problem runs its fix: the connect dialog opens on that connection', async () => {

@@ -83,7 +83,7 @@ async function quickstart(io: CliIo): Promise<void> {
         '',
         'Try:',
         `  curl -H 'Authorization: Bearer ${adminKey}' '${api}/read/userfolders/alice'`,
-        `  curl -H 'Authorization: Bearer ${adminKey}' '${api}/find/item/1;2;3;4;5;6/postgres'`,
+        `  curl -H 'Authorization: Bearer ${adminKey}' '${api}/find/item/1;2;3;4;5;6/postgres%20prod'`,
         `  curl -H 'Authorization: Bearer ${adminKey}' '${api}/read/items/1;2'`,
         '',
         'Press Ctrl+C to stop.',

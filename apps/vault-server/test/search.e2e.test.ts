@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVaultClient, searchItems, type VaultClient } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { findItems } from '../src/store/items.ts';
@@ -15,7 +16,6 @@ import {
   STORES,
   startVaultOn,
 } from './support/helpers.ts';
-import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 
 const ADMIN = { kind: 'admin', keyLabel: 'test' } as const;
 

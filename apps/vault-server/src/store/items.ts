@@ -1,13 +1,7 @@
 import { MAX_SEARCH_LENGTH, parseId, permissionsOf, searchWords } from '@vaultline/protocol';
 import type { ItemValues, ItemWireRecord } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
-import {
-  MAX_FIND_RESULTS,
-  MAX_LABEL_LENGTH,
-  MAX_LOGIN_LENGTH,
-  MAX_PASSWORD_LENGTH,
-  MAX_VALUE_LENGTH,
-} from '../constants.ts';
+import { MAX_FIND_RESULTS, MAX_LABEL_LENGTH, MAX_PASSWORD_LENGTH, MAX_VALUE_LENGTH } from '../constants.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';

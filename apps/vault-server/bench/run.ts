@@ -1,5 +1,7 @@
 // pnpm bench: read/items throughput against a raw node:http baseline, find/item latency over
-// 100,000 items on PGlite and PostgreSQL, and the server's RSS idle and under load.
+// 100,000 items on PGlite and PostgreSQL, the server's RSS idle and under load, and its RSS during
+// concurrent 24 MiB attachment transfers (bench/attachments.ts).
+// BENCH_ONLY=attachments runs the attachment part alone.
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,11 +12,22 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { startPostgresCluster } from '../test/support/postgres-cluster.ts';
+import {
+  type AttachmentFigures,
+  FILE_BYTES,
+  GOAL_IDLE_BACK,
+  GOAL_MIB_PER_TRANSFER,
+  measureAttachments,
+  TRANSFERS,
+} from './attachments.ts';
 import { rssMiB, startVaultProcess } from './vault-process.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
 const WARMUP_S = 1;
+const ONLY = process.env.BENCH_ONLY ?? '';
+if (ONLY !== '' && ONLY !== 'attachments')
+  throw new Error(`BENCH_ONLY expects attachments, received ${ONLY}`);
 const CONNECTIONS = 16;
 const FIND_QUERIES = 1_000;
 
@@ -162,6 +175,23 @@ try {
     const env = store === 'postgres' ? { VAULTLINE_MASTER_KEY: generateMasterKey() } : {};
     const place = async (name: string) =>
       store === 'postgres' ? await cluster.createDatabase() : join(temp, `pglite-${name}`);
+    // Attachments: a vault of its own, a server of its own.
+    const filesPlace = await place('files');
+    const filesSeed = await startChild('seed-process.ts', [store, filesPlace, '0'], env);
+    await stop(filesSeed);
+    const filesVault = await startVaultProcess(store, filesPlace, env);
+    try {
+      const itemId = Number(/read\/items\/(\d+)/.exec(String(filesSeed.info.readPath))?.[1]);
+      results[`attachments_${store}`] = await measureAttachments(
+        String(filesVault.info.url),
+        filesVault.child.pid!,
+        String(filesSeed.info.key),
+        itemId,
+      );
+    } finally {
+      await stop(filesVault);
+    }
+    if (ONLY === 'attachments') continue;
     // Idle RSS of a server on a vault with a few items, then on one with 100,000, each seeded
     // beforehand in another process: the server's RSS is what serving takes, not what seeding left.
     const small = await place('small');
@@ -244,6 +274,7 @@ try {
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(36)} ${value}\n`);
 process.stdout.write('\nVaultline vault-server benchmark\n');
 for (const store of ['pglite', 'postgres']) {
+  if (ONLY === 'attachments') break;
   const read = results[`readItems_${store}`] as {
     vaultRps: number;
     rawRps: number;
@@ -268,10 +299,12 @@ for (const store of ['pglite', 'postgres']) {
   line(`  /healthz req/s, ratio to raw`, `${read.healthzRps}, ${read.healthzRatio} (through Hono)`);
 }
 for (const store of ['pglite', 'postgres']) {
+  if (ONLY === 'attachments') break;
   const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
   line(`find/item p50 / p99 ms (${store})`, `${find.p50Ms} / ${find.p99Ms} (goal < 5 / < 20)`);
 }
 for (const store of ['pglite', 'postgres']) {
+  if (ONLY === 'attachments') break;
   const rss = results[`rssMiB_${store}`] as {
     emptyVault: number;
     idleWith100kItems: number;
@@ -283,5 +316,27 @@ for (const store of ['pglite', 'postgres']) {
     `${rss.idleWith100kItems} / ${rss.underLoad} (100,000 items)`,
   );
 }
-line('  goal (PGlite)', 'empty < 150, 100,000 items < 250');
+if (ONLY !== 'attachments') line('  goal (PGlite)', 'empty < 150, 100,000 items < 250');
+const mib = FILE_BYTES / 1024 / 1024;
+for (const store of ['pglite', 'postgres']) {
+  const files = results[`attachments_${store}`] as AttachmentFigures;
+  for (const [what, phase] of [
+    ['uploads', files.uploads],
+    ['downloads', files.downloads],
+  ] as const) {
+    line(
+      `${TRANSFERS} x ${mib} MiB ${what} (${store})`,
+      `RSS MiB before / peak / after ${phase.beforeMiB} / ${phase.peakMiB} / ${phase.afterMiB}, ${phase.seconds} s`,
+    );
+    line(
+      `  MiB per transfer, ratio to goal`,
+      `${phase.perTransferMiB}, ${phase.ratioToGoal} (goal < ${GOAL_MIB_PER_TRANSFER} MiB: ratio < 1)`,
+    );
+    if (phase.failures.length > 0) line('  FAILED', phase.failures.join('; '));
+  }
+  line(
+    `  idle RSS after / before (${store})`,
+    `${Math.round(files.idleGrowth * 1000) / 10}% more (goal within ${GOAL_IDLE_BACK * 100}%)`,
+  );
+}
 process.stdout.write(`\n${JSON.stringify(results, null, 2)}\n`);

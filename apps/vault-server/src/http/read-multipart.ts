@@ -12,6 +12,13 @@ export interface UploadedFile {
   bytes: Buffer;
 }
 
+/** The parts add/file reads: each may appear once. */
+const READ_PARTS = new Set(['item_id', 'file']);
+
+function repeated(name: string): VaultServerError {
+  return invalid(`The form has the field "${name}" more than once; send it once.`);
+}
+
 function tooLarge(maxBytes: number): VaultServerError {
   return new VaultServerError('too_large', `The file is larger than the limit of ${maxBytes} bytes.`);
 }
@@ -39,7 +46,8 @@ export async function readMultipart(
     // Browsers and fetch send file names as raw UTF-8, which @fastify/busboy decodes as UTF-8.
     parser = new Busboy({
       headers: { 'content-type': contentType },
-      limits: { fileSize: maxBytes, files: 1, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
+      // Two files: a second `file` part must reach the handler below to be refused as repeated.
+      limits: { fileSize: maxBytes, files: 2, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
     });
   } catch {
     throw invalid('Expected a multipart/form-data body with a boundary.');
@@ -57,11 +65,24 @@ export async function readMultipart(
       source.destroy();
       reject(error);
     };
+    // A part the operation reads may come once: were the last (or the first) to win, the form
+    // would be read differently by the server and by whatever checked it on the way.
+    const seen = new Set<string>();
+    const once = (name: string): boolean => {
+      if (!READ_PARTS.has(name)) return true;
+      if (seen.has(name)) {
+        fail(repeated(name));
+        return false;
+      }
+      seen.add(name);
+      return true;
+    };
     parser.on('field', (name, value) => {
+      if (!once(name)) return;
       if (name === 'item_id') itemId = value;
     });
     parser.on('file', (name, stream, filename, _encoding, mimeType) => {
-      if (name !== 'file' || file !== undefined) {
+      if (!once(name) || name !== 'file') {
         stream.resume();
         return;
       }
@@ -107,6 +128,11 @@ export async function readMultipart(
       });
     });
     parser.on('error', () => fail(invalid('The multipart body is malformed.')));
+    // Past a limit busboy skips the parts: a repeated one among them would go unseen.
+    const tooMany = () => fail(invalid('The form has more parts than add/file reads (item_id and file).'));
+    parser.on('partsLimit', tooMany);
+    parser.on('filesLimit', tooMany);
+    parser.on('fieldsLimit', tooMany);
     parser.on('finish', () => {
       void pending.then(() => {
         if (failure) return;

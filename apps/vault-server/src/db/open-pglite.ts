@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Database, Queryable } from './database.ts';
 
@@ -20,6 +20,17 @@ const MEMORY_SETTINGS = [
 ];
 
 /**
+ * bytea in and out as one hex string, converted by Buffer. PGlite's own converters go byte by byte
+ * (`Array.from(bytes).map(…).join('')`, `parseInt` per pair): for one 128 KiB attachment chunk that
+ * is hundreds of thousands of strings, tens of MiB of garbage and most of the time an upload took.
+ */
+const BYTEA_SERIALIZERS = {
+  [types.BYTEA]: (value: Uint8Array) =>
+    `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`,
+};
+const BYTEA_PARSERS = { [types.BYTEA]: (text: string) => Buffer.from(text.slice(2), 'hex') };
+
+/**
  * Opens the embedded PGlite store, in memory or persisted to a directory.
  *
  * @param dataDir The directory; in memory when undefined.
@@ -29,6 +40,8 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   const db = await PGlite.create({
     ...(dataDir === undefined ? {} : { dataDir }),
     extensions: { pg_trgm },
+    serializers: BYTEA_SERIALIZERS,
+    parsers: BYTEA_PARSERS,
     startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])],
   });
   const wrap = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({

@@ -9,6 +9,7 @@ import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
+import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './store/files.ts';
 import { createStoreContext, type StoreContext } from './store/store-context.ts';
 
 const CANARY = 'vaultline master key check';
@@ -46,6 +47,8 @@ export interface VaultAdmin {
 export interface Vault {
   readonly db: Database;
   readonly ctx: StoreContext;
+  /** Attachments of the old format (one blob each) rewritten in chunks when the vault was opened. */
+  readonly attachments: UpgradeResult;
   /** The administration, acting as `actor`: every change it makes is audited with that actor. */
   adminAs(actor: Actor): VaultAdmin;
   close(): Promise<void>;
@@ -122,6 +125,8 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       if (index === 0) await rename(`${path}.next`, path);
       else await rm(`${path}.next`, { force: true });
     }
+    const attachments = await upgradeLegacyFiles(db, box);
+    await sweepStaleUploads(db);
     const ctx = createStoreContext(db, box, options.cacheTtlMs);
     const openDb = db;
     const changed = async <T>(work: Promise<T>): Promise<T> => {
@@ -146,6 +151,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
     return {
       db,
       ctx,
+      attachments,
       adminAs,
       async close() {
         await ctx.close();

@@ -12,7 +12,8 @@
  * @module
  */
 
-import { SERVER_INFO_PATH } from '@vaultline/protocol';
+import { Readable } from 'node:stream';
+import { SERVER_INFO_PATH, VaultError } from '@vaultline/protocol';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { invalid } from '../errors.ts';
@@ -21,12 +22,13 @@ import type { StoreContext } from '../store/store-context.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { errorAnswer } from './api-response.ts';
 import type { AddressOf } from './client-address.ts';
-import { answerError, NO_SUCH_OPERATION } from './error-mapping.ts';
+import { answerError, loggableError, NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfoAnswer } from './server-info.ts';
+import type { TransferGate } from './transfer-gate.ts';
 
 /** What the pipeline needs. */
 export interface ApiPipelineOptions {
@@ -36,6 +38,8 @@ export interface ApiPipelineOptions {
   readonly limiters: Limiters;
   readonly maxUrlLength: number;
   readonly maxFileBytes: number;
+  /** The bound on attachment transfers. */
+  readonly transfers: TransferGate;
   /** The client's address of a request. */
   readonly addressOf: AddressOf;
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
@@ -83,8 +87,18 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     }
     seen.status = answer.status;
     logRequest(logger, seen);
+    if (answer.body instanceof Readable) logCutShort(answer.body, seen.op);
     return answer;
   };
+
+  /** Logs a streamed body (an attachment) that ends before all of it was sent. */
+  function logCutShort(body: Readable, op: string) {
+    body.once('error', (error) => {
+      // An attachment that fails its check is the server's concern; a client that went away is not.
+      if (error instanceof VaultError) logger.error({ op, err: loggableError(error) }, 'answer cut short');
+      else logger.info({ op, reason: loggableError(error).message }, 'answer cut short');
+    });
+  }
 
   async function pass(request: ApiRequest, seen: Seen) {
     const query = request.target.indexOf('?');

@@ -22,12 +22,14 @@ import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { answerOf } from './api-response.ts';
 import { auditOperation } from './audit.ts';
 import { type Handlers, handlers } from './handlers.ts';
+import type { TransferGate } from './transfer-gate.ts';
 
 /** What the operations need. */
 export interface OperationOptions {
   readonly ctx: StoreContext;
   readonly audit: AuditWriter;
   readonly maxFileBytes: number;
+  readonly transfers: TransferGate;
 }
 
 /** One operation, ready to run on a request whose key is checked. */
@@ -97,9 +99,10 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           params,
           principal,
           actor,
-          request: () => request.body(),
+          request,
           ctx: options.ctx,
           maxFileBytes: options.maxFileBytes,
+          transfers: options.transfers,
         }),
       );
       return answerOf(result.body);

@@ -12,14 +12,16 @@
  * times its size, mostly in Buffers. V8 frees a Buffer's memory only when a collection finds it
  * dead: young ones at a young collection, which Buffers hardly trigger (their bytes lie outside
  * V8's heap), older ones at a full collection, which V8 starts for them only 64 MiB above their level
- * after its last one. Left alone, 8 concurrent transfers took 8–12 MiB each at their peak and kept
- * tens of MiB on the idle server. So the gate watches the process's Buffer memory while transfers
- * run: every MiB moved, past {@link YOUNG_BUDGET} per running transfer above its level before they
- * started, it runs a young collection; past {@link FULL_BUDGET}, a full one; at most one of each per
- * {@link YOUNG_GAP_MS} and {@link FULL_GAP_MS} (the freed memory shows only after V8's sweeper ran).
- * When the last transfer ends it runs one full collection, so that an idle server gives it all
- * back. The collections of a transfer-heavy minute cost their pauses (measured in `pnpm bench`);
- * a server without transfers never runs one.
+ * after its last one; V8's young generation grows with the strings the drivers make (hex and
+ * base64 text of every chunk). Left alone, 8 concurrent 24 MiB transfers took 10–14 MiB each at
+ * their peak and kept 9–34% more on the idle server. So while transfers run, every 128 KiB moved
+ * (all transfers together), the gate compares the process's Buffer and heap memory with its level
+ * before they started: past {@link YOUNG_BUDGET} per running transfer it runs a young collection,
+ * past {@link FULL_BUDGET} a full one, at most one of each per {@link YOUNG_GAP_MS} and
+ * {@link FULL_GAP_MS} (freed Buffers show only once V8's sweeper ran). When the last transfer ends
+ * it runs one full collection that also shrinks V8's heap, so that an idle server gives it back. The
+ * collections' cost shows in `pnpm bench` (server CPU per phase); a server without transfers never
+ * runs one.
  *
  * @module
  */
@@ -54,16 +56,16 @@ export interface TransferGate {
 
 const MiB = 1024 * 1024;
 /**
- * How often memory is looked at: every 256 KiB moved, by all transfers together (each KiB moved
+ * How often memory is looked at: every 128 KiB moved, by all transfers together (each KiB moved
  * leaves several behind; looking costs some 20 µs).
  */
-const CHECK_EVERY = MiB / 4;
-/** Buffer memory per running transfer above which young garbage is collected. */
+const CHECK_EVERY = MiB / 8;
+/** Buffer and heap memory per running transfer above which young garbage is collected. */
 const YOUNG_BUDGET = MiB;
-/** Buffer memory per running transfer above which all garbage is collected. */
+/** Buffer and heap memory per running transfer above which all garbage is collected. */
 const FULL_BUDGET = 2 * MiB;
-const YOUNG_GAP_MS = 25;
-const FULL_GAP_MS = 100;
+const YOUNG_GAP_MS = 10;
+const FULL_GAP_MS = 50;
 /** The full collection after the last transfer: once its answer is on its way. */
 const IDLE_DELAY_MS = 200;
 
@@ -88,8 +90,8 @@ function collect(kind: Kind): void {
   else collector({ type: 'major', flavor: kind === 'shrink' ? 'last-resort' : 'regular' });
 }
 
-/** Bytes held by Buffers (and other ArrayBuffers), freed ones included until a collection. */
-const bufferBytes = () => {
+/** Bytes held by Buffers and V8's heap objects, garbage included until a collection finds it. */
+const heldBytes = () => {
   const usage = process.memoryUsage();
   return usage.arrayBuffers + usage.heapUsed;
 };
@@ -108,7 +110,7 @@ export function createTransferGate(max: number): TransferGate {
   let nextFull = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   const check = () => {
-    const held = bufferBytes() - baseline;
+    const held = heldBytes() - baseline;
     const now = performance.now();
     if (held > FULL_BUDGET * active && now >= nextFull) {
       nextFull = now + FULL_GAP_MS;
@@ -132,7 +134,7 @@ export function createTransferGate(max: number): TransferGate {
         );
       }
       clearTimeout(idleTimer);
-      if (active === 0) baseline = bufferBytes();
+      if (active === 0) baseline = heldBytes();
       active++;
       let left = false;
       return {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
+import { rotateMasterKey } from '../src/rotate-master-key.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import {
   clientOf,
@@ -15,6 +16,7 @@ import {
   rawRequest,
   STORES,
   startVaultOn,
+  TEST_OPERATOR,
 } from './support/helpers.ts';
 import { writeOldFormatVault } from './support/old-format-vault.ts';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.ts';
@@ -488,6 +490,60 @@ describe.each(STORES)('attachments on %s', (store) => {
     });
   });
 
+  describe('rotate-master-key', () => {
+    it('re-encrypts every chunk under a new content key: the new key reads them all, byte for byte', async () => {
+      const masterKey = generateMasterKey();
+      let target: { dataDir: string } | { databaseUrl: string };
+      if (store === 'postgres') target = { databaseUrl: await cluster!.createDatabase() };
+      else {
+        const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-rotate-'));
+        dirs.push(dataDir);
+        target = { dataDir };
+      }
+      const first = await startTestVault({ ...target, masterKey, logLines });
+      const client = clientOf(first);
+      const folder = await client.addFolder({ folder: { title: 'Rotate' } });
+      const item = (await client.addItem({ item: { label: 'r', password: 'x', folderId: folder.id } })).id;
+      const bytes = randomBytes(3 * CHUNK + 99);
+      const added = await client.addFile({ itemId: item, file: bytes, fileName: 'r.bin' });
+      const stored = (db: TestVault) =>
+        db.server.vault.db.query<{ seq: number; digest: string; key: string }>(
+          `SELECT c.seq, md5(c.content) AS digest, md5(f.content_key) AS key
+             FROM file_chunks c JOIN files f ON f.id = c.file_id WHERE c.file_id = $1 ORDER BY c.seq`,
+          [added.id],
+        );
+      const before = await stored(first);
+      expect(before.length).toBe(4);
+      await first.close();
+
+      const newKey = generateMasterKey();
+      const result = await rotateMasterKey(TEST_OPERATOR, {
+        dataDir: 'dataDir' in target ? target.dataDir : undefined,
+        databaseUrl: 'databaseUrl' in target ? target.databaseUrl : undefined,
+        masterKey,
+        newKey,
+        cacheTtlMs: 0,
+      });
+      expect(result).toMatchObject({ files: 1 });
+
+      const rotated = await startTestVault({ ...target, masterKey: newKey, logLines });
+      const after = await stored(rotated);
+      expect(after.map((row) => row.seq)).toEqual([0, 1, 2, 3]);
+      for (const [index, row] of after.entries()) {
+        expect(row.digest, `chunk ${index}`).not.toBe(before[index]!.digest);
+        expect(row.key).not.toBe(before[index]!.key);
+      }
+      try {
+        const back = await clientOf(rotated, first.adminKey).downloadFile({ id: added.id! });
+        expect(Buffer.from(back.bytes).equals(bytes)).toBe(true);
+      } finally {
+        await rotated.close();
+      }
+      // The old master key no longer opens the vault.
+      await expect(startTestVault({ ...target, masterKey })).rejects.toThrow(/master key does not match/);
+    });
+  });
+
   describe('a vault written before chunked attachments', () => {
     it('keeps every old attachment: migrated, rewritten in chunks, downloaded byte for byte', async () => {
       const masterKey = generateMasterKey();
@@ -575,6 +631,9 @@ describe.each(STORES)('attachments on %s', (store) => {
         expect(error.err).toMatch(/item_id/);
         expect(error.err).toMatch(/more than once/);
       }
+      // Nothing stored: not even an unfinished upload.
+      const pending = await vault.server.vault.db.query('SELECT id FROM files WHERE NOT complete');
+      expect(pending).toEqual([]);
       expect(await admin.listFiles({ itemId })).toEqual([]);
       expect(await admin.listFiles({ itemId: otherItemId })).toEqual([]);
     });

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { rssMiB } from './vault-process.ts';
+import { cpuUs, rssMiB } from './vault-process.ts';
 
 /** Concurrent transfers per phase. */
 export const TRANSFERS = 8;
@@ -32,6 +32,8 @@ export interface PhaseFigures {
   /** perTransferMiB / the goal: below 1 meets it. */
   ratioToGoal: number;
   seconds: number;
+  /** The server's CPU time (user + system) during the phase. */
+  serverCpuSeconds: number;
   failures: string[];
 }
 
@@ -150,8 +152,10 @@ async function phase<T>(
     peakMiB = Math.max(peakMiB, rssMiB(pid));
   }, SAMPLE_MS);
   const started = performance.now();
+  const cpuBefore = cpuUs(pid);
   const results = await run();
   const seconds = (performance.now() - started) / 1000;
+  const serverCpuSeconds = Math.round((cpuUs(pid) - cpuBefore) / 10_000) / 100;
   clearInterval(timer);
   peakMiB = Math.max(peakMiB, rssMiB(pid));
   await settle();
@@ -166,6 +170,7 @@ async function phase<T>(
       perTransferMiB,
       ratioToGoal: Math.round((perTransferMiB / GOAL_MIB_PER_TRANSFER) * 100) / 100,
       seconds: Math.round(seconds * 100) / 100,
+      serverCpuSeconds,
       failures: results.flatMap((result) =>
         result.status === 'rejected' ? [String((result.reason as Error).message ?? result.reason)] : [],
       ),

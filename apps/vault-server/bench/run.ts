@@ -3,7 +3,7 @@
 // concurrent 24 MiB attachment transfers (bench/attachments.ts).
 // BENCH_ONLY=attachments runs the attachment part alone.
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import {
   measureAttachments,
   TRANSFERS,
 } from './attachments.ts';
-import { rssMiB, startVaultProcess } from './vault-process.ts';
+import { cpuUs, rssMiB, startVaultProcess } from './vault-process.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
@@ -57,12 +57,6 @@ async function stop(started: Started): Promise<void> {
   const exited = new Promise((resolve) => started.child.once('exit', resolve));
   started.child.kill('SIGTERM');
   await exited;
-}
-
-/** CPU time (user + system) of a process so far, in microseconds. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
 async function load(
@@ -326,7 +320,7 @@ for (const store of ['pglite', 'postgres']) {
   ] as const) {
     line(
       `${TRANSFERS} x ${mib} MiB ${what} (${store})`,
-      `RSS MiB before / peak / after ${phase.beforeMiB} / ${phase.peakMiB} / ${phase.afterMiB}, ${phase.seconds} s`,
+      `RSS MiB before / peak / after ${phase.beforeMiB} / ${phase.peakMiB} / ${phase.afterMiB}, ${phase.seconds} s (server CPU ${phase.serverCpuSeconds} s)`,
     );
     line(
       `  MiB per transfer, ratio to goal`,

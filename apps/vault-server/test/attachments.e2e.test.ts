@@ -368,6 +368,56 @@ describe.each(STORES)('attachments on %s', (store) => {
     });
   });
 
+  it('cuts a download short, and does not call it damage, when its item is deleted meanwhile', async () => {
+    const { extra, item } = await startExtra({});
+    const patient = createVaultClient({
+      baseUrl: extra.url,
+      apiKey: extra.adminKey,
+      retries: 0,
+      timeoutMs: 120_000,
+    });
+    const size = 16 * MiB;
+    const added = await patient.addFile({ itemId: item, file: randomBytes(size), fileName: 'gone.bin' });
+    const target = new URL(extra.url);
+    const received = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: `/api/index.php/read/files/${added.id}`,
+          headers: { authorization: `Bearer ${extra.adminKey}` },
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.once('data', () => {
+            // Held back by the paused client, the server waits before reading on; meanwhile
+            // the item goes, and its attachment with it.
+            res.pause();
+            patient.deleteItems({ ids: [item] }).then(() => res.resume(), reject);
+          });
+          res.on('end', () => resolve({ bytes, complete: true }));
+          res.on('aborted', () => resolve({ bytes, complete: false }));
+          res.on('error', () => resolve({ bytes, complete: false }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(received.complete).toBe(false);
+    expect(received.bytes).toBeLessThan(size);
+    await waitFor(
+      async () =>
+        logLines.some((line) => line.includes(`Attachment ${added.id} was deleted while it was being sent`)),
+      'the log line',
+    );
+    const line = logLines.find((entry) => entry.includes(`Attachment ${added.id} was deleted`))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 30, msg: 'answer cut short' });
+    expect(
+      logLines.some((entry) => entry.includes(`Attachment ${added.id} failed its integrity check`)),
+    ).toBe(false);
+  });
+
   describe('integrity of stored chunks', () => {
     let fileId: number;
     let bytes: Buffer;

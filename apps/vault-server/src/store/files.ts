@@ -310,7 +310,12 @@ async function readChunk(db: Queryable, key: ContentKey, fileId: number, index: 
     "SELECT encode(content, 'base64') AS content FROM file_chunks WHERE file_id = $1 AND seq = $2",
     [fileId, index],
   );
-  if (!row) throw integrityError(fileId);
+  if (!row) {
+    // Deleted with its item while it was being sent is no damage.
+    const [file] = await db.query('SELECT 1 FROM files WHERE id = $1', [fileId]);
+    if (!file) throw notFound(`Attachment ${fileId} was deleted while it was being sent.`);
+    throw integrityError(fileId);
+  }
   return key.open(fileId, index, index === count - 1, Buffer.from(row.content, 'base64'));
 }
 

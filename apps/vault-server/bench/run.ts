@@ -1,8 +1,9 @@
 // pnpm bench: read/items throughput against a raw node:http baseline, find/item latency over
-// 100,000 items on PGlite and PostgreSQL (one word to several across fields), and the server's RSS
-// idle and under load. BENCH_ONLY=find times find/item only.
+// 100,000 items on PGlite and PostgreSQL (one word to several across fields), the server's RSS idle
+// and under load, and its RSS during concurrent 24 MiB attachment transfers (bench/attachments.ts).
+// BENCH_ONLY=find times find/item alone; BENCH_ONLY=attachments runs the attachment part alone.
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +13,23 @@ import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startPostgresCluster } from '@vaultline/store/testing';
 import autocannon from 'autocannon';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
+import {
+  type AttachmentFigures,
+  FILE_BYTES,
+  GOAL_IDLE_BACK,
+  GOAL_MIB_PER_TRANSFER,
+  measureAttachments,
+  TRANSFERS,
+} from './attachments.ts';
 import { benchHash } from './bench-hash.ts';
-import { rssMiB, startVaultProcess } from './vault-process.ts';
+import { cpuUs, rssMiB, startVaultProcess } from './vault-process.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
 const WARMUP_S = 1;
+const ONLY = process.env.BENCH_ONLY ?? '';
+if (ONLY !== '' && ONLY !== 'attachments' && ONLY !== 'find')
+  throw new Error(`BENCH_ONLY expects find or attachments, received ${ONLY}`);
 const CONNECTIONS = 16;
 const FIND_QUERIES = 1_000;
 const bench = startBenchmark({
@@ -53,12 +65,6 @@ async function stop(started: Started): Promise<void> {
   const exited = new Promise((resolve) => started.child.once('exit', resolve));
   started.child.kill('SIGTERM');
   await exited;
-}
-
-/** CPU time (user + system) of a process so far, in microseconds. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
 async function load(
@@ -198,8 +204,8 @@ async function findLatency(info: Started['info'], queryOf: (i: number) => string
   };
 }
 
-/** `BENCH_ONLY=find` times find/item only (no read/items throughput, no RSS under load). */
-const FIND_ONLY = process.env.BENCH_ONLY === 'find';
+/** `BENCH_ONLY=find` times find/item only (no attachments, no read/items throughput, no RSS under load). */
+const FIND_ONLY = ONLY === 'find';
 
 const results: Record<string, unknown> = {};
 const cluster = await startPostgresCluster();
@@ -209,6 +215,25 @@ try {
     const env = store === 'postgres' ? { VAULTLINE_MASTER_KEY: generateMasterKey() } : {};
     const place = async (name: string) =>
       store === 'postgres' ? await cluster.createDatabase() : join(temp, `pglite-${name}`);
+    // Attachments: a vault of its own, a server of its own.
+    if (!FIND_ONLY) {
+      const filesPlace = await place('files');
+      const filesSeed = await startChild('seed-process.ts', [store, filesPlace, '0'], env);
+      await stop(filesSeed);
+      const filesVault = await startVaultProcess(store, filesPlace, env);
+      try {
+        const itemId = Number(/read\/items\/(\d+)/.exec(String(filesSeed.info.readPath))?.[1]);
+        results[`attachments_${store}`] = await measureAttachments(
+          String(filesVault.info.url),
+          filesVault.child.pid!,
+          String(filesSeed.info.key),
+          itemId,
+        );
+      } finally {
+        await stop(filesVault);
+      }
+    }
+    if (ONLY === 'attachments') continue;
     // Idle RSS of a server on a vault with a few items, then on one with 100,000, each seeded
     // beforehand in another process: the server's RSS is what serving takes, not what seeding left.
     const small = await place('small');
@@ -298,7 +323,7 @@ try {
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(36)} ${value}\n`);
 process.stdout.write('\nVaultline vault-server benchmark\n');
-for (const store of FIND_ONLY ? [] : ['pglite', 'postgres']) {
+for (const store of ONLY === '' ? ['pglite', 'postgres'] : []) {
   const read = results[`readItems_${store}`] as {
     vaultRps: number;
     rawRps: number;
@@ -323,13 +348,14 @@ for (const store of FIND_ONLY ? [] : ['pglite', 'postgres']) {
   line(`  /healthz req/s, ratio to raw`, `${read.healthzRps}, ${read.healthzRatio} (through Hono)`);
 }
 for (const store of ['pglite', 'postgres']) {
+  if (ONLY === 'attachments') break;
   const find = results[`findItem_${store}`] as { kinds: Record<string, FindFigures> };
   line(`find/item p50 / p99 ms (${store})`, '(goal < 5 / < 20), hits over all queries');
   for (const [kind, figures] of Object.entries(find.kinds)) {
     line(`  ${kind}`, `${figures.p50} / ${figures.p99}, ${figures.hits} hits`);
   }
 }
-for (const store of FIND_ONLY ? [] : ['pglite', 'postgres']) {
+for (const store of ONLY === '' ? ['pglite', 'postgres'] : []) {
   const rss = results[`rssMiB_${store}`] as {
     emptyVault: number;
     idleWith100kItems: number;
@@ -341,7 +367,29 @@ for (const store of FIND_ONLY ? [] : ['pglite', 'postgres']) {
     `${rss.idleWith100kItems} / ${rss.underLoad} (100,000 items)`,
   );
 }
-if (!FIND_ONLY) line('  goal (PGlite)', 'empty < 150, 100,000 items < 250');
+if (ONLY === '') line('  goal (PGlite)', 'empty < 150, 100,000 items < 250');
+const mib = FILE_BYTES / 1024 / 1024;
+for (const store of ONLY === 'find' ? [] : ['pglite', 'postgres']) {
+  const files = results[`attachments_${store}`] as AttachmentFigures;
+  for (const [what, phase] of [
+    ['uploads', files.uploads],
+    ['downloads', files.downloads],
+  ] as const) {
+    line(
+      `${TRANSFERS} x ${mib} MiB ${what} (${store})`,
+      `RSS MiB before / peak / after ${phase.beforeMiB} / ${phase.peakMiB} / ${phase.afterMiB}, ${phase.seconds} s (server CPU ${phase.serverCpuSeconds} s)`,
+    );
+    line(
+      `  MiB per transfer, ratio to goal`,
+      `${phase.perTransferMiB}, ${phase.ratioToGoal} (goal < ${GOAL_MIB_PER_TRANSFER} MiB: ratio < 1)`,
+    );
+    if (phase.failures.length > 0) line('  FAILED', phase.failures.join('; '));
+  }
+  line(
+    `  idle RSS after / before (${store})`,
+    `${Math.round(files.idleGrowth * 1000) / 10}% more (goal within ${GOAL_IDLE_BACK * 100}%)`,
+  );
+}
 process.stdout.write(`\n${JSON.stringify(results, null, 2)}\n`);
 
 const STORES = { pglite: 'PGlite', postgres: 'PostgreSQL' } as const;
@@ -355,34 +403,46 @@ const readOf = (store: string) =>
     vaultCpuUsPerRequest: number;
     withWrk: { ratio: number } | string;
   };
-bench.record(
-  [
-    {
-      figure: 'read/items req/s vs raw `node:http`',
-      result: `${perStore((store) => {
-        const read = readOf(store);
-        return typeof read.withWrk === 'string'
-          ? String(read.ratio)
-          : `${read.ratio} / ${read.withWrk.ratio}`;
-      })} (autocannon${HAS_WRK ? ' / wrk' : ''}; ${perStore((store) => `${readOf(store).vaultCpuUsPerRequest} µs`)} of server CPU per request)`,
-      goal: '≥ 0.35 / ≥ 0.25',
-    },
-    {
-      figure: 'find/item over 100,000 items, p50 / p99',
-      result: perStore((store) => {
-        const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
-        return `${find.p50Ms} / ${find.p99Ms} ms`;
-      }),
-      goal: '< 5 / < 20 ms',
-    },
-    {
-      figure: 'idle RSS, empty / 100,000 items',
-      result: perStore((store) => {
-        const rss = results[`rssMiB_${store}`] as { emptyVault: number; idleWith100kItems: number };
-        return `${rss.emptyVault} / ${rss.idleWith100kItems} MiB`;
-      }),
-      goal: 'PGlite < 150 / < 250',
-    },
-  ],
-  { 'seconds per load run': DURATION_S, rounds: ROUNDS, connections: CONNECTIONS },
-);
+// Only a whole run is recorded: a partial one (BENCH_ONLY) would leave figures out of the page.
+if (ONLY === '') {
+  bench.record(
+    [
+      {
+        figure: 'read/items req/s vs raw `node:http`',
+        result: `${perStore((store) => {
+          const read = readOf(store);
+          return typeof read.withWrk === 'string'
+            ? String(read.ratio)
+            : `${read.ratio} / ${read.withWrk.ratio}`;
+        })} (autocannon${HAS_WRK ? ' / wrk' : ''}; ${perStore((store) => `${readOf(store).vaultCpuUsPerRequest} µs`)} of server CPU per request)`,
+        goal: '≥ 0.35 / ≥ 0.25',
+      },
+      {
+        figure: 'find/item over 100,000 items, p50 / p99',
+        result: perStore((store) => {
+          const find = results[`findItem_${store}`] as { p50Ms: number; p99Ms: number };
+          return `${find.p50Ms} / ${find.p99Ms} ms`;
+        }),
+        goal: '< 5 / < 20 ms',
+      },
+      {
+        figure: 'idle RSS, empty / 100,000 items',
+        result: perStore((store) => {
+          const rss = results[`rssMiB_${store}`] as { emptyVault: number; idleWith100kItems: number };
+          return `${rss.emptyVault} / ${rss.idleWith100kItems} MiB`;
+        }),
+        goal: 'PGlite < 150 / < 250',
+      },
+      {
+        figure: `RSS per concurrent ${FILE_BYTES / 1024 / 1024} MiB transfer (${TRANSFERS} uploads / ${TRANSFERS} downloads), idle RSS after`,
+        result: perStore((store) => {
+          const files = results[`attachments_${store}`] as AttachmentFigures;
+          const growth = Math.round(files.idleGrowth * 1000) / 10;
+          return `${files.uploads.perTransferMiB} / ${files.downloads.perTransferMiB} MiB, +${growth}%`;
+        }),
+        goal: `< ${GOAL_MIB_PER_TRANSFER} MiB, within ${GOAL_IDLE_BACK * 100}%`,
+      },
+    ],
+    { 'seconds per load run': DURATION_S, rounds: ROUNDS, connections: CONNECTIONS },
+  );
+}

@@ -22,6 +22,12 @@ export function rssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
+/** CPU time (user + system) of a process so far, in microseconds. */
+export function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+}
+
 /**
  * Starts `vaultline-server start` on a store and waits until it listens and has settled.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `vaultline-server` command. Before loading anything else, a server on the embedded store
+// The `vaultline-server` command. Before loading anything else, a server command
 // re-executes itself once with its memory settings (see process-tuning.ts); then the CLI proper runs.
 import { applyMemoryTuning } from './process-tuning.ts';
 

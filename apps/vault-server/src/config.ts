@@ -5,6 +5,7 @@ import {
   DEFAULT_FAILED_KEY_LIMIT,
   DEFAULT_HOST,
   DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_TRANSFERS,
   DEFAULT_MAX_URL_LENGTH,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -28,6 +29,8 @@ export interface VaultServerConfig {
   maxUrlLength: number;
   /** Largest attachment in bytes; larger gets 413. */
   maxFileBytes: number;
+  /** Attachment transfers (add/file and read/files together) at once; one more gets 503. */
+  maxTransfers: number;
   /** Requests per client address per minute; more get 429. */
   rateLimitPerMinute: number;
   /** Failed keys per client address per 15 minutes before the address is refused. */
@@ -87,6 +90,7 @@ export const EnvSchema = v.object({
   VAULTLINE_MASTER_KEY: optionalText,
   VAULTLINE_MAX_URL_LENGTH: integer(1_024, 1_000_000, DEFAULT_MAX_URL_LENGTH),
   VAULTLINE_MAX_FILE_BYTES: integer(1, 1024 * 1024 * 1024, DEFAULT_MAX_FILE_BYTES),
+  VAULTLINE_MAX_TRANSFERS: integer(1, 1_000, DEFAULT_MAX_TRANSFERS),
   VAULTLINE_RATE_LIMIT_PER_MINUTE: integer(1, 100_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE),
   VAULTLINE_FAILED_KEY_LIMIT: integer(1, 1_000_000, DEFAULT_FAILED_KEY_LIMIT),
   VAULTLINE_TRUSTED_PROXIES: v.optional(v.string(), ''),
@@ -179,6 +183,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     masterKey: out.VAULTLINE_MASTER_KEY,
     maxUrlLength: out.VAULTLINE_MAX_URL_LENGTH,
     maxFileBytes: out.VAULTLINE_MAX_FILE_BYTES,
+    maxTransfers: out.VAULTLINE_MAX_TRANSFERS,
     rateLimitPerMinute: out.VAULTLINE_RATE_LIMIT_PER_MINUTE,
     failedKeyLimit: out.VAULTLINE_FAILED_KEY_LIMIT,
     trustedProxies,

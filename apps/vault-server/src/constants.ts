@@ -10,6 +10,13 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_URL_LENGTH = 16_384;
 /** Largest attachment accepted by add/file. */
 export const DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024;
+/**
+ * Attachment transfers (add/file and read/files together) one server runs at once; one more is
+ * answered 503 at once. Each holds about one chunk (see `crypto/chunk-cipher.ts`) in memory.
+ */
+export const DEFAULT_MAX_TRANSFERS = 8;
+/** The `Retry-After` of a transfer refused at the bound, in seconds. */
+export const TRANSFER_RETRY_AFTER_S = 1;
 /** Requests per client address per minute. */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1_200;
 /** Failed API keys per client address per 15 minutes before the address is refused. */

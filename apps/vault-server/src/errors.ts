@@ -29,15 +29,18 @@ export function forbidden(message: string): VaultServerError {
   return new VaultServerError('forbidden', message);
 }
 
-/** A 429 that tells the client when to try again (`Retry-After`). */
+/**
+ * A `rate_limited` answer that tells the client when to try again (`Retry-After`): 429 for a
+ * client over its own limit, 503 for a server at its bound (too many transfers at once).
+ */
 export class RateLimitedError extends VaultServerError {
   override name = 'RateLimitedError';
 
   /** Seconds until the client may try again. */
   readonly retryAfterSeconds: number;
 
-  constructor(message: string, retryAfterSeconds: number) {
-    super('rate_limited', message);
+  constructor(message: string, retryAfterSeconds: number, status: 429 | 503 = 429) {
+    super('rate_limited', message, status);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -8,6 +8,7 @@ import { createApp } from './http/create-app.ts';
 import { createLimiters, type Limiters } from './http/limits.ts';
 import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
 import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
+import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { openVault, type Vault } from './vault.ts';
@@ -63,6 +64,15 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     createMasterKey: createMasterKey ?? true,
     log: logger,
   });
+  if (vault.attachments.upgraded > 0) {
+    logger.info({ count: vault.attachments.upgraded }, 'attachments rewritten in the chunked format');
+  }
+  if (vault.attachments.failed.length > 0) {
+    logger.error(
+      { fileIds: vault.attachments.failed },
+      'attachments of the old format failed their integrity check; left as they were',
+    );
+  }
   const audit = createAuditWriter(vault.db, logger);
   let limiters: Limiters;
   try {
@@ -81,6 +91,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     limiters,
     maxUrlLength: config.maxUrlLength,
     maxFileBytes: config.maxFileBytes,
+    transfers: createTransferGate(config.maxTransfers),
     trustedProxies: config.trustedProxies,
     queryKeys: config.queryKeys,
     corsOrigins: config.corsOrigins,

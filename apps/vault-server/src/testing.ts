@@ -34,6 +34,8 @@ export interface TestVaultOptions {
   failedKeyLimit?: number;
   /** Largest attachment. */
   maxFileBytes?: number;
+  /** Attachment transfers at once. */
+  maxTransfers?: number;
   /** Longest URL. */
   maxUrlLength?: number;
   /** Trusted proxies (CIDR). */
@@ -105,6 +107,7 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
     failedKeyLimit: options.failedKeyLimit ?? 1_000,
     maxFileBytes: options.maxFileBytes,
+    maxTransfers: options.maxTransfers,
     maxUrlLength: options.maxUrlLength,
     trustedProxies: options.trustedProxies,
     cacheTtlMs: options.cacheTtlMs,

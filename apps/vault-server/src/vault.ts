@@ -12,6 +12,7 @@ import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
+import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './store/files.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
 
@@ -63,6 +64,8 @@ export interface VaultAdmin {
 export interface Vault {
   readonly db: Database;
   readonly ctx: StoreContext;
+  /** Attachments of the old format (one blob each) rewritten in chunks when the vault was opened. */
+  readonly attachments: UpgradeResult;
   /** The administration, acting as `actor`: every change it makes is audited with that actor. */
   adminAs(actor: Actor): VaultAdmin;
   close(): Promise<void>;
@@ -148,6 +151,8 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       if (index === 0) await rename(`${path}.next`, path);
       else await rm(`${path}.next`, { force: true });
     }
+    const attachments = await upgradeLegacyFiles(db, box);
+    await sweepStaleUploads(db);
     const ctx = createStoreContext(db, box, options.cacheTtlMs, listen);
     const openDb = db;
     const changed = async <T>(work: Promise<T>): Promise<T> => {
@@ -172,6 +177,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
     return {
       db,
       ctx,
+      attachments,
       adminAs,
       async close() {
         await ctx.close();

@@ -14,7 +14,8 @@ async function snapshot(vault: TestVault): Promise<string> {
       'SELECT id, folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, encode(password, $$hex$$) AS password, updated_at FROM items ORDER BY id',
     folders: 'SELECT * FROM folders ORDER BY id',
     files:
-      'SELECT id, item_id, name, media_type, extension, size, md5(content) AS content FROM files ORDER BY id',
+      'SELECT id, item_id, name, media_type, extension, size, complete, chunks, md5(content_key) AS key FROM files ORDER BY id',
+    fileChunks: 'SELECT file_id, seq, md5(content) AS content FROM file_chunks ORDER BY file_id, seq',
     users: 'SELECT * FROM users ORDER BY id',
     roles: 'SELECT * FROM roles ORDER BY id',
     userRoles: 'SELECT * FROM user_roles ORDER BY user_id, role_id',

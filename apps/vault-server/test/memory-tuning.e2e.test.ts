@@ -113,15 +113,18 @@ describe('memory tuning of a server on PGlite', () => {
     expect(failed.stderr).toContain(`${MEMORY_TUNING_ENV} expects on or off, received "sometimes"`);
   });
 
-  it('tunes only servers on PGlite, and keeps what the operator set', () => {
+  it('tunes servers on either store, not the short commands, and keeps what the operator set', () => {
     const base = { args: ['start'], env: {} };
     const tuned = GLIBC_SETTINGS.join(':');
     expect(planMemoryTuning(base)).toEqual({ GLIBC_TUNABLES: tuned });
     expect(planMemoryTuning({ ...base, args: ['quickstart'] })?.GLIBC_TUNABLES).toBe(tuned);
-    // Short commands and PostgreSQL run as they are.
+    // Short commands run as they are; a server on PostgreSQL is tuned too (its attachment transfers).
     expect(planMemoryTuning({ ...base, args: ['keys', 'list'] })).toBeUndefined();
     expect(planMemoryTuning({ ...base, args: [] })).toBeUndefined();
-    expect(planMemoryTuning({ ...base, env: { DATABASE_URL: 'postgres://db/vault' } })).toBeUndefined();
+    expect(planMemoryTuning({ ...base, env: { DATABASE_URL: 'postgres://db/vault' } })).toEqual({
+      DATABASE_URL: 'postgres://db/vault',
+      GLIBC_TUNABLES: tuned,
+    });
     expect(planMemoryTuning({ ...base, env: { DATABASE_URL: '  ' } })).toBeDefined();
     for (const off of ['off', 'OFF', '0', 'false', 'no'])
       expect(planMemoryTuning({ ...base, env: { [MEMORY_TUNING_ENV]: off } })).toBeUndefined();

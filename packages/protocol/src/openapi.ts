@@ -87,8 +87,11 @@ export interface ErrorAnswer {
   readonly codes: readonly VaultErrorCode[];
   /** When it happens. */
   readonly description: string;
-  /** Which operations can get it: all, writes only, multipart uploads only. */
-  readonly applies: 'all' | 'write' | 'multipart';
+  /**
+   * Which operations can get it: all, writes only, multipart uploads only, or the operations that
+   * move an attachment's bytes (add/file, read/files).
+   */
+  readonly applies: 'all' | 'write' | 'multipart' | 'transfer';
 }
 
 /**
@@ -162,6 +165,14 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
     codes: ['server'],
     description: 'An unexpected failure; the body never holds SQL or a stack.',
     applies: 'all',
+  },
+  {
+    status: 503,
+    name: 'TransfersBusy',
+    codes: ['rate_limited'],
+    description:
+      'The server already moves its most attachments at once; nothing of the request was read or stored. Retry after `Retry-After`.',
+    applies: 'transfer',
   },
 ];
 
@@ -402,7 +413,8 @@ function responsesOf(row: EndpointDefinition): OpenApiObject {
     const applies =
       answer.applies === 'all' ||
       (answer.applies === 'write' && row.access === 'write') ||
-      (answer.applies === 'multipart' && row.multipart === true);
+      (answer.applies === 'multipart' && row.multipart === true) ||
+      (answer.applies === 'transfer' && (row.multipart === true || row.response === 'binary'));
     if (applies) responses[String(answer.status)] = { $ref: `#/components/responses/${answer.name}` };
   }
   responses[String(TEAMPASS_PROFILE_REFUSAL.status)] = {
@@ -496,7 +508,7 @@ function errorResponses(): Record<string, OpenApiObject> {
         },
       },
     };
-    if (answer.status === 429) {
+    if (answer.status === 429 || answer.status === 503) {
       response.headers = {
         'Retry-After': { description: 'Seconds until a request may succeed.', schema: { type: 'integer' } },
       };

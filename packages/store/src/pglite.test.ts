@@ -46,6 +46,24 @@ describe('openPglite', () => {
     }
   });
 
+  it('writes and reads bytea byte for byte, a view into a larger buffer too', async () => {
+    const db = await openPglite();
+    try {
+      const bytes = new Uint8Array(256 * 1024 + 3);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 256;
+      const view = new Uint8Array(bytes.buffer, 3, 128 * 1024);
+      const [row] = await db.query<{ whole: Uint8Array; part: Uint8Array; n: number }>(
+        'SELECT $1::bytea AS whole, $2::bytea AS part, length($2::bytea) AS n',
+        [bytes, view],
+      );
+      expect(Buffer.from(row!.whole).equals(Buffer.from(bytes))).toBe(true);
+      expect(Buffer.from(row!.part).equals(Buffer.from(view))).toBe(true);
+      expect(row!.n).toBe(view.byteLength);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('commits a transaction that resolves and rolls back one that throws', async () => {
     const db = await openPglite();
     try {

@@ -2,6 +2,7 @@ import { rename } from 'node:fs/promises';
 import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } from '../crypto/master-key.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from '../store/actor.ts';
+import { reencryptFiles } from '../store/files.ts';
 import { auditWrite } from '../store/write-audit.ts';
 import { openVault, type VaultOptions } from '../vault.ts';
 
@@ -41,22 +42,13 @@ export async function rotateMasterKey(
           next.seal(old.open(row.password)),
         ]);
       }
-      const ids = await tx.query<{ id: number }>('SELECT id FROM files ORDER BY id FOR UPDATE');
-      for (const { id } of ids) {
-        const [row] = await tx.query<{ content: Uint8Array }>('SELECT content FROM files WHERE id = $1', [
-          id,
-        ]);
-        await tx.query('UPDATE files SET content = $2 WHERE id = $1', [
-          id,
-          next.seal(old.open(row!.content)),
-        ]);
-      }
+      const files = await reencryptFiles(tx, old, next);
       const [canary] = await tx.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
       await tx.query("UPDATE meta SET value = $1 WHERE name = 'canary'", [
         next.seal(old.open(canary!.value)),
       ]);
-      await auditWrite(tx, actor, 'rotateMasterKey', `${items.length} passwords, ${ids.length} attachments`);
-      return { items: items.length, files: ids.length };
+      await auditWrite(tx, actor, 'rotateMasterKey', `${items.length} passwords, ${files} attachments`);
+      return { items: items.length, files };
     });
     if (path) await rename(`${path}.next`, path);
     return { newKey: usesFile ? undefined : newKey, ...counts };

@@ -1,9 +1,25 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type DecipherGCM,
+  randomBytes,
+} from 'node:crypto';
 import { VaultError } from '@vaultline/protocol';
 
 const VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** Bytes of a sealed value before its ciphertext: version, iv and tag. */
+export const SEALED_HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
+
+/** A sealed value opened in parts: its ciphertext in order, then {@link OpenInParts.final}. */
+export interface OpenInParts {
+  /** Decrypts the next part. Its bytes are not authenticated before {@link OpenInParts.final}. */
+  update(part: Uint8Array): Buffer;
+  /** Authenticates everything given; throws on a wrong key or altered data. */
+  final(): void;
+}
 
 /** Seals and opens secrets at rest with AES-256-GCM under the master key. */
 export interface SecretBox {
@@ -13,6 +29,11 @@ export interface SecretBox {
   open(sealed: Uint8Array): Buffer;
   sealText(plain: string): Buffer;
   openText(sealed: Uint8Array): string;
+  /**
+   * Opens a sealed value too large to hold whole (an attachment stored before migration 6),
+   * from its first {@link SEALED_HEADER_BYTES} bytes; its ciphertext follows in parts.
+   */
+  openInParts(header: Uint8Array): OpenInParts;
 }
 
 /**
@@ -50,9 +71,27 @@ export function createSecretBox(rawKey: Uint8Array): SecretBox {
       throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
     }
   };
+  const openInParts = (header: Uint8Array): OpenInParts => {
+    if (header.length !== SEALED_HEADER_BYTES || header[0] !== VERSION) {
+      throw new VaultError('server', 'A stored secret has an unknown format.');
+    }
+    const decipher: DecipherGCM = createDecipheriv('aes-256-gcm', key, header.subarray(1, 1 + IV_BYTES));
+    decipher.setAuthTag(header.subarray(1 + IV_BYTES));
+    return {
+      update: (part) => decipher.update(part),
+      final() {
+        try {
+          decipher.final();
+        } catch {
+          throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
+        }
+      },
+    };
+  };
   return {
     seal,
     open,
+    openInParts,
     sealText: (plain) => seal(Buffer.from(plain, 'utf8')),
     openText: (sealed) => open(sealed).toString('utf8'),
   };

@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { Readable } from 'node:stream';
+
 /** The request. */
 export interface ApiRequest {
   /** `GET`, `POST`, … as sent. */
@@ -20,13 +22,17 @@ export interface ApiRequest {
   header(name: string): string | undefined;
   /** The socket's peer address; `undefined` without a socket (`app.request()` in tests). */
   readonly socketAddress: string | undefined;
-  /** The request as a fetch `Request`, built only when a handler reads the body (add/file). */
-  readonly body: () => Request;
+  /**
+   * The body as node:http receives it, read only by a handler that takes one (add/file): read
+   * straight from the socket, so that a slow reader holds the client back rather than buffering.
+   */
+  readonly body: () => Readable;
 }
 
 /** The answer. */
 export interface ApiAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Uint8Array;
+  /** The body; a stream (an attachment) is written as it is read, and destroyed if never written. */
+  readonly body: string | Uint8Array | Readable;
 }

@@ -14,10 +14,13 @@
  * @module
  */
 
+import { Readable } from 'node:stream';
+import { VaultError } from '@vaultline/protocol';
 import { SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
+import { loggableError } from '../logger.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { ANSWER_PROFILES, type AnswerProfile, DEFAULT_ANSWER_PROFILE } from './answer-profiles.ts';
@@ -30,6 +33,7 @@ import { checkRequestLimit, type Limiters } from './limits.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfoAnswer } from './server-info.ts';
+import type { TransferGate } from './transfer-gate.ts';
 
 /** What the pipeline needs. */
 export interface ApiPipelineOptions {
@@ -39,6 +43,8 @@ export interface ApiPipelineOptions {
   readonly limiters: Limiters;
   readonly maxUrlLength: number;
   readonly maxFileBytes: number;
+  /** The bound on attachment transfers. */
+  readonly transfers: TransferGate;
   /** The client's address of a request. */
   readonly addressOf: AddressOf;
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
@@ -103,8 +109,18 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     }
     seen.status = answer.status;
     logRequest(logger, seen);
+    if (answer.body instanceof Readable) logCutShort(answer.body, seen.op);
     return answer;
   };
+
+  /** Logs a streamed body (an attachment) that ends before all of it was sent. */
+  function logCutShort(body: Readable, op: string) {
+    body.once('error', (error) => {
+      // An attachment that fails its check is the server's concern; a client that went away is not.
+      if (error instanceof VaultError) logger.error({ op, err: loggableError(error) }, 'answer cut short');
+      else logger.info({ op, reason: loggableError(error).message }, 'answer cut short');
+    });
+  }
 
   async function pass(request: ApiRequest, seen: Seen) {
     const query = request.target.indexOf('?');

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Readable } from 'node:stream';
 import { neutralizeText, type VaultErrorReason } from '@vaultline/protocol';
 import type { ApiAnswer } from './api-call.ts';
 
@@ -36,12 +37,15 @@ export interface ErrorBody {
   readonly reason?: VaultErrorReason | undefined;
 }
 
-/** A handler's answer that is a file's bytes with their own headers, not JSON (read/files). */
+/**
+ * A handler's answer that is a file's bytes with their own headers, not JSON (read/files): a
+ * stream, written as it is read, whose `Content-Length` is in the headers.
+ */
 export class FileBody {
-  readonly bytes: Uint8Array;
+  readonly bytes: Readable;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(bytes: Uint8Array, headers: Readonly<Record<string, string>>) {
+  constructor(bytes: Readable, headers: Readonly<Record<string, string>>) {
     this.bytes = bytes;
     this.headers = headers;
   }
@@ -105,7 +109,14 @@ export function answerOf(body: unknown): ApiAnswer {
  * @returns The response.
  */
 export function toResponse(answer: ApiAnswer): Response {
-  // A Uint8Array is a valid body; its type is narrowed for lib.dom's BodyInit.
-  const body = typeof answer.body === 'string' ? answer.body : new Uint8Array(answer.body);
+  const body =
+    typeof answer.body === 'string'
+      ? answer.body
+      : answer.body instanceof Readable
+        ? // One chunk queued: by default the web stream would queue the stream's high-water mark in
+          // chunks, reading a whole attachment ahead of the socket.
+          (Readable.toWeb(answer.body, { strategy: { highWaterMark: 1 } }) as ReadableStream<Uint8Array>)
+        : // A Uint8Array is a valid body; its type is narrowed for lib.dom's BodyInit.
+          new Uint8Array(answer.body);
   return new Response(body, { status: answer.status, headers: answer.headers });
 }

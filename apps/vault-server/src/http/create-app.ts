@@ -8,6 +8,8 @@
  * @module
  */
 
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../store/audit-writer.ts';
@@ -23,6 +25,7 @@ import type { QueryKeyPolicy } from './key-check.ts';
 import type { Limiters } from './limits.ts';
 import { registerOpenApi } from './openapi-route.ts';
 import { requestLog } from './request-log.ts';
+import type { TransferGate } from './transfer-gate.ts';
 
 /** What the HTTP layer needs. */
 export interface AppOptions {
@@ -32,6 +35,8 @@ export interface AppOptions {
   limiters: Limiters;
   maxUrlLength: number;
   maxFileBytes: number;
+  /** The bound on attachment transfers. */
+  transfers: TransferGate;
   trustedProxies: readonly string[];
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
   queryKeys: QueryKeyPolicy;
@@ -56,7 +61,11 @@ function apiRequestOf(c: AppContext): ApiRequest {
     target: rawTarget(c),
     header: (name) => c.req.header(name),
     socketAddress: socketAddressOf(c),
-    body: () => c.req.raw,
+    // node:http's own stream: the Request's web stream (Readable.toWeb) queues chunks without
+    // bounding their bytes, so a body faster than the store would pile up in memory.
+    body: () =>
+      c.env?.incoming ??
+      (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as WebReadableStream) : Readable.from([])),
   };
 }
 

@@ -48,7 +48,7 @@ const CONFLICT_SQL_STATES = new Set(['23503', '23505', '40001', '40P01']);
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof RateLimitedError) {
     return {
-      status: 429,
+      status: error.status ?? 429,
       body: { err: error.message, code: error.code },
       headers: { 'retry-after': String(error.retryAfterSeconds) },
     };

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import { decodeId, generatePassword } from '@vaultline/protocol';
 import type { EndpointName, EndpointParams, ItemValues } from '@vaultline/protocol/wire';
 import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
+import { CHUNK_BYTES } from '../crypto/chunk-cipher.ts';
 import { forbidden, invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import type { Actor } from '../store/actor.ts';
@@ -11,8 +13,10 @@ import * as items from '../store/items.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import { checkText } from '../store/text-rules.ts';
 import type { AnswerProfile } from './answer-profiles.ts';
+import type { ApiRequest } from './api-call.ts';
 import { FileBody } from './api-response.ts';
 import { readMultipart } from './read-multipart.ts';
+import type { Transfer, TransferGate } from './transfer-gate.ts';
 
 /** What the handler of operation `K` gets: its row's decoded path parameters and who calls. */
 export interface HandlerInput<K extends EndpointName> {
@@ -21,12 +25,14 @@ export interface HandlerInput<K extends EndpointName> {
   readonly principal: Principal;
   /** Who acts, for the store's writes (which audit it in the write's own transaction). */
   readonly actor: Actor;
-  /** The request, built only when a handler reads its body (building it costs). */
-  readonly request: () => Request;
-  /** How the key is answered (a delete's status). */
+  /** The request, for a handler that reads its body. */
+  readonly request: ApiRequest;
+  /** How the key is answered (a delete's status, what find/item matches). */
   readonly profile: AnswerProfile;
   readonly ctx: StoreContext;
   readonly maxFileBytes: number;
+  /** The bound on attachment transfers: add/file and read/files take a place for their bytes. */
+  readonly transfers: TransferGate;
 }
 
 /** What a handler answers: a JSON body (a text, or a {@link FileBody}) and what the audit names as target. */
@@ -77,6 +83,14 @@ function itemValues(values: ItemValues): ItemValues {
   return values;
 }
 
+/** The chunks of a download, counted as they are handed on. */
+async function* counted(chunks: AsyncIterable<Buffer>, transfer: Transfer): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    transfer.moved(chunk.length);
+    yield chunk;
+  }
+}
+
 /** The server side of every operation. */
 export const handlers: Handlers = {
   async addItem({ params, actor, ctx }) {
@@ -105,13 +119,27 @@ export const handlers: Handlers = {
     await folders.deleteFolders(ctx, actor, ids);
     return { body: profile.deleted, target: `folders ${ids.join(',')}` };
   },
-  async addFile({ request, principal, actor, ctx, maxFileBytes }) {
-    const upload = await readMultipart(request(), maxFileBytes, async (text) =>
-      files.checkCanAttach(ctx, principal, itemIdOf(text)),
-    );
-    const itemId = itemIdOf(upload.itemId ?? '');
-    const id = await files.addFile(ctx, actor, itemId, upload);
-    return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
+  async addFile({ request, principal, actor, ctx, maxFileBytes, transfers }) {
+    // Before a byte of the body is read: a refused upload costs nothing.
+    const transfer = transfers.enter();
+    try {
+      const form = await readMultipart(request, {
+        maxBytes: maxFileBytes,
+        checkItem: async (text) => files.checkCanAttach(ctx, principal, itemIdOf(text)),
+        openFile: (meta) => files.startUpload(ctx, meta),
+        onBytes: (count) => transfer.moved(count),
+      });
+      try {
+        const itemId = itemIdOf(form.itemId ?? '');
+        const id = await form.file.complete(actor, itemId);
+        return { body: { status: 'success', new_file_id: String(id) }, target: `item ${itemId} file ${id}` };
+      } catch (error) {
+        await form.file.abort();
+        throw error;
+      }
+    } finally {
+      transfer.leave();
+    }
   },
   async readFolders({ params, principal, ctx }) {
     const ids = idList(params.ids);
@@ -135,12 +163,26 @@ export const handlers: Handlers = {
       target: `item ${params.itemId}`,
     };
   },
-  async downloadFile({ params, principal, ctx }) {
-    const file = await files.readFile(ctx, principal, params.id);
+  async downloadFile({ params, principal, ctx, transfers }) {
+    const transfer = transfers.enter();
+    let file: files.StoredFile;
+    try {
+      file = await files.readFile(ctx, principal, params.id);
+    } catch (error) {
+      transfer.leave();
+      throw error;
+    }
+    // One chunk waits while the one before is written: backpressure from the socket reads the next.
+    const bytes = Readable.from(counted(file.chunks, transfer), {
+      objectMode: false,
+      highWaterMark: CHUNK_BYTES,
+    });
+    // Sent, failed or abandoned by the client: the place is given back.
+    bytes.once('close', () => transfer.leave());
     const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-    const body = new FileBody(file.bytes, {
+    const body = new FileBody(bytes, {
       'content-type': file.mediaType,
-      'content-length': String(file.bytes.byteLength),
+      'content-length': String(file.size),
       'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../crypto/master-key.ts';
 import { createLogger } from '../logger.ts';
@@ -63,7 +64,7 @@ describe('keyCheck', () => {
         target,
         header: (name) => headers[name],
         socketAddress: address,
-        body: () => new Request('http://vault.test/'),
+        body: () => Readable.from([]),
       };
       try {
         return { status: 200, text: (await check(request, address)).principal.keyLabel };

@@ -15,6 +15,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { loggableError } from '../logger.ts';
@@ -54,14 +56,17 @@ class NodeApiRequest implements ApiRequest {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  body(): Request {
+  body(): Readable {
     // The direct path takes GET requests only: their body is never read.
     throw new Error('A GET request of the API has no body to read.');
   }
 }
 
 /**
- * Writes answers once per turn of the event loop (see the module's comment).
+ * Writes answers once per turn of the event loop (see the module's comment). A streamed body is
+ * piped with backpressure; one that fails part-way cuts the response short (its status and
+ * `Content-Length` are sent already, so the client sees a body that ends early, never wrong bytes;
+ * the API pipeline logs why).
  *
  * @param onError Told of an answer node:http refuses to write (nothing of it was sent).
  * @returns A function that queues one answer for its response.
@@ -74,11 +79,17 @@ export function answerWriter(
     const answers = pending;
     pending = [];
     for (const { outgoing, answer } of answers) {
-      if (outgoing.destroyed) continue;
+      const stream = answer.body instanceof Readable ? answer.body : undefined;
+      if (outgoing.destroyed) {
+        stream?.destroy();
+        continue;
+      }
       try {
         outgoing.writeHead(answer.status, answer.headers);
-        outgoing.end(answer.body);
+        if (stream) pipeline(stream, outgoing).catch(() => {});
+        else outgoing.end(answer.body);
       } catch (error) {
+        stream?.destroy();
         // A header node:http refuses: the other answers of the turn are still written.
         onError(error, outgoing);
       }

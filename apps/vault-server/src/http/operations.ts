@@ -24,12 +24,14 @@ import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { answerOf } from './api-response.ts';
 import { auditOperation } from './audit.ts';
 import { type Handlers, handlers } from './handlers.ts';
+import type { TransferGate } from './transfer-gate.ts';
 
 /** What the operations need. */
 export interface OperationOptions {
   readonly ctx: StoreContext;
   readonly audit: AuditWriter;
   readonly maxFileBytes: number;
+  readonly transfers: TransferGate;
 }
 
 /** One operation, ready to run on a request whose key is checked. */
@@ -125,10 +127,11 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           params,
           principal,
           actor,
-          request: () => request.body(),
+          request,
           profile,
           ctx: options.ctx,
           maxFileBytes: options.maxFileBytes,
+          transfers: options.transfers,
         }),
       );
       return answerOf(result.body);

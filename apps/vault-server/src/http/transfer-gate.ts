@@ -1,0 +1,158 @@
+/**
+ * The bound on attachment transfers, and the memory they give back.
+ *
+ * At most `max` add/file and read/files requests of one server move attachment bytes at once. One
+ * more is refused at once with 503 and `Retry-After`, before any of its bytes are read or sent: it
+ * holds nothing while it waits, and a client (or the protocol client, which retries reads on 503)
+ * tries again. A queue would hold the refused uploads' sockets open with their bodies unread, and
+ * delay answers by however long the transfers ahead take.
+ *
+ * Memory: a transfer holds about one chunk at a time, but every chunk leaves garbage behind (the
+ * socket's reads, the database driver's buffers and strings, the sealed and opened copies), several
+ * times its size, mostly in Buffers. V8 frees a Buffer's memory only when a collection finds it
+ * dead: young ones at a young collection, which Buffers hardly trigger (their bytes lie outside
+ * V8's heap), older ones at a full collection, which V8 starts for them only 64 MiB above their level
+ * after its last one; V8's young generation grows with the strings the drivers make (hex and
+ * base64 text of every chunk). Left alone, 8 concurrent 24 MiB transfers took 10–14 MiB each at
+ * their peak and kept 9–34% more on the idle server. So while transfers run, every 128 KiB moved
+ * (all transfers together), the gate compares the process's Buffer and heap memory with its level
+ * before they started: past {@link YOUNG_BUDGET} per running transfer it runs a young collection,
+ * past {@link FULL_BUDGET} a full one, at most one of each per {@link YOUNG_GAP_MS} and
+ * {@link FULL_GAP_MS} (freed Buffers show only once V8's sweeper ran). When the last transfer ends
+ * it runs one full collection that also shrinks V8's heap, so that an idle server gives it back. The
+ * collections' cost shows in `pnpm bench` (server CPU per phase); a server without transfers never
+ * runs one.
+ *
+ * @module
+ */
+
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { TRANSFER_RETRY_AFTER_S } from '../constants.ts';
+import { RateLimitedError } from '../errors.ts';
+
+/** A place taken in the gate. */
+export interface Transfer {
+  /** Counts bytes it moved (read from the client or sent to it). */
+  moved(bytes: number): void;
+  /** Gives the place back (once; more calls do nothing). */
+  leave(): void;
+}
+
+/** The bound. */
+export interface TransferGate {
+  /** The most transfers at once. */
+  readonly max: number;
+  /** Transfers running now. */
+  readonly active: number;
+  /**
+   * Takes a place.
+   *
+   * @returns The transfer.
+   * @throws {RateLimitedError} 503 with `Retry-After` when every place is taken.
+   */
+  enter(): Transfer;
+}
+
+const MiB = 1024 * 1024;
+/**
+ * How often memory is looked at: every 128 KiB moved, by all transfers together (each KiB moved
+ * leaves several behind; looking costs some 20 µs).
+ */
+const CHECK_EVERY = MiB / 8;
+/** Buffer and heap memory per running transfer above which young garbage is collected. */
+const YOUNG_BUDGET = MiB;
+/** Buffer and heap memory per running transfer above which all garbage is collected. */
+const FULL_BUDGET = 2 * MiB;
+const YOUNG_GAP_MS = 10;
+const FULL_GAP_MS = 50;
+/** The full collection after the last transfer: once its answer is on its way. */
+const IDLE_DELAY_MS = 200;
+
+/** A collection: young, full, or full as V8 does it when memory runs out (it also shrinks its heap). */
+type Kind = 'young' | 'full' | 'shrink';
+
+type Collect = (options: { type: 'major' | 'minor'; flavor?: 'regular' | 'last-resort' }) => void;
+
+let collector: Collect | undefined;
+
+/**
+ * Runs a collection. V8's `gc()` exists only with `--expose-gc`: the flag is set for the time it
+ * takes to create one context, whose `gc` is kept, then unset (no `gc` appears anywhere else).
+ */
+function collect(kind: Kind): void {
+  if (collector === undefined) {
+    setFlagsFromString('--expose-gc');
+    collector = runInNewContext('gc') as Collect;
+    setFlagsFromString('--no-expose-gc');
+  }
+  if (kind === 'young') collector({ type: 'minor' });
+  else collector({ type: 'major', flavor: kind === 'shrink' ? 'last-resort' : 'regular' });
+}
+
+/** Bytes held by Buffers and V8's heap objects, garbage included until a collection finds it. */
+const heldBytes = () => {
+  const usage = process.memoryUsage();
+  return usage.arrayBuffers + usage.heapUsed;
+};
+
+/**
+ * Creates the bound.
+ *
+ * @param max The most transfers at once.
+ * @returns The gate.
+ */
+export function createTransferGate(max: number): TransferGate {
+  let active = 0;
+  let sinceCheck = 0;
+  let baseline = 0;
+  let nextYoung = 0;
+  let nextFull = 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const check = () => {
+    const held = heldBytes() - baseline;
+    const now = performance.now();
+    if (held > FULL_BUDGET * active && now >= nextFull) {
+      nextFull = now + FULL_GAP_MS;
+      collect('full');
+    } else if (held > YOUNG_BUDGET * active && now >= nextYoung) {
+      nextYoung = now + YOUNG_GAP_MS;
+      collect('young');
+    }
+  };
+  return {
+    max,
+    get active() {
+      return active;
+    },
+    enter() {
+      if (active >= max) {
+        throw new RateLimitedError(
+          `The server is moving ${max} attachments already, its most at once; try again in ${TRANSFER_RETRY_AFTER_S} s.`,
+          TRANSFER_RETRY_AFTER_S,
+          503,
+        );
+      }
+      clearTimeout(idleTimer);
+      if (active === 0) baseline = heldBytes();
+      active++;
+      let left = false;
+      return {
+        moved(bytes) {
+          sinceCheck += bytes;
+          if (sinceCheck < CHECK_EVERY) return;
+          sinceCheck = 0;
+          check();
+        },
+        leave() {
+          if (left) return;
+          left = true;
+          active--;
+          if (active > 0) return;
+          idleTimer = setTimeout(() => collect('shrink'), IDLE_DELAY_MS);
+          idleTimer.unref();
+        },
+      };
+    },
+  };
+}

@@ -34,6 +34,7 @@ import {
   endpoints,
 } from './endpoints.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
+import { checkBaseUrl } from './internal/base-url.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 
 const DEFAULTS = {
@@ -225,37 +226,15 @@ function unsupported(method: string, what: string, capability: string): () => Pr
 }
 
 /**
- * Checks a base URL: `http(s)://host[/path]`, no query or fragment; a URL that already names the
- * API path is cut back to the base.
+ * Checks a legacy base URL (`internal/base-url.ts`: no query, fragment or credentials); a URL that
+ * already names the API path is cut back to the base.
  *
  * @param baseUrl The URL as given.
  * @returns The base URL without a trailing slash.
  * @throws {VaultError} `invalid_request` for anything else.
  */
 export function validateBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new VaultError(
-      'invalid_request',
-      `Expected the vault's base URL (http:// or https://), received ${JSON.stringify(baseUrl.slice(0, 80))}.`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new VaultError(
-      'invalid_request',
-      `Expected an http:// or https:// base URL, received ${url.protocol}.`,
-    );
-  }
-  if (url.search || url.hash) {
-    throw new VaultError(
-      'invalid_request',
-      'The base URL cannot carry a query or a fragment; pass the API key as apiKey.',
-    );
-  }
-  // Accept a URL that already names the API path.
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/api(\/index\.php)?$/, '');
+  return checkBaseUrl(baseUrl, /\/api(\/index\.php)?$/);
 }
 
 function stripUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {

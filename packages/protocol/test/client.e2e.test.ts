@@ -138,6 +138,11 @@ describe('requests as TeamPass wants them', () => {
     expect(() => createVaultClient({ baseUrl: 'ftp://x', apiKey: KEY })).toThrow(/http/);
     expect(() => createVaultClient({ baseUrl: 'not a url', apiKey: KEY })).toThrow(VaultError);
     expect(() => createVaultClient({ baseUrl: 'http://x/?apikey=1', apiKey: KEY })).toThrow(/query/);
+    // Credentials in the URL would be dropped silently and stay in configs and logs: refused, unechoed.
+    const withCredentials = () =>
+      createVaultClient({ baseUrl: `http://alice:${KEY}@x/api/index.php`, apiKey: KEY });
+    expect(withCredentials).toThrow(/credentials/);
+    expect(withCredentials).not.toThrow(new RegExp(KEY));
     expect(() => createVaultClient({ baseUrl: 'http://x', apiKey: '' })).toThrow(/API key/);
   });
 });

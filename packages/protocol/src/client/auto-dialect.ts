@@ -17,6 +17,7 @@ import {
 import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import { ENDPOINT_NAMES } from '../endpoints.ts';
 import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { untilAborted } from '../internal/abort.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './types.ts';
 
@@ -157,24 +158,4 @@ export function createAutoDialectClient(
       await Promise.all([teampass3?.dispose(disposeOptions), legacy?.dispose(disposeOptions)]);
     },
   };
-}
-
-/** Waits for a shared promise, or rejects with `aborted` when this caller's signal fires first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new VaultError('aborted', 'The call was cancelled.'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new VaultError('aborted', 'The call was cancelled.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -14,6 +14,8 @@
 import { createFetch, FetchError } from 'ofetch';
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError, type VaultErrorCode } from '../errors.ts';
+import { sleep } from '../internal/abort.ts';
+import { checkBaseUrl } from '../internal/base-url.ts';
 import { parseRetryAfter } from '../internal/retry-after.ts';
 import { innermost, thrownWords } from '../internal/thrown.ts';
 import {
@@ -231,7 +233,7 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
       }
       report(outcome.status, outcome.ok ? undefined : outcome.error.code);
       if (outcome.ok || !retryable || attempt >= attempts || callOptions.signal?.aborted) return outcome;
-      await delay(retryDelayMs * 2 ** (attempt - 1), callOptions.signal);
+      await sleep(retryDelayMs * 2 ** (attempt - 1), callOptions.signal);
     }
   }
 
@@ -576,42 +578,14 @@ function fromThrown(
   return new VaultError('network', `${operation}: could not reach the vault (${words}).`, { ...base, cause });
 }
 
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /**
- * Checks a TeamPass 3 base URL: `http(s)://host[/path]`, no query or fragment; a URL that already
- * names `/api` or `/api/index.php` is cut back to the base.
+ * Checks a TeamPass 3 base URL (`internal/base-url.ts`: no query, fragment or credentials); a URL
+ * that already names `/api`, `/api/index.php` or `/api/index.php/v1` is cut back to the base.
  *
  * @param baseUrl The URL as given.
  * @returns The base URL without a trailing slash.
  * @throws {VaultError} `invalid_request` for anything else.
  */
 export function validateTeamPass3BaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new VaultError(
-      'invalid_request',
-      `Expected the vault's base URL (http:// or https://), received ${JSON.stringify(baseUrl.slice(0, 80))}.`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new VaultError(
-      'invalid_request',
-      `Expected an http:// or https:// base URL, received ${url.protocol}.`,
-    );
-  if (url.search || url.hash || url.username || url.password)
-    throw new VaultError('invalid_request', 'The base URL cannot carry a query, a fragment or credentials.');
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/api(\/index\.php)?(\/v1)?$/, '');
+  return checkBaseUrl(baseUrl, /\/api(\/index\.php)?(\/v1)?$/);
 }

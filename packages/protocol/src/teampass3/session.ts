@@ -13,6 +13,7 @@
 
 import * as v from 'valibot';
 import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { sleep as abortableSleep, untilAborted } from '../internal/abort.ts';
 import { base64ToBytes } from '../internal/base64.ts';
 import { createTeamPass3Caller, type TeamPass3CallerOptions, type TeamPass3Failure } from './caller.ts';
 import {
@@ -200,7 +201,7 @@ const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
 export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPass3Session {
   const { credentials, tokenCache } = options;
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? abortableSleep;
   const marginMs = options.refreshMarginMs ?? 60_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -496,39 +497,7 @@ function sameLogin(claimed: string, login: string): boolean {
   return decodeTeamPassEntities(claimed).trim().toLowerCase() === login.trim().toLowerCase();
 }
 
-/** Waits for a shared promise, or rejects with `aborted` when this caller's signal fires first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new VaultError('aborted', 'The call was cancelled.'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new VaultError('aborted', 'The call was cancelled.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 function idOf(record: unknown): number | undefined {
   if (typeof record !== 'object' || record === null || !('id' in record)) return undefined;
   return typeof record.id === 'number' ? record.id : undefined;
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

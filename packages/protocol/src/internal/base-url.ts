@@ -1,0 +1,39 @@
+/**
+ * The one check of a vault's base URL, for both dialects.
+ *
+ * @module
+ */
+import { VaultError } from '../errors.ts';
+
+/**
+ * Checks a base URL: `http(s)://host[/path]`, with no query, fragment or credentials (a URL's user
+ * and password end up in configs, logs and history; the key and password are passed apart). A URL
+ * that already names the API path is cut back to the base.
+ *
+ * @param baseUrl The URL as given.
+ * @param apiPath The API paths the dialect accepts at the end of the URL (anchored at the end).
+ * @returns The base URL without a trailing slash.
+ * @throws {VaultError} `invalid_request` for anything else.
+ */
+export function checkBaseUrl(baseUrl: string, apiPath: RegExp): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new VaultError(
+      'invalid_request',
+      `Expected the vault's base URL (http:// or https://), received ${JSON.stringify(baseUrl.slice(0, 80))}.`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new VaultError(
+      'invalid_request',
+      `Expected an http:// or https:// base URL, received ${url.protocol}.`,
+    );
+  if (url.search || url.hash || url.username || url.password)
+    throw new VaultError(
+      'invalid_request',
+      'The base URL cannot carry a query, a fragment or credentials: pass the login, password and API key apart.',
+    );
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(apiPath, '');
+}

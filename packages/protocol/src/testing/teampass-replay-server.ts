@@ -424,17 +424,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       case 'add/item': {
         const values = (parts[0] ?? '').split(';');
         if (parts.length !== 1 || values.length !== 9) return table(ERROR_TABLE.itemNotComplete);
-        const [label, pw, description, folderId, login, email, link, tags, anyone] = values.map(tpDecode) as [
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-        ];
+        const { label, pw, description, folderId, login, email, link, tags, anyone } = itemValues(values);
         const refused = fourByteRefusal({ label, description, login, email, url: link });
         if (refused) return refused;
         if (label === '' || folderId === '') return table(ERROR_TABLE.fieldMissing);
@@ -474,17 +464,7 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         if (parts.length !== 2 || values.length !== 9) return table(ERROR_TABLE.itemNotComplete);
         const item = items.get(id);
         if (!item || item.deleted) return table(ERROR_TABLE.noDataExists);
-        const [label, pw, description, folderId, login, email, link, tags, anyone] = values.map(tpDecode) as [
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-        ];
+        const { label, pw, description, folderId, login, email, link, tags, anyone } = itemValues(values);
         const refused = fourByteRefusal({ label, description, login, email, url: link });
         if (refused) return refused;
         Object.assign(item, {
@@ -715,4 +695,20 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
   const { port } = server.address() as AddressInfo;
   (state as { url: string }).url = `http://127.0.0.1:${port}`;
   return state;
+}
+
+/** The nine values of an item segment, decoded, in TeamPass's order. */
+function itemValues(values: readonly string[]) {
+  const [
+    label = '',
+    pw = '',
+    description = '',
+    folderId = '',
+    login = '',
+    email = '',
+    link = '',
+    tags = '',
+    anyone = '',
+  ] = values.map(tpDecode);
+  return { label, pw, description, folderId, login, email, link, tags, anyone };
 }

@@ -350,17 +350,11 @@ function updateAction(ctx: RequestContext, caller: Caller): Answer {
   if (!caller.user.api.update) return problem(403, 'User is not allowed to update items');
   const params = ctx.readParams();
   if (!phpIsset(params.id) || phpEmpty(params.id)) return problem(400, 'Item ID is mandatory');
-  const state = ctx.state;
-  const id = phpInt(params.id);
-  const item = state.items.get(id);
-  if (!item) return problem(404, 'Item not found');
-  if (!state.canAccessItem(caller.user, caller.folders, item.folderId))
-    return problem(403, 'Access denied to this item');
-  if (!state.accessOf(item.folderId, caller.user.id).edit)
-    return problem(403, 'Access denied: you are not allowed to edit items in this folder');
+  const found = itemFor(ctx, caller, phpInt(params.id), 'edit');
+  if ('refused' in found) return found.refused;
   if (!UPDATABLE.some((field) => phpIsset(params[field])))
     return problem(400, 'At least one supported field to update must be provided.');
-  return updateItem(state, caller, item, params);
+  return updateItem(ctx.state, caller, found.item, params);
 }
 
 function updateItem(
@@ -456,19 +450,36 @@ function updateItem(
   return json({ error: false, message: 'Item updated successfully', item_id: item.id });
 }
 
+/**
+ * The item an update or a delete names, as TeamPass checks it: it exists, the caller reaches its
+ * folder, and may edit (or delete) there.
+ */
+function itemFor(
+  ctx: RequestContext,
+  caller: Caller,
+  id: number,
+  right: 'edit' | 'delete',
+): { item: TeamPass3StoredItem } | { refused: Answer } {
+  const state = ctx.state;
+  const item = state.items.get(id);
+  if (!item) return { refused: problem(404, 'Item not found') };
+  if (!state.canAccessItem(caller.user, caller.folders, item.folderId))
+    return { refused: problem(403, 'Access denied to this item') };
+  if (!state.accessOf(item.folderId, caller.user.id)[right])
+    return {
+      refused: problem(403, `Access denied: you are not allowed to ${right} items in this folder`),
+    };
+  return { item };
+}
+
 function deleteAction(ctx: RequestContext, caller: Caller): Answer {
   if (ctx.method !== 'DELETE') return methodNotSupported('DELETE');
   if (!caller.user.api.delete) return problem(403, 'User is not allowed to delete items');
   const params = ctx.readParams();
   if (!phpIsset(params.id) || phpEmpty(params.id)) return problem(400, 'Item ID is mandatory');
-  const state = ctx.state;
   const id = phpInt(params.id);
-  const item = state.items.get(id);
-  if (!item) return problem(404, 'Item not found');
-  if (!state.canAccessItem(caller.user, caller.folders, item.folderId))
-    return problem(403, 'Access denied to this item');
-  if (!state.accessOf(item.folderId, caller.user.id).delete)
-    return problem(403, 'Access denied: you are not allowed to delete items in this folder');
-  item.deletedAt = ctx.now;
+  const found = itemFor(ctx, caller, id, 'delete');
+  if ('refused' in found) return found.refused;
+  found.item.deletedAt = ctx.now;
   return json({ error: false, message: 'Item deleted successfully', item_id: id });
 }

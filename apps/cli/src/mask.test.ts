@@ -41,12 +41,15 @@ describe('createMasker', () => {
             .map((filler, index) => filler + (secrets[index % secrets.length] ?? ''))
             .join('|');
           const output = await through(maskNeedles(secrets), split(Buffer.from(text), cuts));
-          for (const secret of secrets) expect(output.includes(secret)).toBe(false);
+          // No secret in what was left unmasked (a secret may be a piece of the mask's own words).
+          const unmasked = output.split(MASK);
+          for (const secret of secrets) expect(unmasked.some((part) => part.includes(secret))).toBe(false);
           // Masking the whole text at once gives the same result as masking it in chunks.
           expect(output).toBe(await through(maskNeedles(secrets), [Buffer.from(text)]));
         },
       ),
-      { numRuns: 300 },
+      // A secret that is a piece of the mask's words ("ed by") shows in the output through the mask.
+      { numRuns: 300, examples: [[['ed by'], ['x'], []]] },
     );
   });
 

@@ -31,35 +31,42 @@ export function maskNeedles(values: Iterable<string>): Buffer[] {
   return [...texts].map((text) => Buffer.from(text, 'utf8')).sort((a, b) => b.length - a.length);
 }
 
-/** Finds the earliest, then longest, needle at or after `from`. */
-function nextMatch(
-  haystack: Buffer,
-  needles: readonly Buffer[],
-  from: number,
-): { at: number; length: number } | undefined {
-  let best: { at: number; length: number } | undefined;
-  for (const needle of needles) {
-    const at = haystack.indexOf(needle, from);
-    if (at >= 0 && (best === undefined || at < best.at || (at === best.at && needle.length > best.length)))
-      best = { at, length: needle.length };
-  }
-  return best;
+/**
+ * Finds needles in one piece of data, earliest then longest first. Each needle's next position is
+ * searched once and again only when a match has passed it, so the data is scanned about once per
+ * needle, however many matches it holds.
+ */
+function matcher(haystack: Buffer, needles: readonly Buffer[]) {
+  const next = needles.map((needle) => haystack.indexOf(needle));
+  return (from: number): { at: number; length: number } | undefined => {
+    let best: { at: number; length: number } | undefined;
+    for (let i = 0; i < needles.length; i++) {
+      if (next[i]! >= 0 && next[i]! < from) next[i] = haystack.indexOf(needles[i]!, from);
+      const at = next[i]!;
+      const length = needles[i]!.length;
+      if (at >= 0 && (best === undefined || at < best.at || (at === best.at && length > best.length)))
+        best = { at, length };
+    }
+    return best;
+  };
 }
 
 /** Whether `tail` (a match running to the end of the data) could still become a longer needle. */
 function couldGrow(tail: Buffer, needles: readonly Buffer[]): boolean {
   return needles.some(
-    (needle) => needle.length > tail.length && needle.subarray(0, tail.length).equals(tail),
+    (needle) => needle.length > tail.length && needle.compare(tail, 0, tail.length, 0, tail.length) === 0,
   );
 }
 
-/** How many bytes at the end of `tail` could begin a needle. */
+/** How many bytes at the end of `tail` could begin a needle (compared in place, no copies). */
 function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
   let longest = 0;
   for (const needle of needles) {
+    const first = needle[0];
     const max = Math.min(needle.length - 1, tail.length);
     for (let k = max; k > longest; k--) {
-      if (tail.subarray(tail.length - k).equals(needle.subarray(0, k))) {
+      const start = tail.length - k;
+      if (tail[start] === first && tail.compare(needle, 0, k, start, tail.length) === 0) {
         longest = k;
         break;
       }
@@ -83,7 +90,8 @@ export function createMasker(needles: readonly Buffer[]): Transform {
     const out: Buffer[] = [];
     let from = 0;
     let deferred = false;
-    for (let match = nextMatch(data, needles, 0); match; match = nextMatch(data, needles, from)) {
+    const nextMatch = matcher(data, needles);
+    for (let match = nextMatch(0); match; match = nextMatch(from)) {
       // A value that ends where the data ends may be the start of a longer value (`ref` and
       // `ref   `): wait for the next chunk, as masking the whole output at once would.
       if (!final && match.at + match.length === data.length && couldGrow(data.subarray(match.at), needles)) {

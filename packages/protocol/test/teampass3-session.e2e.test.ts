@@ -585,7 +585,11 @@ describe('secrets', () => {
     scan.push(await failure(session({}, { ...ALICE, password: `${ALICE.password}x` }).call('allTags', {})));
     scan.push(
       await failure(
-        session({}, { login: 'alice', personalAccessToken: token.replace(/.$/, '0') }).call('allTags', {}),
+        // A token that differs in its last character (whatever that character is).
+        session(
+          {},
+          { login: 'alice', personalAccessToken: token.replace(/.$/, (last) => (last === '0' ? '1' : '0')) },
+        ).call('allTags', {}),
       ),
     );
     fake.clock.advance(120_000); // an empty rate-limit window

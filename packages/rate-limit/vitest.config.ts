@@ -5,7 +5,9 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     restoreMocks: true,
     clearMocks: true,
-    testTimeout: 30_000,
+    // Each PGlite test opens its own database (WebAssembly start-up): seconds alone, far more on
+    // a CI machine that runs the extension's VS Code beside it.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     coverage: {
       provider: 'v8',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BENCHMARKS_DOC, GENERATE_COMMAND, readBenchmarkRecords, renderBenchmarks } from './benchmarks.ts';
+import { longSubjects, MAX_SUBJECT_LENGTH } from './commits.ts';
 import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
 import { checkNodeStatement, readNodeStatement } from './node-versions.ts';
 import { symbolicLinks } from './repo-files.ts';
@@ -37,6 +38,10 @@ describe('the repository', () => {
 
   it('holds no symbolic links (they break on checkouts without symlinks)', () => {
     expect(symbolicLinks(repo.root)).toEqual([]);
+  });
+
+  it(`has commit subjects of at most ${MAX_SUBJECT_LENGTH} characters since the rule was checked`, () => {
+    expect(longSubjects(repo.root)).toEqual([]);
   });
 
   it("has docs/benchmarks.md as the benches' records give it", () => {

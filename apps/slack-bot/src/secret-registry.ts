@@ -1,10 +1,4 @@
-import { createRedactor, type Redactor } from '@vaultline/protocol';
-
-/** What replaces a secret in a log line (the core's word). */
-const REDACTED = '[REDACTED]';
-
-/** A session token's shape (a JWT): removed from every line, whoever's it is. */
-const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
+import { createRedactor, type Redactor, withTokensRedacted } from '@vaultline/protocol';
 
 /**
  * The secrets the bot holds for a while (the linked accounts' passwords, keys and tokens, while
@@ -41,7 +35,7 @@ export function createSecretRegistry(): SecretRegistry {
     redactor = createRedactor([...held.values()].flat());
   };
   return {
-    redact: (text) => redactor(text).replace(JWT_SHAPE, REDACTED),
+    redact: (text) => withTokensRedacted(redactor(text)),
     hold(name, secrets) {
       held.set(
         name,

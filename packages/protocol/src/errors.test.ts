@@ -8,6 +8,7 @@ import {
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
+  withTokensRedacted,
 } from './errors.ts';
 
 const KEY = 'k3y;with=odd/chars+&more';
@@ -161,5 +162,15 @@ describe('VaultError.with', () => {
     expect(copy.cause).toBe(cause);
     expect(copy.stack).toBe(original.stack);
     expect(original.with({ message: 'other' }).message).toBe('other');
+  });
+});
+
+describe('withTokensRedacted', () => {
+  it("removes JWT-shaped tokens and Bearer credentials, whoever's they are, and leaves the rest", () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJ1c2VybmFtZSI6ImFsaWNlIn0.c2lnbmF0dXJl-_x';
+    expect(withTokensRedacted(`token ${jwt}; Authorization: Bearer opaque-pat-123 end`)).toBe(
+      `token ${REDACTED}; Authorization: Bearer ${REDACTED} end`,
+    );
+    expect(withTokensRedacted('eyJ alone, a.b.c and bearer')).toBe('eyJ alone, a.b.c and bearer');
   });
 });

@@ -252,6 +252,20 @@ export function maskPasswords(text: string): string {
   );
 }
 
+/** A session token's shape (a JWT: `eyJ…` header, payload, signature). */
+const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
+
+/**
+ * Removes session tokens from text, whoever's they are: anything shaped like a JWT, and the
+ * credential after `Bearer`. For logs and messages that may quote a request or a token.
+ *
+ * @param text The text.
+ * @returns The text with {@link REDACTED} in place of each token.
+ */
+export function withTokensRedacted(text: string): string {
+  return text.replace(JWT_SHAPE, REDACTED).replace(/(Bearer\s+)\S+/gi, `$1${REDACTED}`);
+}
+
 /** Removes secrets from text: replaces every secret by {@link REDACTED}. */
 export type Redactor = (text: string) => string;
 

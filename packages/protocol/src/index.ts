@@ -66,6 +66,7 @@ export {
   type VaultErrorOptions,
   type VaultErrorReason,
   withServerWords,
+  withTokensRedacted,
 } from './errors.ts';
 export { EXIT, type ExitCode } from './exit-codes.ts';
 export {

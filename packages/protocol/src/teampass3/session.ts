@@ -12,7 +12,7 @@
  */
 
 import * as v from 'valibot';
-import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
 import { sleep as abortableSleep, untilAborted } from '../internal/abort.ts';
 import { base64ToBytes } from '../internal/base64.ts';
 import { createTeamPass3Caller, type TeamPass3CallerOptions, type TeamPass3Failure } from './caller.ts';
@@ -180,8 +180,6 @@ interface Held {
   skewMs: number;
 }
 
-const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
-
 /**
  * Creates a session. Nothing is sent until the first call.
  *
@@ -230,10 +228,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
       secretRedactor = createRedactor([...secrets]);
     }
   };
-  const redact: Redactor = (text) =>
-    secretRedactor(text)
-      .replace(JWT_SHAPE, REDACTED)
-      .replace(/(Bearer\s+)\S+/gi, `$1${REDACTED}`);
+  const redact: Redactor = (text) => withTokensRedacted(secretRedactor(text));
   const caller = createTeamPass3Caller({ ...options, redact });
 
   let held: Held | undefined;

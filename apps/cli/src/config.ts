@@ -9,14 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Dialect, EXIT } from '@vaultline/protocol';
+import { DIALECTS, EXIT } from '@vaultline/protocol';
 import * as v from 'valibot';
 
 import { SIGN_INS } from './constants.ts';
 import { CliError } from './errors.ts';
-
-/** The dialects a connection can store (the core's `Dialect`). */
-const DIALECTS = ['legacy', 'teampass3'] as const satisfies readonly Dialect[];
 
 const ConnectionSchema = v.object({
   url: v.pipe(v.string(), v.nonEmpty()),

@@ -26,7 +26,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import { constants, type Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dialect, TokenCache } from '@vaultline/protocol';
+import { DIALECTS, type Dialect, type TokenCache } from '@vaultline/protocol';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
 
@@ -52,7 +52,7 @@ const base64 = (bytes: number | undefined) =>
 const TokenFileSchema = v.object({
   v: v.literal(1),
   /** The dialect the client spoke when it wrote the token (authenticated with it). */
-  dialect: v.optional(v.picklist(['legacy', 'teampass3'] as const satisfies readonly Dialect[])),
+  dialect: v.optional(v.picklist(DIALECTS)),
   salt: base64(16),
   iv: base64(12),
   tag: base64(16),
@@ -267,25 +267,6 @@ export function keychainTokenCache(account: string): ConnectionTokenCache {
     dialect: async () => undefined,
     async clear() {
       await deleteSecret(account).catch(() => undefined);
-    },
-  };
-}
-
-/**
- * A cache that keeps the token in memory only: what `connect` signs in with before it knows where
- * the token will live.
- *
- * @returns The cache and what it holds.
- */
-export function memoryTokenCache(): TokenCache & { readonly token: string | undefined } {
-  let held: string | undefined;
-  return {
-    get: () => held,
-    set: (token) => {
-      held = token;
-    },
-    get token() {
-      return held;
     },
   };
 }

@@ -3,6 +3,7 @@ import {
   createAccessChecker,
   createRedactor,
   createVaultClient,
+  DIALECTS,
   type Dialect,
   isVaultError,
   type TokenCache,
@@ -19,9 +20,6 @@ import {
 } from './constants.ts';
 import { UserFacingError } from './error-messages.ts';
 import type { RequestLog } from './request-log.ts';
-
-/** The dialects a stored connection may name. */
-const DIALECTS: readonly Dialect[] = ['legacy', 'teampass3'];
 
 /** How long a disconnect waits for the vault to sign a session out before it forgets it anyway. */
 const SIGN_OUT_WAIT_MS = 3000;

@@ -26,6 +26,9 @@ export const VAULTLINE_MAX_RESULTS = 1000;
  */
 export type Dialect = 'legacy' | 'teampass3';
 
+/** Every {@link Dialect}: for apps that store a detected dialect and read it back. */
+export const DIALECTS: readonly Dialect[] = ['legacy', 'teampass3'];
+
 /**
  * What signing in needs: `api-key`, an API key alone (a login only names the person an app acts
  * for); `password`, the user's login and password with their personal API key, or the login and a

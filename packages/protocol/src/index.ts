@@ -25,13 +25,15 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
-export type {
-  CredentialsNeeded,
-  Dialect,
-  KeyTransport,
-  KeyTransportOption,
-  ServerCapabilities,
+export {
+  type CredentialsNeeded,
+  DIALECTS,
+  type Dialect,
+  type KeyTransport,
+  type KeyTransportOption,
+  type ServerCapabilities,
 } from './capabilities.ts';
+export { memoryTokenCache } from './client/token-cache.ts';
 export type {
   CallOptions,
   DialectOption,

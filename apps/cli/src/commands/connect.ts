@@ -14,6 +14,7 @@ import {
   createVaultClient,
   detectDialect,
   EXIT,
+  memoryTokenCache,
   type VaultClient,
 } from '@vaultline/protocol';
 import { Command } from 'commander';
@@ -40,7 +41,7 @@ import { CliError, toCliError } from '../errors.ts';
 import { deleteSecret, keychainAccount, storeSecret } from '../keychain.ts';
 import { askSecret, canAsk, readStdinSecrets } from '../prompt.ts';
 import { withSpinner } from '../spinner.ts';
-import { fileTokenCache, keychainTokenCache, memoryTokenCache, tokenFilePath } from '../token-cache.ts';
+import { fileTokenCache, keychainTokenCache, tokenFilePath } from '../token-cache.ts';
 
 /** The options of `connect`. */
 interface ConnectOptions {

@@ -1,4 +1,4 @@
-import { createRedactor, createVaultClient, type TokenCache, type VaultClient } from '@vaultline/protocol';
+import { createRedactor, createVaultClient, memoryTokenCache, type VaultClient } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { ConnectFlow } from '../connect-flow.ts';
 import { actingLoginOf, type ConnectionSettings, type Credentials } from '../connections.ts';
@@ -31,18 +31,6 @@ export interface ConnectArgs {
 export interface DisconnectOptions {
   /** Skips the question (scripts, tests). */
   confirmed?: boolean;
-}
-
-/** A token cache in memory: the check's sign-in, handed to the saved connection. */
-function memoryTokenCache(): TokenCache & { token: string | undefined } {
-  const cache = {
-    token: undefined as string | undefined,
-    get: () => cache.token,
-    set: (token: string | undefined) => {
-      cache.token = token;
-    },
-  };
-  return cache;
 }
 
 /**

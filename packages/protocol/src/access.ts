@@ -157,13 +157,17 @@ export interface AccessChecker {
   invalidate(login?: string): void;
 }
 
+type Permission = keyof Permissions;
+
+const PERMISSIONS: readonly Permission[] = ['read', 'add', 'edit', 'delete'];
+
 interface FolderEntry {
   readonly list: Folder[];
   readonly byId: ReadonlyMap<number, Folder>;
+  /** The permissions some folder grants: with none of one, no item needs a read to decide it. */
+  readonly anywhere: ReadonlySet<Permission>;
   readonly loadedAt: number;
 }
-
-type Permission = keyof Permissions;
 
 /**
  * Creates an access checker over a client.
@@ -197,7 +201,12 @@ export function createAccessChecker(
     ignoreFetchAbort: true,
     fetchMethod: async (login, _stale, { context }) => {
       const list = await client.readUserFolders({ login }, context);
-      return { list, byId: new Map(list.map((folder) => [folder.id, folder])), loadedAt: now() };
+      const anywhere = new Set<Permission>();
+      for (const folder of list) {
+        const granted = permissionsOf(folder.accessType);
+        for (const permission of PERMISSIONS) if (granted[permission]) anywhere.add(permission);
+      }
+      return { list, byId: new Map(list.map((folder) => [folder.id, folder])), anywhere, loadedAt: now() };
     },
   });
 
@@ -231,11 +240,6 @@ export function createAccessChecker(
     return ref.folderId ?? read.get(ref.id);
   }
 
-  /** Whether any of the user's folders grants the permission: if none does, no item is read. */
-  function grantsAnywhere(entry: FolderEntry, permission: Permission): boolean {
-    return entry.list.some((folder) => permissionsOf(folder.accessType)[permission]);
-  }
-
   /** Decides one permission on one item: the folder rights first, the item only when needed. */
   async function allows(
     login: string,
@@ -245,7 +249,7 @@ export function createAccessChecker(
   ): Promise<boolean> {
     const item = typeof ref === 'number' ? { id: ref } : ref;
     const entry = await folderEntry(login, callOptions);
-    if (!grantsAnywhere(entry, permission)) return false;
+    if (!entry.anywhere.has(permission)) return false;
     const read = await foldersOf([item], callOptions);
     return permissionsOf(rightIn(entry, folderIn(item, read)))[permission];
   }
@@ -269,7 +273,7 @@ export function createAccessChecker(
     canDelete: (login, ref, callOptions) => allows(login, ref, 'delete', callOptions),
     async filterReadable(login, refs, callOptions) {
       const entry = await folderEntry(login, callOptions);
-      if (!grantsAnywhere(entry, 'read')) return [];
+      if (!entry.anywhere.has('read')) return [];
       const read = await foldersOf(refs, callOptions);
       return refs.filter((ref) => permissionsOf(rightIn(entry, folderIn(ref, read))).read);
     },

@@ -24,6 +24,30 @@ export async function waitFor<T>(
   }
 }
 
+/** The text of hovers as one string, `&nbsp;` read as a space. */
+export function hoverText(hovers: readonly vscode.Hover[]): string {
+  return hovers
+    .flatMap((hover) => hover.contents)
+    .map((content) => (typeof content === 'string' ? content : content.value))
+    .join('\n')
+    .replace(/&nbsp;/g, ' ');
+}
+
+/** The hover text at a position of a document (empty when no hover shows). */
+export async function hoverAt(uri: vscode.Uri, position: vscode.Position): Promise<string> {
+  return hoverText(
+    await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position),
+  );
+}
+
+/**
+ * Polls until a hover shows at a position: the first hover request may come before the extension
+ * host has the new document.
+ */
+export function waitForHover(uri: vscode.Uri, position: vscode.Position, what = 'a hover'): Promise<string> {
+  return waitFor(async () => (await hoverAt(uri, position)) || undefined, what);
+}
+
 export async function connect(args: ConnectArgs): Promise<boolean | undefined> {
   return vscode.commands.executeCommand<boolean | undefined>(COMMANDS.connect, args);
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
 import type { ConnectionNode, FolderNode, ItemNode, VaultNode } from '../../src/tree-nodes.ts';
 import type { ConnectArgs, VaultlineApi } from '../../src/vaultline.ts';
+import type { Fixture } from './fixture.ts';
 
 export async function extensionApi(): Promise<VaultlineApi> {
   const extension = vscode.extensions.getExtension<VaultlineApi>(EXTENSION_ID);
@@ -50,6 +51,20 @@ export function waitForHover(uri: vscode.Uri, position: vscode.Position, what = 
 
 export async function connect(args: ConnectArgs): Promise<boolean | undefined> {
   return vscode.commands.executeCommand<boolean | undefined>(COMMANDS.connect, args);
+}
+
+/**
+ * Saves the connection `down`: alice's key on the URL where no vault listens, saved without the
+ * check that would refuse it (as a user may while the vault is down).
+ */
+export async function connectDown(fixture: Fixture): Promise<boolean | undefined> {
+  return connect({
+    name: 'down',
+    url: fixture.downUrl,
+    login: 'alice',
+    apiKey: fixture.keys.alice,
+    saveUnverified: true,
+  });
 }
 
 /** Removes a connection without the confirmation dialog (the test stands for the user's "yes"). */

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { startTestVault, type TestVault } from '@vaultline/vault-server/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { runCli, tempHome } from './support/cli.ts';
 
@@ -110,9 +110,16 @@ describe('vaultline run with many references', () => {
     expect(result.stdout).toBe(`${expectedDigest(10)}\n`);
     expect(result.stdout).not.toContain(MASK);
     expect(opsSince(mark).sort()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
-    const [row] = await vault.server.vault.db.query<{ target: string }>(
-      "SELECT target FROM audit WHERE action = 'read/items' ORDER BY id DESC LIMIT 1",
+    // The server writes read audit rows in a batch shortly after its answer: poll for the row (the
+    // assertion's last failure is reported when it never comes).
+    await vi.waitFor(
+      async () => {
+        const [row] = await vault.server.vault.db.query<{ target: string }>(
+          "SELECT target FROM audit WHERE action = 'read/items' ORDER BY id DESC LIMIT 1",
+        );
+        expect(row?.target).toBe(`items ${ids.slice(0, 10).join(',')}`);
+      },
+      { timeout: 5_000, interval: 20 },
     );
-    expect(row?.target).toBe(`items ${ids.slice(0, 10).join(',')}`);
   }, 60_000);
 });

@@ -1,10 +1,10 @@
 import { describeRight, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
-import { COMMANDS, DIAGNOSTICS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
+import { COMMANDS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
 import { DOTENV_LANGUAGES } from '../dotenv.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
-import { commandQuickFix } from '../quick-fix.ts';
+import { CommandQuickFixes } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
 import { type FolderNode, folderPath } from '../tree-nodes.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
@@ -47,28 +47,13 @@ export function proposeLabel(finding: Pick<SecretFinding, 'name' | 'title'>, fil
 }
 
 /** The Code Action on each detected secret. */
-export class StoreSecretAction implements vscode.CodeActionProvider {
-  static readonly kinds = [vscode.CodeActionKind.QuickFix];
-
-  provideCodeActions(
-    document: vscode.TextDocument,
-    _range: vscode.Range,
-    context: vscode.CodeActionContext,
-  ): vscode.CodeAction[] {
-    return context.diagnostics
-      .filter(
-        (diagnostic) =>
-          diagnostic.source === DIAGNOSTICS.source &&
-          (FORMAT_RULES.has(String(diagnostic.code)) || String(diagnostic.code).endsWith('-assignment')),
-      )
-      .map((diagnostic) =>
-        commandQuickFix(
-          vscode.l10n.t('Store in Vaultline and replace with a reference'),
-          COMMANDS.storeSecret,
-          document,
-          diagnostic,
-        ),
-      );
+export class StoreSecretAction extends CommandQuickFixes {
+  constructor() {
+    super({
+      command: COMMANDS.storeSecret,
+      title: () => vscode.l10n.t('Store in Vaultline and replace with a reference'),
+      fixes: (code) => FORMAT_RULES.has(code) || code.endsWith('-assignment'),
+    });
   }
 }
 

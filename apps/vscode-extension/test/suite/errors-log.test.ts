@@ -5,7 +5,7 @@ import { COMMANDS } from '../../src/constants.ts';
 import { userMessage } from '../../src/error-messages.ts';
 import type { MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { connect, connectionNode, disconnect, errorsSince, extensionApi } from './helpers.ts';
+import { connect, connectDown, connectionNode, disconnect, errorsSince, extensionApi } from './helpers.ts';
 
 const WRONG_KEY = 'wrong-key-0123456789abcdef0123456789abcdef';
 
@@ -88,13 +88,7 @@ export function errorAndLogTests(fixture: Fixture): void {
 
     it('shows "cannot reach the vault" when the server is down, and retries', async () => {
       const api = await extensionApi();
-      await connect({
-        name: 'down',
-        url: fixture.downUrl,
-        login: 'alice',
-        apiKey: fixture.keys.alice,
-        saveUnverified: true,
-      });
+      await connectDown(fixture);
       const [node] = (await api.tree.getChildren(await connectionNode(api, 'down'))) as MessageNode[];
       assert.equal(node?.kind, 'message');
       assert.equal(node.text, 'down: cannot reach the vault. Is the server running and the URL right?');

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
 import type { ConnectionNode, FolderNode, ItemNode, VaultNode } from '../../src/tree-nodes.ts';
 import type { ConnectArgs, VaultlineApi } from '../../src/vaultline.ts';
+import type { Fixture } from './fixture.ts';
 
 export async function extensionApi(): Promise<VaultlineApi> {
   const extension = vscode.extensions.getExtension<VaultlineApi>(EXTENSION_ID);
@@ -24,8 +25,46 @@ export async function waitFor<T>(
   }
 }
 
+/** The text of hovers as one string, `&nbsp;` read as a space. */
+export function hoverText(hovers: readonly vscode.Hover[]): string {
+  return hovers
+    .flatMap((hover) => hover.contents)
+    .map((content) => (typeof content === 'string' ? content : content.value))
+    .join('\n')
+    .replace(/&nbsp;/g, ' ');
+}
+
+/** The hover text at a position of a document (empty when no hover shows). */
+export async function hoverAt(uri: vscode.Uri, position: vscode.Position): Promise<string> {
+  return hoverText(
+    await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position),
+  );
+}
+
+/**
+ * Polls until a hover shows at a position: the first hover request may come before the extension
+ * host has the new document.
+ */
+export function waitForHover(uri: vscode.Uri, position: vscode.Position, what = 'a hover'): Promise<string> {
+  return waitFor(async () => (await hoverAt(uri, position)) || undefined, what);
+}
+
 export async function connect(args: ConnectArgs): Promise<boolean | undefined> {
   return vscode.commands.executeCommand<boolean | undefined>(COMMANDS.connect, args);
+}
+
+/**
+ * Saves the connection `down`: alice's key on the URL where no vault listens, saved without the
+ * check that would refuse it (as a user may while the vault is down).
+ */
+export async function connectDown(fixture: Fixture): Promise<boolean | undefined> {
+  return connect({
+    name: 'down',
+    url: fixture.downUrl,
+    login: 'alice',
+    apiKey: fixture.keys.alice,
+    saveUnverified: true,
+  });
 }
 
 /** Removes a connection without the confirmation dialog (the test stands for the user's "yes"). */

@@ -8,15 +8,15 @@ import { detectSecrets } from '../../src/secrets/detect-secrets.ts';
 import { folderPicks, type StoredSecret } from '../../src/secrets/store-secret.ts';
 import type { FileNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
-import { errorsSince, extensionApi, folderNode, itemNode, waitFor } from './helpers.ts';
-
-function hoverText(hovers: vscode.Hover[]): string {
-  return hovers
-    .flatMap((hover) => hover.contents)
-    .map((content) => (typeof content === 'string' ? content : content.value))
-    .join('\n')
-    .replace(/&nbsp;/g, ' ');
-}
+import {
+  errorsSince,
+  extensionApi,
+  folderNode,
+  hoverAt,
+  itemNode,
+  waitFor,
+  waitForHover,
+} from './helpers.ts';
 
 /** Issue #23.7: what a newcomer saw that the tester reported, each case failing before its fix. */
 export function newcomerTests(fixture: Fixture): void {
@@ -89,14 +89,7 @@ export function newcomerTests(fixture: Fixture): void {
       });
       await vscode.window.showTextDocument(document);
       try {
-        const text = await waitFor(async () => {
-          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-            'vscode.executeHoverProvider',
-            document.uri,
-            new vscode.Position(0, 10),
-          );
-          return hoverText(hovers) || undefined;
-        }, 'a hover');
+        const text = await waitForHover(document.uri, new vscode.Position(0, 10));
         assert.match(text, /Folder: Personal ·/);
         const node = await api.tree.findItem('alice', personalId, itemId);
         assert.ok(node);
@@ -214,14 +207,7 @@ export function newcomerTests(fixture: Fixture): void {
       });
       await vscode.window.showTextDocument(document);
       const position = new vscode.Position(0, 14);
-      const hover = async () =>
-        hoverText(
-          await vscode.commands.executeCommand<vscode.Hover[]>(
-            'vscode.executeHoverProvider',
-            document.uri,
-            position,
-          ),
-        );
+      const hover = () => hoverAt(document.uri, position);
       try {
         const first = await waitFor(async () => (await hover()) || undefined, 'a hover');
         assert.ok(!first.includes(web.password));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
-import { errorsSince, extensionApi, logMark, logSince, waitFor } from './helpers.ts';
+import { errorsSince, extensionApi, hoverAt, logMark, logSince, waitFor, waitForHover } from './helpers.ts';
 import type { Target } from './target.ts';
 
 let opened = 0;
@@ -43,14 +43,6 @@ function referenceDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages
     .getDiagnostics(uri)
     .filter((diagnostic) => String(diagnostic.code ?? '').startsWith('reference-'));
-}
-
-function hoverText(hovers: vscode.Hover[]): string {
-  return hovers
-    .flatMap((hover) => hover.contents)
-    .map((content) => (typeof content === 'string' ? content : content.value))
-    .join('\n')
-    .replace(/&nbsp;/g, ' ');
 }
 
 export function referenceTests(target: Target): void {
@@ -132,14 +124,7 @@ export function referenceTests(target: Target): void {
     it('hovers a reference with label, folder path and login, never the password', async () => {
       const editor = await openText(`# the database\nDB_PASS=vaultline://${db.id}/password\n`);
       // The first hover request may come before the extension host has the new document.
-      const text = await waitFor(async () => {
-        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-          'vscode.executeHoverProvider',
-          editor.document.uri,
-          new vscode.Position(1, 20),
-        );
-        return hoverText(hovers) || undefined;
-      }, 'a hover');
+      const text = await waitForHover(editor.document.uri, new vscode.Position(1, 20));
       assert.match(text, new RegExp(db.label));
       assert.match(text, /Infrastructure \/ Databases/);
       assert.match(text, new RegExp(`Login: ${db.login}`));
@@ -154,14 +139,7 @@ export function referenceTests(target: Target): void {
       await vscode.commands.executeCommand(COMMANDS.refresh);
       const mark = logMark(api);
       const editor = await openText(`WEB_PASS=vaultline://${web.id}/password\n`);
-      const text = await waitFor(async () => {
-        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-          'vscode.executeHoverProvider',
-          editor.document.uri,
-          new vscode.Position(0, 14),
-        );
-        return hoverText(hovers) || undefined;
-      }, 'a hover');
+      const text = await waitForHover(editor.document.uri, new vscode.Position(0, 14));
       assert.match(text, new RegExp(web.label));
       const log = target.requestLog;
       const requests = logSince(api, mark).filter((line) => line.includes(`[${target.alice}] `));
@@ -189,14 +167,7 @@ export function referenceTests(target: Target): void {
       const editor = await openText(`DB_PASS=vaultline://${db.id}/password\n`);
       await api.presentation.toggle(true);
       try {
-        const text = await waitFor(async () => {
-          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-            'vscode.executeHoverProvider',
-            editor.document.uri,
-            new vscode.Position(0, 12),
-          );
-          return hoverText(hovers) || undefined;
-        }, 'a hover');
+        const text = await waitForHover(editor.document.uri, new vscode.Position(0, 12));
         assert.match(text, new RegExp(db.label));
         assert.ok(!text.includes(`Login: ${db.login}`), 'the login is shown in presentation mode');
       } finally {
@@ -206,21 +177,10 @@ export function referenceTests(target: Target): void {
 
     it('hovers a malformed or unknown reference with the reason', async () => {
       const editor = await openText('A=vaultline://999999/password\nB=vaultline://7/pin\n');
-      const text = await waitFor(async () => {
-        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-          'vscode.executeHoverProvider',
-          editor.document.uri,
-          new vscode.Position(0, 10),
-        );
-        return hoverText(hovers) || undefined;
-      }, 'a hover');
+      const text = await waitForHover(editor.document.uri, new vscode.Position(0, 10));
       assert.match(text, /no item with id 999999/);
-      const malformed = await vscode.commands.executeCommand<vscode.Hover[]>(
-        'vscode.executeHoverProvider',
-        editor.document.uri,
-        new vscode.Position(1, 8),
-      );
-      assert.match(hoverText(malformed), /unknown field "pin"/);
+      const malformed = await hoverAt(editor.document.uri, new vscode.Position(1, 8));
+      assert.match(malformed, /unknown field "pin"/);
     });
 
     it('warns on references that do not resolve, naming why, and not on those that do', async () => {
@@ -358,8 +318,12 @@ export function referenceTests(target: Target): void {
         console: 'internalConsole',
       });
       assert.equal(started, true);
+      // The file exists (empty) between the program's open and its write: wait for a whole verdict.
       const outcome = await waitFor(
-        () => (existsSync(result) ? readFileSync(result, 'utf8') : undefined),
+        () => {
+          const text = existsSync(result) ? readFileSync(result, 'utf8') : '';
+          return text === 'match' || text === 'mismatch' ? text : undefined;
+        },
         'the program to write its result',
         45_000,
       );

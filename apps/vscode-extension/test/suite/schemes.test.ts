@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/constants.ts';
 import type { Fixture } from './fixture.ts';
-import { waitFor } from './helpers.ts';
+import { waitFor, waitForHover } from './helpers.ts';
 
 /**
  * A file system in memory for one scheme: documents of a scheme other than `file` (what VS Code for
@@ -52,13 +52,6 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
   }
 }
 
-function hoverText(hovers: vscode.Hover[]): string {
-  return hovers
-    .flatMap((hover) => hover.contents)
-    .map((content) => (typeof content === 'string' ? content : content.value))
-    .join('\n');
-}
-
 /**
  * Issue #23.1: hover and quick fixes work in every document the checks look at, not only in `file`
  * and `untitled` ones. (In code-server's Node host documents are `file:`; the web check covers the
@@ -91,14 +84,7 @@ export function schemeTests(fixture: Fixture): void {
     it('hovers a reference in a vscode-vfs document', async () => {
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document);
-      const text = await waitFor(async () => {
-        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-          'vscode.executeHoverProvider',
-          uri,
-          new vscode.Position(0, 14),
-        );
-        return hoverText(hovers) || undefined;
-      }, `a hover in a ${scheme} document`);
+      const text = await waitForHover(uri, new vscode.Position(0, 14), `a hover in a ${scheme} document`);
       assert.match(text, new RegExp(db.label));
       assert.ok(!text.includes(db.password));
     });

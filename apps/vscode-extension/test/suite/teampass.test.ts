@@ -12,6 +12,7 @@ import {
   logMark,
   logSince,
   waitFor,
+  waitForHover,
 } from './helpers.ts';
 
 /** What only a TeamPass server shows: its own error words, a release without file endpoints (#9). */
@@ -55,20 +56,8 @@ export function teampassOnlyTests(fixture: Fixture): void {
         content: `A=vaultline://tp-alice@${db.id}/password\nB=vaultline://tp-bob@${db.id}/password\nC=vaultline://tp-bob@${web.id}/login\n`,
       });
       await vscode.window.showTextDocument(document);
-      const hover = async (line: number) =>
-        waitFor(async () => {
-          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-            'vscode.executeHoverProvider',
-            document.uri,
-            new vscode.Position(line, 20),
-          );
-          const text = hovers
-            .flatMap((entry) => entry.contents)
-            .map((content) => (typeof content === 'string' ? content : content.value))
-            .join('\n')
-            .replace(/&nbsp;/g, ' ');
-          return text || undefined;
-        }, `a hover on line ${line}`);
+      const hover = (line: number) =>
+        waitForHover(document.uri, new vscode.Position(line, 20), `a hover on line ${line}`);
       assert.match(await hover(0), new RegExp(db.label));
       assert.match(await hover(1), /no right to read/);
       assert.match(await hover(2), new RegExp(web.label));

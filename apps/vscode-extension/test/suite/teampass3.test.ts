@@ -19,18 +19,11 @@ import {
   offered,
   setConfig,
   waitFor,
+  waitForHover,
 } from './helpers.ts';
 import { type Target, teampass3Control } from './target.ts';
 
 const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-
-function hoverText(hovers: vscode.Hover[]): string {
-  return hovers
-    .flatMap((hover) => hover.contents)
-    .map((content) => (typeof content === 'string' ? content : content.value))
-    .join('\n')
-    .replace(/&nbsp;/g, ' ');
-}
 
 function label(node: VaultNode): string {
   switch (node.kind) {
@@ -491,14 +484,7 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
         assert.match(diagnostics[0]!.message, /has no one-time code/);
 
         const requests = await control<number>('requestCount');
-        const text = await waitFor(async () => {
-          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-            'vscode.executeHoverProvider',
-            document.uri,
-            new vscode.Position(0, 12),
-          );
-          return hoverText(hovers) || undefined;
-        }, 'a hover');
+        const text = await waitForHover(document.uri, new vscode.Position(0, 12));
         const code = (await admin().readOtp({ id: ci.id })).code;
         assert.match(text, new RegExp(ci.label));
         assert.match(text, /one-time code \\?\(TOTP\\?\)/);

@@ -6,6 +6,7 @@ import type { FileNode, MessageNode } from '../../src/tree-nodes.ts';
 import type { Fixture } from './fixture.ts';
 import {
   connect,
+  connectDown,
   connectionNode,
   disconnect,
   errorsSince,
@@ -68,13 +69,7 @@ export function trustTests(fixture: Fixture): void {
 
     it('with the folder list down: the tree\'s words and Retry; never "no item"', async () => {
       const api = await extensionApi();
-      await connect({
-        name: 'down',
-        url: fixture.downUrl,
-        login: 'alice',
-        apiKey: fixture.keys.alice,
-        saveUnverified: true,
-      });
+      await connectDown(fixture);
       const outcome = await api.search.find('no-such-label-anywhere');
       const problem = outcome.problems.find((p) => p.connection === 'down');
       assert.ok(problem, `problems: ${JSON.stringify(outcome.problems)}`);

@@ -125,7 +125,6 @@ export async function itemNode(
   return item;
 }
 
-/** The text of the last error message the extension showed since `from`. */
 /** A mark in the Output channel's log, for {@link logSince}. */
 export function logMark(api: VaultlineApi): number {
   return api.log.written;
@@ -137,6 +136,7 @@ export function logSince(api: VaultlineApi, mark: number): string[] {
   return fresh <= 0 ? [] : api.log.lines.slice(-fresh);
 }
 
+/** The error messages the extension showed since `from`. */
 export function errorsSince(api: VaultlineApi, from: number): string[] {
   return api.notifier.notices
     .slice(from)

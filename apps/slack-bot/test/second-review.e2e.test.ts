@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StartupError } from '../src/bot/served-teams.ts';
 import {
+  BOT_TOKEN,
   click,
   clickPayload,
   nextId,
@@ -393,7 +395,7 @@ describe('8. a click without a user', () => {
       const res = await postPayload(bot.base, payload);
       expect(res.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      // Bolt reads its own identity (auth.test) once; nothing else goes to Slack.
+      // Bolt read its own identity (auth.test) at start; nothing else goes to Slack.
       expect(slack.calls.slice(calls).filter((call) => call.path !== '/api/auth.test')).toEqual([]);
       expect(vaultRequests()).toBe(vaultBefore);
       expect(bot.logLines.join('\n')).toContain('ignored a request with no valid user');
@@ -730,6 +732,45 @@ describe('8. the workspaces served', () => {
       await expect(startBot(env())).rejects.toThrow(
         'could not ask Slack which workspace installed the bot (auth.test: invalid_auth); set SLACK_TEAM_IDS to the workspaces to serve',
       );
+    } finally {
+      slack.authAnswer = undefined;
+    }
+  });
+
+  it('asks Slack who the bot is only at start: five commands add no auth.test call', async () => {
+    const before = slack.apiCalls('auth.test').length;
+    const bot = await startBot(env());
+    try {
+      // The workspace that installed the bot, and Bolt's own identity (bot id and user id).
+      const atStart = slack.apiCalls('auth.test').length - before;
+      expect(atStart).toBeLessThanOrEqual(2);
+      for (let n = 0; n < 5; n += 1) {
+        const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find github');
+        expect(ack.status).toBe(200);
+        expect(JSON.stringify(answer)).toContain('github-deploy');
+      }
+      expect(slack.apiCalls('auth.test').length - before).toBe(atStart);
+    } finally {
+      await bot.stop();
+    }
+  });
+
+  it('stops at start with words for the operator, never the token, when Slack refuses the bot token', async () => {
+    slack.authAnswer = { ok: false, error: 'invalid_auth' };
+    try {
+      // SLACK_TEAM_IDS is set: the bot itself asks Slack nothing; Bolt's own check fails.
+      const failure = await startBot(env({ SLACK_TEAM_IDS: 'T1' })).then(
+        async (bot) => {
+          await bot.stop();
+          return 'started';
+        },
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(StartupError);
+      expect((failure as Error).message).toBe(
+        'Slack refused the bot token (auth.test: invalid_auth); check SLACK_BOT_TOKEN (and SLACK_API_URL when set)',
+      );
+      expect((failure as Error).message).not.toContain(BOT_TOKEN);
     } finally {
       slack.authAnswer = undefined;
     }

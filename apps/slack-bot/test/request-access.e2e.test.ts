@@ -58,14 +58,14 @@ async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 1
 async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return { ack, answer: answer as Message };
 }
 
 async function press(bot: TestBot, user: string, actionId: string, value: string) {
   const id = nextId('c');
   await click(bot.base, user, actionId, value, slack.responseUrl(id));
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return answer as Message;
 }
 

@@ -54,7 +54,7 @@ const env = (extra: Record<string, string> = {}) => ({
 async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return { ack, answer: answer as Message, id };
 }
 
@@ -363,7 +363,7 @@ describe('6. bounded payload values', () => {
     const id = nextId('c');
     const vaultBefore = vaultRequests();
     await click(bot.base, SLACK_USERS.alice, 'vault_request_access', 'b'.repeat(150), slack.responseUrl(id));
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    const answer = await slack.firstResponse(id);
     expect(String(answer?.text)).toContain('at most 100 characters');
     expect(vaultRequests()).toBe(vaultBefore);
   });
@@ -705,7 +705,7 @@ describe('8. the workspaces served', () => {
       );
       const ours = await from(bot, 'T1');
       expect(ours.status).toBe(200);
-      await slack.waitFor(() => slack.responses(ours.id).length > 0);
+      await slack.firstResponse(ours.id);
       const theirs = await from(bot, 'T9');
       expect(theirs.status).toBe(403);
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -47,7 +47,7 @@ const vaultEnv = () => ({
 async function ask(bot: TestBot, user: string, text: string, ms = 10_000) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), ms);
+  const answer = await slack.firstResponse(id, ms);
   return { ack, answer: answer as Message, id };
 }
 
@@ -295,7 +295,7 @@ describe('6. request checks', () => {
     const headers = sign(slashBody(fields));
     expect((await slash(bot.base, fields, headers)).status).toBe(200);
     expect((await slash(bot.base, fields, headers)).status).toBe(401);
-    await slack.waitFor(() => slack.responses(id).length > 0);
+    await slack.firstResponse(id);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(slack.responses(id)).toHaveLength(1);
   });
@@ -387,7 +387,7 @@ describe('7. freshness of rights', () => {
           String(seeded.items['office-wifi']),
           slack.responseUrl(id),
         );
-        const [shown] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+        const shown = await slack.firstResponse(id);
         expect(String(shown?.text)).toContain('You cannot read this item');
         expect(JSON.stringify(shown)).not.toContain('"office"');
       } finally {
@@ -486,10 +486,7 @@ describe('8. state across restarts', () => {
       String(seeded.items['staging-db']),
       slack.responseUrl(again),
     );
-    const [limited] = await slack.waitFor(
-      () => slack.responses(again).length > 0 && slack.responses(again),
-      10_000,
-    );
+    const limited = await slack.firstResponse(again, 10_000);
     expect(String(limited?.text)).toMatch(/Please wait \d+ s/);
   }, 60_000);
 });

@@ -31,7 +31,7 @@ async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
   expect(ack.status).toBe(200);
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 10_000);
+  const answer = await slack.firstResponse(id, 10_000);
   return { ack, answer: answer as Message, id };
 }
 
@@ -446,9 +446,7 @@ describe('reveal in a modal', () => {
         String(seeded.items['prod-db']),
         slack.responseUrl(denied),
       );
-      const [refusal] = await slack.waitFor(
-        () => slack.responses(denied).length > 0 && slack.responses(denied),
-      );
+      const refusal = await slack.firstResponse(denied);
       expect(String(refusal?.text)).toContain('You cannot read this item');
       expect(slack.apiCalls('views.open')).toHaveLength(opensBefore + 1);
     } finally {

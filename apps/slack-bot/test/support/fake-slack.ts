@@ -51,6 +51,8 @@ export interface FakeSlack {
   responseUrl(id: string): string;
   /** Bodies posted to one response_url, in order. */
   responses(id: string): Record<string, unknown>[];
+  /** Waits for the first body posted to one response_url (at most `ms`, as {@link FakeSlack.waitFor}). */
+  firstResponse(id: string, ms?: number): Promise<Record<string, unknown>>;
   apiCalls(method: string): RecordedCall[];
   waitFor<T>(probe: () => T | undefined | false, ms?: number): Promise<T>;
   /** Sends a Socket Mode envelope to the connected bot and resolves with its ack payload. */
@@ -223,6 +225,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     authAnswer: undefined,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
+    firstResponse: (id, ms) => fake.waitFor(() => fake.responses(id)[0], ms),
     apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),
     async waitFor(probe, ms = 5000) {
       const started = Date.now();

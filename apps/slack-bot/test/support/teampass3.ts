@@ -186,19 +186,13 @@ export function driver(bot: TestBot, slack: FakeSlack): Driver {
     async ask(user, text) {
       const id = nextId();
       const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-      const [answer] = await slack.waitFor(
-        () => slack.responses(id).length > 0 && slack.responses(id),
-        15_000,
-      );
+      const answer = await slack.firstResponse(id, 15_000);
       return { ack: ack.json, answer: answer as Message };
     },
     async press(user, actionId, value) {
       const id = nextId('c');
       await postPayload(bot.base, clickPayload(user, actionId, value, slack.responseUrl(id)));
-      const [answer] = await slack.waitFor(
-        () => slack.responses(id).length > 0 && slack.responses(id),
-        15_000,
-      );
+      const answer = await slack.firstResponse(id, 15_000);
       return answer as Message;
     },
     async click(user, actionId, value) {

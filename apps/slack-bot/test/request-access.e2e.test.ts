@@ -15,6 +15,7 @@ import {
   type TestBot,
 } from './support/bot.ts';
 import { type FakeSlack, type RecordedCall, startFakeSlack } from './support/fake-slack.ts';
+import { eventually } from './support/poll.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 
 type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
@@ -44,16 +45,6 @@ const env = (extra: Record<string, string> = {}) => ({
   COMMAND_RATE_LIMIT: '1000',
   ...extra,
 });
-
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`nothing within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();

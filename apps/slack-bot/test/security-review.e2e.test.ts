@@ -22,6 +22,7 @@ import {
   type TestBot,
 } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { eventually } from './support/poll.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 
 type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
@@ -183,17 +184,6 @@ describe('3. answers never wait on the audit channel', () => {
     }
   }, 60_000);
 });
-
-/** Polls an async probe until it returns something truthy. */
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`nothing within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('4. audit gaps', () => {
   let bot: TestBot;

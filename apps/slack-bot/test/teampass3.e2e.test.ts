@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { eventually } from './support/poll.ts';
 import {
   buttonsOf,
   type Driver,
@@ -450,16 +451,6 @@ function liveSessions(login: string) {
     .sessions(login)
     .filter((session) => session.revokedAt === undefined && session.expiresAt >= now)
     .map((session) => session.jti);
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('personal access tokens', () => {

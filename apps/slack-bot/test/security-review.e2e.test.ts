@@ -22,11 +22,9 @@ import {
   type TestBot,
 } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import type { Message } from './support/messages.ts';
 import { eventually } from './support/poll.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
-
-type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-type Block = { type: string; text?: { type: string; text: string }; elements?: { action_id?: string }[] };
 
 let seeded: SeededVault;
 let slack: FakeSlack;

@@ -4,22 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { buttonsOf, labelsOf, type Message, textOf } from './support/messages.ts';
 import { eventually } from './support/poll.ts';
 import {
-  buttonsOf,
   type Driver,
   driver,
   ENTITY_LABEL,
   HOSTILE_LABEL,
-  labelsOf,
   linkKey,
-  type Message,
   type SeededTeamPass3,
   startSeededTeamPass3,
   TP3_BULK,
   TP3_SLACK,
   TP3_USERS,
-  textOf,
 } from './support/teampass3.ts';
 
 let tp: SeededTeamPass3;

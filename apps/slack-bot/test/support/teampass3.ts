@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
 import { nextId, postEvent, postPayload, SLACK_USERS, slash, type TestBot } from './bot.ts';
 import type { FakeSlack, RecordedCall } from './fake-slack.ts';
+import type { Message } from './messages.ts';
 
 /** A label full of what TeamPass escapes (`&`, `<`, `>`, quotes) and emoji. */
 export const ENTITY_LABEL = 'Tom & Jerry <db> "quoted" it\'s ☕ 🚀';
@@ -109,19 +110,6 @@ export async function startSeededTeamPass3(): Promise<SeededTeamPass3> {
 export function linkKey(): string {
   return randomBytes(32).toString('base64');
 }
-
-/** A Slack message or view as the tests read it. */
-export type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-/** A block. */
-export type Block = {
-  type: string;
-  block_id?: string;
-  text?: { type: string; text: string };
-  elements?: Element[];
-  element?: { initial_value?: string };
-};
-/** An element of an actions block. */
-export type Element = { type?: string; action_id?: string; value?: string; text?: { text: string } };
 
 /** The tests' side of the bot: signed commands, clicks, the App Home and the link form. */
 export interface Driver {
@@ -271,21 +259,4 @@ export function driver(bot: TestBot, slack: FakeSlack): Driver {
     },
   };
   return self;
-}
-
-/** Every text of a message or view, joined: for `toContain` checks. */
-export function textOf(message: Message | undefined): string {
-  return JSON.stringify(message ?? {});
-}
-
-/** The labels of the items a result page lists. */
-export function labelsOf(message: Message): string[] {
-  return (message.blocks ?? [])
-    .filter((block) => block.type === 'section' && /·\s+#\d+/.test(block.text?.text ?? ''))
-    .map((block) => /^(.*?) {2}· {2}#\d+/.exec(block.text?.text ?? '')?.[1] ?? '');
-}
-
-/** The buttons of a message. */
-export function buttonsOf(message: Message): Element[] {
-  return (message.blocks ?? []).flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []));
 }

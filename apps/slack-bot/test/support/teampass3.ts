@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
-import { nextId, postEvent, postPayload, SLACK_USERS, slash, type TestBot } from './bot.ts';
+import { clickPayload, nextId, postEvent, postPayload, SLACK_USERS, slash, type TestBot } from './bot.ts';
 import type { FakeSlack, RecordedCall } from './fake-slack.ts';
 import type { Message } from './messages.ts';
 
@@ -139,21 +139,6 @@ export interface Driver {
     user: string,
     values: { login?: string; password?: string; apiKey?: string; token?: string },
   ): Promise<{ ack: Message | undefined; outcome: Message | undefined }>;
-}
-
-function clickPayload(user: string, actionId: string, value: string, responseUrl: string) {
-  return {
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy-verification-token',
-    container: { type: 'message', message_ts: '1700000000.000200', channel_id: 'C1', is_ephemeral: true },
-    trigger_id: 'trigger-2',
-    team: { id: 'T1', domain: 'example' },
-    channel: { id: 'C1', name: 'general' },
-    response_url: responseUrl,
-    actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, action_ts: '1700000000.000300' }],
-  };
 }
 
 function viewOf(call: RecordedCall | undefined): Message {

@@ -81,14 +81,16 @@ export async function createBot(config: Config, options: BotOptions = {}): Promi
   const teams = createServedTeams(config.teamIds);
   const receiver = createReceiver(config, { log, bolt, redact, ackFirst, seen, teams });
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
-  // The token is checked at start by the bot's own auth.test (the workspaces it serves), which
-  // fails with words for the operator; Bolt's own check would be an unhandled rejection.
+  // Bolt checks the token and reads the bot's identity (auth.test) once, in `app.init()` at start
+  // (startBot), which fails with words for the operator; then every request uses the cached ids.
+  // Checked in the constructor, a failure would be an unhandled rejection; left unchecked, Bolt
+  // would call auth.test before every request's ack.
   const app = new App({
     token: config.botToken,
     receiver,
     logger: bolt,
     clientOptions,
-    tokenVerificationEnabled: false,
+    deferInitialization: true,
   });
 
   // PGlite runs on the bot's own thread: the statements of the work that follows acks wait until

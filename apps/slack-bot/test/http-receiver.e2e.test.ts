@@ -51,10 +51,7 @@ describe('a vault that never answers', () => {
       expect(res.status).toBe(200);
       expect(res.ms).toBeLessThan(1000);
       expect(slack.responses(id)).toEqual([]);
-      const [answer] = await slack.waitFor(
-        () => slack.responses(id).length > 0 && slack.responses(id),
-        10_000,
-      );
+      const answer = await slack.firstResponse(id, 10_000);
       expect(String(answer?.text)).toContain('did not answer in time');
       expect(JSON.stringify(answer)).not.toContain(VAULT_KEY);
     } finally {
@@ -179,7 +176,7 @@ describe('the HTTP receiver', () => {
       response_url: slack.responseUrl(id),
     });
     expect(res.status).toBe(200);
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    const answer = await slack.firstResponse(id);
     expect(answer).toMatchObject({ response_type: 'ephemeral' });
     expect(String(answer?.text)).toContain('not linked to a vault user');
     expect(JSON.stringify(answer)).not.toContain('Reveal');
@@ -194,7 +191,7 @@ describe('the HTTP receiver', () => {
       user_id: SLACK_USERS.alice,
       response_url: slack.responseUrl(id),
     });
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 10_000);
+    const answer = await slack.firstResponse(id, 10_000);
     expect(String(answer?.text)).toMatch(/cannot be reached|did not answer/);
     const all = JSON.stringify(slack.calls) + bot.logLines.join('\n');
     expect(all).not.toContain(VAULT_KEY);

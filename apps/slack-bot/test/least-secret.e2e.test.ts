@@ -54,7 +54,7 @@ async function ask(user: string, text: string): Promise<string> {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
   expect(ack.status).toBe(200);
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 10_000);
+  const answer = await slack.firstResponse(id, 10_000);
   return JSON.stringify(answer);
 }
 
@@ -86,7 +86,7 @@ describe('the least secret that answers, in Slack', () => {
       slack.responseUrl(clickId),
     );
     expect(res.status).toBe(200);
-    await slack.waitFor(() => slack.responses(clickId).length > 0, 10_000);
+    await slack.firstResponse(clickId, 10_000);
     const ops = opsSince(log);
     expect(ops).not.toContain('read/userpw');
     expect(ops.filter((op) => op === 'read/items').length).toBeGreaterThan(0);

@@ -3,18 +3,21 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startFakeSlack } from './support/fake-slack.ts';
 
 const MAIN = join(import.meta.dirname, '../src/main.ts');
 
-/** Runs the real entry point with only the given environment. */
+/** Runs the real entry point with only the given environment, killing it after `timeout` ms. */
 function runMain(
   env: Record<string, string>,
+  timeout = 15_000,
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
+    // Asynchronous: the test's own servers (the fake Slack) answer while the bot runs.
     execFile(
       process.execPath,
       [MAIN],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr, stdout });
       },
@@ -48,5 +51,41 @@ describe('the vaultline-slack-bot entry point', () => {
     expect(code).toBe(1);
     expect(stderr).toContain(`${map}:2: expected`);
     expect(stderr).not.toMatch(/xoxb-main-test-token|main-test-signing-secret|main-test-vault-key/);
+  });
+
+  it('exits 1 saying the bot token was refused when Slack refuses it at start, without a stack trace', async () => {
+    const slack = await startFakeSlack();
+    slack.authAnswer = { ok: false, error: 'invalid_auth' };
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'slack-bot-main-'));
+      const map = join(dir, 'map.csv');
+      await writeFile(map, 'UALICE,alice\n');
+      // It gets as far as opening its store (PGlite's initdb, slow on a busy machine) before it starts.
+      const { code, stderr } = await runMain(
+        {
+          SLACK_BOT_TOKEN: 'xoxb-main-test-token',
+          SLACK_SIGNING_SECRET: 'main-test-signing-secret',
+          SLACK_API_URL: slack.apiUrl,
+          // Listed: the bot asks Slack nothing itself, so only Bolt's check of the token runs.
+          SLACK_TEAM_IDS: 'T1',
+          VAULT_URL: 'http://127.0.0.1:9',
+          VAULT_API_KEY: 'main-test-vault-key',
+          IDENTITY_MAP_FILE: map,
+          BOT_DATA_DIR: 'memory://',
+          PORT: '0',
+          HOST: '127.0.0.1',
+        },
+        60_000,
+      );
+      expect(stderr).toContain(
+        'vaultline-slack-bot: Slack refused the bot token (auth.test: invalid_auth); check SLACK_BOT_TOKEN',
+      );
+      expect(code).toBe(1);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stderr).not.toMatch(/xoxb-main-test-token|main-test-signing-secret|main-test-vault-key/);
+      expect(slack.apiCalls('auth.test').length).toBe(1);
+    } finally {
+      await slack.close();
+    }
   });
 });

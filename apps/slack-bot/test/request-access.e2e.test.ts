@@ -15,11 +15,9 @@ import {
   type TestBot,
 } from './support/bot.ts';
 import { type FakeSlack, type RecordedCall, startFakeSlack } from './support/fake-slack.ts';
+import { elementsOf, type Message, postsTo, requestPosts } from './support/messages.ts';
+import { eventually } from './support/poll.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
-
-type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-type Block = { type: string; text?: { type: string; text: string }; elements?: Element[] };
-type Element = { action_id?: string; value?: string };
 
 let seeded: SeededVault;
 let slack: FakeSlack;
@@ -45,48 +43,18 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`nothing within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return { ack, answer: answer as Message };
 }
 
 async function press(bot: TestBot, user: string, actionId: string, value: string) {
   const id = nextId('c');
   await click(bot.base, user, actionId, value, slack.responseUrl(id));
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return answer as Message;
-}
-
-/** The request messages sent to approvers since `from`. */
-function requestPosts(from: number): RecordedCall[] {
-  return slack
-    .apiCalls('chat.postMessage')
-    .slice(from)
-    .filter((call) => String(call.body.text).startsWith('Access request from'));
-}
-
-function buttonsOf(call: RecordedCall): Element[] {
-  const blocks = JSON.parse(String(call.body.blocks)) as Block[];
-  return blocks.flatMap((block) => block.elements ?? []);
-}
-
-function dmsTo(user: string, from: number): RecordedCall[] {
-  return slack
-    .apiCalls('chat.postMessage')
-    .slice(from)
-    .filter((call) => call.body.channel === user);
 }
 
 /** Bob approves the request on the bot at `base`; resolves with the DM that tells Alice. */
@@ -94,7 +62,8 @@ async function approveAndTellAlice(base: string, requestId: string): Promise<Rec
   const dmBefore = slack.apiCalls('chat.postMessage').length;
   await click(base, SLACK_USERS.bob, 'vault_request_approve', requestId, slack.responseUrl(nextId('c')));
   const [told] = await slack.waitFor(
-    () => dmsTo(SLACK_USERS.alice, dmBefore).length > 0 && dmsTo(SLACK_USERS.alice, dmBefore),
+    () =>
+      postsTo(slack, SLACK_USERS.alice, dmBefore).length > 0 && postsTo(slack, SLACK_USERS.alice, dmBefore),
   );
   return told;
 }
@@ -118,12 +87,14 @@ describe('request → approve → reveal → expire', () => {
     expect(JSON.stringify(answer)).not.toContain('prod-db');
     // The folder's approvers who may read the item get it by DM, with the item, the reason and the
     // buttons: bob; not carol (she reads nothing) nor UNOBODY (no vault user).
-    const posts = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
+    const posts = await slack.waitFor(
+      () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(requestPosts(before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
+    expect(requestPosts(slack, before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
     expect(String(posts[0]?.body.text)).toContain('prod-db');
     expect(String(posts[0]?.body.text)).toContain('fixing the deploy');
-    const approve = buttonsOf(posts[0] as RecordedCall).find(
+    const approve = elementsOf(posts[0] as RecordedCall).find(
       (button) => button.action_id === 'vault_request_approve',
     );
     const requestId = approve?.value ?? '';
@@ -215,7 +186,9 @@ describe('request → approve → reveal → expire', () => {
     expect(answer.text).toContain('went to the approvers');
     // The label resolves among what the approvers can read: the ops folder's approver who may read
     // it gets it.
-    const posts = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
+    const posts = await slack.waitFor(
+      () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+    );
     expect(String(posts[0]?.body.text)).toContain(`(#${seeded.items['prod-db']})`);
   });
 
@@ -223,9 +196,11 @@ describe('request → approve → reveal → expire', () => {
     const before = slack.apiCalls('chat.postMessage').length;
     await ask(bot, SLACK_USERS.bob, `request ${seeded.items['staging-db']}`);
     // Dev's approvers are a user group: alice.
-    const [post] = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
+    const [post] = await slack.waitFor(
+      () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+    );
     expect(post?.body.channel).toBe(SLACK_USERS.alice);
-    const deny = buttonsOf(post as RecordedCall).find((button) => button.action_id === 'vault_request_deny');
+    const deny = elementsOf(post as RecordedCall).find((button) => button.action_id === 'vault_request_deny');
     await click(
       bot.base,
       SLACK_USERS.alice,
@@ -234,7 +209,7 @@ describe('request → approve → reveal → expire', () => {
       slack.responseUrl(nextId('c')),
     );
     const [told] = await slack.waitFor(
-      () => dmsTo(SLACK_USERS.bob, before).length > 0 && dmsTo(SLACK_USERS.bob, before),
+      () => postsTo(slack, SLACK_USERS.bob, before).length > 0 && postsTo(slack, SLACK_USERS.bob, before),
     );
     expect(String(told?.body.text)).toContain(`denied by ${SLACK_USERS.alice}`);
     await slack.waitFor(() =>
@@ -322,12 +297,14 @@ describe('an approvals channel', () => {
     try {
       const before = slack.apiCalls('chat.postMessage').length;
       await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']} on call`);
-      const posts = await slack.waitFor(() => requestPosts(before).length > 0 && requestPosts(before));
+      const posts = await slack.waitFor(
+        () => requestPosts(slack, before).length > 0 && requestPosts(slack, before),
+      );
       expect(posts.map((call) => call.body.channel)).toEqual(['CAPPROVE']);
       // Everyone in the channel reads it: what the requester typed and who may decide, no label.
       expect(String(posts[0]?.body.text)).not.toContain('prod-db');
       expect(String(posts[0]?.body.text)).toContain(`approvers who may read it: ${SLACK_USERS.bob}`);
-      const requestId = buttonsOf(posts[0] as RecordedCall)[0]?.value ?? '';
+      const requestId = elementsOf(posts[0] as RecordedCall)[0]?.value ?? '';
       // Anyone in the channel can click; only the folder's approvers count.
       expect((await press(bot, 'UANYONE', 'vault_request_approve', requestId)).text).toContain(
         'not an approver',
@@ -352,11 +329,14 @@ describe('expiry and restarts', () => {
     try {
       const before = slack.apiCalls('chat.postMessage').length;
       await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']}`);
-      const [post] = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
+      const [post] = await slack.waitFor(
+        () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+      );
       expect(String(post?.body.text)).toContain('expires in 1 minutes');
-      const requestId = buttonsOf(post as RecordedCall)[0]?.value ?? '';
+      const requestId = elementsOf(post as RecordedCall)[0]?.value ?? '';
       const [told] = await slack.waitFor(
-        () => dmsTo(SLACK_USERS.alice, before).length > 0 && dmsTo(SLACK_USERS.alice, before),
+        () =>
+          postsTo(slack, SLACK_USERS.alice, before).length > 0 && postsTo(slack, SLACK_USERS.alice, before),
         10_000,
       );
       expect(String(told?.body.text)).toContain('expired with no decision');
@@ -385,8 +365,10 @@ describe('expiry and restarts', () => {
     let requestId = '';
     try {
       await ask(first, SLACK_USERS.alice, `request ${seeded.items['prod-db']}`);
-      const [post] = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
-      requestId = buttonsOf(post as RecordedCall)[0]?.value ?? '';
+      const [post] = await slack.waitFor(
+        () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+      );
+      requestId = elementsOf(post as RecordedCall)[0]?.value ?? '';
     } finally {
       await first.stop();
     }

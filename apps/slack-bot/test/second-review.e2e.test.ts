@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StartupError } from '../src/bot/served-teams.ts';
 import {
+  BOT_TOKEN,
   click,
   clickPayload,
   nextId,
@@ -20,12 +22,16 @@ import {
   viewSubmissionPayload,
 } from './support/bot.ts';
 import { type FakeSlack, type RecordedCall, startFakeSlack } from './support/fake-slack.ts';
+import {
+  type Block,
+  elementsIn,
+  elementsOf,
+  type Message,
+  postsTo,
+  requestPosts,
+} from './support/messages.ts';
 import { freePort, killHard, startBotProcess } from './support/process.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
-
-type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-type Block = { type: string; text?: { type: string; text: string }; elements?: Element[] };
-type Element = { action_id?: string; value?: string };
 
 let seeded: SeededVault;
 let slack: FakeSlack;
@@ -52,7 +58,7 @@ const env = (extra: Record<string, string> = {}) => ({
 async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 15_000);
+  const answer = await slack.firstResponse(id, 15_000);
   return { ack, answer: answer as Message, id };
 }
 
@@ -70,29 +76,6 @@ async function openSearchModal(bot: TestBot, user: string): Promise<{ viewId: st
   const open = await slack.waitFor(() => slack.apiCalls('views.open')[opens]);
   const externalId = (JSON.parse(String(open.body.view)) as { external_id?: string }).external_id ?? '';
   return { viewId: slack.externalIds.get(externalId) ?? '', externalId };
-}
-
-function buttonsIn(blocks: Block[] | undefined): Element[] {
-  return (blocks ?? []).flatMap((block) => block.elements ?? []);
-}
-
-function buttonsOf(call: RecordedCall): Element[] {
-  return buttonsIn(JSON.parse(String(call.body.blocks)) as Block[]);
-}
-
-/** The request messages sent to approvers since `from`. */
-function requestPosts(from: number): RecordedCall[] {
-  return slack
-    .apiCalls('chat.postMessage')
-    .slice(from)
-    .filter((call) => String(call.body.text).startsWith('Access request from'));
-}
-
-function dmsTo(user: string, from: number): RecordedCall[] {
-  return slack
-    .apiCalls('chat.postMessage')
-    .slice(from)
-    .filter((call) => call.body.channel === user);
 }
 
 describe('1. vault error text in logs', () => {
@@ -200,9 +183,11 @@ describe('2. one person’s concurrent actions', () => {
     const labels = ['staging-db', 'github-deploy', 'github-actions'] as const;
     const before = slack.apiCalls('chat.postMessage').length;
     for (const label of labels) await ask(bot, SLACK_USERS.bob, `request ${seeded.items[label]}`);
-    const posts = await slack.waitFor(() => requestPosts(before).length === 3 && requestPosts(before));
+    const posts = await slack.waitFor(
+      () => requestPosts(slack, before).length === 3 && requestPosts(slack, before),
+    );
     const requestIds = posts.map(
-      (post) => buttonsOf(post).find((button) => button.action_id === 'vault_request_approve')?.value ?? '',
+      (post) => elementsOf(post).find((button) => button.action_id === 'vault_request_approve')?.value ?? '',
     );
     // Twice: the race shows in most bursts, not in every one.
     for (let round = 0; round < 2; round += 1) {
@@ -230,7 +215,9 @@ describe('2. one person’s concurrent actions', () => {
       }
       if (round === 0) {
         const told = await slack.waitFor(
-          () => dmsTo(SLACK_USERS.bob, dmBefore).length >= 3 && dmsTo(SLACK_USERS.bob, dmBefore),
+          () =>
+            postsTo(slack, SLACK_USERS.bob, dmBefore).length >= 3 &&
+            postsTo(slack, SLACK_USERS.bob, dmBefore),
         );
         for (const dm of told) expect(String(dm.body.text)).toContain(`approved by ${SLACK_USERS.alice}`);
       }
@@ -262,7 +249,7 @@ describe('3. paging in the search modal', () => {
       const first = await slack.waitFor(() => pageOf(1));
       let view = JSON.parse(String(first.body.view)) as { blocks: Block[] };
       for (const page of [2, 3]) {
-        const next = buttonsIn(view.blocks).find((button) => button.action_id === 'vault_page_next');
+        const next = elementsIn(view.blocks).find((button) => button.action_id === 'vault_page_next');
         expect(next?.value).toBeDefined();
         const clicked = await postPayload(
           bot.base,
@@ -272,7 +259,7 @@ describe('3. paging in the search modal', () => {
         const shown = await slack.waitFor(() => pageOf(page));
         view = JSON.parse(String(shown.body.view)) as { blocks: Block[] };
       }
-      expect(buttonsIn(view.blocks).map((button) => button.action_id)).toContain('vault_page_prev');
+      expect(elementsIn(view.blocks).map((button) => button.action_id)).toContain('vault_page_prev');
       expect(bot.logLines.join('\n')).not.toContain('is not a function');
     } finally {
       await bot.stop();
@@ -361,7 +348,7 @@ describe('6. bounded payload values', () => {
     const id = nextId('c');
     const vaultBefore = vaultRequests();
     await click(bot.base, SLACK_USERS.alice, 'vault_request_access', 'b'.repeat(150), slack.responseUrl(id));
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    const answer = await slack.firstResponse(id);
     expect(String(answer?.text)).toContain('at most 100 characters');
     expect(vaultRequests()).toBe(vaultBefore);
   });
@@ -393,7 +380,7 @@ describe('8. a click without a user', () => {
       const res = await postPayload(bot.base, payload);
       expect(res.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      // Bolt reads its own identity (auth.test) once; nothing else goes to Slack.
+      // Bolt read its own identity (auth.test) at start; nothing else goes to Slack.
       expect(slack.calls.slice(calls).filter((call) => call.path !== '/api/auth.test')).toEqual([]);
       expect(vaultRequests()).toBe(vaultBefore);
       expect(bot.logLines.join('\n')).toContain('ignored a request with no valid user');
@@ -498,7 +485,7 @@ describe('4. one pending request per requester and item', () => {
     expect(texts.filter((text) => text.includes('went to the approvers'))).toHaveLength(1);
     expect(texts.filter((text) => text.includes('already pending'))).toHaveLength(7);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(requestPosts(before)).toHaveLength(1);
+    expect(requestPosts(slack, before)).toHaveLength(1);
     // Typed again, differently cased, later: still the same pending request.
     const again = await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']} please`);
     expect(again.answer.text).toContain('already pending');
@@ -508,7 +495,7 @@ describe('4. one pending request per requester and item', () => {
     ];
     expect(byLabel.map(({ answer }) => answer.text?.includes('already pending'))).toEqual([false, true]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(requestPosts(before)).toHaveLength(2);
+    expect(requestPosts(slack, before)).toHaveLength(2);
     const audit = await bot.auditRecords();
     expect(audit.filter((record) => record.outcome === 'already_pending')).toHaveLength(9);
   });
@@ -516,8 +503,10 @@ describe('4. one pending request per requester and item', () => {
   it('takes a new request once the pending one is decided', async () => {
     const before = slack.apiCalls('chat.postMessage').length;
     await ask(bot, SLACK_USERS.alice, `request ${seeded.items['github-ops-token']}`);
-    const [post] = await slack.waitFor(() => requestPosts(before).length === 1 && requestPosts(before));
-    const deny = buttonsOf(post as RecordedCall).find((button) => button.action_id === 'vault_request_deny');
+    const [post] = await slack.waitFor(
+      () => requestPosts(slack, before).length === 1 && requestPosts(slack, before),
+    );
+    const deny = elementsOf(post as RecordedCall).find((button) => button.action_id === 'vault_request_deny');
     await click(
       bot.base,
       SLACK_USERS.bob,
@@ -525,10 +514,10 @@ describe('4. one pending request per requester and item', () => {
       deny?.value ?? '',
       slack.responseUrl(nextId('c')),
     );
-    await slack.waitFor(() => dmsTo(SLACK_USERS.alice, before).length > 0);
+    await slack.waitFor(() => postsTo(slack, SLACK_USERS.alice, before).length > 0);
     const { answer } = await ask(bot, SLACK_USERS.alice, `request ${seeded.items['github-ops-token']}`);
     expect(answer.text).toContain('went to the approvers');
-    await slack.waitFor(() => requestPosts(before).length === 2);
+    await slack.waitFor(() => requestPosts(slack, before).length === 2);
   });
 });
 
@@ -564,9 +553,11 @@ describe('5. only approvers who may read the item are asked', () => {
   it('sends an Ops item’s label to bob only, never to carol or frank who cannot read it', async () => {
     const before = slack.apiCalls('chat.postMessage').length;
     await ask(bot, SLACK_USERS.alice, `request ${seeded.items['prod-db']}`);
-    const posts = await slack.waitFor(() => requestPosts(before).length > 0 && requestPosts(before));
+    const posts = await slack.waitFor(
+      () => requestPosts(slack, before).length > 0 && requestPosts(slack, before),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(requestPosts(before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
+    expect(requestPosts(slack, before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
     expect(String(posts[0]?.body.text)).toContain('prod-db');
     for (const call of slack.apiCalls('chat.postMessage').slice(before))
       if (call.body.channel !== SLACK_USERS.bob) expect(call.raw).not.toContain('prod-db');
@@ -575,9 +566,9 @@ describe('5. only approvers who may read the item are asked', () => {
   it('sends an item of a personal folder to its owner only', async () => {
     const before = slack.apiCalls('chat.postMessage').length;
     await ask(bot, SLACK_USERS.alice, `request ${personalItem}`);
-    await slack.waitFor(() => requestPosts(before).length > 0);
+    await slack.waitFor(() => requestPosts(slack, before).length > 0);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(requestPosts(before).map((call) => call.body.channel)).toEqual(['UFRANK']);
+    expect(requestPosts(slack, before).map((call) => call.body.channel)).toEqual(['UFRANK']);
     for (const call of slack.apiCalls('chat.postMessage').slice(before))
       if (call.body.channel !== 'UFRANK') expect(call.raw).not.toContain('frank-private');
   });
@@ -601,7 +592,7 @@ describe('5. only approvers who may read the item are asked', () => {
     expect(answers[0]).toContain('went to the approvers');
     // Only the item bob may read reached anyone.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(requestPosts(before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
+    expect(requestPosts(slack, before).map((call) => call.body.channel)).toEqual([SLACK_USERS.bob]);
   });
 
   it('answers the same when the requester is the only approver of every folder but one', async () => {
@@ -703,7 +694,7 @@ describe('8. the workspaces served', () => {
       );
       const ours = await from(bot, 'T1');
       expect(ours.status).toBe(200);
-      await slack.waitFor(() => slack.responses(ours.id).length > 0);
+      await slack.firstResponse(ours.id);
       const theirs = await from(bot, 'T9');
       expect(theirs.status).toBe(403);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -730,6 +721,45 @@ describe('8. the workspaces served', () => {
       await expect(startBot(env())).rejects.toThrow(
         'could not ask Slack which workspace installed the bot (auth.test: invalid_auth); set SLACK_TEAM_IDS to the workspaces to serve',
       );
+    } finally {
+      slack.authAnswer = undefined;
+    }
+  });
+
+  it('asks Slack who the bot is only at start: five commands add no auth.test call', async () => {
+    const before = slack.apiCalls('auth.test').length;
+    const bot = await startBot(env());
+    try {
+      // The workspace that installed the bot, and Bolt's own identity (bot id and user id).
+      const atStart = slack.apiCalls('auth.test').length - before;
+      expect(atStart).toBeLessThanOrEqual(2);
+      for (let n = 0; n < 5; n += 1) {
+        const { ack, answer } = await ask(bot, SLACK_USERS.alice, 'find github');
+        expect(ack.status).toBe(200);
+        expect(JSON.stringify(answer)).toContain('github-deploy');
+      }
+      expect(slack.apiCalls('auth.test').length - before).toBe(atStart);
+    } finally {
+      await bot.stop();
+    }
+  });
+
+  it('stops at start with words for the operator, never the token, when Slack refuses the bot token', async () => {
+    slack.authAnswer = { ok: false, error: 'invalid_auth' };
+    try {
+      // SLACK_TEAM_IDS is set: the bot itself asks Slack nothing; Bolt's own check fails.
+      const failure = await startBot(env({ SLACK_TEAM_IDS: 'T1' })).then(
+        async (bot) => {
+          await bot.stop();
+          return 'started';
+        },
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(StartupError);
+      expect((failure as Error).message).toBe(
+        'Slack refused the bot token (auth.test: invalid_auth); check SLACK_BOT_TOKEN (and SLACK_API_URL when set)',
+      );
+      expect((failure as Error).message).not.toContain(BOT_TOKEN);
     } finally {
       slack.authAnswer = undefined;
     }

@@ -22,10 +22,9 @@ import {
   type TestBot,
 } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import type { Message } from './support/messages.ts';
+import { eventually } from './support/poll.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
-
-type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-type Block = { type: string; text?: { type: string; text: string }; elements?: { action_id?: string }[] };
 
 let seeded: SeededVault;
 let slack: FakeSlack;
@@ -47,7 +46,7 @@ const vaultEnv = () => ({
 async function ask(bot: TestBot, user: string, text: string, ms = 10_000) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), ms);
+  const answer = await slack.firstResponse(id, ms);
   return { ack, answer: answer as Message, id };
 }
 
@@ -184,17 +183,6 @@ describe('3. answers never wait on the audit channel', () => {
   }, 60_000);
 });
 
-/** Polls an async probe until it returns something truthy. */
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`nothing within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('4. audit gaps', () => {
   let bot: TestBot;
   beforeAll(async () => {
@@ -295,7 +283,7 @@ describe('6. request checks', () => {
     const headers = sign(slashBody(fields));
     expect((await slash(bot.base, fields, headers)).status).toBe(200);
     expect((await slash(bot.base, fields, headers)).status).toBe(401);
-    await slack.waitFor(() => slack.responses(id).length > 0);
+    await slack.firstResponse(id);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(slack.responses(id)).toHaveLength(1);
   });
@@ -387,7 +375,7 @@ describe('7. freshness of rights', () => {
           String(seeded.items['office-wifi']),
           slack.responseUrl(id),
         );
-        const [shown] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+        const shown = await slack.firstResponse(id);
         expect(String(shown?.text)).toContain('You cannot read this item');
         expect(JSON.stringify(shown)).not.toContain('"office"');
       } finally {
@@ -486,10 +474,7 @@ describe('8. state across restarts', () => {
       String(seeded.items['staging-db']),
       slack.responseUrl(again),
     );
-    const [limited] = await slack.waitFor(
-      () => slack.responses(again).length > 0 && slack.responses(again),
-      10_000,
-    );
+    const limited = await slack.firstResponse(again, 10_000);
     expect(String(limited?.text)).toMatch(/Please wait \d+ s/);
   }, 60_000);
 });

@@ -57,7 +57,7 @@ describe('Socket Mode', () => {
       trigger_id: 't',
     });
     expect(String(ack?.text)).toContain('Searching the vault');
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    const answer = await slack.firstResponse(id);
     expect(String(answer?.text)).toContain('not linked to a vault user');
   });
 
@@ -73,7 +73,7 @@ describe('Socket Mode', () => {
       trigger_id: 't',
     });
     expect(String(ack?.text)).toContain('Searching the vault for “github”');
-    const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id));
+    const answer = await slack.firstResponse(id);
     expect(JSON.stringify(answer)).toContain('github-ops-token');
     expect(JSON.stringify(answer)).not.toContain('github-deploy');
 
@@ -100,9 +100,7 @@ describe('Socket Mode', () => {
         slack.responseUrl(denied),
       ),
     );
-    const [refusal] = await slack.waitFor(
-      () => slack.responses(denied).length > 0 && slack.responses(denied),
-    );
+    const refusal = await slack.firstResponse(denied);
     expect(String(refusal?.text)).toContain('You cannot read this item');
     expect(bot.logLines.join('\n')).not.toContain(seeded.vault.adminKey);
   });

@@ -11,10 +11,9 @@ import { ConfigError, readConfig } from '../src/env.ts';
 import { keyIdOf, parseLinkKey } from '../src/linked/sealer.ts';
 import { BOT_TOKEN, nextId, SIGNING_SECRET, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { buttonsOf, labelsOf } from './support/messages.ts';
 import {
-  buttonsOf,
   driver,
-  labelsOf,
   linkKey,
   type SeededTeamPass3,
   startSeededTeamPass3,

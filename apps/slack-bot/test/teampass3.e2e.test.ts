@@ -4,21 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { buttonsOf, labelsOf, type Message, textOf } from './support/messages.ts';
+import { eventually } from './support/poll.ts';
 import {
-  buttonsOf,
   type Driver,
   driver,
   ENTITY_LABEL,
   HOSTILE_LABEL,
-  labelsOf,
   linkKey,
-  type Message,
   type SeededTeamPass3,
   startSeededTeamPass3,
   TP3_BULK,
   TP3_SLACK,
   TP3_USERS,
-  textOf,
 } from './support/teampass3.ts';
 
 let tp: SeededTeamPass3;
@@ -450,16 +448,6 @@ function liveSessions(login: string) {
     .sessions(login)
     .filter((session) => session.revokedAt === undefined && session.expiresAt >= now)
     .map((session) => session.jti);
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('personal access tokens', () => {

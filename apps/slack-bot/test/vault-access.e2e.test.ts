@@ -4,16 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, nextId, SLACK_USERS, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { buttonsOf, labelsOf, type Message } from './support/messages.ts';
 import { BULK_ITEMS, HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
-
-type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-type Block = {
-  type: string;
-  text?: { type: string; text: string; verbatim?: boolean };
-  elements?: Element[];
-  block_id?: string;
-};
-type Element = { type: string; action_id?: string; value?: string; url?: string; text?: { text: string } };
 
 let seeded: SeededVault;
 let slack: FakeSlack;
@@ -31,7 +23,7 @@ async function ask(bot: TestBot, user: string, text: string) {
   const id = nextId();
   const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
   expect(ack.status).toBe(200);
-  const [answer] = await slack.waitFor(() => slack.responses(id).length > 0 && slack.responses(id), 10_000);
+  const answer = await slack.firstResponse(id, 10_000);
   return { ack, answer: answer as Message, id };
 }
 
@@ -45,16 +37,6 @@ async function press(bot: TestBot, user: string, actionId: string, value: string
     10_000,
   );
   return { answers: answers as Message[], id };
-}
-
-function labelsOf(message: Message): string[] {
-  return (message.blocks ?? [])
-    .filter((block) => block.type === 'section' && /·\s+#\d+/.test(block.text?.text ?? ''))
-    .map((block) => /^(.*?) {2}· {2}#\d+/.exec(block.text?.text ?? '')?.[1] ?? '');
-}
-
-function buttons(message: Message): Element[] {
-  return (message.blocks ?? []).flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []));
 }
 
 describe('with a real vault', () => {
@@ -96,9 +78,9 @@ describe('with a real vault', () => {
     expect(section?.text?.text).toContain('Dev');
     expect(section?.text?.text).toContain('Login: deploy-bot');
     expect(section?.text?.type).toBe('plain_text');
-    const ids = buttons(answer).map((button) => button.action_id);
+    const ids = buttonsOf(answer).map((button) => button.action_id);
     expect(ids).toEqual(['vault_show_login', 'vault_reveal', 'vault_open_url']);
-    expect(buttons(answer).find((button) => button.action_id === 'vault_open_url')?.url).toBe(
+    expect(buttonsOf(answer).find((button) => button.action_id === 'vault_open_url')?.url).toBe(
       'https://github.com/acme',
     );
     for (const password of Object.values(seeded.passwords))
@@ -107,7 +89,7 @@ describe('with a real vault', () => {
 
   it('offers no open-URL button for a javascript: URL', async () => {
     const { answer } = await ask(bot, SLACK_USERS.alice, 'find github-actions');
-    expect(buttons(answer).map((button) => button.action_id)).toEqual(['vault_show_login', 'vault_reveal']);
+    expect(buttonsOf(answer).map((button) => button.action_id)).toEqual(['vault_show_login', 'vault_reveal']);
   });
 
   it('lists the shared folder to both users that have a right on it', async () => {
@@ -181,7 +163,7 @@ describe('with a real vault', () => {
     expect(seen.size).toBe(20);
     let page = first.answer;
     for (const expected of [2, 3]) {
-      const next = buttons(page).find((button) => button.action_id === 'vault_page_next');
+      const next = buttonsOf(page).find((button) => button.action_id === 'vault_page_next');
       expect(next?.value).toBeDefined();
       const { answers } = await press(bot, SLACK_USERS.alice, 'vault_page_next', next?.value ?? '');
       page = answers[0] as Message;
@@ -190,8 +172,8 @@ describe('with a real vault', () => {
       for (const label of labelsOf(page)) seen.add(label);
     }
     expect(seen.size).toBe(BULK_ITEMS);
-    expect(buttons(page).map((button) => button.action_id)).toContain('vault_page_prev');
-    expect(buttons(page).map((button) => button.action_id)).not.toContain('vault_page_next');
+    expect(buttonsOf(page).map((button) => button.action_id)).toContain('vault_page_prev');
+    expect(buttonsOf(page).map((button) => button.action_id)).not.toContain('vault_page_next');
   });
 
   it('refuses a forged page button', async () => {
@@ -446,9 +428,7 @@ describe('reveal in a modal', () => {
         String(seeded.items['prod-db']),
         slack.responseUrl(denied),
       );
-      const [refusal] = await slack.waitFor(
-        () => slack.responses(denied).length > 0 && slack.responses(denied),
-      );
+      const refusal = await slack.firstResponse(denied);
       expect(String(refusal?.text)).toContain('You cannot read this item');
       expect(slack.apiCalls('views.open')).toHaveLength(opensBefore + 1);
     } finally {

@@ -2,9 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import type { Database } from '@vaultline/store';
+import { ENV } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
-import type { ServedTeams } from './served-teams.ts';
+import { type ServedTeams, StartupError } from './served-teams.ts';
 import type { Sweeper } from './sweeper.ts';
 
 /** What starting and stopping a bot involves besides its parts. */
@@ -20,11 +21,14 @@ export interface LifecycleParts {
 }
 
 /**
- * Starts the bot: settles the workspaces it serves, starts the sweeper, then the receiver (HTTP:
- * listening; Socket Mode: connected).
+ * Starts the bot: settles the workspaces it serves, lets Bolt check the token and read the bot's
+ * identity once (`auth.test`, kept for every request), starts the sweeper, then the receiver
+ * (HTTP: listening; Socket Mode: connected).
  *
  * @param parts The bot.
  * @returns The HTTP port in HTTP mode.
+ * @throws {StartupError} When Slack cannot say which workspace installed the bot, or refuses the
+ *   bot token.
  */
 export async function startBot({
   app,
@@ -34,6 +38,7 @@ export async function startBot({
 }: LifecycleParts): Promise<{ port: number | undefined }> {
   const { config, logger } = deps;
   await teams.resolve(app.client, logger);
+  await initBolt(app);
   sweeper.start();
   if (config.mode === 'socket') {
     await app.start();
@@ -44,6 +49,28 @@ export async function startBot({
   const port = (server.address() as AddressInfo).port;
   logger.info({ mode: 'http', host: config.host, port }, 'listening');
   return { port };
+}
+
+/**
+ * Runs Bolt's deferred initialisation: one `auth.test` that checks the token and gives the bot id
+ * and user id Bolt then uses for every request.
+ *
+ * @param app The Bolt app, built with `deferInitialization`.
+ * @throws {StartupError} When it fails, saying what Slack answered (never the token).
+ */
+async function initBolt(app: App): Promise<void> {
+  try {
+    await app.init();
+  } catch (error) {
+    // Slack's own error code (invalid_auth, token_revoked, …) when it answered; nothing else of
+    // the error, which is the Web API client's.
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    throw new StartupError(
+      typeof code === 'string'
+        ? `Slack refused the bot token (auth.test: ${code}); check ${ENV.botToken} (and ${ENV.slackApiUrl} when set)`
+        : `could not check the bot token with Slack (auth.test failed); check ${ENV.slackApiUrl} when set, and that Slack can be reached`,
+    );
+  }
 }
 
 /**

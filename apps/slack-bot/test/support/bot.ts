@@ -217,9 +217,12 @@ export async function click(
   value: string,
   responseUrl: string,
 ) {
-  const body = new URLSearchParams({
-    payload: JSON.stringify(clickPayload(user, actionId, value, responseUrl)),
-  }).toString();
+  return postForm(base, clickPayload(user, actionId, value, responseUrl));
+}
+
+/** Posts a signed interactive payload; resolves with the HTTP status and the ack body as text. */
+async function postForm(base: string, payload: Record<string, unknown>) {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const res = await fetch(`${base}/slack/events`, {
     method: 'POST',
     body,
@@ -237,14 +240,8 @@ export function nextId(prefix = 'r'): string {
 
 /** Posts a signed interactive payload (shortcut, view submission, click) as Slack does. */
 export async function postPayload(base: string, payload: Record<string, unknown>) {
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const res = await fetch(`${base}/slack/events`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+  const { status, text } = await postForm(base, payload);
+  return { status, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 }
 
 /** Posts a signed Events API callback. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { eventually } from './poll.ts';
 
 /** One request the fake Slack received. */
 export interface RecordedCall {
@@ -51,6 +52,8 @@ export interface FakeSlack {
   responseUrl(id: string): string;
   /** Bodies posted to one response_url, in order. */
   responses(id: string): Record<string, unknown>[];
+  /** Waits for the first body posted to one response_url (at most `ms`, as {@link FakeSlack.waitFor}). */
+  firstResponse(id: string, ms?: number): Promise<Record<string, unknown>>;
   apiCalls(method: string): RecordedCall[];
   waitFor<T>(probe: () => T | undefined | false, ms?: number): Promise<T>;
   /** Sends a Socket Mode envelope to the connected bot and resolves with its ack payload. */
@@ -223,16 +226,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     authAnswer: undefined,
     responseUrl: (id) => `${base}/response/${id}`,
     responses: (id) => calls.filter((call) => call.path === `/response/${id}`).map((call) => call.body),
+    firstResponse: (id, ms) => fake.waitFor(() => fake.responses(id)[0], ms),
     apiCalls: (method) => calls.filter((call) => call.path === `/api/${method}` && call.status !== 429),
-    async waitFor(probe, ms = 5000) {
-      const started = Date.now();
-      for (;;) {
-        const value = probe();
-        if (value !== undefined && value !== false) return value;
-        if (Date.now() - started > ms) throw new Error(`fake Slack: nothing arrived within ${ms} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
+    waitFor: (probe, ms = 5000) => eventually(probe, ms, { every: 10, what: 'fake Slack: nothing arrived' }),
     sendEnvelope(type, payload) {
       if (!socket) throw new Error('no Socket Mode client connected');
       envelopes += 1;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
-import { nextId, postEvent, postPayload, SLACK_USERS, slash, type TestBot } from './bot.ts';
+import { clickPayload, nextId, postEvent, postPayload, SLACK_USERS, slash, type TestBot } from './bot.ts';
 import type { FakeSlack, RecordedCall } from './fake-slack.ts';
+import type { Message } from './messages.ts';
 
 /** A label full of what TeamPass escapes (`&`, `<`, `>`, quotes) and emoji. */
 export const ENTITY_LABEL = 'Tom & Jerry <db> "quoted" it\'s ☕ 🚀';
@@ -110,19 +111,6 @@ export function linkKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-/** A Slack message or view as the tests read it. */
-export type Message = Record<string, unknown> & { blocks?: Block[]; text?: string };
-/** A block. */
-export type Block = {
-  type: string;
-  block_id?: string;
-  text?: { type: string; text: string };
-  elements?: Element[];
-  element?: { initial_value?: string };
-};
-/** An element of an actions block. */
-export type Element = { type?: string; action_id?: string; value?: string; text?: { text: string } };
-
 /** The tests' side of the bot: signed commands, clicks, the App Home and the link form. */
 export interface Driver {
   /** Runs a slash command; resolves with its ack and the first answer to its response_url. */
@@ -153,21 +141,6 @@ export interface Driver {
   ): Promise<{ ack: Message | undefined; outcome: Message | undefined }>;
 }
 
-function clickPayload(user: string, actionId: string, value: string, responseUrl: string) {
-  return {
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy-verification-token',
-    container: { type: 'message', message_ts: '1700000000.000200', channel_id: 'C1', is_ephemeral: true },
-    trigger_id: 'trigger-2',
-    team: { id: 'T1', domain: 'example' },
-    channel: { id: 'C1', name: 'general' },
-    response_url: responseUrl,
-    actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, action_ts: '1700000000.000300' }],
-  };
-}
-
 function viewOf(call: RecordedCall | undefined): Message {
   return JSON.parse(String(call?.body.view ?? '{}')) as Message;
 }
@@ -186,19 +159,13 @@ export function driver(bot: TestBot, slack: FakeSlack): Driver {
     async ask(user, text) {
       const id = nextId();
       const ack = await slash(bot.base, { text, user_id: user, response_url: slack.responseUrl(id) });
-      const [answer] = await slack.waitFor(
-        () => slack.responses(id).length > 0 && slack.responses(id),
-        15_000,
-      );
+      const answer = await slack.firstResponse(id, 15_000);
       return { ack: ack.json, answer: answer as Message };
     },
     async press(user, actionId, value) {
       const id = nextId('c');
       await postPayload(bot.base, clickPayload(user, actionId, value, slack.responseUrl(id)));
-      const [answer] = await slack.waitFor(
-        () => slack.responses(id).length > 0 && slack.responses(id),
-        15_000,
-      );
+      const answer = await slack.firstResponse(id, 15_000);
       return answer as Message;
     },
     async click(user, actionId, value) {
@@ -277,21 +244,4 @@ export function driver(bot: TestBot, slack: FakeSlack): Driver {
     },
   };
   return self;
-}
-
-/** Every text of a message or view, joined: for `toContain` checks. */
-export function textOf(message: Message | undefined): string {
-  return JSON.stringify(message ?? {});
-}
-
-/** The labels of the items a result page lists. */
-export function labelsOf(message: Message): string[] {
-  return (message.blocks ?? [])
-    .filter((block) => block.type === 'section' && /·\s+#\d+/.test(block.text?.text ?? ''))
-    .map((block) => /^(.*?) {2}· {2}#\d+/.exec(block.text?.text ?? '')?.[1] ?? '');
-}
-
-/** The buttons of a message. */
-export function buttonsOf(message: Message): Element[] {
-  return (message.blocks ?? []).flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []));
 }

@@ -421,7 +421,7 @@ describe('8. state across restarts', () => {
       } catch {
         return false;
       }
-    }, 20_000);
+    }, 60_000);
     return child;
   }
 

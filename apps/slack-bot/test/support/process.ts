@@ -44,7 +44,8 @@ export async function startBotProcess(env: Record<string, string>, port: number)
     } catch {
       // Not listening yet.
     }
-    if (Date.now() - started > 20_000) throw new Error('the bot process did not start within 20 s');
+    // Start-up opens the PGlite store (WebAssembly): seconds alone, far longer on a loaded CI machine.
+    if (Date.now() - started > 60_000) throw new Error('the bot process did not start within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

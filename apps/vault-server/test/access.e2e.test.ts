@@ -1,41 +1,11 @@
-import { ACCESS_TYPES, RIGHTS as RIGHTS_TABLE, type VaultClient } from '@vaultline/protocol';
-import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestVault } from '../src/testing.ts';
-import {
-  clientOf,
-  expectJsonError,
-  expectNoSecrets,
-  expectVaultError,
-  rawRequest,
-  STORES,
-  startVaultOn,
-} from './support/helpers.ts';
+import { ACCESS_TYPES, RIGHTS as RIGHTS_TABLE } from '@vaultline/protocol';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clientOf, expectJsonError, expectVaultError, rawRequest, STORES } from './support/helpers.ts';
+import { vaultForSuite } from './support/vault-for-suite.ts';
 
 describe.each(STORES)('vault server rights and keys on %s', (store) => {
-  let cluster: PostgresCluster | undefined;
-  let vault: TestVault;
-  let admin: VaultClient;
-  const logLines: string[] = [];
-  const secrets: string[] = [];
-
-  const pw = (text: string) => {
-    secrets.push(text);
-    return text;
-  };
-
-  beforeAll(async () => {
-    if (store === 'postgres') cluster = await startPostgresCluster();
-    vault = await startVaultOn(store, cluster, { logLines });
-    secrets.push(vault.adminKey);
-    admin = clientOf(vault);
-  });
-
-  afterAll(async () => {
-    await vault?.close();
-    await cluster?.stop();
-    expectNoSecrets(logLines, secrets);
-  });
+  const suite = vaultForSuite(store);
+  const { pw, secrets } = suite;
 
   describe('access matrix: users × folders × rights', () => {
     // Driven by the core's one rights table (tested row by row in packages/protocol): the server
@@ -53,22 +23,23 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
 
     beforeAll(async () => {
       for (const right of RIGHTS)
-        folderOf[right] = (await admin.addFolder({ folder: { title: `Matrix ${right}` } })).id;
-      hidden = (await admin.addFolder({ folder: { title: 'Matrix hidden' } })).id;
+        folderOf[right] = (await suite.admin.addFolder({ folder: { title: `Matrix ${right}` } })).id;
+      hidden = (await suite.admin.addFolder({ folder: { title: 'Matrix hidden' } })).id;
       keys = {};
       for (const right of RIGHTS) {
         const login = `m-${right.toLowerCase()}`;
-        await vault.admin.createUser({ login, email: `${login}@example.com` });
-        await vault.admin.createRole({ name: `role-${right}` });
-        await vault.admin.assignRole(login, `role-${right}`);
+        await suite.vault.admin.createUser({ login, email: `${login}@example.com` });
+        await suite.vault.admin.createRole({ name: `role-${right}` });
+        await suite.vault.admin.assignRole(login, `role-${right}`);
         // Every user gets R on every matrix folder through a shared role, and its own right on one folder.
-        await vault.admin.grant(`role-${right}`, folderOf[right]!, right);
-        keys[right] = await vault.admin.createKey({ label: `matrix-${right}`, login });
+        await suite.vault.admin.grant(`role-${right}`, folderOf[right]!, right);
+        keys[right] = await suite.vault.admin.createKey({ label: `matrix-${right}`, login });
         secrets.push(keys[right]);
       }
-      await vault.admin.createRole({ name: 'matrix-readers' });
-      for (const right of RIGHTS) await vault.admin.assignRole(`m-${right.toLowerCase()}`, 'matrix-readers');
-      for (const right of RIGHTS) await vault.admin.grant('matrix-readers', folderOf[right]!, 'R');
+      await suite.vault.admin.createRole({ name: 'matrix-readers' });
+      for (const right of RIGHTS)
+        await suite.vault.admin.assignRole(`m-${right.toLowerCase()}`, 'matrix-readers');
+      for (const right of RIGHTS) await suite.vault.admin.grant('matrix-readers', folderOf[right]!, 'R');
     });
 
     for (const right of RIGHTS) {
@@ -78,9 +49,9 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
           .map(([k]) => k)
           .join(', ') || 'only read'
       }`, async () => {
-        const user = clientOf(vault, keys[right]);
+        const user = clientOf(suite.vault, keys[right]);
         const folderId = folderOf[right]!;
-        const seeded = await admin.addItem({
+        const seeded = await suite.admin.addItem({
           item: { label: `seed ${right}`, password: pw(`pw-seed-${right}`), folderId },
         });
         expect((await user.readItems({ ids: [seeded.id] })).map((i) => i.password)).toEqual([
@@ -110,8 +81,8 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
     }
 
     it('hides folders without a right: reads leave them out, writes answer 404', async () => {
-      const user = clientOf(vault, keys.W);
-      const secret = await admin.addItem({
+      const user = clientOf(suite.vault, keys.W);
+      const secret = await suite.admin.addItem({
         item: { label: 'hidden item', password: pw('pw-hidden'), folderId: hidden },
       });
       expect(await user.readItems({ ids: [secret.id] })).toEqual([]);
@@ -134,27 +105,27 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
     });
 
     it('gives a user with several roles the most permissive right (ND + NE = W, R + NDNE = NDNE)', async () => {
-      const folder = await admin.addFolder({ folder: { title: 'Union' } });
-      const folder2 = await admin.addFolder({ folder: { title: 'Union 2' } });
-      await vault.admin.createUser({ login: 'multi' });
+      const folder = await suite.admin.addFolder({ folder: { title: 'Union' } });
+      const folder2 = await suite.admin.addFolder({ folder: { title: 'Union 2' } });
+      await suite.vault.admin.createUser({ login: 'multi' });
       for (const [role, right, id] of [
         ['u-nd', 'ND', folder.id],
         ['u-ne', 'NE', folder.id],
         ['u-r', 'R', folder2.id],
         ['u-ndne', 'NDNE', folder2.id],
       ] as const) {
-        await vault.admin.createRole({ name: role });
-        await vault.admin.assignRole('multi', role);
-        await vault.admin.grant(role, id, right);
+        await suite.vault.admin.createRole({ name: role });
+        await suite.vault.admin.assignRole('multi', role);
+        await suite.vault.admin.grant(role, id, right);
       }
-      const folders = await admin.readUserFolders({ login: 'multi' });
+      const folders = await suite.admin.readUserFolders({ login: 'multi' });
       expect(Object.fromEntries(folders.map((f) => [f.title, f.accessType]))).toEqual({
         Union: 'W',
         'Union 2': 'NDNE',
       });
-      const key = await vault.admin.createKey({ label: 'multi-key', login: 'multi' });
+      const key = await suite.vault.admin.createKey({ label: 'multi-key', login: 'multi' });
       secrets.push(key);
-      const user = clientOf(vault, key);
+      const user = clientOf(suite.vault, key);
       const { id } = await user.addItem({
         item: { label: 'multi item', password: 'x', folderId: folder.id },
       });
@@ -163,10 +134,10 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
     });
 
     it('takes a right away on revoke', async () => {
-      const user = clientOf(vault, keys.R);
+      const user = clientOf(suite.vault, keys.R);
       expect((await user.readUserFolders({ login: 'm-r' })).some((f) => f.id === folderOf.R)).toBe(true);
-      await vault.admin.revoke('role-R', folderOf.R!);
-      await vault.admin.revoke('matrix-readers', folderOf.R!);
+      await suite.vault.admin.revoke('role-R', folderOf.R!);
+      await suite.vault.admin.revoke('matrix-readers', folderOf.R!);
       expect((await user.readUserFolders({ login: 'm-r' })).some((f) => f.id === folderOf.R)).toBe(false);
     });
   });
@@ -177,29 +148,29 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
     let aliceId: number;
 
     beforeAll(async () => {
-      aliceId = (await vault.admin.createUser({ login: 'p-alice' })).id;
-      await vault.admin.createUser({ login: 'p-bob' });
-      aliceKey = await vault.admin.createKey({ label: 'p-alice-key', login: 'p-alice' });
-      bobKey = await vault.admin.createKey({ label: 'p-bob-key', login: 'p-bob' });
+      aliceId = (await suite.vault.admin.createUser({ login: 'p-alice' })).id;
+      await suite.vault.admin.createUser({ login: 'p-bob' });
+      aliceKey = await suite.vault.admin.createKey({ label: 'p-alice-key', login: 'p-alice' });
+      bobKey = await suite.vault.admin.createKey({ label: 'p-bob-key', login: 'p-bob' });
       secrets.push(aliceKey, bobKey);
     });
 
     it("reads only the key's own user with read/userpw and read/userfolders", async () => {
-      const alice = clientOf(vault, aliceKey);
+      const alice = clientOf(suite.vault, aliceKey);
       expect(await alice.readUserFolders({ login: 'p-alice' })).toEqual([]);
       await expectVaultError(alice.readUserItems({ login: 'p-bob' }), 'forbidden', 403);
       await expectVaultError(alice.readUserFolders({ login: 'p-bob' }), 'forbidden', 403);
-      await expectVaultError(admin.readUserItems({ login: 'nobody-here' }), 'not_found', 404);
+      await expectVaultError(suite.admin.readUserItems({ login: 'nobody-here' }), 'not_found', 404);
       const sql = await rawRequest(
-        vault.url,
-        `/api/index.php/read/userpw/x'%20OR%20'1'='1?apikey=${vault.adminKey}`,
+        suite.vault.url,
+        `/api/index.php/read/userpw/x'%20OR%20'1'='1?apikey=${suite.vault.adminKey}`,
       );
       expectJsonError(sql, 404, 'not_found');
     });
 
     it('lets a user create only their own personal folder, visible to them alone', async () => {
-      const alice = clientOf(vault, aliceKey);
-      const bob = clientOf(vault, bobKey);
+      const alice = clientOf(suite.vault, aliceKey);
+      const bob = clientOf(suite.vault, bobKey);
       await expectVaultError(alice.addFolder({ folder: { title: 'Public by user' } }), 'forbidden', 403);
       await expectVaultError(
         bob.addFolder({ folder: { title: String(aliceId), personal: true } }),
@@ -225,8 +196,8 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
       expect(await bob.readItems({ ids: [id] })).toEqual([]);
       expect(await bob.readUserFolders({ login: 'p-bob' })).toEqual([]);
       await expectVaultError(bob.deleteFolders({ ids: [personal.id] }), 'not_found', 404);
-      await vault.admin.createRole({ name: 'p-sneaky' });
-      await expect(vault.admin.grant('p-sneaky', personal.id, 'R')).rejects.toThrow(/personal folder/);
+      await suite.vault.admin.createRole({ name: 'p-sneaky' });
+      await expect(suite.vault.admin.grant('p-sneaky', personal.id, 'R')).rejects.toThrow(/personal folder/);
       await expectVaultError(
         alice.updateFolder({
           id: personal.id,
@@ -235,15 +206,19 @@ describe.each(STORES)('vault server rights and keys on %s', (store) => {
         'invalid_request',
         400,
       );
-      expect((await admin.readItems({ ids: [id] })).length).toBe(1);
+      expect((await suite.admin.readItems({ ids: [id] })).length).toBe(1);
     });
 
     it('refuses a revoked key', async () => {
-      const key = await vault.admin.createKey({ label: 'p-temp', login: 'p-bob' });
+      const key = await suite.vault.admin.createKey({ label: 'p-temp', login: 'p-bob' });
       secrets.push(key);
-      await clientOf(vault, key).readUserFolders({ login: 'p-bob' });
-      await vault.admin.revokeKey('p-temp');
-      await expectVaultError(clientOf(vault, key).readUserFolders({ login: 'p-bob' }), 'unauthorized', 401);
+      await clientOf(suite.vault, key).readUserFolders({ login: 'p-bob' });
+      await suite.vault.admin.revokeKey('p-temp');
+      await expectVaultError(
+        clientOf(suite.vault, key).readUserFolders({ login: 'p-bob' }),
+        'unauthorized',
+        401,
+      );
     });
   });
 });

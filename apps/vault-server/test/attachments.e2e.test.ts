@@ -1,57 +1,32 @@
-import type { VaultClient } from '@vaultline/protocol';
-import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestVault } from '../src/testing.ts';
-import {
-  clientOf,
-  expectJsonError,
-  expectNoSecrets,
-  expectVaultError,
-  rawRequest,
-  STORES,
-  startVaultOn,
-} from './support/helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clientOf, expectJsonError, expectVaultError, rawRequest, STORES } from './support/helpers.ts';
+import { vaultForSuite } from './support/vault-for-suite.ts';
 
 const MAX_FILE = 64 * 1024;
 
 describe.each(STORES)('vault server attachments on %s', (store) => {
-  let cluster: PostgresCluster | undefined;
-  let vault: TestVault;
-  let admin: VaultClient;
-  const logLines: string[] = [];
-  const secrets: string[] = [];
-
-  beforeAll(async () => {
-    if (store === 'postgres') cluster = await startPostgresCluster();
-    vault = await startVaultOn(store, cluster, { logLines, maxFileBytes: MAX_FILE });
-    secrets.push(vault.adminKey);
-    admin = clientOf(vault);
-  });
-
-  afterAll(async () => {
-    await vault?.close();
-    await cluster?.stop();
-    expectNoSecrets(logLines, secrets);
-  });
+  const suite = vaultForSuite(store, { maxFileBytes: MAX_FILE });
+  const { secrets } = suite;
 
   describe('attachments', () => {
     let itemId: number;
     beforeAll(async () => {
-      const folder = await admin.addFolder({ folder: { title: 'Files' } });
-      itemId = (await admin.addItem({ item: { label: 'with files', password: 'x', folderId: folder.id } }))
-        .id;
+      const folder = await suite.admin.addFolder({ folder: { title: 'Files' } });
+      itemId = (
+        await suite.admin.addItem({ item: { label: 'with files', password: 'x', folderId: folder.id } })
+      ).id;
     });
 
     it('stores, lists and streams back a file with its type, name and a safe disposition', async () => {
       const bytes = new Uint8Array(40_000).map((_, i) => (i * 7) % 256);
-      const added = await admin.addFile({
+      const added = await suite.admin.addFile({
         itemId,
         file: bytes,
         fileName: 'backup codes ✓.bin',
         contentType: 'application/x-custom',
       });
       expect(added.status).toBe('success');
-      const files = await admin.listFiles({ itemId });
+      const files = await suite.admin.listFiles({ itemId });
       expect(files).toEqual([
         expect.objectContaining({
           id: added.id,
@@ -61,13 +36,13 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
           size: 40_000,
         }),
       ]);
-      const download = await admin.downloadFile({ id: added.id! });
+      const download = await suite.admin.downloadFile({ id: added.id! });
       expect(download.bytes).toEqual(bytes);
       expect(download.contentType).toBe('application/x-custom');
       expect(download.fileName).toBe('backup codes ✓.bin');
       const raw = await rawRequest(
-        vault.url,
-        `/api/index.php/read/files/${added.id}?apikey=${vault.adminKey}`,
+        suite.vault.url,
+        `/api/index.php/read/files/${added.id}?apikey=${suite.vault.adminKey}`,
       );
       expect(raw.headers['content-disposition']).toMatch(
         /^attachment; filename="backup codes _.bin"; filename\*=UTF-8''/,
@@ -76,12 +51,12 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
     });
 
     it('keeps only a safe name and guesses the type from the extension', async () => {
-      const added = await admin.addFile({
+      const added = await suite.admin.addFile({
         itemId,
         file: new TextEncoder().encode('k'),
         fileName: '../../etc/..\\id_rsa.PEM',
       });
-      const files = await admin.listFiles({ itemId });
+      const files = await suite.admin.listFiles({ itemId });
       expect(files.find((f) => f.id === added.id)).toMatchObject({
         name: 'id_rsa.PEM',
         extension: 'pem',
@@ -90,24 +65,24 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
     });
 
     it('answers 413 above the size limit and stores nothing', async () => {
-      const before = (await admin.listFiles({ itemId })).length;
+      const before = (await suite.admin.listFiles({ itemId })).length;
       await expectVaultError(
-        admin.addFile({ itemId, file: new Uint8Array(MAX_FILE + 1), fileName: 'big.bin' }),
+        suite.admin.addFile({ itemId, file: new Uint8Array(MAX_FILE + 1), fileName: 'big.bin' }),
         'too_large',
         413,
       );
-      expect((await admin.listFiles({ itemId })).length).toBe(before);
+      expect((await suite.admin.listFiles({ itemId })).length).toBe(before);
     });
 
     it('refuses an upload from a key without the edit right before reading the file', async () => {
-      await vault.admin.createUser({ login: 'f-reader' });
-      await vault.admin.createRole({ name: 'f-readers' });
-      await vault.admin.assignRole('f-reader', 'f-readers');
-      const folderId = (await admin.getItem(itemId)).folderId;
-      await vault.admin.grant('f-readers', folderId, 'R');
-      const key = await vault.admin.createKey({ label: 'f-reader-key', login: 'f-reader' });
+      await suite.vault.admin.createUser({ login: 'f-reader' });
+      await suite.vault.admin.createRole({ name: 'f-readers' });
+      await suite.vault.admin.assignRole('f-reader', 'f-readers');
+      const folderId = (await suite.admin.getItem(itemId)).folderId;
+      await suite.vault.admin.grant('f-readers', folderId, 'R');
+      const key = await suite.vault.admin.createKey({ label: 'f-reader-key', login: 'f-reader' });
       secrets.push(key);
-      const reader = clientOf(vault, key);
+      const reader = clientOf(suite.vault, key);
       expect((await reader.listFiles({ itemId })).length).toBeGreaterThan(0);
       // Larger than the limit: a 403, not a 413, shows the check ran before the bytes were read.
       await expectVaultError(
@@ -123,7 +98,7 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
     });
 
     it('answers malformed and hostile multipart bodies with a 4xx JSON error and stores nothing', async () => {
-      const before = (await admin.listFiles({ itemId })).length;
+      const before = (await suite.admin.listFiles({ itemId })).length;
       const b = 'xBOUNDARYx';
       const part = (name: string, value: string, filename?: string) =>
         `--${b}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n\r\n${value}\r\n`;
@@ -159,11 +134,15 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
         ['empty body', `multipart/form-data; boundary=${b}`, ''],
       ];
       for (const [name, contentType, body] of cases) {
-        const answer = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
-          method: 'POST',
-          headers: { 'content-type': contentType },
-          body,
-        });
+        const answer = await rawRequest(
+          suite.vault.url,
+          `/api/index.php/add/file?apikey=${suite.vault.adminKey}`,
+          {
+            method: 'POST',
+            headers: { 'content-type': contentType },
+            body,
+          },
+        );
         expect(answer.status, name).toBeGreaterThanOrEqual(400);
         expect(answer.status, name).toBeLessThan(500);
         expect(JSON.parse(answer.body), name).toMatchObject({
@@ -171,44 +150,48 @@ describe.each(STORES)('vault server attachments on %s', (store) => {
           code: expect.any(String),
         });
       }
-      expect((await admin.listFiles({ itemId })).length).toBe(before);
-      const hostile = await admin.addFile({
+      expect((await suite.admin.listFiles({ itemId })).length).toBe(before);
+      const hostile = await suite.admin.addFile({
         itemId,
         file: new Uint8Array([1]),
         fileName: '../..\\\u202egnp.exe\t 😀 <b>.png',
       });
-      const stored = (await admin.listFiles({ itemId })).find((f) => f.id === hostile.id)!;
+      const stored = (await suite.admin.listFiles({ itemId })).find((f) => f.id === hostile.id)!;
       expect(stored.name).not.toMatch(/[\\/\t<>\u202e]/);
       expect(stored.name).toContain('😀');
     });
 
     it('refuses a body that is not multipart, a missing item and an unknown file', async () => {
-      const plain = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
+      const plain = await rawRequest(
+        suite.vault.url,
+        `/api/index.php/add/file?apikey=${suite.vault.adminKey}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        },
+      );
       expectJsonError(plain, 400, 'invalid_request');
       await expectVaultError(
-        admin.addFile({ itemId: 919_191, file: new Uint8Array(3), fileName: 'a.txt' }),
+        suite.admin.addFile({ itemId: 919_191, file: new Uint8Array(3), fileName: 'a.txt' }),
         'not_found',
         404,
       );
-      await expectVaultError(admin.downloadFile({ id: 919_191 }), 'not_found', 404);
+      await expectVaultError(suite.admin.downloadFile({ id: 919_191 }), 'not_found', 404);
       expect(
-        await admin.listFiles({
+        await suite.admin.listFiles({
           itemId: (
-            await admin.addItem({
+            await suite.admin.addItem({
               item: {
                 label: 'no files',
                 password: 'x',
-                folderId: (await admin.addFolder({ folder: { title: 'NF' } })).id,
+                folderId: (await suite.admin.addFolder({ folder: { title: 'NF' } })).id,
               },
             })
           ).id,
         }),
       ).toEqual([]);
-      const get = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`);
+      const get = await rawRequest(suite.vault.url, `/api/index.php/add/file?apikey=${suite.vault.adminKey}`);
       expectJsonError(get, 400, 'invalid_request');
     });
   });

@@ -1,8 +1,8 @@
 import { encodeValue } from '@vaultline/protocol/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestVault, type TestVault } from '../src/testing.ts';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempDirs } from './support/cli.ts';
-import { expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { rawRequest } from './support/helpers.ts';
+import { vaultForSuite } from './support/vault-for-suite.ts';
 
 // A value that tries to reorder what a reader sees (U+202E, U+2066), to hide text (U+200B), to break
 // a line (U+0085, U+2028) and to drive a terminal (ESC): none of it JSON escapes.
@@ -63,17 +63,7 @@ const ECHOES: readonly { what: string; path: string; err: RegExp }[] = [
 ];
 
 describe('values the client sent, echoed in error texts', () => {
-  let vault: TestVault;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    vault = await startTestVault({ logLines });
-  });
-
-  afterAll(async () => {
-    await vault?.close();
-    expectNoSecrets(logLines, [vault.adminKey]);
-  });
+  const suite = vaultForSuite('pglite');
 
   /** Expects an echo that shows where the hostile characters were, none of them left. */
   function expectNeutral(err: string, echoed: RegExp): void {
@@ -83,7 +73,7 @@ describe('values the client sent, echoed in error texts', () => {
   }
 
   it.each(ECHOES)('neutralises control and bidi characters in the $what', async ({ path, err }) => {
-    const answer = await rawRequest(vault.url, `/api/index.php/${path}?apikey=${vault.adminKey}`);
+    const answer = await rawRequest(suite.vault.url, `/api/index.php/${path}?apikey=${suite.vault.adminKey}`);
     expect(answer.status).toBeGreaterThanOrEqual(400);
     expect(answer.status).toBeLessThan(500);
     expectNeutral((JSON.parse(answer.body) as { err: string }).err, err);
@@ -102,11 +92,15 @@ describe('values the client sent, echoed in error texts', () => {
       '--b--',
       '',
     ].join('\r\n');
-    const answer = await rawRequest(vault.url, `/api/index.php/add/file?apikey=${vault.adminKey}`, {
-      method: 'POST',
-      headers: { 'content-type': 'multipart/form-data; boundary=b' },
-      body: Buffer.from(form),
-    });
+    const answer = await rawRequest(
+      suite.vault.url,
+      `/api/index.php/add/file?apikey=${suite.vault.adminKey}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        body: Buffer.from(form),
+      },
+    );
     expect(answer.status).toBe(400);
     expectNeutral((JSON.parse(answer.body) as { err: string }).err, /^Expected the field item_id/);
   });

@@ -1,9 +1,10 @@
 import { Agent } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestVault, type TestVault } from '../src/testing.ts';
-import { expectJsonError, expectNoSecrets, rawRequest } from './support/helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestVault } from '../src/testing.ts';
+import { expectJsonError, rawRequest } from './support/helpers.ts';
 import { malformedRequests } from './support/malformed-paths.ts';
+import { vaultForSuite } from './support/vault-for-suite.ts';
 
 const COUNT = 10_500;
 
@@ -28,23 +29,16 @@ async function snapshot(vault: TestVault): Promise<string> {
 }
 
 describe('malformed request paths', () => {
-  let vault: TestVault;
-  const logLines: string[] = [];
+  const suite = vaultForSuite('pglite');
 
   beforeAll(async () => {
-    vault = await startTestVault({ logLines });
-    await vault.seedDemo();
-  });
-
-  afterAll(async () => {
-    await vault?.close();
-    expectNoSecrets(logLines, [vault.adminKey]);
+    await suite.vault.seedDemo();
   });
 
   it(`answers ${COUNT} generated malformed paths with a 4xx JSON error and changes nothing`, async () => {
-    const requests = malformedRequests(COUNT, vault.adminKey);
+    const requests = malformedRequests(COUNT, suite.vault.adminKey);
     expect(new Set(requests.map((r) => `${r.method} ${r.path}`)).size).toBe(COUNT);
-    const before = await snapshot(vault);
+    const before = await snapshot(suite.vault);
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     const failures: string[] = [];
     const statuses = new Map<number, number>();
@@ -52,7 +46,7 @@ describe('malformed request paths', () => {
     const worker = async () => {
       while (next < requests.length) {
         const request = requests[next++]!;
-        const answer = await rawRequest(vault.url, request.path, {
+        const answer = await rawRequest(suite.vault.url, request.path, {
           method: request.method,
           agent,
           ...(request.method === 'POST' ? { headers: { 'content-type': 'text/plain' }, body: 'x' } : {}),
@@ -83,23 +77,14 @@ describe('malformed request paths', () => {
     // Most paths must reach the decoders (400), not stop at authentication or routing.
     expect(statuses.get(400) ?? 0, JSON.stringify([...statuses])).toBeGreaterThan(COUNT * 0.6);
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(COUNT);
-    expect(await snapshot(vault)).toBe(before);
-    expect((await fetch(`${vault.url}/readyz`)).status).toBe(200);
+    expect(await snapshot(suite.vault)).toBe(before);
+    expect((await fetch(`${suite.vault.url}/readyz`)).status).toBe(200);
   });
 });
 
 describe('requests the Node adapter cannot build', () => {
-  let vault: TestVault;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    vault = await startTestVault({ logLines });
-  });
-
-  afterAll(async () => {
-    await vault?.close();
-    expectNoSecrets(logLines, [vault.adminKey]);
-  });
+  const suite = vaultForSuite('pglite');
+  const { logLines } = suite;
 
   it.each([
     '/api/index.php/read/items/11\\?apikey=KEY',
@@ -110,7 +95,7 @@ describe('requests the Node adapter cannot build', () => {
     '/\\',
   ])('answers a raw backslash in %s with a logged 400 JSON invalid_request', async (template) => {
     const before = logLines.length;
-    const answer = await rawRequest(vault.url, template.replace('KEY', vault.adminKey));
+    const answer = await rawRequest(suite.vault.url, template.replace('KEY', suite.vault.adminKey));
     const body = expectJsonError(answer, 400, 'invalid_request');
     expect(body.err).toMatch(/Backslash/);
     expect(answer.headers['cache-control']).toBe('no-store');
@@ -120,7 +105,7 @@ describe('requests the Node adapter cannot build', () => {
 
   it('answers a request Node itself refuses (a malformed request line) with a logged 400 JSON', async () => {
     const before = logLines.length;
-    const { port } = new URL(vault.url);
+    const { port } = new URL(suite.vault.url);
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () =>
         socket.write('GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n'),

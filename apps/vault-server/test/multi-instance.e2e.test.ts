@@ -1,9 +1,11 @@
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
+import { CHANGES_CHANNEL } from '../src/db/changes.ts';
 import { MIGRATIONS } from '../src/db/migrations.ts';
 import { REQUEST_LIMIT_FLUSH_MS } from '../src/http/limits.ts';
 import { hashKey } from '../src/store/api-keys.ts';
+import type { ItemRow } from '../src/store/item-row.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { openVault } from '../src/vault.ts';
 import {
@@ -124,6 +126,24 @@ describe('several instances on one PostgreSQL database', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };
+    // An item id no row has: only the marker below names it.
+    const MARKER_ID = 2 ** 40;
+    /**
+     * Waits until `vault` has heard every announcement committed so far. PostgreSQL delivers a
+     * listener's notifications in the order their transactions committed, and the listener
+     * handles each as it arrives: once `vault` has handled a marker sent now (it forgets a row
+     * planted in its item cache), it has handled every change committed before it.
+     */
+    const heardAll = async (vault: TestVault) => {
+      const { itemCache } = vault.server.vault.ctx;
+      itemCache.set(MARKER_ID, { id: MARKER_ID } as ItemRow);
+      expect(itemCache.get(MARKER_ID)).toBeDefined();
+      await e.server.vault.db.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `items:${MARKER_ID}`]);
+      await until(
+        async () => itemCache.get(MARKER_ID) === undefined,
+        'the earlier announcements to be heard',
+      );
+    };
 
     beforeAll(async () => {
       databaseUrl = await cluster.createDatabase();
@@ -190,7 +210,9 @@ describe('several instances on one PostgreSQL database', () => {
         rawRequest(f.url, '/api/index.php/read/userfolders/nobody-here', {
           headers: { authorization: `Bearer ${k}` },
         });
-      // A key F has cached: F's caches are cleared when it hears of a change to access.
+      // A key F has cached: F's caches are cleared when it hears of a change to access. F must
+      // have heard of both keys' creation first, or that late news would clear the witness.
+      await heardAll(f);
       await onF(witness);
       expect(f.server.vault.ctx.keyCache.get(hashKey(witness))).toBeDefined();
       // Hold F's lookup of `key` after the database answered it, before the key check goes on.

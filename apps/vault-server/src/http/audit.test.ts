@@ -1,37 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMasterKey } from '../crypto/master-key.ts';
+import { describe, expect, it } from 'vitest';
+import { memoryVaultForSuite } from '../../test/support/memory-vault.ts';
 import { invalid } from '../errors.ts';
-import { createLogger } from '../logger.ts';
 import { keyActor, operatorActor } from '../store/actor.ts';
-import { type AuditWriter, createAuditWriter } from '../store/audit-writer.ts';
-import { openVault, type Vault } from '../vault.ts';
 import { auditOperation } from './audit.ts';
 
 const OPERATOR = operatorActor('test', 'test');
 const ALICE = keyActor({ kind: 'user', keyLabel: 'audit-key', userId: 1, login: 'alice' }, '192.0.2.7');
 
 describe('auditOperation', () => {
-  let vault: Vault;
-  let audit: AuditWriter;
-
-  beforeAll(async () => {
-    vault = await openVault({
-      dataDir: undefined,
-      databaseUrl: undefined,
-      masterKey: generateMasterKey(),
-      cacheTtlMs: 0,
-      createMasterKey: true,
-    });
-    audit = createAuditWriter(vault.db, createLogger('silent', { write: () => {} }));
-  });
-
-  afterAll(async () => {
-    await audit?.flush();
-    await vault?.close();
-  });
+  const memory = memoryVaultForSuite();
 
   function runsOf(definition: { operation: string; access: 'read' | 'write'; secret: boolean }) {
-    const audited = auditOperation(definition, audit);
+    const audited = auditOperation(definition, memory.audit);
     return {
       ok: (target: string) => audited(ALICE, async () => ({ target: `item ${target}`, body: 'ok' })),
       fail: () =>
@@ -42,8 +22,8 @@ describe('auditOperation', () => {
   }
 
   const records = async (action: string) => {
-    await audit.flush();
-    return (await vault.adminAs(OPERATOR).listAudit({ limit: 50, action })).map((entry) => ({
+    await memory.audit.flush();
+    return (await memory.vault.adminAs(OPERATOR).listAudit({ limit: 50, action })).map((entry) => ({
       actor: entry.actor,
       keyLabel: entry.keyLabel,
       target: entry.target,
@@ -76,7 +56,7 @@ describe('auditOperation', () => {
   });
 
   it('records an unexpected failure as a server error', async () => {
-    const audited = auditOperation({ operation: 'test/boom', access: 'write', secret: false }, audit);
+    const audited = auditOperation({ operation: 'test/boom', access: 'write', secret: false }, memory.audit);
     await expect(
       audited(ALICE, async () => {
         throw new Error('disk full');

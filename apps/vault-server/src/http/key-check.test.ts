@@ -1,10 +1,7 @@
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMasterKey } from '../crypto/master-key.ts';
-import { createLogger } from '../logger.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { memoryVaultForSuite } from '../../test/support/memory-vault.ts';
 import { operatorActor } from '../store/actor.ts';
-import { type AuditWriter, createAuditWriter } from '../store/audit-writer.ts';
-import { openVault, type Vault } from '../vault.ts';
 
 const OPERATOR = operatorActor('test', 'test');
 
@@ -33,31 +30,22 @@ describe('keyOf', () => {
 });
 
 describe('keyCheck', () => {
-  let vault: Vault;
-  let audit: AuditWriter;
+  const memory = memoryVaultForSuite();
   let key: string;
 
   beforeAll(async () => {
-    vault = await openVault({
-      dataDir: undefined,
-      databaseUrl: undefined,
-      masterKey: generateMasterKey(),
-      cacheTtlMs: 0,
-      createMasterKey: true,
-    });
-    audit = createAuditWriter(vault.db, createLogger('silent', { write: () => {} }));
-    key = await vault.adminAs(OPERATOR).createKey({ label: 'key-check', allowIps: ['10.0.0.0/8'] });
-  });
-
-  afterAll(async () => {
-    await audit?.flush();
-    await vault?.close();
+    key = await memory.vault.adminAs(OPERATOR).createKey({ label: 'key-check', allowIps: ['10.0.0.0/8'] });
   });
 
   /** Checks a request as the pipeline would, answering the key label or the error's status. */
   async function checkWith(queryKeys: QueryKeyPolicy) {
-    const limiters = createLimiters(vault.db, { rateLimitPerMinute: 1000, failedKeyLimit: 2 });
-    const check = createKeyCheck({ ctx: vault.ctx, audit, failedKeys: limiters.failedKeys, queryKeys });
+    const limiters = createLimiters(memory.vault.db, { rateLimitPerMinute: 1000, failedKeyLimit: 2 });
+    const check = createKeyCheck({
+      ctx: memory.vault.ctx,
+      audit: memory.audit,
+      failedKeys: limiters.failedKeys,
+      queryKeys,
+    });
     return async (target: string, headers: Record<string, string> = {}, address = '10.0.0.1') => {
       const request: ApiRequest = {
         method: 'GET',
@@ -94,8 +82,8 @@ describe('keyCheck', () => {
     expect(Number(locked.headers?.['retry-after'])).toBeGreaterThan(0);
     expect((await from(key)).status).toBe(200);
     expect((await from('vlk_wrong4')).status).toBe(429);
-    await audit.flush();
-    const failures = await vault.adminAs(OPERATOR).listAudit({ limit: 50, action: 'auth/failed' });
+    await memory.audit.flush();
+    const failures = await memory.vault.adminAs(OPERATOR).listAudit({ limit: 50, action: 'auth/failed' });
     expect(failures.filter((entry) => entry.address === '10.9.9.9')).toHaveLength(2);
   });
 

@@ -22,6 +22,7 @@
 import type { Limiter } from '@vaultline/rate-limit';
 import { AUDIT_AUTH_FAILED } from '../constants.ts';
 import { AddressNotAllowedError, RateLimitedError, VaultServerError } from '../errors.ts';
+import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import { authenticateKey, hashKey, type KeyIdentity, type KeyLookup } from '../store/api-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
@@ -92,6 +93,18 @@ export type KeyCheck = (request: ApiRequest, address: string) => Promise<KeyIden
  */
 export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
   const { ctx, audit, failedKeys, queryKeys } = options;
+  /** Audits a refused key: in the name of whom it belongs to, or of `unknown`. */
+  const recordRefusal = (principal: Principal | undefined, address: string, outcome: string) => {
+    const actor = principal ? keyActor(principal, address) : { name: 'unknown', keyLabel: '' };
+    return audit.recordNow({
+      actor: actor.name,
+      keyLabel: actor.keyLabel,
+      action: AUDIT_AUTH_FAILED,
+      target: '',
+      address,
+      outcome,
+    });
+  };
   /** Refuses a key that is not valid: counted, audited, answered. */
   const refuse = async (found: Exclude<KeyLookup, { kind: 'valid' }>, address: string): Promise<never> => {
     const { allowed, retryAfterSeconds } = await failedKeys.hit(address);
@@ -103,25 +116,10 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
     }
     if (found.kind === 'revoked') {
       // The audit names the revoked key, so that an administrator sees who still uses it.
-      const actor = keyActor(found.principal, address);
-      await audit.recordNow({
-        actor: actor.name,
-        keyLabel: actor.keyLabel,
-        action: AUDIT_AUTH_FAILED,
-        target: '',
-        address,
-        outcome: 'key revoked',
-      });
+      await recordRefusal(found.principal, address, 'key revoked');
       throw new VaultServerError('unauthorized', 'API key revoked.', undefined, 'key_revoked');
     }
-    await audit.recordNow({
-      actor: 'unknown',
-      keyLabel: '',
-      action: AUDIT_AUTH_FAILED,
-      target: '',
-      address,
-      outcome: 'unauthorized',
-    });
+    await recordRefusal(undefined, address, 'unauthorized');
     throw new VaultServerError('unauthorized', 'Invalid API key.');
   };
   return async (request, address) => {
@@ -138,15 +136,7 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
       if (ctx.accessGeneration() === started) ctx.keyCache.set(hash, identity);
     }
     if (!identity.allows(address)) {
-      const actor = keyActor(identity.principal, address);
-      await audit.recordNow({
-        actor: actor.name,
-        keyLabel: actor.keyLabel,
-        action: AUDIT_AUTH_FAILED,
-        target: '',
-        address,
-        outcome: 'address not allowed',
-      });
+      await recordRefusal(identity.principal, address, 'address not allowed');
       throw new AddressNotAllowedError(identity.profile);
     }
     return identity;

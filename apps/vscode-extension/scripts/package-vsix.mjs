@@ -28,6 +28,7 @@ try {
     'l10n',
     'package.nls.json',
     'LICENSE',
+    'CHANGELOG.md',
     '.vscodeignore',
   ]) {
     if (existsSync(join(root, path))) cpSync(join(root, path), join(stage, path), { recursive: true });

@@ -37,16 +37,23 @@ export async function startBotProcess(env: Record<string, string>, port: number)
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the bot process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
-    } catch {
-      // Not listening yet.
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the bot process exited with ${child.exitCode}`);
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
+      } catch {
+        // Not listening yet.
+      }
+      // Start-up opens the PGlite store (WebAssembly): seconds alone, far longer on a loaded CI machine.
+      if (Date.now() - started > 60_000) throw new Error('the bot process did not start within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // Start-up opens the PGlite store (WebAssembly): seconds alone, far longer on a loaded CI machine.
-    if (Date.now() - started > 60_000) throw new Error('the bot process did not start within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  } catch (error) {
+    // The caller never gets the child to stop: left running, it would hold the test run's stderr
+    // open, and the run would never end.
+    child.kill('SIGKILL');
+    throw error;
   }
 }
 

@@ -42,22 +42,7 @@ export async function webCheck(
     // The UI check before hid the panel, and VS Code remembers that: show it, then the channel.
     if (!(await page.locator('.part.panel').isVisible()))
       await runCommand(page, 'View: Toggle Panel Visibility');
-    await runCommand(page, 'Vaultline: Show Request Log', 500);
-    const logText = await page
-      .waitForFunction(
-        () => {
-          // Monaco draws spaces as no-break spaces.
-          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
-            /\u00a0/g,
-            ' ',
-          );
-          return /Vaultline activated in/.test(text) ? text : false;
-        },
-        undefined,
-        { timeout: 20_000 },
-      )
-      .then((handle) => handle.jsonValue())
-      .catch(() => '');
+    const logText = await showLogAndRead(page, /Vaultline activated in[^\n]*?host/);
     console.log(
       `web check: the log says ${JSON.stringify(/Vaultline activated in[^\n]*?host/.exec(logText)?.[0] ?? logText.slice(0, 120))}`,
     );
@@ -134,21 +119,8 @@ export async function webCheck(
 
     // A vault that is down is still "cannot reach", not CORS.
     await connectThroughDialog(page, ['web-down', downUrl, 'alice', apiKey]);
-    // The error the user is shown is also the Output channel's last line (the panel is open).
-    const downText = await page
-      .waitForFunction(
-        () => {
-          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
-            /\u00a0/g,
-            ' ',
-          );
-          return /\[error\] web-down: [^\n]*?\?/.exec(text)?.[0] ?? false;
-        },
-        undefined,
-        { timeout: 20_000 },
-      )
-      .then((handle) => handle.jsonValue())
-      .catch(() => '');
+    // The error the user is shown is also the Output channel's last line.
+    const downText = await showLogAndRead(page, /\[error\] web-down: [^\n]*?\?/);
     console.log(`web check: connecting to a stopped vault says ${JSON.stringify(downText.slice(0, 120))}`);
     if (!/web-down: cannot reach the vault/.test(downText) || /CORS/.test(downText))
       failures.push(`a stopped vault is not said to be unreachable: ${JSON.stringify(downText)}`);
@@ -243,4 +215,35 @@ async function connectThroughDialog(page, values) {
     await page.waitForTimeout(700);
   }
   return steps;
+}
+
+/**
+ * Shows the extension's Output channel ("Vaultline: Show Request Log") and reads what matches in
+ * it. The workbench may still be restoring the terminal the earlier checks left (it brings the
+ * Terminal view back to the front), so the command is run again, a bounded number of times, until
+ * the log is in view.
+ *
+ * @returns The first match, or '' when the log never showed it.
+ */
+async function showLogAndRead(page, pattern) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await runCommand(page, 'Vaultline: Show Request Log', 500);
+    const found = await page
+      .waitForFunction(
+        (source) => {
+          // Monaco draws spaces as no-break spaces.
+          const text = (document.querySelector('.part.panel .view-lines')?.textContent ?? '').replace(
+            /\u00a0/g,
+            ' ',
+          );
+          return new RegExp(source).exec(text)?.[0] ?? false;
+        },
+        pattern.source,
+        { timeout: 8_000 },
+      )
+      .then((handle) => handle.jsonValue())
+      .catch(() => '');
+    if (found) return found;
+  }
+  return '';
 }

@@ -70,6 +70,14 @@ describe('startBenchmark', () => {
     expect(page).toContain('| overhead | 130 ms | < 150 ms |');
   });
 
+  it('keeps what BENCH_NOTE says about the run, and shows it on the page', () => {
+    vi.stubEnv('BENCH_NOTE', 'Node itself starts in 45 ms here');
+    const root = emptyRoot();
+    startBenchmark({ ...identity, root }).record([{ figure: 'overhead', result: '200 ms' }]);
+    expect(readBenchmarkRecords(root)[0]?.record.machine.note).toBe('Node itself starts in 45 ms here');
+    expect(readFileSync(join(root, BENCHMARKS_DOC), 'utf8')).toContain('Node itself starts in 45 ms here');
+  });
+
   it('writes nothing with BENCH_RECORD=0', () => {
     vi.stubEnv('BENCH_RECORD', '0');
     const root = emptyRoot();

@@ -217,6 +217,8 @@ export function startBenchmark(identity: BenchmarkIdentity): BenchmarkRun {
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.versions.node,
     loadAtStart: Math.round(loadavg()[0]! * 100) / 100,
+    // What the figures alone do not say about the run (`BENCH_NOTE="…" pnpm bench`).
+    ...(process.env.BENCH_NOTE ? { note: process.env.BENCH_NOTE } : {}),
   };
   return {
     record(figures, settings) {

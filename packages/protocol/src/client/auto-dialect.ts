@@ -16,14 +16,10 @@ import {
 } from '../dialect.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import { ENDPOINT_NAMES } from '../endpoints.ts';
-import { createRedactor, REDACTED, type Redactor, VaultError } from '../errors.ts';
+import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
 import { untilAborted } from '../internal/abort.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './types.ts';
-
-/** Anything shaped like a JWT (a session token), and `Bearer …` values. */
-const JWT_SHAPE = /\beyJ[\w-]*\.[\w-]+\.[\w-]*/g;
-const BEARER = /(Bearer\s+)\S+/gi;
 
 /**
  * A redactor for every secret a client may hold: the API key, the password, the personal access
@@ -40,7 +36,7 @@ export function clientRedactor(
       (secret): secret is string => typeof secret === 'string' && secret !== '',
     ),
   );
-  return (text) => secrets(text).replace(JWT_SHAPE, REDACTED).replace(BEARER, `$1${REDACTED}`);
+  return (text) => withTokensRedacted(secrets(text));
 }
 
 /**

@@ -12,6 +12,19 @@ export const TEST_OPERATOR = operatorActor('test', 'test');
 export const STORES = ['pglite', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 
+/**
+ * A value a suite's `beforeAll` sets, as hooks and tests read it: reading it while the suite is
+ * still collected (before the hook ran) is a mistake in the test, said with `what`.
+ *
+ * @param value The value, undefined until the hook ran.
+ * @param what What it is, for the error.
+ * @returns The value.
+ */
+export function setByBeforeAll<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is read before its beforeAll ran`);
+  return value;
+}
+
 /** Starts a vault on the given store. */
 export async function startVaultOn(
   kind: StoreKind,

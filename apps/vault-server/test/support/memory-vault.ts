@@ -3,6 +3,7 @@ import { generateMasterKey } from '../../src/crypto/master-key.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type AuditWriter, createAuditWriter } from '../../src/store/audit-writer.ts';
 import { openVault, type Vault } from '../../src/vault.ts';
+import { setByBeforeAll } from './helpers.ts';
 
 /** A vault in memory and an audit writer on it, without a server: for tests of the HTTP layer. */
 export interface MemoryVault {
@@ -38,16 +39,12 @@ export function memoryVaultForSuite(): MemoryVault {
     await vault?.close();
   });
 
-  const opened = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the memory vault is read before its beforeAll ran');
-    return value;
-  };
   return {
     get vault() {
-      return opened(vault);
+      return setByBeforeAll(vault, 'the memory vault');
     },
     get audit() {
-      return opened(audit);
+      return setByBeforeAll(audit, 'the memory vault');
     },
   };
 }

@@ -2,7 +2,7 @@ import type { VaultClient } from '@vaultline/protocol';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { TestVault, TestVaultOptions } from '../../src/testing.ts';
-import { clientOf, expectNoSecrets, type StoreKind, startVaultOn } from './helpers.ts';
+import { clientOf, expectNoSecrets, type StoreKind, setByBeforeAll, startVaultOn } from './helpers.ts';
 
 /** The vault a suite shares: started before its tests, closed after them. */
 export interface SuiteVault {
@@ -50,16 +50,12 @@ export function vaultForSuite(
     expectNoSecrets(logLines, secrets);
   });
 
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite vault is read before its beforeAll ran');
-    return value;
-  };
   return {
     get vault() {
-      return started(vault);
+      return setByBeforeAll(vault, 'the suite vault');
     },
     get admin() {
-      return started(admin);
+      return setByBeforeAll(admin, 'the suite vault');
     },
     logLines,
     secrets,

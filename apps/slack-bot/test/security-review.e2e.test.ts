@@ -1,6 +1,6 @@
 // The points of the security review (#13), each as a test with the real Bolt app, a real vault
 // server and the local fake Slack.
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,21 +9,11 @@ import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { startTestVault } from '@vaultline/vault-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BOT_TOKEN,
-  click,
-  nextId,
-  SIGNING_SECRET,
-  SLACK_USERS,
-  sign,
-  slash,
-  slashBody,
-  startBot,
-  type TestBot,
-} from './support/bot.ts';
+import { click, nextId, SLACK_USERS, sign, slash, slashBody, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import type { Message } from './support/messages.ts';
 import { eventually } from './support/poll.ts';
+import { startBotProcess } from './support/process.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 
 let seeded: SeededVault;
@@ -394,15 +384,10 @@ describe('8. state across restarts', () => {
   });
 
   async function startProcess(dataDir: string, mapFile: string, port: number): Promise<ChildProcess> {
-    const child = fork(join(import.meta.dirname, '../src/main.ts'), [], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    const child = await startBotProcess(
+      {
         SLACK_API_URL: slack.apiUrl,
         SLACK_RESPONSE_URL_ORIGINS: new URL(slack.apiUrl).origin,
-        PORT: String(port),
-        HOST: '127.0.0.1',
         VAULT_URL: seeded.vault.url,
         VAULT_API_KEY: seeded.vault.adminKey,
         IDENTITY_MAP_FILE: mapFile,
@@ -410,18 +395,10 @@ describe('8. state across restarts', () => {
         REVEAL_SECONDS: '3',
         REVEAL_RATE_LIMIT: '1',
         REVEAL_RATE_WINDOW_SECONDS: '600',
-        LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+      port,
+    );
     children.push(child);
-    await eventually(async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-      } catch {
-        return false;
-      }
-    }, 60_000);
     return child;
   }
 

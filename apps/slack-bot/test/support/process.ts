@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BOT_TOKEN, SIGNING_SECRET } from './bot.ts';
+import { eventually } from './poll.ts';
 
 /** A port nothing listens on now. */
 export function freePort(): Promise<number> {
@@ -36,19 +37,21 @@ export async function startBotProcess(env: Record<string, string>, port: number)
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const started = Date.now();
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the bot process exited with ${child.exitCode}`);
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
-      } catch {
-        // Not listening yet.
-      }
-      // Start-up opens the PGlite store (WebAssembly): seconds alone, far longer on a loaded CI machine.
-      if (Date.now() - started > 60_000) throw new Error('the bot process did not start within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Start-up opens the PGlite store (WebAssembly): seconds alone, far longer on a loaded CI machine.
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the bot process exited with ${child.exitCode}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+        } catch {
+          return false; // Not listening yet.
+        }
+      },
+      60_000,
+      { every: 50, what: 'the bot process did not start' },
+    );
+    return child;
   } catch (error) {
     // The caller never gets the child to stop: left running, it would hold the test run's stderr
     // open, and the run would never end.

@@ -56,15 +56,13 @@ const passThrough = () =>
     },
   });
 
+const passwords = Array.from({ length: 10 }, (_, i) => `Bench-Secret-${i}-Zq9!x`);
 const cases = [
-  {
-    name: '10 passwords of 20 characters',
-    values: Array.from({ length: 10 }, (_, i) => `Bench-Secret-${i}-Zq9!x`),
-  },
+  { name: '10 passwords of 20 characters', values: passwords },
   {
     name: '10 passwords and a 4 KiB private key',
     values: [
-      ...Array.from({ length: 10 }, (_, i) => `Bench-Secret-${i}-Zq9!x`),
+      ...passwords,
       `-----BEGIN KEY-----\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'.repeat(128)}\n-----END KEY-----`,
     ],
   },

@@ -11,7 +11,7 @@ import { DIAGNOSTICS } from './constants.ts';
  * @param diagnostic The diagnostic it fixes.
  * @returns The action.
  */
-export function commandQuickFix(
+function commandQuickFix(
   title: string,
   command: string,
   document: vscode.TextDocument,

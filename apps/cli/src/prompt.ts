@@ -51,6 +51,33 @@ export async function askSecret(question: string, what: string): Promise<string>
 }
 
 /**
+ * Asks a person to choose on the terminal (the question and the echo go to stderr), until the
+ * answer is one of those offered. Ctrl-C cancels.
+ *
+ * @param question The prompt, e.g. `Choose 1 or 2: `.
+ * @param answers The answers accepted.
+ * @returns The answer given.
+ * @throws {CliError} `cancelled` (exit 130) on Ctrl-C or the end of input.
+ */
+export async function askChoice<T extends string>(question: string, answers: readonly T[]): Promise<T> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const cancel = new AbortController();
+  prompt.on('SIGINT', () => cancel.abort());
+  prompt.on('close', () => cancel.abort());
+  try {
+    for (;;) {
+      const answer = (await prompt.question(question, { signal: cancel.signal })).trim();
+      const chosen = answers.find((offered) => offered === answer);
+      if (chosen !== undefined) return chosen;
+    }
+  } catch (error) {
+    throw new CliError('cancelled', 'Cancelled.', EXIT.signalBase + 2, { cause: error });
+  } finally {
+    prompt.close();
+  }
+}
+
+/**
  * Reads secrets from stdin, one per line, in the order asked.
  *
  * @param what What each line holds, e.g. `['password', 'API key']`.

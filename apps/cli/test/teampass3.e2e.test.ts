@@ -40,6 +40,9 @@ const fake = () => seeded.fake;
 /** Where the session token file of alice lives in a home (no XDG_RUNTIME_DIR in these runs). */
 const cacheDir = (dir: string) => join(dir, '.cache', 'vaultline');
 
+/** No credentials in the environment. */
+const noSecrets = { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined };
+
 /** alice's credentials in the environment, as in CI. */
 function aliceEnv(): Record<string, string> {
   return { VAULTLINE_PASSWORD: alice.password, VAULTLINE_API_KEY: alice.apiKey };
@@ -96,25 +99,58 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
   });
 
   describe('connect', () => {
-    it('reads the password and the key from stdin, signs in once to check, and keeps no secret in the config', async () => {
-      const { result: connect, signIns } = await counted(() =>
+    it('without a keychain, tells a script its choices before anything is read or sent', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const { result, signIns, paths } = await counted(() =>
         cli(['connect', fake().url, '--login', 'alice', '--password-stdin', '--key-stdin'], {
-          env: { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined },
+          home: fresh.dir,
+          env: noSecrets,
           input: `${alice.password}\n${alice.apiKey}\n`,
         }),
       );
+      // This machine has no OS keychain (no Secret Service on a D-Bus session, and the kernel
+      // keyring refuses @napi-rs/keyring's fallback): connect says so, and what to do instead.
+      expect(result.code).toBe(EXIT.auth);
+      expect(result.stderr).toContain('No OS keychain is available here');
+      expect(result.stderr).toContain('Nothing was sent.');
+      expect(result.stderr).toContain('--store file (a file in');
+      expect(result.stderr).toContain(
+        '--store none (kept nowhere: each command asks for them on a terminal)',
+      );
+      expect(result.stderr).toContain('or set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment');
+      expect(signIns).toBe(0);
+      expect(paths.some((path) => path.includes('authorize'))).toBe(false);
+      await expect(readFile(join(fresh.dir, 'config', 'vaultline', 'config.json'))).rejects.toThrow();
+    });
+
+    it('reads the password and the key from stdin, signs in once to check, and keeps no secret in the config', async () => {
+      const { result: connect, signIns } = await counted(() =>
+        cli(
+          ['connect', fake().url, '--login', 'alice', '--password-stdin', '--key-stdin', '--store', 'none'],
+          {
+            env: noSecrets,
+            input: `${alice.password}\n${alice.apiKey}\n`,
+          },
+        ),
+      );
       expect(connect.stderr).toContain(`Connected to ${fake().url} as alice (3 folders readable).`);
       expect(signIns).toBe(1);
-      // This machine has no OS keychain: connect says so, and which variables to set instead.
-      expect(connect.code).toBe(EXIT.auth);
-      expect(connect.stderr).toContain('No OS keychain is available here');
+      expect(connect.code).toBe(0);
       expect(connect.stderr).toContain(
-        'Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment instead.',
+        'Did not store the password and the API key (--store none): later commands ask for them on a terminal; scripts set VAULTLINE_PASSWORD and VAULTLINE_API_KEY.',
       );
-      // The config keeps the URL, the login, the dialect and how to sign in: never a secret.
+      // The config keeps the URL, the login, the dialect, how to sign in and where the secrets
+      // are kept: never a secret.
       expect(await readConfigFile(home.dir)).toEqual({
         connections: {
-          default: { url: fake().url, login: 'alice', dialect: 'teampass3', signIn: 'password' },
+          default: {
+            url: fake().url,
+            login: 'alice',
+            dialect: 'teampass3',
+            signIn: 'password',
+            store: 'none',
+          },
         },
       });
       const configPath = join(home.dir, 'config', 'vaultline', 'config.json');
@@ -132,9 +168,14 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(read.stdout).toBe(`${pw('api token')}\n`);
       expect(again).toBe(0);
       expect(paths.some((path) => path.includes('authorize') || path.includes('info/version'))).toBe(false);
+      // Without them and without a terminal: the variables to set, and how to keep them instead.
+      const bare = await cli(['read', `vaultline://${id('api token')}/password`], { env: noSecrets });
+      expect(bare.code).toBe(EXIT.auth);
+      expect(bare.stderr).toContain('this connection keeps no secrets (connect --store none)');
+      expect(bare.stderr).toContain('Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY');
     });
 
-    it('asks for the password and the key on a terminal, without echo', async () => {
+    it('without a keychain, asks on a terminal where to keep what is typed; a sealed file serves later commands', async () => {
       const fresh = await tempHome();
       homes.push(fresh.dir);
       const { result, signIns } = await counted(() =>
@@ -142,23 +183,110 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
           fresh.dir,
           ['connect', fake().url, '--login', 'alice'],
           [
+            { when: 'Choose 1 or 2: ', send: '3\r' },
+            { when: 'Choose 1 or 2: ', send: '1\r' },
             { when: 'Password of alice at', send: `${alice.password}\r` },
             { when: 'API key of alice', send: `${alice.apiKey}\r` },
           ],
         ),
       );
       outputs.push({ args: ['connect (terminal)'], text: result.screen, allowed: [] });
-      expect(result.screen).toContain('Password of alice at');
+      expect(result.screen).toContain('No OS keychain is available here');
+      expect(result.screen).toContain('Where should the password and the API key be kept?');
+      expect(result.screen).toContain('1) in a file sealed with a key of this machine');
+      expect(result.screen).toContain('2) nowhere: each command asks for them on a terminal');
       expect(result.screen).toContain('API key of alice (from the profile page): ');
       expect(result.screen).toContain('Connected to');
       expect(signIns).toBe(1);
       // Typed, not echoed.
       expect(result.screen).not.toContain(alice.password);
       expect(result.screen).not.toContain(alice.apiKey);
-      expect(result.code).toBe(EXIT.auth); // no keychain here to keep what was typed
-      expect(result.screen).toContain(
-        'Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment instead.',
+      expect(result.code).toBe(0);
+      expect(result.screen).toContain('Stored the password and the API key in');
+      expect(result.screen).toContain('programs running as you can read both');
+      expect((await readConfigFile(fresh.dir)) as object).toMatchObject({
+        connections: { default: { store: 'file' } },
+      });
+
+      // The file and its key: private, apart, and no secret in clear (nor in base64).
+      const secretsDir = join(fresh.dir, 'config', 'vaultline', 'secrets');
+      const keyFile = join(fresh.dir, '.local', 'state', 'vaultline', 'secrets.key');
+      const [name, ...others] = await readdir(secretsDir);
+      expect(others).toEqual([]);
+      const secretsFile = join(secretsDir, name!);
+      expect((await stat(secretsDir)).mode & 0o777).toBe(0o700);
+      expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+      const sealed = await readFile(secretsFile, 'utf8');
+      for (const secret of [alice.password, alice.apiKey]) {
+        expect(sealed).not.toContain(secret);
+        expect(sealed).not.toContain(Buffer.from(secret).toString('base64'));
+      }
+      expect(sealed).not.toContain('alice');
+
+      // A later command, in a script, types nothing: the file opens, the cached token is reused.
+      const later = await counted(() =>
+        cli(['read', `vaultline://${id('api token')}/password`], {
+          home: fresh.dir,
+          env: noSecrets,
+          allowed: [pw('api token')],
+        }),
       );
+      expect(later.result.stdout).toBe(`${pw('api token')}\n`);
+      expect(later.signIns).toBe(0);
+      // Without the cached token, the credentials from the file sign in.
+      for (const file of await tokenFiles(fresh.dir)) await rm(file);
+      const signedIn = await counted(() =>
+        cli(['read', `vaultline://${id('api token')}/login`], { home: fresh.dir, env: noSecrets }),
+      );
+      expect(signedIn.result.stdout).toBe('ci-bot\n');
+      expect(signedIn.signIns).toBe(1);
+
+      // Another machine's key (the file copied elsewhere): it does not open, and says so.
+      const key = await readFile(keyFile, 'utf8');
+      await writeFile(keyFile, `${Buffer.alloc(32, 7).toString('base64')}\n`, { mode: 0o600 });
+      for (const file of await tokenFiles(fresh.dir)) await rm(file);
+      const elsewhere = await cli(['read', `vaultline://${id('api token')}/login`], {
+        home: fresh.dir,
+        env: noSecrets,
+      });
+      expect(elsewhere.code).toBe(EXIT.auth);
+      expect(elsewhere.stderr).toContain(`The secrets file ${secretsFile} does not open here`);
+      await writeFile(keyFile, key, { mode: 0o600 });
+
+      // disconnect forgets the file too.
+      const gone = await cli(['disconnect'], { home: fresh.dir, env: noSecrets });
+      expect(gone.code).toBe(0);
+      expect(gone.stderr).toContain('Forgot connection "default" and its secrets');
+      expect(await readdir(secretsDir)).toEqual([]);
+    });
+
+    it('with --store none, each later command on a terminal asks, without echo, and reuses the session', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const typed = [
+        { when: 'Password of alice at', send: `${alice.password}\r` },
+        { when: 'API key of alice', send: `${alice.apiKey}\r` },
+      ];
+      const connect = await runInTerminal(
+        fresh.dir,
+        ['connect', fake().url, '--login', 'alice', '--store', 'none'],
+        typed,
+      );
+      outputs.push({ args: ['connect --store none (terminal)'], text: connect.screen, allowed: [] });
+      expect(connect.code).toBe(0);
+      expect(connect.screen).not.toContain('Choose 1 or 2');
+      const read = await counted(() =>
+        runInTerminal(fresh.dir, ['read', `vaultline://${id('api token')}/login`], typed),
+      );
+      outputs.push({ args: ['read (terminal)'], text: read.result.screen, allowed: [] });
+      expect(read.result.code).toBe(0);
+      expect(read.result.screen).toContain('Password of alice at');
+      expect(read.result.screen).toContain('ci-bot');
+      expect(read.result.screen).not.toContain(alice.password);
+      expect(read.result.screen).not.toContain(alice.apiKey);
+      expect(read.signIns).toBe(0);
+      await expect(readdir(join(fresh.dir, 'config', 'vaultline', 'secrets'))).rejects.toThrow();
     });
 
     it('on a terminal, Ctrl-C cancels (exit 130) and an empty answer is refused (exit 2), before any sign-in', async () => {
@@ -166,11 +294,21 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const args = ['connect', fake().url, '--login', 'alice'];
       const { result: cancelled, signIns } = await counted(() =>
-        runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\x03' }]),
+        runInTerminal(fresh.dir, args, [{ when: 'Choose 1 or 2: ', send: '\x03' }]),
       );
       expect(cancelled.code).toBe(EXIT.signalBase + 2);
       expect(cancelled.screen).toContain('vaultline: Cancelled.');
-      const empty = await runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\r' }]);
+      const atPassword = await runInTerminal(
+        fresh.dir,
+        [...args, '--store', 'none'],
+        [{ when: 'Password of alice at', send: '\x03' }],
+      );
+      expect(atPassword.code).toBe(EXIT.signalBase + 2);
+      const empty = await runInTerminal(
+        fresh.dir,
+        [...args, '--store', 'none'],
+        [{ when: 'Password of alice at', send: '\r' }],
+      );
       expect(empty.code).toBe(EXIT.usage);
       expect(empty.screen).toContain('vaultline: No password was typed.');
       expect(signIns).toBe(0);
@@ -195,7 +333,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const wrong = 'Not-Alice-Pw-42';
       const { result, signIns } = await counted(() =>
-        cli(['connect', fake().url, '--login', 'alice', '--password-stdin'], {
+        cli(['connect', fake().url, '--login', 'alice', '--password-stdin', '--store', 'none'], {
           home: fresh.dir,
           env: { VAULTLINE_PASSWORD: undefined },
           input: `${wrong}\n`,
@@ -236,8 +374,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const token = fake().createPersonalAccessToken('alice');
       accessTokens.push(token);
-      const noSecrets = { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined };
-      const off = await cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+      const off = await cli(['connect', fake().url, '--login', 'alice', '--pat-stdin', '--store', 'none'], {
         home: fresh.dir,
         env: noSecrets,
         input: `${token}\n`,
@@ -248,7 +385,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       fake().configure({ personalAccessTokens: true });
       try {
         const connect = await counted(() =>
-          cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+          cli(['connect', fake().url, '--login', 'alice', '--pat-stdin', '--store', 'none'], {
             home: fresh.dir,
             env: noSecrets,
             input: `${token}\n`,
@@ -265,6 +402,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
               login: 'alice',
               dialect: 'teampass3',
               signIn: 'personal-access-token',
+              store: 'none',
             },
           },
         });

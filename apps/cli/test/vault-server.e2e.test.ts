@@ -76,29 +76,34 @@ describe('vaultline against the Vaultline server', () => {
       expect(read.stdout).toBe('ci-bot\n');
     });
 
-    it('says clearly that there is no keychain here and points to VAULTLINE_API_KEY', async () => {
-      const result = await cli(
-        ['connect', seeded.vault.url, '--login', 'alice', '--name', 'kc', '--key-stdin'],
-        {
-          env: { VAULTLINE_API_KEY: undefined },
-          input: `${seeded.aliceKey}\n`,
-        },
-      );
-      expect(result.code).toBe(EXIT.auth);
-      expect(result.stderr).toContain('No OS keychain is available here');
-      expect(result.stderr).toContain('VAULTLINE_API_KEY');
-      // Later commands on that connection say where a key can come from.
+    it('says clearly that there is no keychain here, before sending the key, and keeps it in a sealed file when asked', async () => {
+      const args = ['connect', seeded.vault.url, '--login', 'alice', '--name', 'kc', '--key-stdin'];
+      const noEnv = { VAULTLINE_API_KEY: undefined, VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined };
+      const refused = await cli(args, { env: noEnv, input: `${seeded.aliceKey}\n` });
+      expect(refused.code).toBe(EXIT.auth);
+      expect(refused.stderr).toContain('No OS keychain is available here');
+      expect(refused.stderr).toContain('Nothing was sent.');
+      expect(refused.stderr).toContain('--store file');
+      expect(refused.stderr).toContain('or set VAULTLINE_API_KEY_KC in the environment');
+      const path = join(home.dir, 'config', 'vaultline', 'config.json');
+      expect(JSON.parse(await readFile(path, 'utf8')).connections.kc).toBeUndefined();
+      // With --store file: kept sealed, and a later command needs no variable.
+      const kept = await cli([...args, '--store', 'file'], { env: noEnv, input: `${seeded.aliceKey}\n` });
+      expect(kept.code).toBe(0);
+      expect(kept.stderr).toContain('Stored the API key in');
+      const secrets = join(home.dir, 'config', 'vaultline', 'secrets');
+      const [file] = await readdir(secrets);
+      expect(await readFile(join(secrets, file!), 'utf8')).not.toContain(seeded.aliceKey);
       const read = await cli(['--connection', 'kc', 'read', `vaultline://${id('api token')}/login`], {
-        env: { VAULTLINE_API_KEY: undefined, VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+        env: noEnv,
       });
-      expect(read.code).toBe(EXIT.auth);
-      expect(read.stderr).toContain('No API key');
-      expect(read.stderr).toContain('VAULTLINE_API_KEY');
-      // disconnect forgets it, and says why no key could be removed.
+      expect(read.stdout).toBe('ci-bot\n');
+      // disconnect forgets it, the sealed key with it.
       const gone = await cli(['disconnect', '--name', 'kc']);
       expect(gone.code).toBe(0);
-      expect(gone.stderr).toContain('Forgot connection "kc"');
-      const config = JSON.parse(await readFile(join(home.dir, 'config', 'vaultline', 'config.json'), 'utf8'));
+      expect(gone.stderr).toContain('Forgot connection "kc" and its secrets');
+      expect(await readdir(secrets)).toEqual([]);
+      const config = JSON.parse(await readFile(path, 'utf8'));
       expect(config.connections.kc).toBeUndefined();
       expect((await cli(['disconnect', '--name', 'kc'])).code).toBe(EXIT.auth);
     });

@@ -84,6 +84,8 @@ export interface Connection {
 export interface OpenOptions {
   /** Told about a session token cache that cannot be used. */
   warn?: ((message: string) => void) | undefined;
+  /** Whether missing secrets may be asked for on a terminal (yes, unless false). */
+  ask?: boolean | undefined;
 }
 
 /**
@@ -158,7 +160,7 @@ export async function openConnection(
   }
   // What is still missing is asked for on a terminal: a connection that keeps no secrets
   // (--store none), or whose keychain or file failed. Never in a script: it gets the variables.
-  if (lacking().length > 0 && canAsk()) {
+  if (lacking().length > 0 && options.ask !== false && canAsk()) {
     for (const kind of lacking())
       secrets[kind] = await askSecret(secretQuestion(kind, signIn, url, login), SECRET_WORDS[kind]);
   }
@@ -254,7 +256,9 @@ export function secretQuestion(
   return kind === 'password'
     ? `Password of ${who} at ${url}: `
     : kind === 'api-key'
-      ? `API key${signIn === 'password' ? ` of ${who} (from the profile page)` : ''}: `
+      ? signIn === 'password'
+        ? `API key of ${who} (from the profile page): `
+        : `API key for ${url}: `
       : `Personal access token of ${who}: `;
 }
 

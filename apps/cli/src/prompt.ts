@@ -30,7 +30,17 @@ export function canAsk(): boolean {
  * @returns The secret, trimmed.
  * @throws {CliError} `cancelled` (exit 130) on Ctrl-C; `empty_secret` (exit 2) for an empty answer.
  */
-export async function askSecret(question: string, what: string): Promise<string> {
+export function askSecret(question: string, what: string): Promise<string> {
+  // One question at a time: commands that open several connections at once ask in turn.
+  const asked = questions.then(() => askNow(question, what));
+  questions = asked.catch(() => undefined);
+  return asked;
+}
+
+/** The questions asked so far, in order. */
+let questions: Promise<unknown> = Promise.resolve();
+
+async function askNow(question: string, what: string): Promise<string> {
   // The terminal's echo goes to a stream that drops it.
   const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   const prompt = createInterface({ input: process.stdin, output: silent, terminal: true });

@@ -189,7 +189,18 @@ export async function writePrivateFile(path: string, text: string, exclusive = f
     }
     if (exclusive) {
       // A link fails when the name exists: two processes making the same file keep the first.
-      await link(temp, path);
+      try {
+        await link(temp, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw error;
+        // A file system without hard links (some network or Windows mounts): rename, if still absent.
+        const taken = await lstat(path).then(
+          () => true,
+          () => false,
+        );
+        if (taken) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
+        await rename(temp, path);
+      }
       await rm(temp, { force: true });
     } else await rename(temp, path);
   } catch (error) {

@@ -295,6 +295,11 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(read.result.screen).not.toContain(alice.apiKey);
       expect(read.signIns).toBe(0);
       await expect(readdir(join(fresh.dir, 'config', 'vaultline', 'secrets'))).rejects.toThrow();
+      // disconnect asks for nothing: without the secrets, the token is forgotten unread.
+      const gone = await runInTerminal(fresh.dir, ['disconnect'], []);
+      expect(gone.code).toBe(0);
+      expect(gone.screen).not.toContain('Password of');
+      expect(await tokenFiles(fresh.dir)).toEqual([]);
     });
 
     it('on a terminal, Ctrl-C cancels (exit 130) and an empty answer is refused (exit 2), before any sign-in', async () => {

@@ -452,7 +452,8 @@ export function disconnectCommand(context: CommandContext): Command {
       let signedOut = false;
       let target: { url: string; login?: string | undefined } | undefined = stored;
       try {
-        const connection = await openConnection(env, options.name, { warn: warnTo(output) });
+        // Nothing is asked for: without the secrets at hand, the token is forgotten unread.
+        const connection = await openConnection(env, options.name, { warn: warnTo(output), ask: false });
         target ??= { url: connection.url, login: connection.login };
         const cache = connection.tokenCache;
         const held = (await cache?.get()) !== undefined;

@@ -82,6 +82,15 @@ async function readConfigFile(dir: string): Promise<unknown> {
   return JSON.parse(await readFile(join(dir, 'config', 'vaultline', 'config.json'), 'utf8'));
 }
 
+/**
+ * The kernel keys (Linux's /proc/keys, descriptions only) that name a vault: where
+ * @napi-rs/keyring's fallback puts an entry even when it then reports the keyring unusable.
+ */
+async function kernelKeysNaming(url: string): Promise<string[]> {
+  const keys = await readFile('/proc/keys', 'utf8').catch(() => '');
+  return keys.split('\n').filter((line) => line.includes(url));
+}
+
 async function tokenFiles(dir: string): Promise<string[]> {
   const names = await readdir(cacheDir(dir)).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith('.json')).map((name) => join(cacheDir(dir), name));
@@ -126,6 +135,9 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(signIns).toBe(0);
       expect(paths.some((path) => path.includes('authorize'))).toBe(false);
       await expect(readFile(join(fresh.dir, 'config', 'vaultline', 'config.json'))).rejects.toThrow();
+      // No entry was written for this vault where the keychain half works (the kernel keyring
+      // takes the secret, then the write is reported refused, and the entry cannot be removed).
+      expect(await kernelKeysNaming(fake().url)).toEqual([]);
     });
 
     it('reads the password and the key from stdin, signs in once to check, and keeps no secret in the config', async () => {
@@ -229,6 +241,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
           expect(sealed).not.toContain(Buffer.from(secret).toString('base64'));
         }
         expect(sealed).not.toContain('alice');
+        expect(await kernelKeysNaming(fake().url)).toEqual([]);
 
         // A later command, in a script, types nothing: the file opens, the cached token is reused.
         const later = await counted(() =>

@@ -1,6 +1,6 @@
 /**
- * The config file: named connections (URL, login, the dialect `connect` detected and how the
- * connection signs in), never a key, password or token. `$XDG_CONFIG_HOME/vaultline/
+ * The config file: named connections (URL, login, the dialect `connect` detected, how the
+ * connection signs in and where its secrets are kept), never a key, password or token. `$XDG_CONFIG_HOME/vaultline/
  * config.json`, mode 0600 in a 0700 directory, written whole through a temporary file.
  *
  * @module
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { DIALECTS, EXIT } from '@vaultline/protocol';
 import * as v from 'valibot';
 
-import { SIGN_INS } from './constants.ts';
+import { SIGN_INS, STORES } from './constants.ts';
 import { CliError } from './errors.ts';
 
 const ConnectionSchema = v.object({
@@ -22,6 +22,8 @@ const ConnectionSchema = v.object({
   dialect: v.optional(v.picklist(DIALECTS)),
   /** How `connect` signed in: which secrets later commands look for. */
   signIn: v.optional(v.picklist(SIGN_INS)),
+  /** Where `connect` kept the secrets it was given (the OS keychain when absent). */
+  store: v.optional(v.picklist(STORES)),
 });
 
 const ConfigSchema = v.object({

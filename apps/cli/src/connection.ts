@@ -1,8 +1,10 @@
 /**
  * Which vault a command talks to, as whom, and with what: the named connection from the config
  * file, with `VAULTLINE_URL`, `VAULTLINE_LOGIN` and the secrets' variables overriding the default
- * one (CI needs no `connect`). Secrets come from the environment or the keychain, never from a
- * file; the session token from where the secrets came (see `token-cache.ts`).
+ * one (CI needs no `connect`). Secrets come from the environment, else from where `connect` kept
+ * them (the keychain, or the sealed secrets file of `secret-file.ts`), else, on a terminal, from
+ * the person, asked without echo; never from the config file. The session token waits where the
+ * secrets came from (see `token-cache.ts`).
  *
  * @module
  */
@@ -24,10 +26,13 @@ import {
   type SecretKind,
   SIGN_IN_SECRETS,
   type SignIn,
+  type Store,
 } from './constants.ts';
 import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
+import { askSecret, canAsk } from './prompt.ts';
+import { machineKeyPath, readSecretsFile } from './secret-file.ts';
 import {
   type ConnectionTokenCache,
   fileTokenCache,
@@ -79,6 +84,8 @@ export interface Connection {
 export interface OpenOptions {
   /** Told about a session token cache that cannot be used. */
   warn?: ((message: string) => void) | undefined;
+  /** Whether missing secrets may be asked for on a terminal (yes, unless false). */
+  ask?: boolean | undefined;
 }
 
 /**
@@ -121,20 +128,41 @@ export async function openConnection(
   const signIn: SignIn =
     stored?.signIn ??
     (secrets['personal-access-token'] ? 'personal-access-token' : secrets.password ? 'password' : 'api-key');
+  const store: Store = stored?.store ?? 'keychain';
   const fromKeychain = new Set<SecretKind>();
   let keychainError: CliError | undefined;
-  for (const kind of SIGN_IN_SECRETS[signIn]) {
-    if (secrets[kind] !== undefined || keychainError) continue;
-    try {
-      const value = await readSecret(keychainAccount(url, login, kind));
-      if (value) {
-        secrets[kind] = value;
-        fromKeychain.add(kind);
+  const lacking = () => SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
+  if (store === 'keychain') {
+    for (const kind of lacking()) {
+      if (keychainError) break;
+      try {
+        const value = await readSecret(keychainAccount(url, login, kind));
+        if (value) {
+          secrets[kind] = value;
+          fromKeychain.add(kind);
+        }
+      } catch (error) {
+        if (!(error instanceof CliError && error.code === 'keychain_unavailable')) throw error;
+        keychainError = error;
       }
-    } catch (error) {
-      if (!(error instanceof CliError && error.code === 'keychain_unavailable')) throw error;
-      keychainError = error;
     }
+  } else if (store === 'file' && lacking().length > 0) {
+    const read = await readSecretsFile(env, url, login);
+    if (read.status === 'ok') {
+      for (const kind of lacking()) if (read.secrets[kind] !== undefined) secrets[kind] = read.secrets[kind];
+    } else if (read.status === 'unreadable') {
+      keychainError = new CliError(
+        'secrets_file_unreadable',
+        `The secrets file ${read.path} does not open here (written on another machine, its key ${machineKeyPath(env)} replaced, or changed).`,
+        EXIT.auth,
+      );
+    }
+  }
+  // What is still missing is asked for on a terminal: a connection that keeps no secrets
+  // (--store none), or whose keychain or file failed. Never in a script: it gets the variables.
+  if (lacking().length > 0 && options.ask !== false && canAsk()) {
+    for (const kind of lacking())
+      secrets[kind] = await askSecret(secretQuestion(kind, signIn, url, login), SECRET_WORDS[kind]);
   }
   const sealing = sealingSecrets(secrets);
   // Enough to sign in somewhere: the API key (legacy), or what signs in (TeamPass 3).
@@ -148,6 +176,7 @@ export async function openConnection(
       signIn,
       missing,
       stored: stored !== undefined,
+      store,
       keychainError,
     });
   }
@@ -206,6 +235,31 @@ export async function openConnection(
       await opened.dispose({ signOut: false }).catch(() => undefined);
     },
   };
+}
+
+/**
+ * How a secret is asked for on a terminal (by `connect`, and by later commands that have none).
+ *
+ * @param kind Which secret.
+ * @param signIn How the connection signs in.
+ * @param url The vault's URL.
+ * @param login The login.
+ * @returns The question.
+ */
+export function secretQuestion(
+  kind: SecretKind,
+  signIn: SignIn,
+  url: string,
+  login: string | undefined,
+): string {
+  const who = login ?? 'you';
+  return kind === 'password'
+    ? `Password of ${who} at ${url}: `
+    : kind === 'api-key'
+      ? signIn === 'password'
+        ? `API key of ${who} (from the profile page): `
+        : `API key for ${url}: `
+      : `Personal access token of ${who}: `;
 }
 
 /**
@@ -295,6 +349,7 @@ function missingSecrets(options: {
   signIn: SignIn;
   missing: readonly SecretKind[];
   stored: boolean;
+  store: Store;
   keychainError: CliError | undefined;
 }): CliError {
   const { name, url, signIn, missing, keychainError } = options;
@@ -310,6 +365,13 @@ function missingSecrets(options: {
       : '';
   const code = missing.length === 1 && missing[0] === 'api-key' ? 'no_key' : 'no_credentials';
   const label = `No ${words}`;
+  if (options.store === 'none') {
+    return new CliError(
+      code,
+      `${label} for ${url}: this connection keeps no secrets (connect --store none), so they are asked for on a terminal; here there is none. Set ${variables.join(' and ')}${also}, or run ${connect} --store file (or keychain) to keep them.`,
+      EXIT.auth,
+    );
+  }
   if (keychainError) {
     return new CliError(
       code,
@@ -320,7 +382,7 @@ function missingSecrets(options: {
   }
   return new CliError(
     code,
-    `${label} for ${url} in the keychain: run ${connect}, or set ${variables.join(' and ')}${also}.`,
+    `${label} for ${url} in the ${options.store === 'file' ? 'secrets file' : 'keychain'}: run ${connect}, or set ${variables.join(' and ')}${also}.`,
     EXIT.auth,
   );
 }

@@ -62,6 +62,16 @@ export type SignIn = keyof typeof SIGN_IN_SECRETS;
 /** The ways of signing in, for the config file's schema. */
 export const SIGN_INS = ['api-key', 'password', 'personal-access-token'] as const satisfies readonly SignIn[];
 
+/**
+ * Where `connect` keeps the secrets that were typed or piped: the OS keychain; a file sealed with
+ * a key of this machine (`secret-file.ts`), for machines without a keychain; or nowhere, and
+ * later commands ask for them on a terminal (or read them from the environment).
+ */
+export const STORES = ['keychain', 'file', 'none'] as const;
+
+/** One of {@link STORES}. */
+export type Store = (typeof STORES)[number];
+
 /** The service name of keychain entries. */
 export const KEYCHAIN_SERVICE = 'vaultline';
 

@@ -45,6 +45,11 @@ export interface CliEnvironment {
    * `$XDG_CACHE_HOME/vaultline` or `~/.cache/vaultline`.
    */
   readonly cacheDir: string;
+  /**
+   * Where the key of the secrets file lives (`--store file`): `$XDG_STATE_HOME/vaultline`, or
+   * `~/.local/state/vaultline`: apart from the config directory, which people copy and share.
+   */
+  readonly stateDir: string;
   /** The whole environment, for `run`'s child. */
   readonly all: Readonly<Record<string, string>>;
 }
@@ -77,8 +82,18 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnviro
     login: nonEmpty(env[ENV.login]),
     configDir: join(xdg ?? join(homedir(), '.config'), 'vaultline'),
     cacheDir: cacheDirOf(env),
+    stateDir: stateDirOf(env),
     all,
   };
+}
+
+function stateDirOf(env: NodeJS.ProcessEnv): string {
+  const state = nonEmpty(env.XDG_STATE_HOME);
+  if (state !== undefined) return join(state, 'vaultline');
+  const local = process.platform === 'win32' ? nonEmpty(env.LOCALAPPDATA) : undefined;
+  return local !== undefined
+    ? join(local, 'vaultline', 'state')
+    : join(homedir(), '.local', 'state', 'vaultline');
 }
 
 function cacheDirOf(env: NodeJS.ProcessEnv): string {

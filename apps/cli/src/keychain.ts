@@ -6,6 +6,7 @@
  * @module
  */
 
+import { randomUUID } from 'node:crypto';
 import { EXIT } from '@vaultline/protocol';
 import { KEYCHAIN_SERVICE, type SecretKind } from './constants.ts';
 import { CliError } from './errors.ts';
@@ -101,5 +102,25 @@ export async function deleteSecret(account: string): Promise<boolean> {
     return await item.deleteCredential();
   } catch (error) {
     throw unavailable(error);
+  }
+}
+
+/** The account {@link probeKeychain} writes and removes. */
+const PROBE_ACCOUNT = 'vaultline-probe';
+
+/**
+ * Whether a secret can be kept in the keychain here: writes and removes a probe entry (reading
+ * alone is not enough: on Linux without a Secret Service, a read may answer "nothing stored"
+ * where a write is refused).
+ *
+ * @returns `undefined` when it can, else the `keychain_unavailable` error that says why not.
+ */
+export async function probeKeychain(): Promise<CliError | undefined> {
+  try {
+    await storeSecret(PROBE_ACCOUNT, randomUUID());
+    await deleteSecret(PROBE_ACCOUNT);
+    return undefined;
+  } catch (error) {
+    return error instanceof CliError ? error : unavailable(error);
   }
 }

@@ -30,7 +30,17 @@ export function canAsk(): boolean {
  * @returns The secret, trimmed.
  * @throws {CliError} `cancelled` (exit 130) on Ctrl-C; `empty_secret` (exit 2) for an empty answer.
  */
-export async function askSecret(question: string, what: string): Promise<string> {
+export function askSecret(question: string, what: string): Promise<string> {
+  // One question at a time: commands that open several connections at once ask in turn.
+  const asked = questions.then(() => askNow(question, what));
+  questions = asked.catch(() => undefined);
+  return asked;
+}
+
+/** The questions asked so far, in order. */
+let questions: Promise<unknown> = Promise.resolve();
+
+async function askNow(question: string, what: string): Promise<string> {
   // The terminal's echo goes to a stream that drops it.
   const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   const prompt = createInterface({ input: process.stdin, output: silent, terminal: true });
@@ -48,6 +58,33 @@ export async function askSecret(question: string, what: string): Promise<string>
   }
   if (answer === '') throw new CliError('empty_secret', `No ${what} was typed.`, EXIT.usage);
   return answer;
+}
+
+/**
+ * Asks a person to choose on the terminal (the question and the echo go to stderr), until the
+ * answer is one of those offered. Ctrl-C cancels.
+ *
+ * @param question The prompt, e.g. `Choose 1 or 2: `.
+ * @param answers The answers accepted.
+ * @returns The answer given.
+ * @throws {CliError} `cancelled` (exit 130) on Ctrl-C or the end of input.
+ */
+export async function askChoice<T extends string>(question: string, answers: readonly T[]): Promise<T> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const cancel = new AbortController();
+  prompt.on('SIGINT', () => cancel.abort());
+  prompt.on('close', () => cancel.abort());
+  try {
+    for (;;) {
+      const answer = (await prompt.question(question, { signal: cancel.signal })).trim();
+      const chosen = answers.find((offered) => offered === answer);
+      if (chosen !== undefined) return chosen;
+    }
+  } catch (error) {
+    throw new CliError('cancelled', 'Cancelled.', EXIT.signalBase + 2, { cause: error });
+  } finally {
+    prompt.close();
+  }
 }
 
 /**

@@ -15,6 +15,8 @@
  *   file does not open; it is then ignored, and replaced after the next sign-in;
  * - the file holds no URL, login or token in clear: its name is a hash of the URL and login.
  *
+ * The sealing and the file handling are `sealed-file.ts`'s, shared with the secrets file.
+ *
  * HKDF rather than a slow KDF (scrypt): the key material includes the API key (or the personal
  * access token), random strings of 200 bits and more that no one guesses, and a slow KDF would
  * cost every command tens of milliseconds.
@@ -22,13 +24,21 @@
  * @module
  */
 
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DIALECTS, type Dialect, type TokenCache } from '@vaultline/protocol';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
+import {
+  privateDir,
+  readPrivateFile,
+  SealedSchema,
+  seal,
+  sealedFileName,
+  sealingContext,
+  unseal,
+  writePrivateFile,
+} from './sealed-file.ts';
 
 /** The secrets a token file is sealed with: those that signed in. */
 export type SealingSecrets =
@@ -38,25 +48,11 @@ export type SealingSecrets =
 /** Names the format, and separates its keys from any other use of the same secrets. */
 const CONTEXT_LABEL = 'vaultline session token cache v1';
 
-/** The largest token file read: a JWT is a few hundred bytes. */
-const MAX_FILE_BYTES = 64 * 1024;
-
-const base64 = (bytes: number | undefined) =>
-  v.pipe(
-    v.string(),
-    v.base64(),
-    v.transform((text) => Buffer.from(text, 'base64')),
-    v.check((buffer) => bytes === undefined || buffer.length === bytes, `Expected ${bytes} bytes.`),
-  );
-
 const TokenFileSchema = v.object({
   v: v.literal(1),
   /** The dialect the client spoke when it wrote the token (authenticated with it). */
   dialect: v.optional(v.picklist(DIALECTS)),
-  salt: base64(16),
-  iv: base64(12),
-  tag: base64(16),
-  data: base64(undefined),
+  ...SealedSchema,
 });
 
 /** A session token cache that also says which dialect the token was made for. */
@@ -85,7 +81,7 @@ export interface FileTokenCacheOptions {
 
 /** The context a token is sealed in: the format, the vault and the login. */
 function contextOf(url: string, login: string): string {
-  return JSON.stringify([CONTEXT_LABEL, url.replace(/\/+$/, ''), login.trim().toLowerCase()]);
+  return sealingContext(CONTEXT_LABEL, url, login);
 }
 
 /**
@@ -97,28 +93,17 @@ function contextOf(url: string, login: string): string {
  * @returns The file's path.
  */
 export function tokenFilePath(dir: string, url: string, login: string): string {
-  const hash = createHash('sha256').update(contextOf(url, login)).digest('hex').slice(0, 32);
-  return join(dir, `session-${hash}.json`);
+  return join(dir, sealedFileName('session', contextOf(url, login)));
 }
 
-function keyOf(secrets: SealingSecrets, salt: Buffer, context: string): Buffer {
-  const material =
-    'personalAccessToken' in secrets
-      ? JSON.stringify(['personal-access-token', secrets.personalAccessToken])
-      : JSON.stringify(['password', secrets.password, secrets.apiKey]);
-  return Buffer.from(hkdfSync('sha256', material, salt, context, 32));
+function materialOf(secrets: SealingSecrets): string {
+  return 'personalAccessToken' in secrets
+    ? JSON.stringify(['personal-access-token', secrets.personalAccessToken])
+    : JSON.stringify(['password', secrets.password, secrets.apiKey]);
 }
 
 function aadOf(context: string, dialect: Dialect | undefined): Buffer {
   return Buffer.from(JSON.stringify([context, dialect ?? null]));
-}
-
-const ownUid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-
-/** Whether a file or directory belongs to this user and no one else can use it. */
-function isPrivate(stats: Stats, others: number): boolean {
-  if (ownUid === undefined) return true; // Windows: the profile directory's ACLs decide.
-  return stats.uid === ownUid && (stats.mode & others) === 0;
 }
 
 /**
@@ -140,78 +125,33 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
     options.warn?.(message);
   };
 
-  async function privateDir(): Promise<boolean> {
-    await mkdir(options.dir, { recursive: true, mode: 0o700 });
-    const stats = await lstat(options.dir);
-    if (!stats.isDirectory()) return false;
-    if (isPrivate(stats, 0o077)) return true;
-    // Ours but open to others (made by hand, or a umask): close it; someone else's: keep out.
-    if (ownUid !== undefined && stats.uid === ownUid) {
-      await chmod(options.dir, 0o700);
-      return true;
-    }
-    return false;
-  }
-
   async function read(): Promise<{ token: string; dialect: Dialect | undefined } | undefined> {
-    let handle: Awaited<ReturnType<typeof open>>;
+    const text = await readPrivateFile(path);
+    if (text === undefined) return undefined;
     try {
-      handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    } catch {
-      return undefined;
-    }
-    try {
-      const stats = await handle.stat();
-      if (!stats.isFile() || stats.size > MAX_FILE_BYTES || !isPrivate(stats, 0o077)) return undefined;
-      const parsed = v.safeParse(TokenFileSchema, JSON.parse(await handle.readFile('utf8')));
+      const parsed = v.safeParse(TokenFileSchema, JSON.parse(text));
       if (!parsed.success) return undefined;
-      const { salt, iv, tag, data, dialect } = parsed.output;
-      const decipher = createDecipheriv('aes-256-gcm', keyOf(options.secrets, salt, context), iv);
-      decipher.setAAD(aadOf(context, dialect));
-      decipher.setAuthTag(tag);
-      const token = Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+      const { dialect } = parsed.output;
+      const token = unseal(parsed.output, materialOf(options.secrets), context, aadOf(context, dialect));
       return token === '' ? undefined : { token, dialect };
     } catch {
       // Not JSON, other credentials, another vault or login, or tampered with: not ours to use.
       return undefined;
-    } finally {
-      await handle.close();
     }
   }
 
   async function write(token: string): Promise<Dialect | undefined> {
-    if (!(await privateDir())) {
+    if (!(await privateDir(options.dir))) {
       warn(`Not caching the session token: ${options.dir} is not a private directory of this user.`);
       return undefined;
     }
     const dialect = await options.dialect?.().catch(() => undefined);
-    const salt = randomBytes(16);
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', keyOf(options.secrets, salt, context), iv);
-    cipher.setAAD(aadOf(context, dialect));
-    const data = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
     const record = {
       v: 1,
       ...(dialect === undefined ? {} : { dialect }),
-      salt: salt.toString('base64'),
-      iv: iv.toString('base64'),
-      tag: cipher.getAuthTag().toString('base64'),
-      data: data.toString('base64'),
+      ...seal(token, materialOf(options.secrets), context, aadOf(context, dialect)),
     };
-    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      const handle = await open(temp, 'wx', 0o600);
-      try {
-        await handle.chmod(0o600);
-        await handle.writeFile(`${JSON.stringify(record)}\n`);
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await writePrivateFile(path, `${JSON.stringify(record)}\n`);
     return dialect;
   }
 

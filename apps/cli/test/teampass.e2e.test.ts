@@ -1,8 +1,12 @@
 import { EXIT } from '@vaultline/protocol';
 import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
+import { startsTimeout } from './support/timing.ts';
+
+// A test here starts at most three processes unless it says how many (test/support/timing.ts).
+vi.setConfig({ testTimeout: startsTimeout(3) });
 
 const KEY = 'tpCliKey0123456789abcdefghijklmnopqrstuv';
 /** The replay server's seeded passwords (see @vaultline/protocol/testing). */
@@ -34,28 +38,37 @@ async function cli(
 }
 
 describe('vaultline against TeamPass 2.x (the replay server)', () => {
-  it('connects, finds, gets and reads', async () => {
-    const connect = await cli(['connect', server.url, '--login', 'alice'], {
-      env: { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
-    });
-    expect(connect.code).toBe(0);
-    const find = await cli(['find', 'db', '--json']);
-    expect(find.code).toBe(0);
-    expect(JSON.parse(find.stdout)).toEqual([
-      expect.objectContaining({ id: 10, label: 'db', path: ['Team'], reference: 'vaultline://10/password' }),
-    ]);
-    const get = await cli(['get', '10', '--json']);
-    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db', login: 'admin', path: ['Team'] });
-    const read = await cli(['read', 'vaultline://10/password'], { allowed: ['pw-db-seeded'] });
-    expect(read.stdout).toBe('pw-db-seeded\n');
-    const byPath = await cli(['read', 'vaultline://Team/Staging/cache/password', '--json'], {
-      allowed: ['pw-cache-seeded'],
-    });
-    expect(JSON.parse(byPath.stdout)).toEqual({
-      reference: 'vaultline://Team/Staging/cache/password',
-      value: 'pw-cache-seeded',
-    });
-  });
+  it(
+    'connects, finds, gets and reads',
+    async () => {
+      const connect = await cli(['connect', server.url, '--login', 'alice'], {
+        env: { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
+      });
+      expect(connect.code).toBe(0);
+      const find = await cli(['find', 'db', '--json']);
+      expect(find.code).toBe(0);
+      expect(JSON.parse(find.stdout)).toEqual([
+        expect.objectContaining({
+          id: 10,
+          label: 'db',
+          path: ['Team'],
+          reference: 'vaultline://10/password',
+        }),
+      ]);
+      const get = await cli(['get', '10', '--json']);
+      expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db', login: 'admin', path: ['Team'] });
+      const read = await cli(['read', 'vaultline://10/password'], { allowed: ['pw-db-seeded'] });
+      expect(read.stdout).toBe('pw-db-seeded\n');
+      const byPath = await cli(['read', 'vaultline://Team/Staging/cache/password', '--json'], {
+        allowed: ['pw-cache-seeded'],
+      });
+      expect(JSON.parse(byPath.stdout)).toEqual({
+        reference: 'vaultline://Team/Staging/cache/password',
+        value: 'pw-cache-seeded',
+      });
+    },
+    startsTimeout(5),
+  );
 
   it('says when TeamPass did not return a password, and that it has no attachments', async () => {
     const personal = await cli(['read', 'vaultline://12/password']);

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, formatReference } from '@vaultline/protocol';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, runCli, runInTerminal, tempHome } from './support/cli.ts';
 import {
@@ -12,6 +12,10 @@ import {
   totpCode,
   USERS,
 } from './support/teampass3.ts';
+import { startsTimeout } from './support/timing.ts';
+
+// A test here starts at most three processes unless it says how many (test/support/timing.ts).
+vi.setConfig({ testTimeout: startsTimeout(3) });
 
 const { alice, carol } = USERS;
 
@@ -39,6 +43,9 @@ const pw = (label: string) => seeded.passwords[label]!;
 const fake = () => seeded.fake;
 /** Where the session token file of alice lives in a home (no XDG_RUNTIME_DIR in these runs). */
 const cacheDir = (dir: string) => join(dir, '.cache', 'vaultline');
+
+/** No credentials in the environment. */
+const noSecrets = { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined };
 
 /** alice's credentials in the environment, as in CI. */
 function aliceEnv(): Record<string, string> {
@@ -75,6 +82,15 @@ async function readConfigFile(dir: string): Promise<unknown> {
   return JSON.parse(await readFile(join(dir, 'config', 'vaultline', 'config.json'), 'utf8'));
 }
 
+/**
+ * The kernel keys (Linux's /proc/keys, descriptions only) that name a vault: where
+ * @napi-rs/keyring's fallback puts an entry even when it then reports the keyring unusable.
+ */
+async function kernelKeysNaming(url: string): Promise<string[]> {
+  const keys = await readFile('/proc/keys', 'utf8').catch(() => '');
+  return keys.split('\n').filter((line) => line.includes(url));
+}
+
 async function tokenFiles(dir: string): Promise<string[]> {
   const names = await readdir(cacheDir(dir)).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith('.json')).map((name) => join(cacheDir(dir), name));
@@ -96,25 +112,61 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
   });
 
   describe('connect', () => {
-    it('reads the password and the key from stdin, signs in once to check, and keeps no secret in the config', async () => {
-      const { result: connect, signIns } = await counted(() =>
+    it('without a keychain, tells a script its choices before anything is read or sent', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      const { result, signIns, paths } = await counted(() =>
         cli(['connect', fake().url, '--login', 'alice', '--password-stdin', '--key-stdin'], {
-          env: { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined },
+          home: fresh.dir,
+          env: noSecrets,
           input: `${alice.password}\n${alice.apiKey}\n`,
         }),
       );
+      // This machine has no OS keychain (no Secret Service on a D-Bus session, and the kernel
+      // keyring refuses @napi-rs/keyring's fallback): connect says so, and what to do instead.
+      expect(result.code).toBe(EXIT.auth);
+      expect(result.stderr).toContain('No OS keychain is available here');
+      expect(result.stderr).toContain('Nothing was sent.');
+      expect(result.stderr).toContain('--store file (a file in');
+      expect(result.stderr).toContain(
+        '--store none (kept nowhere: each command asks for them on a terminal)',
+      );
+      expect(result.stderr).toContain('or set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment');
+      expect(signIns).toBe(0);
+      expect(paths.some((path) => path.includes('authorize'))).toBe(false);
+      await expect(readFile(join(fresh.dir, 'config', 'vaultline', 'config.json'))).rejects.toThrow();
+      // No entry was written for this vault where the keychain half works (the kernel keyring
+      // takes the secret, then the write is reported refused, and the entry cannot be removed).
+      expect(await kernelKeysNaming(fake().url)).toEqual([]);
+    });
+
+    it('reads the password and the key from stdin, signs in once to check, and keeps no secret in the config', async () => {
+      const { result: connect, signIns } = await counted(() =>
+        cli(
+          ['connect', fake().url, '--login', 'alice', '--password-stdin', '--key-stdin', '--store', 'none'],
+          {
+            env: noSecrets,
+            input: `${alice.password}\n${alice.apiKey}\n`,
+          },
+        ),
+      );
       expect(connect.stderr).toContain(`Connected to ${fake().url} as alice (3 folders readable).`);
       expect(signIns).toBe(1);
-      // This machine has no OS keychain: connect says so, and which variables to set instead.
-      expect(connect.code).toBe(EXIT.auth);
-      expect(connect.stderr).toContain('No OS keychain is available here');
+      expect(connect.code).toBe(0);
       expect(connect.stderr).toContain(
-        'Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment instead.',
+        'Did not store the password and the API key (--store none): later commands ask for them on a terminal; scripts set VAULTLINE_PASSWORD and VAULTLINE_API_KEY.',
       );
-      // The config keeps the URL, the login, the dialect and how to sign in: never a secret.
+      // The config keeps the URL, the login, the dialect, how to sign in and where the secrets
+      // are kept: never a secret.
       expect(await readConfigFile(home.dir)).toEqual({
         connections: {
-          default: { url: fake().url, login: 'alice', dialect: 'teampass3', signIn: 'password' },
+          default: {
+            url: fake().url,
+            login: 'alice',
+            dialect: 'teampass3',
+            signIn: 'password',
+            store: 'none',
+          },
         },
       });
       const configPath = join(home.dir, 'config', 'vaultline', 'config.json');
@@ -132,33 +184,135 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(read.stdout).toBe(`${pw('api token')}\n`);
       expect(again).toBe(0);
       expect(paths.some((path) => path.includes('authorize') || path.includes('info/version'))).toBe(false);
+      // Without them and without a terminal: the variables to set, and how to keep them instead.
+      const bare = await cli(['read', `vaultline://${id('api token')}/password`], { env: noSecrets });
+      expect(bare.code).toBe(EXIT.auth);
+      expect(bare.stderr).toContain('this connection keeps no secrets (connect --store none)');
+      expect(bare.stderr).toContain('Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY');
     });
 
-    it('asks for the password and the key on a terminal, without echo', async () => {
+    it(
+      'without a keychain, asks on a terminal where to keep what is typed; a sealed file serves later commands',
+      async () => {
+        const fresh = await tempHome();
+        homes.push(fresh.dir);
+        const { result, signIns } = await counted(() =>
+          runInTerminal(
+            fresh.dir,
+            ['connect', fake().url, '--login', 'alice'],
+            [
+              { when: 'Choose 1 or 2: ', send: '3\r' },
+              { when: 'Choose 1 or 2: ', send: '1\r' },
+              { when: 'Password of alice at', send: `${alice.password}\r` },
+              { when: 'API key of alice', send: `${alice.apiKey}\r` },
+            ],
+          ),
+        );
+        outputs.push({ args: ['connect (terminal)'], text: result.screen, allowed: [] });
+        expect(result.screen).toContain('No OS keychain is available here');
+        expect(result.screen).toContain('Where should the password and the API key be kept?');
+        expect(result.screen).toContain('1) in a file sealed with a key of this machine');
+        expect(result.screen).toContain('2) nowhere: each command asks for them on a terminal');
+        expect(result.screen).toContain('API key of alice (from the profile page): ');
+        expect(result.screen).toContain('Connected to');
+        expect(signIns).toBe(1);
+        // Typed, not echoed.
+        expect(result.screen).not.toContain(alice.password);
+        expect(result.screen).not.toContain(alice.apiKey);
+        expect(result.code).toBe(0);
+        expect(result.screen).toContain('Stored the password and the API key in');
+        expect(result.screen).toContain('programs running as you can read both');
+        expect((await readConfigFile(fresh.dir)) as object).toMatchObject({
+          connections: { default: { store: 'file' } },
+        });
+
+        // The file and its key: private, apart, and no secret in clear (nor in base64).
+        const secretsDir = join(fresh.dir, 'config', 'vaultline', 'secrets');
+        const keyFile = join(fresh.dir, '.local', 'state', 'vaultline', 'secrets.key');
+        const [name, ...others] = await readdir(secretsDir);
+        expect(others).toEqual([]);
+        const secretsFile = join(secretsDir, name!);
+        expect((await stat(secretsDir)).mode & 0o777).toBe(0o700);
+        expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
+        expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+        const sealed = await readFile(secretsFile, 'utf8');
+        for (const secret of [alice.password, alice.apiKey]) {
+          expect(sealed).not.toContain(secret);
+          expect(sealed).not.toContain(Buffer.from(secret).toString('base64'));
+        }
+        expect(sealed).not.toContain('alice');
+        expect(await kernelKeysNaming(fake().url)).toEqual([]);
+
+        // A later command, in a script, types nothing: the file opens, the cached token is reused.
+        const later = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/password`], {
+            home: fresh.dir,
+            env: noSecrets,
+            allowed: [pw('api token')],
+          }),
+        );
+        expect(later.result.stdout).toBe(`${pw('api token')}\n`);
+        expect(later.signIns).toBe(0);
+        // Without the cached token, the credentials from the file sign in.
+        for (const file of await tokenFiles(fresh.dir)) await rm(file);
+        const signedIn = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], { home: fresh.dir, env: noSecrets }),
+        );
+        expect(signedIn.result.stdout).toBe('ci-bot\n');
+        expect(signedIn.signIns).toBe(1);
+
+        // Another machine's key (the file copied elsewhere): it does not open, and says so.
+        const key = await readFile(keyFile, 'utf8');
+        await writeFile(keyFile, `${Buffer.alloc(32, 7).toString('base64')}\n`, { mode: 0o600 });
+        for (const file of await tokenFiles(fresh.dir)) await rm(file);
+        const elsewhere = await cli(['read', `vaultline://${id('api token')}/login`], {
+          home: fresh.dir,
+          env: noSecrets,
+        });
+        expect(elsewhere.code).toBe(EXIT.auth);
+        expect(elsewhere.stderr).toContain(`The secrets file ${secretsFile} does not open here`);
+        await writeFile(keyFile, key, { mode: 0o600 });
+
+        // disconnect forgets the file too.
+        const gone = await cli(['disconnect'], { home: fresh.dir, env: noSecrets });
+        expect(gone.code).toBe(0);
+        expect(gone.stderr).toContain('Forgot connection "default" and its secrets');
+        expect(await readdir(secretsDir)).toEqual([]);
+      },
+      startsTimeout(6),
+    );
+
+    it('with --store none, each later command on a terminal asks, without echo, and reuses the session', async () => {
       const fresh = await tempHome();
       homes.push(fresh.dir);
-      const { result, signIns } = await counted(() =>
-        runInTerminal(
-          fresh.dir,
-          ['connect', fake().url, '--login', 'alice'],
-          [
-            { when: 'Password of alice at', send: `${alice.password}\r` },
-            { when: 'API key of alice', send: `${alice.apiKey}\r` },
-          ],
-        ),
+      const typed = [
+        { when: 'Password of alice at', send: `${alice.password}\r` },
+        { when: 'API key of alice', send: `${alice.apiKey}\r` },
+      ];
+      const connect = await runInTerminal(
+        fresh.dir,
+        ['connect', fake().url, '--login', 'alice', '--store', 'none'],
+        typed,
       );
-      outputs.push({ args: ['connect (terminal)'], text: result.screen, allowed: [] });
-      expect(result.screen).toContain('Password of alice at');
-      expect(result.screen).toContain('API key of alice (from the profile page): ');
-      expect(result.screen).toContain('Connected to');
-      expect(signIns).toBe(1);
-      // Typed, not echoed.
-      expect(result.screen).not.toContain(alice.password);
-      expect(result.screen).not.toContain(alice.apiKey);
-      expect(result.code).toBe(EXIT.auth); // no keychain here to keep what was typed
-      expect(result.screen).toContain(
-        'Set VAULTLINE_PASSWORD and VAULTLINE_API_KEY in the environment instead.',
+      outputs.push({ args: ['connect --store none (terminal)'], text: connect.screen, allowed: [] });
+      expect(connect.code).toBe(0);
+      expect(connect.screen).not.toContain('Choose 1 or 2');
+      const read = await counted(() =>
+        runInTerminal(fresh.dir, ['read', `vaultline://${id('api token')}/login`], typed),
       );
+      outputs.push({ args: ['read (terminal)'], text: read.result.screen, allowed: [] });
+      expect(read.result.code).toBe(0);
+      expect(read.result.screen).toContain('Password of alice at');
+      expect(read.result.screen).toContain('ci-bot');
+      expect(read.result.screen).not.toContain(alice.password);
+      expect(read.result.screen).not.toContain(alice.apiKey);
+      expect(read.signIns).toBe(0);
+      await expect(readdir(join(fresh.dir, 'config', 'vaultline', 'secrets'))).rejects.toThrow();
+      // disconnect asks for nothing: without the secrets, the token is forgotten unread.
+      const gone = await runInTerminal(fresh.dir, ['disconnect'], []);
+      expect(gone.code).toBe(0);
+      expect(gone.screen).not.toContain('Password of');
+      expect(await tokenFiles(fresh.dir)).toEqual([]);
     });
 
     it('on a terminal, Ctrl-C cancels (exit 130) and an empty answer is refused (exit 2), before any sign-in', async () => {
@@ -166,11 +320,21 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const args = ['connect', fake().url, '--login', 'alice'];
       const { result: cancelled, signIns } = await counted(() =>
-        runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\x03' }]),
+        runInTerminal(fresh.dir, args, [{ when: 'Choose 1 or 2: ', send: '\x03' }]),
       );
       expect(cancelled.code).toBe(EXIT.signalBase + 2);
       expect(cancelled.screen).toContain('vaultline: Cancelled.');
-      const empty = await runInTerminal(fresh.dir, args, [{ when: 'Password of alice at', send: '\r' }]);
+      const atPassword = await runInTerminal(
+        fresh.dir,
+        [...args, '--store', 'none'],
+        [{ when: 'Password of alice at', send: '\x03' }],
+      );
+      expect(atPassword.code).toBe(EXIT.signalBase + 2);
+      const empty = await runInTerminal(
+        fresh.dir,
+        [...args, '--store', 'none'],
+        [{ when: 'Password of alice at', send: '\r' }],
+      );
       expect(empty.code).toBe(EXIT.usage);
       expect(empty.screen).toContain('vaultline: No password was typed.');
       expect(signIns).toBe(0);
@@ -195,7 +359,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const wrong = 'Not-Alice-Pw-42';
       const { result, signIns } = await counted(() =>
-        cli(['connect', fake().url, '--login', 'alice', '--password-stdin'], {
+        cli(['connect', fake().url, '--login', 'alice', '--password-stdin', '--store', 'none'], {
           home: fresh.dir,
           env: { VAULTLINE_PASSWORD: undefined },
           input: `${wrong}\n`,
@@ -236,8 +400,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       homes.push(fresh.dir);
       const token = fake().createPersonalAccessToken('alice');
       accessTokens.push(token);
-      const noSecrets = { VAULTLINE_PASSWORD: undefined, VAULTLINE_API_KEY: undefined };
-      const off = await cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+      const off = await cli(['connect', fake().url, '--login', 'alice', '--pat-stdin', '--store', 'none'], {
         home: fresh.dir,
         env: noSecrets,
         input: `${token}\n`,
@@ -248,7 +411,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       fake().configure({ personalAccessTokens: true });
       try {
         const connect = await counted(() =>
-          cli(['connect', fake().url, '--login', 'alice', '--pat-stdin'], {
+          cli(['connect', fake().url, '--login', 'alice', '--pat-stdin', '--store', 'none'], {
             home: fresh.dir,
             env: noSecrets,
             input: `${token}\n`,
@@ -265,6 +428,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
               login: 'alice',
               dialect: 'teampass3',
               signIn: 'personal-access-token',
+              store: 'none',
             },
           },
         });
@@ -330,57 +494,68 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       dir = await connectedHome();
     });
 
-    it('is reused by every command: no sign-in across find, get, read, run and inject', async () => {
-      const { signIns, paths } = await counted(async () => {
-        const find = await cli(['find', 'bench', '--json'], { home: dir });
-        expect(find.code).toBe(0);
-        expect(JSON.parse(find.stdout)).toHaveLength(10);
-        const get = await cli(['get', String(id('prod db')), '--json'], { home: dir });
-        expect(JSON.parse(get.stdout)).toMatchObject({
-          login: 'postgres',
-          path: ['Engineering', 'Databases'],
+    it(
+      'is reused by every command: no sign-in across find, get, read, run and inject',
+      async () => {
+        const { signIns, paths } = await counted(async () => {
+          const find = await cli(['find', 'bench', '--json'], { home: dir });
+          expect(find.code).toBe(0);
+          expect(JSON.parse(find.stdout)).toHaveLength(10);
+          const get = await cli(['get', String(id('prod db')), '--json'], { home: dir });
+          expect(JSON.parse(get.stdout)).toMatchObject({
+            login: 'postgres',
+            path: ['Engineering', 'Databases'],
+          });
+          const read = await cli(['read', 'vaultline://Engineering/Databases/prod%20db/password'], {
+            home: dir,
+            allowed: [pw('prod db')],
+          });
+          expect(read.stdout).toBe(`${pw('prod db')}\n`);
+          const run = await cli(
+            ['run', '--', process.execPath, '-e', 'process.exit(process.env.A ? 0 : 3)'],
+            {
+              home: dir,
+              env: { A: `vaultline://${id('api token')}/password` },
+            },
+          );
+          expect(run.code).toBe(0);
+          const inject = await cli(['inject'], {
+            home: dir,
+            input: `token: vaultline://${id('api token')}/password\n`,
+            allowed: [pw('api token')],
+          });
+          expect(inject.stdout).toBe(`token: ${pw('api token')}\n`);
         });
-        const read = await cli(['read', 'vaultline://Engineering/Databases/prod%20db/password'], {
-          home: dir,
-          allowed: [pw('prod db')],
-        });
-        expect(read.stdout).toBe(`${pw('prod db')}\n`);
-        const run = await cli(['run', '--', process.execPath, '-e', 'process.exit(process.env.A ? 0 : 3)'], {
-          home: dir,
-          env: { A: `vaultline://${id('api token')}/password` },
-        });
-        expect(run.code).toBe(0);
-        const inject = await cli(['inject'], {
-          home: dir,
-          input: `token: vaultline://${id('api token')}/password\n`,
-          allowed: [pw('api token')],
-        });
-        expect(inject.stdout).toBe(`token: ${pw('api token')}\n`);
-      });
-      expect(signIns).toBe(0);
-      expect(paths.filter((path) => path.includes('authorize'))).toEqual([]);
-      // No probe either: the dialect is stored.
-      expect(paths.filter((path) => path.includes('info/version'))).toEqual([]);
-    });
+        expect(signIns).toBe(0);
+        expect(paths.filter((path) => path.includes('authorize'))).toEqual([]);
+        // No probe either: the dialect is stored.
+        expect(paths.filter((path) => path.includes('info/version'))).toEqual([]);
+      },
+      startsTimeout(5),
+    );
 
-    it('from the environment alone (CI): one sign-in, then none, and no probe once the token is cached', async () => {
-      const ci = await tempHome();
-      homes.push(ci.dir);
-      const env = { VAULTLINE_URL: fake().url, VAULTLINE_LOGIN: 'alice' };
-      const first = await counted(() =>
-        cli(['read', `vaultline://${id('api token')}/login`], { home: ci.dir, env }),
-      );
-      expect(first.result.stdout).toBe('ci-bot\n');
-      expect(first.signIns).toBe(1);
-      for (let i = 0; i < 3; i++) {
-        const next = await counted(() =>
+    it(
+      'from the environment alone (CI): one sign-in, then none, and no probe once the token is cached',
+      async () => {
+        const ci = await tempHome();
+        homes.push(ci.dir);
+        const env = { VAULTLINE_URL: fake().url, VAULTLINE_LOGIN: 'alice' };
+        const first = await counted(() =>
           cli(['read', `vaultline://${id('api token')}/login`], { home: ci.dir, env }),
         );
-        expect(next.result.stdout).toBe('ci-bot\n');
-        expect(next.signIns).toBe(0);
-        expect(next.paths.filter((path) => path.includes('info/version'))).toEqual([]);
-      }
-    });
+        expect(first.result.stdout).toBe('ci-bot\n');
+        expect(first.signIns).toBe(1);
+        for (let i = 0; i < 3; i++) {
+          const next = await counted(() =>
+            cli(['read', `vaultline://${id('api token')}/login`], { home: ci.dir, env }),
+          );
+          expect(next.result.stdout).toBe('ci-bot\n');
+          expect(next.signIns).toBe(0);
+          expect(next.paths.filter((path) => path.includes('info/version'))).toEqual([]);
+        }
+      },
+      startsTimeout(4),
+    );
 
     it('expired on the server: the command signs in again once, then the new token is reused', async () => {
       fake().clock.advance(61 * 60_000);
@@ -431,51 +606,59 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(read.signIns).toBe(0);
     });
 
-    it('is sealed: other credentials cannot use the file, a tampered or loose file is ignored and replaced', async () => {
-      const [file] = await tokenFiles(dir);
-      const sealed = await readFile(file!, 'utf8');
-      for (const token of fake().tokens('alice')) expect(sealed).not.toContain(token);
-      expect(sealed).not.toContain('alice');
-      expect(sealed).not.toContain(fake().url.replace('http://', ''));
+    it(
+      'is sealed: other credentials cannot use the file, a tampered or loose file is ignored and replaced',
+      async () => {
+        const [file] = await tokenFiles(dir);
+        const sealed = await readFile(file!, 'utf8');
+        for (const token of fake().tokens('alice')) expect(sealed).not.toContain(token);
+        expect(sealed).not.toContain('alice');
+        expect(sealed).not.toContain(fake().url.replace('http://', ''));
 
-      // Another API key for the same login: the file does not open, so the token is not sent;
-      // signing in with that key is refused.
-      const other = await counted(() =>
-        cli(['read', `vaultline://${id('api token')}/login`], {
-          home: dir,
-          env: { VAULTLINE_API_KEY: carol.apiKey },
-        }),
-      );
-      expect(other.result.code).toBe(EXIT.auth);
-      expect(other.paths).toEqual([expect.stringMatching(/POST .*authorize$/)]);
-      expect(await readFile(file!, 'utf8')).toBe(sealed);
+        // Another API key for the same login: the file does not open, so the token is not sent;
+        // signing in with that key is refused.
+        const other = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], {
+            home: dir,
+            env: { VAULTLINE_API_KEY: carol.apiKey },
+          }),
+        );
+        expect(other.result.code).toBe(EXIT.auth);
+        expect(other.paths).toEqual([expect.stringMatching(/POST .*authorize$/)]);
+        expect(await readFile(file!, 'utf8')).toBe(sealed);
 
-      // A changed byte: ignored, one sign-in, a new file.
-      const record = JSON.parse(sealed) as { data: string };
-      const bytes = Buffer.from(record.data, 'base64');
-      bytes[0] = bytes[0]! ^ 1;
-      await writeFile(file!, JSON.stringify({ ...record, data: bytes.toString('base64') }), { mode: 0o600 });
-      const tampered = await counted(() =>
-        cli(['read', `vaultline://${id('api token')}/login`], { home: dir }),
-      );
-      expect(tampered.result.stdout).toBe('ci-bot\n');
-      expect(tampered.signIns).toBe(1);
-      expect(await readFile(file!, 'utf8')).not.toContain(bytes.toString('base64'));
+        // A changed byte: ignored, one sign-in, a new file.
+        const record = JSON.parse(sealed) as { data: string };
+        const bytes = Buffer.from(record.data, 'base64');
+        bytes[0] = bytes[0]! ^ 1;
+        await writeFile(file!, JSON.stringify({ ...record, data: bytes.toString('base64') }), {
+          mode: 0o600,
+        });
+        const tampered = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], { home: dir }),
+        );
+        expect(tampered.result.stdout).toBe('ci-bot\n');
+        expect(tampered.signIns).toBe(1);
+        expect(await readFile(file!, 'utf8')).not.toContain(bytes.toString('base64'));
 
-      // Readable by others: not trusted, replaced by a private one.
-      await chmod(file!, 0o644);
-      const loose = await counted(() => cli(['read', `vaultline://${id('api token')}/login`], { home: dir }));
-      expect(loose.signIns).toBe(1);
-      expect((await stat(file!)).mode & 0o777).toBe(0o600);
+        // Readable by others: not trusted, replaced by a private one.
+        await chmod(file!, 0o644);
+        const loose = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], { home: dir }),
+        );
+        expect(loose.signIns).toBe(1);
+        expect((await stat(file!)).mode & 0o777).toBe(0o600);
 
-      // Not JSON at all: a cache miss, not an error.
-      await writeFile(file!, 'garbage', { mode: 0o600 });
-      const garbage = await counted(() =>
-        cli(['read', `vaultline://${id('api token')}/login`], { home: dir }),
-      );
-      expect(garbage.result.code).toBe(0);
-      expect(garbage.signIns).toBe(1);
-    });
+        // Not JSON at all: a cache miss, not an error.
+        await writeFile(file!, 'garbage', { mode: 0o600 });
+        const garbage = await counted(() =>
+          cli(['read', `vaultline://${id('api token')}/login`], { home: dir }),
+        );
+        expect(garbage.result.code).toBe(0);
+        expect(garbage.signIns).toBe(1);
+      },
+      startsTimeout(4),
+    );
 
     it('is not cached in a directory others may write', async () => {
       const shared = await tempHome();
@@ -541,29 +724,36 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       expect(await readFile(proof, 'utf8')).toBe(`${pw('prod db')}|${pw('api token')}`);
     });
 
-    it('read …/otp prints the current one-time code, get --field otp too, --json with the seconds left', async () => {
-      const code = totpCode(TOTP_SECRET, fake().clock.now());
-      const read = await cli(['read', `vaultline://${id('github 2fa')}/otp`], { home: dir, allowed: [code] });
-      expect(read.code).toBe(0);
-      expect(read.stdout).toBe(`${code}\n`);
-      const get = await cli(['get', String(id('github 2fa')), '--field', 'otp'], {
-        home: dir,
-        allowed: [code],
-      });
-      expect(get.stdout).toBe(`${code}\n`);
-      const json = await cli(['read', `vaultline://${id('github 2fa')}/otp`, '--json'], {
-        home: dir,
-        allowed: [code],
-      });
-      expect(JSON.parse(json.stdout)).toEqual({
-        reference: `vaultline://${id('github 2fa')}/otp`,
-        value: code,
-        secondsLeft: expect.any(Number),
-      });
-      const none = await cli(['read', `vaultline://${id('api token')}/otp`], { home: dir });
-      expect(none.code).toBe(EXIT.reference);
-      expect(none.stderr).toContain('has no one-time code');
-    });
+    it(
+      'read …/otp prints the current one-time code, get --field otp too, --json with the seconds left',
+      async () => {
+        const code = totpCode(TOTP_SECRET, fake().clock.now());
+        const read = await cli(['read', `vaultline://${id('github 2fa')}/otp`], {
+          home: dir,
+          allowed: [code],
+        });
+        expect(read.code).toBe(0);
+        expect(read.stdout).toBe(`${code}\n`);
+        const get = await cli(['get', String(id('github 2fa')), '--field', 'otp'], {
+          home: dir,
+          allowed: [code],
+        });
+        expect(get.stdout).toBe(`${code}\n`);
+        const json = await cli(['read', `vaultline://${id('github 2fa')}/otp`, '--json'], {
+          home: dir,
+          allowed: [code],
+        });
+        expect(JSON.parse(json.stdout)).toEqual({
+          reference: `vaultline://${id('github 2fa')}/otp`,
+          value: code,
+          secondsLeft: expect.any(Number),
+        });
+        const none = await cli(['read', `vaultline://${id('api token')}/otp`], { home: dir });
+        expect(none.code).toBe(EXIT.reference);
+        expect(none.stderr).toContain('has no one-time code');
+      },
+      startsTimeout(4),
+    );
 
     it('shows labels with entities and emoji as typed, finds them and reads them by path', async () => {
       const find = await cli(['find', 'Jerry', '--json'], { home: dir });
@@ -611,29 +801,33 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       }
     });
 
-    it('a 429 storm ends in a clear error with the wait, without hammering the server', async () => {
-      // At five seconds into a minute: TeamPass asks to wait 55 s, longer than a command waits.
-      const now = fake().clock.now();
-      fake().clock.advance(60_000 - (now % 60_000) + 5_000);
-      fake().configure({ rateLimitPerMinute: 3 });
-      const results: CliResult[] = [];
-      const { paths } = await counted(async () => {
-        for (let i = 0; i < 4; i++)
-          results.push(
-            await cli(['read', `vaultline://${id(`bench ${i}`)}/password`], {
-              home: dir,
-              allowed: [pw(`bench ${i}`)],
-            }),
-          );
-      });
-      const limited = results.filter((result) => result.code === EXIT.vault);
-      expect(limited.length).toBeGreaterThan(0);
-      expect(limited[0]!.stderr).toContain('Rate limit exceeded');
-      expect(limited[0]!.stderr).toContain('The server asks to wait 55 s.');
-      // Each limited command gave up at the first 429 (longer than it waits): at most a few requests each.
-      expect(paths.length).toBeLessThanOrEqual(4 * 3);
-      fake().configure({ rateLimitPerMinute: 0 });
-    });
+    it(
+      'a 429 storm ends in a clear error with the wait, without hammering the server',
+      async () => {
+        // At five seconds into a minute: TeamPass asks to wait 55 s, longer than a command waits.
+        const now = fake().clock.now();
+        fake().clock.advance(60_000 - (now % 60_000) + 5_000);
+        fake().configure({ rateLimitPerMinute: 3 });
+        const results: CliResult[] = [];
+        const { paths } = await counted(async () => {
+          for (let i = 0; i < 4; i++)
+            results.push(
+              await cli(['read', `vaultline://${id(`bench ${i}`)}/password`], {
+                home: dir,
+                allowed: [pw(`bench ${i}`)],
+              }),
+            );
+        });
+        const limited = results.filter((result) => result.code === EXIT.vault);
+        expect(limited.length).toBeGreaterThan(0);
+        expect(limited[0]!.stderr).toContain('Rate limit exceeded');
+        expect(limited[0]!.stderr).toContain('The server asks to wait 55 s.');
+        // Each limited command gave up at the first 429 (longer than it waits): at most a few requests each.
+        expect(paths.length).toBeLessThanOrEqual(4 * 3);
+        fake().configure({ rateLimitPerMinute: 0 });
+      },
+      startsTimeout(4),
+    );
   });
 
   it('never prints or stores a password, key or token that was not asked for', async () => {

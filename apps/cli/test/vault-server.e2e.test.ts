@@ -2,10 +2,17 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
+import { readEnvironment } from '../src/env.ts';
+import { processOutput } from '../src/output.ts';
+import { createProgram } from '../src/program.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 import { HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
+import { startsTimeout } from './support/timing.ts';
+
+// A test here starts at most three processes unless it says how many (test/support/timing.ts).
+vi.setConfig({ testTimeout: startsTimeout(3) });
 
 let seeded: SeededVault;
 let home: { dir: string; cleanup: () => Promise<void> };
@@ -40,12 +47,17 @@ const id = (label: string) => seeded.items[label]!;
 
 describe('vaultline against the Vaultline server', () => {
   it('has generated --help for every command', async () => {
-    for (const command of ['connect', 'disconnect', 'find', 'get', 'read', 'run', 'inject', 'completion']) {
-      const result = await cli([command, '--help']);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain(`Usage: vaultline ${command}`);
-    }
+    // Every command's help, from the command tree itself: no process per command.
+    const program = createProgram({ env: readEnvironment({}), output: processOutput() });
+    const names = program.commands.map((command) => command.name());
+    expect(names).toEqual(
+      expect.arrayContaining(['connect', 'disconnect', 'find', 'get', 'read', 'run', 'inject', 'completion']),
+    );
+    for (const command of program.commands)
+      expect(command.helpInformation()).toContain(`Usage: vaultline ${command.name()}`);
+    // The executable prints it and exits as documented: two starts.
     const root = await cli(['--help']);
+    expect(root.code).toBe(0);
     expect(root.stdout).toContain('Exit codes:');
     const usage = await cli(['read']);
     expect(usage.code).toBe(EXIT.usage);
@@ -76,32 +88,41 @@ describe('vaultline against the Vaultline server', () => {
       expect(read.stdout).toBe('ci-bot\n');
     });
 
-    it('says clearly that there is no keychain here and points to VAULTLINE_API_KEY', async () => {
-      const result = await cli(
-        ['connect', seeded.vault.url, '--login', 'alice', '--name', 'kc', '--key-stdin'],
-        {
-          env: { VAULTLINE_API_KEY: undefined },
-          input: `${seeded.aliceKey}\n`,
-        },
-      );
-      expect(result.code).toBe(EXIT.auth);
-      expect(result.stderr).toContain('No OS keychain is available here');
-      expect(result.stderr).toContain('VAULTLINE_API_KEY');
-      // Later commands on that connection say where a key can come from.
-      const read = await cli(['--connection', 'kc', 'read', `vaultline://${id('api token')}/login`], {
-        env: { VAULTLINE_API_KEY: undefined, VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined },
-      });
-      expect(read.code).toBe(EXIT.auth);
-      expect(read.stderr).toContain('No API key');
-      expect(read.stderr).toContain('VAULTLINE_API_KEY');
-      // disconnect forgets it, and says why no key could be removed.
-      const gone = await cli(['disconnect', '--name', 'kc']);
-      expect(gone.code).toBe(0);
-      expect(gone.stderr).toContain('Forgot connection "kc"');
-      const config = JSON.parse(await readFile(join(home.dir, 'config', 'vaultline', 'config.json'), 'utf8'));
-      expect(config.connections.kc).toBeUndefined();
-      expect((await cli(['disconnect', '--name', 'kc'])).code).toBe(EXIT.auth);
-    });
+    it(
+      'says clearly that there is no keychain here, before sending the key, and keeps it in a sealed file when asked',
+      async () => {
+        const args = ['connect', seeded.vault.url, '--login', 'alice', '--name', 'kc', '--key-stdin'];
+        const noEnv = { VAULTLINE_API_KEY: undefined, VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined };
+        const refused = await cli(args, { env: noEnv, input: `${seeded.aliceKey}\n` });
+        expect(refused.code).toBe(EXIT.auth);
+        expect(refused.stderr).toContain('No OS keychain is available here');
+        expect(refused.stderr).toContain('Nothing was sent.');
+        expect(refused.stderr).toContain('--store file');
+        expect(refused.stderr).toContain('or set VAULTLINE_API_KEY_KC in the environment');
+        const path = join(home.dir, 'config', 'vaultline', 'config.json');
+        expect(JSON.parse(await readFile(path, 'utf8')).connections.kc).toBeUndefined();
+        // With --store file: kept sealed, and a later command needs no variable.
+        const kept = await cli([...args, '--store', 'file'], { env: noEnv, input: `${seeded.aliceKey}\n` });
+        expect(kept.code).toBe(0);
+        expect(kept.stderr).toContain('Stored the API key in');
+        const secrets = join(home.dir, 'config', 'vaultline', 'secrets');
+        const [file] = await readdir(secrets);
+        expect(await readFile(join(secrets, file!), 'utf8')).not.toContain(seeded.aliceKey);
+        const read = await cli(['--connection', 'kc', 'read', `vaultline://${id('api token')}/login`], {
+          env: noEnv,
+        });
+        expect(read.stdout).toBe('ci-bot\n');
+        // disconnect forgets it, the sealed key with it.
+        const gone = await cli(['disconnect', '--name', 'kc']);
+        expect(gone.code).toBe(0);
+        expect(gone.stderr).toContain('Forgot connection "kc" and its secrets');
+        expect(await readdir(secrets)).toEqual([]);
+        const config = JSON.parse(await readFile(path, 'utf8'));
+        expect(config.connections.kc).toBeUndefined();
+        expect((await cli(['disconnect', '--name', 'kc'])).code).toBe(EXIT.auth);
+      },
+      startsTimeout(5),
+    );
 
     it('refuses a wrong key, an unknown login and a bad URL without printing the key', async () => {
       const wrong = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'x'], {
@@ -121,36 +142,40 @@ describe('vaultline against the Vaultline server', () => {
       expect(url.code).toBe(EXIT.usage);
     });
 
-    it('uses a named connection chosen by --connection or by the reference, with its own key variable', async () => {
-      const named = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'work'], {
-        env: { VAULTLINE_API_KEY: undefined, VAULTLINE_API_KEY_WORK: seeded.aliceKey },
-      });
-      expect(named.code).toBe(0);
-      expect(named.stderr).toContain('VAULTLINE_API_KEY_WORK');
-      const read = await cli(['--connection', 'work', 'read', `vaultline://${id('api token')}/login`], {
-        env: {
-          VAULTLINE_API_KEY: undefined,
-          VAULTLINE_URL: undefined,
-          VAULTLINE_API_KEY_WORK: seeded.aliceKey,
-        },
-      });
-      expect(read.stdout).toBe('ci-bot\n');
-      const script =
-        "console.log(process.env.S === undefined, Object.keys(process.env).filter((k) => k.startsWith('VAULTLINE_API_KEY')).length)";
-      const run = await cli(['run', '--', process.execPath, '-e', script], {
-        env: { VAULTLINE_API_KEY_WORK: seeded.aliceKey, S: `vaultline://work@${id('api token')}/login` },
-      });
-      expect(run.code).toBe(0);
-      expect(run.stdout).toBe('false 0\n');
-      const missing = await cli(['read', `vaultline://work@${id('api token')}/login`], {
-        env: { VAULTLINE_API_KEY_WORK: undefined },
-      });
-      expect(missing.code).toBe(EXIT.auth);
-      expect(missing.stderr).toContain('VAULTLINE_API_KEY_WORK');
-      const unknown = await cli(['read', `vaultline://nowhere@${id('api token')}/login`]);
-      expect(unknown.code).toBe(EXIT.auth);
-      expect(unknown.stderr).toContain('No connection named "nowhere"');
-    });
+    it(
+      'uses a named connection chosen by --connection or by the reference, with its own key variable',
+      async () => {
+        const named = await cli(['connect', seeded.vault.url, '--login', 'alice', '--name', 'work'], {
+          env: { VAULTLINE_API_KEY: undefined, VAULTLINE_API_KEY_WORK: seeded.aliceKey },
+        });
+        expect(named.code).toBe(0);
+        expect(named.stderr).toContain('VAULTLINE_API_KEY_WORK');
+        const read = await cli(['--connection', 'work', 'read', `vaultline://${id('api token')}/login`], {
+          env: {
+            VAULTLINE_API_KEY: undefined,
+            VAULTLINE_URL: undefined,
+            VAULTLINE_API_KEY_WORK: seeded.aliceKey,
+          },
+        });
+        expect(read.stdout).toBe('ci-bot\n');
+        const script =
+          "console.log(process.env.S === undefined, Object.keys(process.env).filter((k) => k.startsWith('VAULTLINE_API_KEY')).length)";
+        const run = await cli(['run', '--', process.execPath, '-e', script], {
+          env: { VAULTLINE_API_KEY_WORK: seeded.aliceKey, S: `vaultline://work@${id('api token')}/login` },
+        });
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe('false 0\n');
+        const missing = await cli(['read', `vaultline://work@${id('api token')}/login`], {
+          env: { VAULTLINE_API_KEY_WORK: undefined },
+        });
+        expect(missing.code).toBe(EXIT.auth);
+        expect(missing.stderr).toContain('VAULTLINE_API_KEY_WORK');
+        const unknown = await cli(['read', `vaultline://nowhere@${id('api token')}/login`]);
+        expect(unknown.code).toBe(EXIT.auth);
+        expect(unknown.stderr).toContain('No connection named "nowhere"');
+      },
+      startsTimeout(5),
+    );
 
     it('explains how to connect when there is no connection', async () => {
       const empty = await tempHome();
@@ -197,73 +222,87 @@ describe('vaultline against the Vaultline server', () => {
       expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
     });
 
-    it('gets an item without its password, or one field when asked', async () => {
-      const item = await cli(['get', String(id('prod db')), '--json']);
-      expect(item.code).toBe(0);
-      expect(JSON.parse(item.stdout)).toMatchObject({
-        id: id('prod db'),
-        label: 'prod db',
-        login: 'postgres',
-        path: ['Engineering', 'Databases'],
-        reference: `vaultline://${id('prod db')}/password`,
-      });
-      const text = await cli(['get', String(id('prod db'))]);
-      expect(text.stdout).toContain('postgres');
-      const field = await cli(['get', String(id('prod db')), '--field', 'password'], {
-        allowed: [pw('prod db')],
-      });
-      expect(field.stdout).toBe(`${pw('prod db')}\n`);
-      const ref = await cli(['get', `vaultline://${id('prod db')}/password`, '--field', 'url', '--json']);
-      expect(JSON.parse(ref.stdout)).toEqual({
-        reference: `vaultline://${id('prod db')}/url`,
-        value: 'postgres://db.internal:5432',
-      });
-      const badField = await cli(['get', '1', '--field', 'pw']);
-      expect(badField.code).toBe(EXIT.reference);
-    });
-
-    it('reads a value by id, by path, with unicode, and an attachment', async () => {
-      const byId = await cli(['read', `vaultline://${id('prod db')}/password`], { allowed: [pw('prod db')] });
-      expect(byId.stdout).toBe(`${pw('prod db')}\n`);
-      const byPath = await cli(
-        ['read', 'vaultline://Engineering/Databases/prod%20db/password', '--no-newline'],
-        {
+    it(
+      'gets an item without its password, or one field when asked',
+      async () => {
+        const item = await cli(['get', String(id('prod db')), '--json']);
+        expect(item.code).toBe(0);
+        expect(JSON.parse(item.stdout)).toMatchObject({
+          id: id('prod db'),
+          label: 'prod db',
+          login: 'postgres',
+          path: ['Engineering', 'Databases'],
+          reference: `vaultline://${id('prod db')}/password`,
+        });
+        const text = await cli(['get', String(id('prod db'))]);
+        expect(text.stdout).toContain('postgres');
+        const field = await cli(['get', String(id('prod db')), '--field', 'password'], {
           allowed: [pw('prod db')],
-        },
-      );
-      expect(byPath.stdout).toBe(pw('prod db'));
-      const handWritten = await cli(['read', 'vaultline://Engineering/Databases/prod db/login']);
-      expect(handWritten.stdout).toBe('postgres\n');
-      const unicode = await cli(
-        ['read', 'vaultline://Shared/Caf%C3%A9%20%E2%98%95%20100%25%20%2F%20wifi/password', '--json'],
-        {
-          allowed: [pw('Café ☕ 100% / wifi')],
-        },
-      );
-      expect(JSON.parse(unicode.stdout).value).toBe(pw('Café ☕ 100% / wifi'));
-      const file = await cli(['read', `vaultline://${id('prod db')}/file:client-key.pem`], {
-        allowed: ['Attachment-Secret-Line-1234'],
-      });
-      expect(file.stdout).toBe('-----BEGIN KEY-----\nAttachment-Secret-Line-1234\n-----END KEY-----\n');
-    });
+        });
+        expect(field.stdout).toBe(`${pw('prod db')}\n`);
+        const ref = await cli(['get', `vaultline://${id('prod db')}/password`, '--field', 'url', '--json']);
+        expect(JSON.parse(ref.stdout)).toEqual({
+          reference: `vaultline://${id('prod db')}/url`,
+          value: 'postgres://db.internal:5432',
+        });
+        const badField = await cli(['get', '1', '--field', 'pw']);
+        expect(badField.code).toBe(EXIT.reference);
+      },
+      startsTimeout(5),
+    );
 
-    it('fails with exit 3 and names the reference: no right, not found, unknown field', async () => {
-      const forbidden = await cli(['read', `vaultline://${id('ops secret')}/password`], {
-        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
-      });
-      expect(forbidden.code).toBe(EXIT.reference);
-      expect(forbidden.stderr).toContain(`vaultline://${id('ops secret')}/password`);
-      expect(forbidden.stderr).toContain('no right');
-      const missing = await cli(['read', 'vaultline://999999/password']);
-      expect(missing.code).toBe(EXIT.reference);
-      expect(missing.stderr).toContain('no item with id 999999');
-      const path = await cli(['read', 'vaultline://Engineering/nothing/password', '--json']);
-      expect(path.code).toBe(EXIT.reference);
-      expect(JSON.parse(path.stderr)).toMatchObject({ error: { code: 'not_found' } });
-      const field = await cli(['read', 'vaultline://1/secret']);
-      expect(field.code).toBe(EXIT.reference);
-      expect(field.stderr).toContain('unknown field');
-    });
+    it(
+      'reads a value by id, by path, with unicode, and an attachment',
+      async () => {
+        const byId = await cli(['read', `vaultline://${id('prod db')}/password`], {
+          allowed: [pw('prod db')],
+        });
+        expect(byId.stdout).toBe(`${pw('prod db')}\n`);
+        const byPath = await cli(
+          ['read', 'vaultline://Engineering/Databases/prod%20db/password', '--no-newline'],
+          {
+            allowed: [pw('prod db')],
+          },
+        );
+        expect(byPath.stdout).toBe(pw('prod db'));
+        const handWritten = await cli(['read', 'vaultline://Engineering/Databases/prod db/login']);
+        expect(handWritten.stdout).toBe('postgres\n');
+        const unicode = await cli(
+          ['read', 'vaultline://Shared/Caf%C3%A9%20%E2%98%95%20100%25%20%2F%20wifi/password', '--json'],
+          {
+            allowed: [pw('Café ☕ 100% / wifi')],
+          },
+        );
+        expect(JSON.parse(unicode.stdout).value).toBe(pw('Café ☕ 100% / wifi'));
+        const file = await cli(['read', `vaultline://${id('prod db')}/file:client-key.pem`], {
+          allowed: ['Attachment-Secret-Line-1234'],
+        });
+        expect(file.stdout).toBe('-----BEGIN KEY-----\nAttachment-Secret-Line-1234\n-----END KEY-----\n');
+      },
+      startsTimeout(5),
+    );
+
+    it(
+      'fails with exit 3 and names the reference: no right, not found, unknown field',
+      async () => {
+        const forbidden = await cli(['read', `vaultline://${id('ops secret')}/password`], {
+          env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+        });
+        expect(forbidden.code).toBe(EXIT.reference);
+        expect(forbidden.stderr).toContain(`vaultline://${id('ops secret')}/password`);
+        expect(forbidden.stderr).toContain('no right');
+        const missing = await cli(['read', 'vaultline://999999/password']);
+        expect(missing.code).toBe(EXIT.reference);
+        expect(missing.stderr).toContain('no item with id 999999');
+        const path = await cli(['read', 'vaultline://Engineering/nothing/password', '--json']);
+        expect(path.code).toBe(EXIT.reference);
+        expect(JSON.parse(path.stderr)).toMatchObject({ error: { code: 'not_found' } });
+        const field = await cli(['read', 'vaultline://1/secret']);
+        expect(field.code).toBe(EXIT.reference);
+        expect(field.stderr).toContain('unknown field');
+      },
+      startsTimeout(5),
+    );
 
     it.each([
       ['hostile', 'vaultline://Engineering/\u001b]0;pwned\u0007/password'],
@@ -675,29 +714,33 @@ describe('vaultline against the Vaultline server', () => {
     expect(result.stdout).toBe(`${sha(`${pw('prod db')}${pw('api token')}db.internal`)}\n`);
   });
 
-  it('completes commands and options in bash, from the commander tree', async () => {
-    const { execFile } = await import('node:child_process');
-    const { promisify } = await import('node:util');
-    const script = (await cli(['completion', 'bash'])).stdout;
-    const complete = async (words: string[]) => {
-      const line = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _vaultline; echo "\${COMPREPLY[*]}"`;
-      return (await promisify(execFile)('bash', ['-c', line])).stdout.trim();
-    };
-    expect(await complete(['vaultline', 'r'])).toBe('read run');
-    expect((await complete(['vaultline', 'run', '--'])).split(' ')).toEqual(
-      expect.arrayContaining(['--env-file', '--no-masking']),
-    );
-    expect(await complete(['vaultline', 'completion', ''])).toBe('bash zsh fish');
-    expect(await complete(['vaultline', '-c', 'work', 'inject', '--f'])).toBe('--force');
-    const zsh = (await cli(['completion', 'zsh'])).stdout;
-    expect(zsh).toContain('#compdef vaultline');
-    expect(zsh).toContain("'inject:");
-    const fish = (await cli(['completion', 'fish'])).stdout;
-    expect(fish).toContain(
-      'complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F',
-    );
-    expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
-  });
+  it(
+    'completes commands and options in bash, from the commander tree',
+    async () => {
+      const { execFile } = await import('node:child_process');
+      const { promisify } = await import('node:util');
+      const script = (await cli(['completion', 'bash'])).stdout;
+      const complete = async (words: string[]) => {
+        const line = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _vaultline; echo "\${COMPREPLY[*]}"`;
+        return (await promisify(execFile)('bash', ['-c', line])).stdout.trim();
+      };
+      expect(await complete(['vaultline', 'r'])).toBe('read run');
+      expect((await complete(['vaultline', 'run', '--'])).split(' ')).toEqual(
+        expect.arrayContaining(['--env-file', '--no-masking']),
+      );
+      expect(await complete(['vaultline', 'completion', ''])).toBe('bash zsh fish');
+      expect(await complete(['vaultline', '-c', 'work', 'inject', '--f'])).toBe('--force');
+      const zsh = (await cli(['completion', 'zsh'])).stdout;
+      expect(zsh).toContain('#compdef vaultline');
+      expect(zsh).toContain("'inject:");
+      const fish = (await cli(['completion', 'fish'])).stdout;
+      expect(fish).toContain(
+        'complete -c vaultline -n "__fish_seen_subcommand_from run" -s f -l env-file -r -F',
+      );
+      expect((await cli(['completion', 'tcsh'])).code).toBe(EXIT.usage);
+    },
+    startsTimeout(4),
+  );
 
   it('never prints a key or a password that was not asked for', () => {
     expect(outputs.length).toBeGreaterThan(30);

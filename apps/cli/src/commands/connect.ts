@@ -2,8 +2,9 @@
  * `vaultline connect <url> --login <login>`: tells which API the vault speaks (one keyless
  * request), asks for what signing in there needs (an API key; or the password with the API key,
  * or a personal access token), checks it by signing in once, and stores the URL, login, dialect
- * and way of signing in in the config file, the secrets in the OS keychain and the session token
- * next to them. `vaultline disconnect` signs the session out and forgets all of it.
+ * and way of signing in in the config file, the secrets in the OS keychain (where there is none:
+ * in a sealed file, or nowhere and asked on each command, as the person chooses) and the session
+ * token next to them. `vaultline disconnect` signs the session out and forgets all of it.
  *
  * @module
  */
@@ -17,7 +18,7 @@ import {
   memoryTokenCache,
   type VaultClient,
 } from '@vaultline/protocol';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
 import {
   actingLoginOf,
@@ -25,6 +26,7 @@ import {
   openConnection,
   type Secrets,
   sealingSecrets,
+  secretQuestion,
 } from '../connection.ts';
 import {
   DEFAULT_CONNECTION,
@@ -34,12 +36,16 @@ import {
   type SecretKind,
   SIGN_IN_SECRETS,
   type SignIn,
+  STORES,
+  type Store,
 } from '../constants.ts';
 import { type CommandContext, warnTo } from '../context.ts';
 import { type CliEnvironment, secretVariable } from '../env.ts';
 import { CliError, toCliError } from '../errors.ts';
-import { deleteSecret, keychainAccount, storeSecret } from '../keychain.ts';
-import { askSecret, canAsk, readStdinSecrets } from '../prompt.ts';
+import { deleteSecret, keychainAccount, probeKeychain, storeSecret } from '../keychain.ts';
+import type { Output } from '../output.ts';
+import { askChoice, askSecret, canAsk, readStdinSecrets } from '../prompt.ts';
+import { machineKeyPath, removeSecretsFile, secretsDir, writeSecretsFile } from '../secret-file.ts';
 import { withSpinner } from '../spinner.ts';
 import { fileTokenCache, keychainTokenCache, tokenFilePath } from '../token-cache.ts';
 
@@ -50,6 +56,7 @@ interface ConnectOptions {
   keyStdin?: boolean;
   passwordStdin?: boolean;
   patStdin?: boolean;
+  store?: Store;
 }
 
 /** The flag that reads each secret from stdin. */
@@ -109,12 +116,7 @@ async function gatherSecrets(
   const kinds = SIGN_IN_SECRETS[signIn];
   const secrets: Secrets = {};
   const given: SecretKind[] = [];
-  const question = (kind: SecretKind) =>
-    kind === 'password'
-      ? `Password of ${options.login} at ${url}: `
-      : kind === 'api-key'
-        ? `API key${signIn === 'password' ? ` of ${options.login} (from the profile page)` : ''}: `
-        : `Personal access token of ${options.login}: `;
+  const question = (kind: SecretKind) => secretQuestion(kind, signIn, url, options.login);
   const piped = kinds.filter((kind) => fromStdin(options, kind));
   if (piped.length > 0) {
     if (canAsk()) {
@@ -142,7 +144,7 @@ async function gatherSecrets(
     const variables = missing.map((kind) => secretVariable(kind, options.name)).join(' and ');
     throw new CliError(
       missing.length === 1 && missing[0] === 'api-key' ? 'no_key' : 'no_credentials',
-      `No ${listed(missing)}: pipe ${missing.length === 1 ? 'it' : 'them, one per line,'} to vaultline connect ${flags} (stored in the OS keychain), set ${variables}, or run connect in a terminal to be asked.`,
+      `No ${listed(missing)}: pipe ${missing.length === 1 ? 'it' : 'them, one per line,'} to vaultline connect ${flags} (stored in the OS keychain, or where --store says), set ${variables}, or run connect in a terminal to be asked.`,
       EXIT.auth,
     );
   }
@@ -150,8 +152,47 @@ async function gatherSecrets(
 }
 
 /**
+ * Where the secrets that will be typed or piped are kept: `--store`, else the OS keychain when
+ * one works here. Without one, a person at a terminal is told so and chooses (a sealed file, or
+ * asked on each command); a script is told before anything is read or sent, with its options.
+ */
+async function chooseStore(
+  options: ConnectOptions,
+  env: CliEnvironment,
+  output: Output,
+  kinds: readonly SecretKind[],
+): Promise<Store> {
+  if (options.store === 'file' || options.store === 'none') return options.store;
+  const problem = await probeKeychain();
+  if (problem === undefined) return 'keychain';
+  const what = listed(kinds);
+  const variables = kinds.map((kind) => secretVariable(kind, options.name)).join(' and ');
+  const file = `--store file (a file in ${secretsDir(env)}, sealed with a key of this machine kept in ${machineKeyPath(env)}: the file alone shows nothing, but programs running as you can read both)`;
+  const none = `--store none (kept nowhere: each command asks for them on a terminal)`;
+  if (options.store === 'keychain' || !canAsk()) {
+    throw new CliError(
+      problem.code,
+      `${problem.message} Nothing was sent. Choose where the ${what} go: ${file}, or ${none}; or set ${variables} in the environment, and connect stores nothing.`,
+      EXIT.auth,
+      { cause: problem },
+    );
+  }
+  output.err(problem.message);
+  output.err(
+    [
+      `Where should the ${what} be kept?`,
+      `  1) in a file sealed with a key of this machine: the file (in ${secretsDir(env)}) alone shows nothing; the key is in ${machineKeyPath(env)}, and programs running as you can read both`,
+      `  2) nowhere: each command asks for ${kinds.length === 1 ? 'it' : 'them'} on a terminal (scripts set ${variables})`,
+      `(--store file or --store none chooses without asking.)`,
+    ].join('\n'),
+  );
+  return (await askChoice('Choose 1 or 2: ', ['1', '2'])) === '1' ? 'file' : 'none';
+}
+
+/**
  * Forgets what was kept for a vault and login: the session token (keychain entry and file) and,
- * with `secrets`, the API key, password and personal access token in the keychain.
+ * with `secrets`, the API key, password and personal access token in the keychain and the
+ * secrets file.
  */
 async function forgetKept(
   env: CliEnvironment,
@@ -168,6 +209,8 @@ async function forgetKept(
       failure ??= error;
     }
   }
+  if (secrets)
+    removed = (await removeSecretsFile(env, target.url, target.login).catch(() => false)) || removed;
   if (target.login !== undefined)
     await rm(tokenFilePath(env.cacheDir, target.url, target.login), { force: true }).catch(() => undefined);
   return { removed, failure };
@@ -197,7 +240,7 @@ function checkUrl(url: string): void {
 export function connectCommand(context: CommandContext): Command {
   return new Command('connect')
     .description(
-      `Check and store a vault connection: asks for what the vault needs (an API key; or the password and API key, or a personal access token, where you sign in), signs in once to check, stores URL, login and dialect in the config file and the secrets in the OS keychain (never in a file). In CI, set ${ENV.url}, ${ENV.login}, ${ENV.apiKey} (and ${ENV.password}) instead.`,
+      `Check and store a vault connection: asks for what the vault needs (an API key; or the password and API key, or a personal access token, where you sign in), signs in once to check, stores URL, login and dialect in the config file and the secrets in the OS keychain (without one: a sealed file, or nowhere, see --store). In CI, set ${ENV.url}, ${ENV.login}, ${ENV.apiKey} (and ${ENV.password}) instead.`,
     )
     .argument('<url>', "the vault's base URL, e.g. https://vault.example.com")
     .requiredOption('-l, --login <login>', 'the vault login to act for (where you sign in: your login)')
@@ -211,13 +254,19 @@ export function connectCommand(context: CommandContext): Command {
       'read the password from stdin (with --key-stdin: the password on the first line, the key on the second)',
     )
     .option('--key-stdin', 'read the API key from stdin')
+    .addOption(
+      new Option(
+        '--store <where>',
+        'where typed or piped secrets are kept: keychain (the OS keychain), file (a file sealed with a key of this machine, for machines without a keychain) or none (asked for on each command, on a terminal); without it, the keychain, or a question when there is none',
+      ).choices(STORES),
+    )
     .option(
       '--pat-stdin',
       'read a personal access token from stdin, instead of the password and key (where the vault allows them)',
     )
     .addHelpText(
       'after',
-      `\nWhat is not piped comes from the environment (${ENV.apiKey}, ${ENV.password}, ${ENV.personalAccessToken}; with _<NAME> for a named connection) and is not stored, or is asked for without echo on a terminal. Piped and typed secrets go to the OS keychain.`,
+      `\nWhat is not piped comes from the environment (${ENV.apiKey}, ${ENV.password}, ${ENV.personalAccessToken}; with _<NAME> for a named connection) and is not stored, or is asked for without echo on a terminal. Piped and typed secrets go to the OS keychain; where there is none (SSH sessions, containers, WSL), connect says so and asks where they go (--store file or none), before anything is sent.`,
     )
     .action(async (url: string, options: ConnectOptions) => {
       const { env, output } = context;
@@ -231,6 +280,12 @@ export function connectCommand(context: CommandContext): Command {
         );
       }
       const signIn = chooseSignIn(detection.capabilities.credentials, options, env, url);
+      // Where what will be typed or piped goes, decided before it is asked for.
+      const toGive = SIGN_IN_SECRETS[signIn].filter(
+        (kind) => fromStdin(options, kind) || env.secretFor(kind, options.name) === undefined,
+      );
+      const store: Store =
+        toGive.length > 0 ? await chooseStore(options, env, output, toGive) : (options.store ?? 'keychain');
       const { secrets, given } = await gatherSecrets(signIn, options, env, url);
       const sealing = sealingSecrets(secrets);
       const verification = memoryTokenCache();
@@ -284,6 +339,7 @@ export function connectCommand(context: CommandContext): Command {
         login: options.login,
         dialect: detection.dialect,
         signIn,
+        ...(store === 'keychain' ? {} : { store }),
       };
       await writeConfig(env.configDir, config);
       output.err(
@@ -293,18 +349,38 @@ export function connectCommand(context: CommandContext): Command {
         await forgetKept(env, previous, true);
       }
 
+      // What another store kept for this vault and login goes (connect again with another --store).
+      const target = { url: client.baseUrl, login: options.login };
+      if (store !== 'file') await removeSecretsFile(env, target.url, target.login).catch(() => false);
+      if (store !== 'keychain' && given.length > 0)
+        for (const kind of SECRET_KINDS)
+          await deleteSecret(keychainAccount(target.url, target.login, kind)).catch(() => false);
+
       const stored: SecretKind[] = [];
       let keychainError: CliError | undefined;
-      for (const kind of given) {
-        try {
-          await storeSecret(keychainAccount(client.baseUrl, options.login, kind), secrets[kind]!);
-          stored.push(kind);
-        } catch (error) {
-          keychainError = toCliError(error);
-          break;
+      if (store === 'keychain') {
+        for (const kind of given) {
+          try {
+            await storeSecret(keychainAccount(client.baseUrl, options.login, kind), secrets[kind]!);
+            stored.push(kind);
+          } catch (error) {
+            keychainError = toCliError(error);
+            break;
+          }
         }
+        if (stored.length > 0) output.err(`Stored the ${listed(stored)} in the OS keychain.`);
+      } else if (store === 'file' && given.length > 0) {
+        const kept: Secrets = {};
+        for (const kind of given) kept[kind] = secrets[kind]!;
+        const path = await writeSecretsFile(env, target.url, target.login, kept);
+        output.err(
+          `Stored the ${listed(given)} in ${path}, sealed (AES-256-GCM) with the key in ${machineKeyPath(env)}: the file alone shows nothing; programs running as you can read both.`,
+        );
+      } else if (given.length > 0) {
+        output.err(
+          `Did not store the ${listed(given)} (--store none): later commands ask for ${given.length === 1 ? 'it' : 'them'} on a terminal; scripts set ${given.map((kind) => secretVariable(kind, options.name)).join(' and ')}.`,
+        );
       }
-      if (stored.length > 0) output.err(`Stored the ${listed(stored)} in the OS keychain.`);
       const fromEnv = SIGN_IN_SECRETS[signIn].filter((kind) => !given.includes(kind));
       if (fromEnv.length > 0) {
         output.err(
@@ -315,7 +391,8 @@ export function connectCommand(context: CommandContext): Command {
       // The session token waits where the secret that signs in waits.
       const token = verification.token;
       if (token !== undefined && sealing !== undefined) {
-        const inKeychain = stored.includes('password') || stored.includes('personal-access-token');
+        const inKeychain =
+          store === 'keychain' && (stored.includes('password') || stored.includes('personal-access-token'));
         const cache = inKeychain
           ? keychainTokenCache(keychainAccount(client.baseUrl, options.login, 'session-token'))
           : fileTokenCache({
@@ -356,7 +433,7 @@ export function connectCommand(context: CommandContext): Command {
 export function disconnectCommand(context: CommandContext): Command {
   return new Command('disconnect')
     .description(
-      'Sign the cached session out, and forget a stored connection and its secrets (API key, password, tokens) in the OS keychain.',
+      'Sign the cached session out, and forget a stored connection and its secrets (API key, password, tokens) in the OS keychain or the secrets file.',
     )
     .option('-n, --name <name>', 'the connection to forget', DEFAULT_CONNECTION)
     .action(async (options: { name: string }) => {
@@ -375,7 +452,8 @@ export function disconnectCommand(context: CommandContext): Command {
       let signedOut = false;
       let target: { url: string; login?: string | undefined } | undefined = stored;
       try {
-        const connection = await openConnection(env, options.name, { warn: warnTo(output) });
+        // Nothing is asked for: without the secrets at hand, the token is forgotten unread.
+        const connection = await openConnection(env, options.name, { warn: warnTo(output), ask: false });
         target ??= { url: connection.url, login: connection.login };
         const cache = connection.tokenCache;
         const held = (await cache?.get()) !== undefined;

@@ -94,7 +94,10 @@ export function leaks(
   return secrets.filter((secret) => !allowed.includes(secret) && text.includes(secret));
 }
 
-/** One exchange with a program on a terminal: when its output shows `when`, type `send`. */
+/**
+ * One exchange with a program on a terminal: when its output shows `when` (after the previous
+ * step's), type `send`.
+ */
 export interface TerminalStep {
   /** Text the output must show first (a prompt). */
   when: string;
@@ -133,11 +136,15 @@ export function runInTerminal(
     const child = spawn('script', ['-qfec', line, '/dev/null'], { env, cwd: home, stdio: 'pipe' });
     let screen = '';
     let next = 0;
+    // Each prompt is looked for after the previous one: a question asked again is a new step.
+    let from = 0;
     const onOutput = (chunk: Buffer) => {
       screen += chunk.toString('utf8');
       const step = steps[next];
-      if (step && screen.includes(step.when)) {
+      const at = step ? screen.indexOf(step.when, from) : -1;
+      if (step && at >= 0) {
         next++;
+        from = at + step.when.length;
         child.stdin.write(step.send);
       }
     };

@@ -1,0 +1,77 @@
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  machineKeyPath,
+  readSecretsFile,
+  removeSecretsFile,
+  secretsFilePath,
+  writeSecretsFile,
+} from './secret-file.ts';
+
+let dir: string;
+let env: { configDir: string; stateDir: string };
+const url = 'https://vault.example.com';
+const secrets = { password: 'Pw-Zq81-Secret', 'api-key': 'K'.repeat(40) };
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vaultline-secret-file-'));
+  env = { configDir: join(dir, 'config'), stateDir: join(dir, 'state') };
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the secrets file', () => {
+  it('seals the secrets under one machine key, made once even by processes racing to make it', async () => {
+    await Promise.all([
+      writeSecretsFile(env, url, 'alice', secrets),
+      writeSecretsFile(env, url, 'bob', { 'api-key': 'B'.repeat(40) }),
+      writeSecretsFile(env, `${url}/other`, 'alice', { 'api-key': 'C'.repeat(40) }),
+    ]);
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'ok', secrets });
+    expect(await readSecretsFile(env, url, 'bob')).toEqual({
+      status: 'ok',
+      secrets: { 'api-key': 'B'.repeat(40) },
+    });
+    expect((await stat(machineKeyPath(env))).mode & 0o777).toBe(0o600);
+    const text = await readFile(secretsFilePath(env, url, 'alice'), 'utf8');
+    for (const value of Object.values(secrets)) expect(text).not.toContain(value);
+  });
+
+  it('does not open with another key, under another connection’s name, or changed', async () => {
+    await writeSecretsFile(env, url, 'alice', secrets);
+    await writeSecretsFile(env, url, 'bob', { 'api-key': 'B'.repeat(40) });
+    const path = secretsFilePath(env, url, 'alice');
+    const sealed = await readFile(path, 'utf8');
+    // Another connection's file copied over this one's: its context differs.
+    await writeFile(path, await readFile(secretsFilePath(env, url, 'bob'), 'utf8'));
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'unreadable', path });
+    // One changed byte of the sealed data.
+    const record = JSON.parse(sealed) as { data: string };
+    const bytes = Buffer.from(record.data, 'base64');
+    bytes[0] = bytes[0]! ^ 1;
+    await writeFile(path, JSON.stringify({ ...record, data: bytes.toString('base64') }));
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'unreadable', path });
+    // The right file with another machine's key.
+    await writeFile(path, sealed);
+    expect((await readSecretsFile(env, url, 'alice')).status).toBe('ok');
+    const key = await readFile(machineKeyPath(env), 'utf8');
+    await writeFile(machineKeyPath(env), `${Buffer.alloc(32, 1).toString('base64')}\n`, { mode: 0o600 });
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'unreadable', path });
+    // A file others may read is not used.
+    await writeFile(machineKeyPath(env), key);
+    expect((await readSecretsFile(env, url, 'alice')).status).toBe('ok');
+    await chmod(path, 0o644);
+    expect((await readSecretsFile(env, url, 'alice')).status).toBe('unreadable');
+  });
+
+  it('is removed, and says whether there was one', async () => {
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'absent' });
+    await writeSecretsFile(env, url, 'alice', secrets);
+    expect(await removeSecretsFile(env, url, 'alice')).toBe(true);
+    expect(await removeSecretsFile(env, url, 'alice')).toBe(false);
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'absent' });
+  });
+});

@@ -161,7 +161,7 @@ async function resolveTarget(
  * @param ids User ids (U…, W…) and user group ids (S…).
  * @returns User ids.
  */
-export async function expand(deps: Deps, ids: readonly string[]): Promise<string[]> {
+export async function expand(deps: Pick<Deps, 'slack'>, ids: readonly string[]): Promise<string[]> {
   const users = new Set<string>();
   for (const id of ids) {
     if (!id.startsWith('S')) users.add(id);

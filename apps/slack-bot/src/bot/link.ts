@@ -422,7 +422,12 @@ async function verifyAndLink(
   });
   try {
     const identity = await client.identity();
-    await reserved.ticket.settle(false);
+    // A count the store could not give back errs on the safe side: the link goes on.
+    await reserved.ticket
+      .settle(false)
+      .catch((settleError: unknown) =>
+        deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
+      );
     // The vault confirmed the login: it is no secret any more.
     deps.secrets.hold(held, Object.values(credentials));
     const linkedLogin = identity.login ?? login;

@@ -120,11 +120,19 @@ export interface AccessRequests {
     grant: { ms: number; reveals: number },
   ): Promise<AccessRequest | undefined>;
   /**
-   * Takes one reveal from an approved, unexpired grant of this item to this user.
+   * Finds an approved, unexpired grant of this item to this user with a reveal left, spending
+   * nothing: a reveal is spent by {@link AccessRequests.spendGrant} once the value was read.
    *
    * @returns The request that granted it, or undefined when there is none.
    */
-  useGrant(requester: string, itemId: number): Promise<AccessRequest | undefined>;
+  findGrant(requester: string, itemId: number): Promise<AccessRequest | undefined>;
+  /**
+   * Takes one reveal from a grant, if it still has one and is still approved and unexpired (one
+   * atomic statement: of concurrent clicks on the last reveal, one gets it).
+   *
+   * @returns The grant after the reveal was taken, or undefined when none was left.
+   */
+  spendGrant(id: string): Promise<AccessRequest | undefined>;
   /** Marks pending requests past their time `expired`, and grants past theirs `closed`. */
   expireDue(): Promise<{ expired: AccessRequest[]; closed: AccessRequest[] }>;
   /**
@@ -208,17 +216,22 @@ export function createAccessRequests(db: Database, now: () => number = Date.now)
       );
       return rows[0] ? fromRow(rows[0]) : undefined;
     },
-    async useGrant(requester, itemId) {
-      const at = now();
+    async findGrant(requester, itemId) {
+      const rows = await db.query<Row>(
+        `SELECT * FROM access_requests
+         WHERE requester = $1 AND item_id = $2 AND status = 'approved'
+           AND grant_expires_at > $3 AND reveals_left > 0
+         ORDER BY grant_expires_at LIMIT 1`,
+        [requester, itemId, now()],
+      );
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    },
+    async spendGrant(id) {
       const rows = await db.query<Row>(
         `UPDATE access_requests SET reveals_left = reveals_left - 1
-         WHERE id = (SELECT id FROM access_requests
-                     WHERE requester = $1 AND item_id = $2 AND status = 'approved'
-                       AND grant_expires_at > $3 AND reveals_left > 0
-                     ORDER BY grant_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-           AND reveals_left > 0
+         WHERE id = $1 AND status = 'approved' AND grant_expires_at > $2 AND reveals_left > 0
          RETURNING *`,
-        [requester, itemId, at],
+        [id, now()],
       );
       return rows[0] ? fromRow(rows[0]) : undefined;
     },

@@ -7,7 +7,7 @@ export const LINK_MESSAGES: Readonly<Record<'unlinked' | 'link_refused' | 'link_
   unlinked:
     'Link your TeamPass account to use the bot: it then shows you what your account may read, and nothing else. Use the button below or the bot’s Home tab; never type a password in a channel.',
   link_refused:
-    'TeamPass refused your linked account (its password or API key changed, its API access was switched off, or it is locked for a while), so the bot stopped signing in with it. Link it again with the button below.',
+    'TeamPass refused your linked account (its password or API key changed, or its API access was switched off), so the bot stopped signing in with it. Link it again with the button below.',
   link_unreadable:
     'The bot can no longer read your linked account (its encryption key was changed). Link it again with the button below.',
 };

@@ -70,7 +70,9 @@ export interface Accounts {
    * Runs work as the Slack user's vault account. Where people link, a refusal of their
    * credentials (`unauthorized`, after the client signed in again once) marks the link refused:
    * the bot does not sign in with them again (each failed sign-in counts towards the vault's
-   * lockout of the bot's address) until the person links again.
+   * lockout of the bot's address) until the person links again. A sign-in the vault locked for a
+   * while (`sign_in_locked`) keeps the link: the error thrown carries how long to wait
+   * (`retryAfterMs`).
    *
    * @param slackUser The Slack user id.
    * @param client A Web API client (identity by profile email).
@@ -149,8 +151,17 @@ export interface LinkedParts {
   clients: LinkedClients;
   /** Signs a removed link's session token out of the vault. */
   signOut(link: LinkedAccount, token: string): Promise<void>;
-  /** Told when the vault refused a link's credentials (for the audit). */
-  onRefused(slackUser: string, login: string): Promise<void>;
+  /**
+   * Told when the vault refused a link's credentials (for the audit, and the bot's budget of failed
+   * sign-ins when it was a sign-in that failed).
+   */
+  onRefused(slackUser: string, login: string, signInFailed: boolean): Promise<void>;
+  /**
+   * Told when the vault said sign-ins are locked for a while.
+   *
+   * @returns How long (s) to tell the person to wait.
+   */
+  onLocked(slackUser: string, login: string): Promise<number>;
 }
 
 /**
@@ -191,10 +202,16 @@ export function linkedAccounts(parts: LinkedParts): Accounts {
         const value = await work({ login: link.login, vault: client, access, search, linked: true });
         return { ok: true, value, login: link.login };
       } catch (error) {
+        if (isVaultError(error, 'unauthorized') && error.reason === 'sign_in_locked') {
+          // The vault locked sign-ins for a while (after failures, the bot's address's or this
+          // login's): not a refusal of these credentials. The link is kept and used again after it.
+          const seconds = await parts.onLocked(slackUser, link.login);
+          throw error.with({ retryAfterMs: seconds * 1000 });
+        }
         if (isVaultError(error, 'unauthorized')) {
           await links.markRefused(slackUser, link.version);
           clients.retire(slackUser);
-          await parts.onRefused(slackUser, link.login);
+          await parts.onRefused(slackUser, link.login, error.reason === 'sign_in_refused');
         }
         throw error;
       } finally {

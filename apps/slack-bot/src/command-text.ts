@@ -1,7 +1,13 @@
 import { MAX_SEARCH_LENGTH } from '@vaultline/protocol';
+import { LINK_WORDS } from './constants.ts';
+
+/** A word for linking glued to what follows by punctuation: `link:alice:pw`, `login=alice`. */
+const GLUED_LINK_WORD = new RegExp(`^(${LINK_WORDS.join('|')})[^\\p{L}\\p{N}\\s]+([\\s\\S]*)$`, 'iu');
 
 /**
- * Splits `/vault <sub> <argument>` text.
+ * Splits `/vault <sub> <argument>` text. A word for linking followed by punctuation
+ * (`link:alice:<password>`) is that word, and what follows the punctuation its argument: the link
+ * command then refuses it as typed credentials.
  *
  * @param text The command text as Slack sent it.
  * @returns The lower-cased subcommand and the rest, trimmed.
@@ -9,7 +15,22 @@ import { MAX_SEARCH_LENGTH } from '@vaultline/protocol';
 export function parseCommandText(text: string | undefined): { sub: string; arg: string } {
   const trimmed = (text ?? '').trim();
   const match = /^(\S+)\s*([\s\S]*)$/.exec(trimmed);
-  return { sub: (match?.[1] ?? '').toLowerCase(), arg: (match?.[2] ?? '').trim() };
+  const first = match?.[1] ?? '';
+  const rest = (match?.[2] ?? '').trim();
+  const glued = GLUED_LINK_WORD.exec(first);
+  if (glued) return { sub: (glued[1] ?? '').toLowerCase(), arg: `${glued[2] ?? ''} ${rest}`.trim() };
+  return { sub: first.toLowerCase(), arg: rest };
+}
+
+/**
+ * Whether an unknown subcommand may be shown back: a short word of letters (a typo of a
+ * subcommand), never what could be a password or a key typed in the wrong place.
+ *
+ * @param sub The subcommand as typed (lower-cased).
+ * @returns Whether to echo it.
+ */
+export function isEchoableWord(sub: string): boolean {
+  return /^[\p{L}][\p{L}-]{0,19}$/u.test(sub);
 }
 
 /**

@@ -56,6 +56,8 @@ export const AUDIT_EVENTS = {
   unlinkRefused: 'account_unlink_refused',
   linkTyped: 'link_typed_in_command',
   linkRefusedByVault: 'account_link_refused_by_vault',
+  /** The vault locked sign-ins, or the bot's budget of failed sign-ins ran out: link attempts wait. */
+  signInsPaused: 'vault_sign_ins_paused',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */
@@ -112,6 +114,9 @@ export const ENV = {
   linkPreviousKeys: 'LINK_PREVIOUS_KEYS',
   linkCredentials: 'LINK_CREDENTIALS',
   linkAdmins: 'LINK_ADMINS',
+  failedSignInsPerDay: 'LINK_FAILED_SIGN_INS_PER_DAY',
+  failedSignInsPerLogin: 'LINK_FAILED_SIGN_INS_PER_LOGIN',
+  signInLockSeconds: 'VAULT_SIGN_IN_LOCK_SECONDS',
 } as const;
 
 /** Defaults of the settings that have one. */
@@ -135,6 +140,16 @@ export const DEFAULTS = {
   grantSeconds: 900,
   grantReveals: 1,
   linkCredentials: 'password',
+  /**
+   * Failed sign-ins (link attempts and linked accounts signing in again) the bot allows itself per
+   * 24 h, all instances together: a third of TeamPass's default lockout of an address (30 in
+   * 24 h), so that even two of the bot's fixed windows back to back stay under it.
+   */
+  failedSignInsPerDay: 10,
+  /** Failed link attempts per TeamPass login per 24 h, whoever makes them. */
+  failedSignInsPerLogin: 3,
+  /** How long link attempts wait after TeamPass said sign-ins are locked (its default lock: 10 min). */
+  signInLockSeconds: 600,
 } as const;
 
 /** Slack's limit of blocks in one message: https://api.slack.com/reference/block-kit/blocks */

@@ -9,6 +9,7 @@ import type { Accounts } from './accounts.ts';
 import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
+import type { SignInGuard } from './limits.ts';
 import type { LinkCredentials, LinkStore } from './linked/links.ts';
 import type { Redactions } from './redactions.ts';
 import type { SecretRegistry } from './secret-registry.ts';
@@ -22,6 +23,8 @@ export interface LinkParts {
   connect(login: string, credentials: LinkCredentials, tokenCache: TokenCache): VaultClient;
   /** Link attempts per Slack user (each one a sign-in the vault counts towards its lockouts). */
   attempts: Limiter;
+  /** The bot's failed sign-ins, for all its instances: the budget, the cap per login, the vault's lock. */
+  signIns: SignInGuard;
 }
 
 /** What every command and action handler is built from. */

@@ -138,6 +138,25 @@ describe('readConfig', () => {
     expect(readConfig(base)).toMatchObject({ link: undefined, linkCredentials: 'password', linkAdmins: [] });
   });
 
+  it('reads the budget of failed sign-ins, the cap per login and the lock wait', () => {
+    expect(readConfig(base)).toMatchObject({
+      failedSignInsPerDay: 10,
+      failedSignInsPerLogin: 3,
+      signInLockSeconds: 600,
+    });
+    expect(
+      readConfig({
+        ...base,
+        LINK_FAILED_SIGN_INS_PER_DAY: '4',
+        LINK_FAILED_SIGN_INS_PER_LOGIN: '1',
+        VAULT_SIGN_IN_LOCK_SECONDS: '1800',
+      }),
+    ).toMatchObject({ failedSignInsPerDay: 4, failedSignInsPerLogin: 1, signInLockSeconds: 1800 });
+    expect(problemsOf({ ...base, LINK_FAILED_SIGN_INS_PER_DAY: '0' }).join('\n')).toContain(
+      'LINK_FAILED_SIGN_INS_PER_DAY must be at least 1',
+    );
+  });
+
   it('never puts a secret value in its message', () => {
     const problems = problemsOf({
       ...base,

@@ -189,6 +189,9 @@ const EnvSchema = v.pipe(
       DEFAULTS.linkCredentials,
     ),
     [ENV.linkAdmins]: idList(ENV.linkAdmins, SLACK_ID, 'U0123ABC or a user group S0123ABC'),
+    [ENV.failedSignInsPerDay]: integer(ENV.failedSignInsPerDay, 1, 1000, DEFAULTS.failedSignInsPerDay),
+    [ENV.failedSignInsPerLogin]: integer(ENV.failedSignInsPerLogin, 1, 100, DEFAULTS.failedSignInsPerLogin),
+    [ENV.signInLockSeconds]: integer(ENV.signInLockSeconds, 1, 86_400, DEFAULTS.signInLockSeconds),
   }),
   v.forward(
     v.partialCheck(
@@ -293,6 +296,15 @@ export interface Config {
   linkCredentials: 'password' | 'token' | 'both';
   /** Who may unlink another person's account: Slack user ids and user group ids. */
   linkAdmins: readonly string[];
+  /**
+   * Failed sign-ins the bot allows itself per 24 h, all instances together (link attempts and
+   * linked accounts signing in again): keep it under half the vault's lockout of an address.
+   */
+  failedSignInsPerDay: number;
+  /** Failed link attempts per vault login per 24 h, whoever makes them. */
+  failedSignInsPerLogin: number;
+  /** How long (s) link attempts wait after the vault said sign-ins are locked (it does not say). */
+  signInLockSeconds: number;
 }
 
 /**
@@ -365,6 +377,9 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     link: linkOf(env[ENV.linkKey], env[ENV.linkPreviousKeys]),
     linkCredentials: env[ENV.linkCredentials],
     linkAdmins: env[ENV.linkAdmins] ?? [],
+    failedSignInsPerDay: env[ENV.failedSignInsPerDay],
+    failedSignInsPerLogin: env[ENV.failedSignInsPerLogin],
+    signInLockSeconds: env[ENV.signInLockSeconds],
   };
 }
 

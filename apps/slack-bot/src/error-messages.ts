@@ -25,7 +25,7 @@ export const VAULT_ERROR_MESSAGES: Readonly<Record<VaultErrorCode, string>> = {
  */
 export const LINKED_ERROR_MESSAGES: Readonly<Partial<Record<VaultErrorCode, string>>> = {
   unauthorized:
-    'TeamPass refused your linked account (its password or API key changed, its API access was switched off, or it is locked for a while), so the bot stopped signing in with it. Link it again.',
+    'TeamPass refused your linked account (its password or API key changed, or its API access was switched off), so the bot stopped signing in with it. Link it again.',
   forbidden:
     'TeamPass refused this for your account (one of your API permissions may be switched off). Ask a TeamPass admin.',
   api_disabled: 'TeamPass’s API is switched off. Please tell a TeamPass admin.',
@@ -51,6 +51,10 @@ export const UNEXPECTED_ERROR_MESSAGE =
  */
 export function friendlyMessage(error: unknown, linked = false): string {
   if (!isVaultError(error)) return UNEXPECTED_ERROR_MESSAGE;
+  if (linked && error.reason === 'sign_in_locked') {
+    const minutes = Math.max(1, Math.ceil((error.retryAfterMs ?? 60_000) / 60_000));
+    return `TeamPass has locked sign-ins through the bot for a while, after too many failed sign-ins. Your link is kept: please try again in ${minutes} min.`;
+  }
   const forLinked = linked ? LINKED_ERROR_MESSAGES[error.code] : undefined;
   if (forLinked) {
     const seconds =

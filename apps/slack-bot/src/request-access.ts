@@ -8,6 +8,7 @@ import { note, plain } from './blocks.ts';
 import { queryProblem } from './command-text.ts';
 import { ACTIONS, AUDIT_EVENTS, COMMAND, MAX_REASON_LENGTH } from './constants.ts';
 import type { Deps } from './deps.ts';
+import { friendlyMessage } from './error-messages.ts';
 import { escapeText } from './escape.ts';
 import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
 import { errorFields } from './safe-error.ts';
@@ -161,7 +162,7 @@ async function resolveTarget(
  * @param ids User ids (U…, W…) and user group ids (S…).
  * @returns User ids.
  */
-export async function expand(deps: Deps, ids: readonly string[]): Promise<string[]> {
+export async function expand(deps: Pick<Deps, 'slack'>, ids: readonly string[]): Promise<string[]> {
   const users = new Set<string>();
   for (const id of ids) {
     if (!id.startsWith('S')) users.add(id);
@@ -440,6 +441,9 @@ function decideAction(deps: Deps, approve: boolean): Middleware<ButtonClick> {
           });
         } catch (error) {
           if (!deps.accounts.linking || !isVaultError(error, 'unauthorized')) throw error;
+          // A lock is TeamPass's, for a while: the approver's link is kept; they try again later.
+          if (error.reason === 'sign_in_locked')
+            return await refuse(request, 'approver_locked', friendlyMessage(error, true));
           return await refuse(request, 'approver_link_refused', LINK_MESSAGES.link_refused);
         }
         if (!used.ok)

@@ -102,7 +102,7 @@ async function runResolved(
         isVaultError(error, 'not_found') &&
         (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems');
       await caller.respond(
-        linked && isVaultError(error, 'unauthorized')
+        linked && isVaultError(error, 'unauthorized') && error.reason !== 'sign_in_locked'
           ? accountProblem('link_refused')
           : note(unknownLogin ? UNKNOWN_LOGIN_MESSAGE : friendlyMessage(error, linked)),
       );

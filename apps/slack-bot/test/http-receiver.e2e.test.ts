@@ -126,7 +126,7 @@ describe('the HTTP receiver', () => {
     expect(res.status).toBe(401);
   });
 
-  it('answers an unknown subcommand with the help, escaping what was typed', async () => {
+  it('answers an unknown subcommand with the help, showing back only a short word', async () => {
     const res = await slash(bot.base, {
       text: '<!channel>&x',
       user_id: SLACK_USERS.alice,
@@ -134,8 +134,8 @@ describe('the HTTP receiver', () => {
     });
     expect(res.status).toBe(200);
     const text = String(res.json?.text);
-    expect(text).toContain('Unknown subcommand “&lt;!channel&gt;&amp;x”');
-    expect(text).not.toContain('<!channel>');
+    expect(text).toContain('Unknown subcommand.');
+    expect(text).not.toContain('channel');
   });
 
   it.each([

@@ -58,7 +58,12 @@ export type NetworkReason = (typeof NETWORK_REASONS)[number];
  * Every reason a {@link VaultError} can carry: why it happened, finer than its code. A reason
  * refines one code ({@link REASON_CODES}); code that knows only codes still reads the error right.
  */
-export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked', 'sign_in_refused'] as const;
+export const VAULT_ERROR_REASONS = [
+  ...NETWORK_REASONS,
+  'key_revoked',
+  'sign_in_refused',
+  'sign_in_locked',
+] as const;
 
 /**
  * Why an error happened, finer than its {@link VaultErrorCode}:
@@ -70,6 +75,10 @@ export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked', 'sign_in_
  *   `authorizeToken`): a wrong login, password, API key or personal access token, or a user who
  *   may not use the API, which TeamPass answers the same way. Not a session that ran out: an
  *   expired or revoked token is renewed by signing in again, and only that refusal is thrown.
+ * - `sign_in_locked` (code `unauthorized`): signing in was refused because the server locked sign-ins
+ *   for a while after repeated failures (TeamPass 3's `Account temporarily locked`, per login or per
+ *   client address): not wrong credentials. Nothing to fix but to wait; the server does not say
+ *   how long.
  *
  * @see ../../../docs/api.md#errors
  */
@@ -82,6 +91,7 @@ export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = 
   unreachable: 'network',
   key_revoked: 'unauthorized',
   sign_in_refused: 'unauthorized',
+  sign_in_locked: 'unauthorized',
 };
 
 /** Options of the {@link VaultError} constructor. */

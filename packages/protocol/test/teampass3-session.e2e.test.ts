@@ -218,6 +218,27 @@ describe('a TeamPass 3 session', () => {
     expect(authorizeCalls()).toBe(1);
   });
 
+  it('tells a sign-in TeamPass locked after repeated failures from wrong credentials', async () => {
+    fake.configure({ failedSignInsPerLogin: 2 });
+    try {
+      const nobody = { ...ALICE, login: 'locked-out-nobody', password: 'not the password' };
+      for (let attempt = 0; attempt < 2; attempt++)
+        expect(await failure(session({}, nobody).call('allTags', {}))).toMatchObject({
+          code: 'unauthorized',
+          reason: 'sign_in_refused',
+        });
+      const locked = await failure(session({}, nobody).call('allTags', {}));
+      expect(locked).toMatchObject({
+        code: 'unauthorized',
+        reason: 'sign_in_locked',
+        status: 401,
+        serverMessage: 'Login failed. (Account temporarily locked)',
+      });
+    } finally {
+      fake.configure({ failedSignInsPerLogin: 0 });
+    }
+  });
+
   it('tells API access off for the user from the API switched off for the site', async () => {
     fake.updateUser('alice', { apiEnabled: false });
     const off = await failure(session().call('allTags', {}));

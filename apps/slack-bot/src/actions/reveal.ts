@@ -46,12 +46,16 @@ export function revealAction(deps: Deps): Middleware<ButtonClick> {
       let refusal = 'no_access';
       if (item === undefined && id !== undefined) {
         // An approved access request lets the bot reveal that one item, within its time and count.
-        const grant = await deps.requests.useGrant(caller.slackUser, id);
+        // A reveal is spent only once the value was read: a refused read leaves the grant as it was;
+        // of concurrent clicks on the last reveal, the one that spends it shows the password.
+        const grant = await deps.requests.findGrant(caller.slackUser, id);
         if (grant) {
           const read = await readGranted(deps, grant, id);
           granted = { requestId: grant.id, decidedBy: grant.decidedBy, readAs: read.readAs };
-          if (read.item) item = { ...read.item, access: 'one approved reveal' };
-          else refusal = read.refusal;
+          if (!read.item) refusal = read.refusal;
+          else if (await deps.requests.spendGrant(grant.id))
+            item = { ...read.item, access: 'one approved reveal' };
+          else refusal = 'grant_used';
         }
       }
       if (item === undefined) {

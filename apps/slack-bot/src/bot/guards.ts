@@ -22,8 +22,10 @@ export function registerGuards(app: App, deps: Deps): void {
 
 /**
  * A submission of a modal, or a click in one, counts only from the user the bot opened the modal
- * for (the `external_id` the bot gave it); anyone else's is acknowledged, refused and
- * logged. Messages and the App Home (published per user) are not views a payload can redirect.
+ * for (the `external_id` the bot gave it), and so does one in any view that carries an
+ * `external_id`, whatever type the payload gives the view; anyone else's is acknowledged, refused
+ * and logged. Messages and the App Home (published per user, without an external_id) are not
+ * views a payload can redirect.
  */
 async function fromItsOwner(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<boolean> {
   const body = args.body as {
@@ -33,7 +35,12 @@ async function fromItsOwner(deps: Deps, args: AnyMiddlewareArgs & AllMiddlewareA
     view?: { type?: unknown; external_id?: unknown; blocks?: unknown } | null;
   };
   const kinds = ['view_submission', 'view_closed', 'block_actions'];
-  if (typeof body.type !== 'string' || !kinds.includes(body.type) || body.view?.type !== 'modal') return true;
+  if (typeof body.type !== 'string' || !kinds.includes(body.type) || !body.view) return true;
+  // Every modal, and any view that carries an external_id whatever its type says (the link form's
+  // submission updates the view by that id): the type is the payload's word, not a proof.
+  const external = body.view.external_id;
+  if (body.view.type !== 'modal' && (external === undefined || external === null || external === ''))
+    return true;
   const user = typeof body.user?.id === 'string' ? body.user.id : '';
   if (deps.views.ownerOf(body.view.external_id) === user) return true;
   deps.logger.warn(

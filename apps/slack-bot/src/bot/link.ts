@@ -15,10 +15,11 @@ import { accountProblemText } from '../account-messages.ts';
 import type { AccountIdentity } from '../accounts.ts';
 import { LINK_BUTTON, linkOffer, modalOf, note, plain } from '../blocks.ts';
 import { parseCommandText } from '../command-text.ts';
-import { ACTIONS, AUDIT_EVENTS, COMMAND, LINK_INPUT_MAX } from '../constants.ts';
+import { ACTIONS, AUDIT_EVENTS, COMMAND, ENV, LINK_INPUT_MAX } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { friendlyMessage, UNEXPECTED_ERROR_MESSAGE } from '../error-messages.ts';
 import { escapeText } from '../escape.ts';
+import type { SignInPause } from '../limits.ts';
 import type { LinkCredentials } from '../linked/links.ts';
 import { expand } from '../request-access.ts';
 import { commandCaller } from '../run-as-user.ts';
@@ -277,7 +278,7 @@ function linkProblem(error: unknown): string {
   if (!isVaultError(error)) return UNEXPECTED_ERROR_MESSAGE;
   switch (error.code) {
     case 'unauthorized':
-      return 'TeamPass refused the sign-in: check the login and the password and API key (or the token). TeamPass answers the same way when the account’s API access is switched off, or after too many failed attempts (then wait a few minutes).';
+      return 'TeamPass refused the sign-in: check the login and the password and API key (or the token). TeamPass answers the same way when the account’s API access is switched off.';
     case 'api_disabled':
       return 'TeamPass refused: its API is switched off, or it does not accept personal access tokens. Link with your password and API key, or ask a TeamPass admin.';
     case 'forbidden':
@@ -291,10 +292,72 @@ function linkProblem(error: unknown): string {
 const READ_OFF =
   'Your TeamPass account may not read through the API (its API “read” permission is off), so the bot could show you nothing. Ask a TeamPass admin to allow it, then link again.';
 
+/** A wait, in words: minutes up to two hours, then hours. */
+function waitText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return minutes <= 120 ? `${minutes} min` : `${Math.ceil(minutes / 60)} h`;
+}
+
+/** What a person is told when no sign-in was tried for their link, and why. */
+function pauseText(pause: SignInPause, seconds: number): string {
+  switch (pause) {
+    case 'vault_locked':
+      return `TeamPass has locked sign-ins through the bot for a while, after too many failed sign-ins. Nothing was tried. Please try again in ${waitText(seconds)}; the bot’s link admins are told.`;
+    case 'budget_spent':
+      return `The bot has had too many failed TeamPass sign-ins today, so it tries no new link for now (more would make TeamPass lock everyone out). Please try again in ${waitText(seconds)}; the bot’s link admins are told.`;
+    case 'login_capped':
+      return `Too many failed attempts to link this TeamPass login today. Please try again in ${waitText(seconds)}, or ask a TeamPass admin.`;
+  }
+}
+
+/**
+ * Tells the bot's link admins (by DM) that link attempts are paused, and audits it. Best effort:
+ * a failure is logged.
+ *
+ * @param deps The settings, the Slack client and the logger.
+ * @param audit The audit log.
+ * @param pause Why.
+ * @param seconds For how long.
+ */
+export async function tellLinkAdmins(
+  deps: Pick<Deps, 'config' | 'slack' | 'logger' | 'redact'>,
+  audit: Deps['audit'],
+  pause: SignInPause,
+  seconds: number,
+): Promise<void> {
+  await audit.record({
+    event: AUDIT_EVENTS.signInsPaused,
+    slackUser: '',
+    slackTeam: undefined,
+    login: undefined,
+    channel: undefined,
+    outcome: pause,
+  });
+  const text =
+    pause === 'vault_locked'
+      ? `TeamPass locked sign-ins through the bot (“Account temporarily locked”), after too many failed sign-ins from the bot’s address or of one login. Links are kept; link attempts wait ${waitText(seconds)} (${ENV.signInLockSeconds}). If nobody expected failed sign-ins, look at the audit’s ${AUDIT_EVENTS.linkFailed} records.`
+      : pause === 'budget_spent'
+        ? `The bot spent its budget of failed TeamPass sign-ins (${deps.config.failedSignInsPerDay} per 24 h, ${ENV.failedSignInsPerDay}): it tries no new link for ${waitText(seconds)}, so that TeamPass does not lock the bot’s address for everyone. Look at the audit’s ${AUDIT_EVENTS.linkFailed} records for who tried.`
+        : `Link attempts at one TeamPass login failed ${deps.config.failedSignInsPerLogin} times in 24 h (${ENV.failedSignInsPerLogin}): the bot tries that login no more for ${waitText(seconds)}. Look at the audit’s ${AUDIT_EVENTS.linkFailed} records for who tried.`;
+  try {
+    const client = deps.slack();
+    for (const admin of await expand(deps, deps.config.linkAdmins))
+      await client.chat.postMessage({ channel: admin, text, unfurl_links: false, unfurl_media: false });
+  } catch (error) {
+    deps.logger.warn(errorFields(error, deps.redact), 'could not tell the link admins');
+  }
+}
+
+/** A login as a login box should hold it: no spaces, no symbols a password would have. */
+const LOGIN_SHAPE = /^[\p{L}\p{N}._@+-]{1,100}$/u;
+
 /**
  * Checks what a person gave by signing in to the vault with it, and keeps it (sealed) when the
  * vault took it: the session token of that sign-in is kept too, so the next command signs in no
- * more. The modal is updated with the outcome; a failure shows the form again (the login only).
+ * more. The modal is updated with the outcome; a failure shows the form again, with the login
+ * only when it looks like one (a password typed into the login box is not shown back). Only a
+ * login the vault confirmed is audited or posted. Each attempt reserves one failure of the bot's
+ * budget of failed sign-ins (and of the login's), given back when the vault did not refuse.
  */
 async function verifyAndLink(
   deps: Deps,
@@ -304,8 +367,11 @@ async function verifyAndLink(
 ): Promise<void> {
   const linking = deps.linking;
   if (!linking) return;
-  const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login };
+  // What was typed into the login box is not a login until the vault says so: never audited.
+  const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined };
   const method = 'personalAccessToken' in credentials ? 'token' : 'password';
+  const typedSecrets = Object.values(credentials).map((value) => value.trim());
+  const refill = LOGIN_SHAPE.test(login) && !typedSecrets.includes(login) ? login : undefined;
   const show = (view: types.ModalView) =>
     who.client.views
       .update({ external_id: who.externalId, view })
@@ -313,7 +379,7 @@ async function verifyAndLink(
         deps.logger.warn(errorFields(error, deps.redact), 'could not update the link form'),
       );
   const again = (problem: string) =>
-    show(linkModal(deps.config.linkCredentials, who.externalId, { problem, login }));
+    show(linkModal(deps.config.linkCredentials, who.externalId, { problem, login: refill }));
 
   const limit = await linking.attempts.hit(who.user);
   if (!limit.allowed) {
@@ -323,9 +389,30 @@ async function verifyAndLink(
     );
     return;
   }
-  // The attempt's secrets are redacted from every log line while they are held.
+  const reserved = await linking.signIns.reserve(login).catch((error: unknown) => {
+    deps.logger.warn(errorFields(error, deps.redact), 'could not count a link attempt in the store');
+    return undefined;
+  });
+  if (!reserved) {
+    // Without the count, no sign-in: an attempt the budget cannot see could lock the address.
+    await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: 'error:store' });
+    await again(UNEXPECTED_ERROR_MESSAGE);
+    return;
+  }
+  if (!reserved.ok) {
+    await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: `paused:${reserved.pause}` });
+    if (
+      reserved.pause !== 'vault_locked' &&
+      (await linking.signIns.firstNotice(reserved.pause, login).catch(() => false))
+    )
+      await tellLinkAdmins(deps, deps.audit, reserved.pause, reserved.retryAfterSeconds);
+    await again(pauseText(reserved.pause, reserved.retryAfterSeconds));
+    return;
+  }
+  // The attempt's secrets, and the login typed (it may be a password typed in the wrong box), are
+  // redacted from every log line while they are held.
   const held = `link-attempt:${who.user}:${randomUUID()}`;
-  deps.secrets.hold(held, Object.values(credentials));
+  deps.secrets.hold(held, [...Object.values(credentials), ...([...login].length >= 3 ? [login] : [])]);
   let token: string | undefined;
   const client = linking.connect(login, credentials, {
     get: () => undefined,
@@ -335,13 +422,26 @@ async function verifyAndLink(
   });
   try {
     const identity = await client.identity();
+    // A count the store could not give back errs on the safe side: the link goes on.
+    await reserved.ticket
+      .settle(false)
+      .catch((settleError: unknown) =>
+        deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
+      );
+    // The vault confirmed the login: it is no secret any more.
+    deps.secrets.hold(held, Object.values(credentials));
+    const linkedLogin = identity.login ?? login;
     if (identity.api?.read === false) {
       await client.dispose();
-      await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: 'api_read_off' });
+      await deps.audit.record({
+        event: AUDIT_EVENTS.linkFailed,
+        ...base,
+        login: linkedLogin,
+        outcome: 'api_read_off',
+      });
       await again(READ_OFF);
       return;
     }
-    const linkedLogin = identity.login ?? login;
     // An earlier link goes first, and its session is signed out.
     const previous = await deps.accounts.unlink(who.user);
     await linking.links.save({
@@ -368,10 +468,25 @@ async function verifyAndLink(
     );
     await publishHome(deps, who.user, who.client);
   } catch (error) {
+    const refused = isVaultError(error, 'unauthorized') && error.reason === 'sign_in_refused';
+    await reserved.ticket
+      .settle(refused)
+      .catch((settleError: unknown) =>
+        deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
+      );
     const fields = errorFields(error, deps.redact);
     deps.logger.warn({ slackUser: who.user, ...fields }, 'a link attempt failed');
-    await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: `error:${fields.code}` });
     await client.dispose({ signOut: false }).catch(() => undefined);
+    if (isVaultError(error, 'unauthorized') && error.reason === 'sign_in_locked') {
+      await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: 'vault_locked' });
+      const lock = await linking.signIns
+        .locked()
+        .catch(() => ({ retryAfterSeconds: deps.config.signInLockSeconds, first: false }));
+      if (lock.first) await tellLinkAdmins(deps, deps.audit, 'vault_locked', lock.retryAfterSeconds);
+      await again(pauseText('vault_locked', lock.retryAfterSeconds));
+      return;
+    }
+    await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: `error:${fields.code}` });
     await again(linkProblem(error));
   } finally {
     deps.secrets.release(held);

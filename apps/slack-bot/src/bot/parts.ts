@@ -27,7 +27,7 @@ import {
 import type { Deps, LinkParts } from '../deps.ts';
 import type { Config } from '../env.ts';
 import type { IdentityResolver } from '../identity.ts';
-import { createLimiters } from '../limits.ts';
+import { createLimiters, createSignInGuard } from '../limits.ts';
 import { createLinkedClients } from '../linked/clients.ts';
 import { createLinkStore, type LinkCredentials } from '../linked/links.ts';
 import { createSealer } from '../linked/sealer.ts';
@@ -38,6 +38,7 @@ import type { SecretRegistry } from '../secret-registry.ts';
 import { RATE_LIMIT_TABLE } from '../store/migrations.ts';
 import { createViewOwners } from '../view-owners.ts';
 import { redactionPoster } from './deliver-redaction.ts';
+import { tellLinkAdmins } from './link.ts';
 import type { VaultMode } from './vault-mode.ts';
 
 /** What the parts are built on. */
@@ -168,18 +169,46 @@ async function linkParts(
     idleMs: LINKED_CLIENT_IDLE_MS,
     onError: (error) => log.warn(errorFields(error, redact), 'could not let a linked account’s client go'),
   });
+  const signIns = createSignInGuard(base.db, config, config.link.key);
+  const admins = { config, slack: () => base.app.client, logger: log, redact };
   const accounts = linkedAccounts({
     links,
     clients,
-    onRefused: (slackUser, login) =>
-      audit.record({
+    async onRefused(slackUser, login, signInFailed) {
+      // A failed sign-in again counts towards the bot's budget, as a failed link attempt does.
+      if (signInFailed)
+        await signIns
+          .failed()
+          .catch((error: unknown) =>
+            log.warn(errorFields(error, redact), 'could not count a failed sign-in in the store'),
+          );
+      await audit.record({
         event: AUDIT_EVENTS.linkRefusedByVault,
         slackUser,
         slackTeam: undefined,
         login,
         channel: undefined,
         outcome: 'refused',
-      }),
+      });
+    },
+    async onLocked(slackUser, login) {
+      await audit.record({
+        event: AUDIT_EVENTS.linkRefusedByVault,
+        slackUser,
+        slackTeam: undefined,
+        login,
+        channel: undefined,
+        outcome: 'locked',
+      });
+      try {
+        const lock = await signIns.locked();
+        if (lock.first) await tellLinkAdmins(admins, audit, 'vault_locked', lock.retryAfterSeconds);
+        return lock.retryAfterSeconds;
+      } catch (error) {
+        log.warn(errorFields(error, redact), 'could not keep the vault’s lock in the store');
+        return config.signInLockSeconds;
+      }
+    },
     async signOut(link, token) {
       // A client that holds the token alone: dispose() signs it out without signing in.
       let kept: string | undefined = token;
@@ -204,6 +233,7 @@ async function linkParts(
     parts: {
       links,
       connect,
+      signIns,
       attempts: exactLimiter(
         postgresCounter({
           db: base.db,

@@ -1,7 +1,7 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
 import { linkCommand, unlinkCommand } from '../bot/link.ts';
-import { parseCommandText } from '../command-text.ts';
+import { isEchoableWord, parseCommandText } from '../command-text.ts';
 import { LINK_WORDS, SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
@@ -34,7 +34,13 @@ export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs>
       await handler(args);
       return;
     }
-    const intro = sub === '' ? '' : `Unknown subcommand “${escapeMrkdwn(sub, 40)}”.\n`;
+    // Only a short word is shown back: anything else may be a password typed in the wrong place.
+    const intro =
+      sub === ''
+        ? ''
+        : isEchoableWord(sub)
+          ? `Unknown subcommand “${escapeMrkdwn(sub, 40)}”.\n`
+          : 'Unknown subcommand.\n';
     await args.ack(noteMrkdwn(intro + HELP_TEXT));
   };
 }

@@ -480,12 +480,18 @@ function claimsOf(token: string): TeamPass3Claims | undefined {
   }
 }
 
+/** TeamPass 3's words when it locked sign-ins after repeated failures (of the login, or of the address). */
+const LOCKED_WORDS = /^login failed\.\s*\(account temporarily locked\)$/i;
+
 /**
  * The error of a refused sign-in, marked `sign_in_refused`: TeamPass answers a wrong login,
- * password, API key or personal access token, and a user without API access, all alike.
+ * password, API key or personal access token, and a user without API access, all alike; or
+ * `sign_in_locked` when it said the sign-in was locked for a while, which is not about the
+ * credentials.
  */
 function signInRefused(error: VaultError): VaultError {
-  return error.with({ reason: 'sign_in_refused' });
+  const locked = LOCKED_WORDS.test((error.serverMessage ?? '').trim());
+  return error.with({ reason: locked ? 'sign_in_locked' : 'sign_in_refused' });
 }
 
 function sameLogin(claimed: string, login: string): boolean {

@@ -1,0 +1,309 @@
+// The Slack points of the third review (#31): linked accounts attacked. Real Bolt app, signed
+// requests, the fake Slack and the TeamPass 3 fake over HTTP, which locks the bot's address
+// after repeated failed sign-ins as TeamPass does.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
+import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { labelsOf, type Message, postsTo, textOf } from './support/messages.ts';
+import { eventually } from './support/poll.ts';
+import {
+  type Driver,
+  driver,
+  linkKey,
+  type SeededTeamPass3,
+  startSeededTeamPass3,
+  TP3_SLACK,
+  TP3_USERS,
+} from './support/teampass3.ts';
+
+/** TeamPass's lockout of an address, lowered from 30 so that the attack stays short. */
+const ADDRESS_LOCKOUT = 12;
+/** The bot's budget of failed sign-ins per 24 h: well under the lockout. */
+const BUDGET = 5;
+/** How long the bot waits after TeamPass said it locked sign-ins. */
+const LOCK_SECONDS = 600;
+
+let tp: SeededTeamPass3;
+let slack: FakeSlack;
+let bot: TestBot;
+let run: Driver;
+
+beforeAll(async () => {
+  [tp, slack] = await Promise.all([startSeededTeamPass3(), startFakeSlack()]);
+  tp.fake.configure({ failedSignInsPerIp: ADDRESS_LOCKOUT, lockMinutes: 10 });
+  slack.channelIntervalMs = 0;
+  bot = await startBot({
+    VAULT_URL: tp.fake.url,
+    LINK_ENCRYPTION_KEY: linkKey(),
+    LINK_CREDENTIALS: 'password',
+    LINK_ADMINS: TP3_SLACK.admin,
+    LINK_FAILED_SIGN_INS_PER_DAY: String(BUDGET),
+    LINK_FAILED_SIGN_INS_PER_LOGIN: '2',
+    VAULT_SIGN_IN_LOCK_SECONDS: String(LOCK_SECONDS),
+    SLACK_API_URL: slack.apiUrl,
+    APPROVERS_BY_FOLDER: `${tp.folders.dev}=${TP3_SLACK.alice}`,
+    APPROVERS: TP3_SLACK.alice,
+    GRANT_REVEALS: '1',
+    REVEAL_SECONDS: '1',
+    REVEAL_RATE_LIMIT: '100',
+    COMMAND_RATE_LIMIT: '1000',
+    AUDIT_CHANNEL: 'CAUDIT',
+  });
+  run = driver(bot, slack);
+  const { outcome } = await run.link(TP3_SLACK.alice, TP3_USERS.alice);
+  expect(textOf(outcome)).toContain('Linked to the TeamPass account alice');
+});
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await tp?.fake.close();
+});
+
+/** Sign-ins TeamPass refused, so far. */
+const failedSignIns = () =>
+  tp.fake.requests.filter((request) => request.url.endsWith('/authorize') && request.status === 401).length;
+
+/** The Slack DMs to the link admin since the `from`-th post. */
+const adminPosts = (from: number) =>
+  postsTo(slack, TP3_SLACK.admin, from).map((call) => String(call.body.text));
+
+async function linkedRow(slackUser: string) {
+  const [row] = await bot.bot.deps.db.query<Record<string, unknown>>(
+    'SELECT * FROM linked_accounts WHERE slack_user = $1',
+    [slackUser],
+  );
+  return row;
+}
+
+describe('failed sign-ins: a budget for the bot, a cap per login, a lock that passes', () => {
+  it('keeps a handful of members from locking the bot’s address: the budget stops their attempts, linked people work on', async () => {
+    const before = failedSignIns();
+    const posted = slack.apiCalls('chat.postMessage').length;
+    const attackers = ['UMAL1', 'UMAL2', 'UMAL3'];
+    const outcomes: string[] = [];
+    // Two of them try bob; the third attempt at bob is refused without a sign-in, whoever makes it.
+    for (const [index, attacker] of attackers.entries())
+      outcomes.push(
+        textOf((await run.link(attacker, { login: 'bob', password: `guess-${index}`, apiKey: 'k' })).outcome),
+      );
+    expect(outcomes[0]).toContain('TeamPass refused the sign-in');
+    expect(outcomes[1]).toContain('TeamPass refused the sign-in');
+    expect(outcomes[2]).toContain('Too many failed attempts to link this TeamPass login');
+    // Then each tries other logins until its own limit (5 per 15 min): 12 attempts more.
+    for (const attacker of attackers)
+      for (let attempt = 0; attempt < 4; attempt++)
+        outcomes.push(
+          textOf(
+            (
+              await run.link(attacker, {
+                login: `victim-${attacker}-${attempt}`,
+                password: 'guess',
+                apiKey: 'k',
+              })
+            ).outcome,
+          ),
+        );
+    // 15 attempts; only the budget's 5 reached TeamPass, far under its lockout of the address.
+    expect(failedSignIns() - before).toBe(BUDGET);
+    expect(outcomes.filter((text) => text.includes('too many failed TeamPass sign-ins today'))).toHaveLength(
+      15 - BUDGET - 1,
+    );
+    // The link admin is told, once per cause, whatever the number of refused attempts.
+    const told = await eventually(() => {
+      const posts = adminPosts(posted);
+      return posts.length >= 2 && posts;
+    });
+    expect(told).toHaveLength(2);
+    expect(told.join('\n')).toContain('spent its budget of failed TeamPass sign-ins (5 per 24 h');
+    expect(told.join('\n')).toContain('Link attempts at one TeamPass login failed 2 times');
+    expect((await bot.auditRecords()).filter((record) => record.event === 'vault_sign_ins_paused')).toEqual([
+      expect.objectContaining({ outcome: 'login_capped' }),
+      expect.objectContaining({ outcome: 'budget_spent' }),
+    ]);
+    // Alice, linked before, signs in again (her session ended): TeamPass did not lock the address.
+    tp.fake.revokeSessions('alice');
+    const { answer } = await run.ask(TP3_SLACK.alice, 'find github');
+    expect(labelsOf(answer)).toEqual(['github-deploy']);
+  });
+
+  it('keeps the link when TeamPass locked sign-ins, says how long, tells the admins, and works after the lock', async () => {
+    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin%'");
+    // Someone else at the bot's address spends TeamPass's lockout.
+    tp.fake.configure({ failedSignInsPerIp: 1 });
+    const locked = await fetch(`${tp.fake.apiUrl}/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'nobody', password: 'wrong', apikey: 'wrong' }),
+    });
+    expect(locked.status).toBe(401);
+    tp.fake.configure({ failedSignInsPerIp: 100 });
+    const posted = slack.apiCalls('chat.postMessage').length;
+    // Alice's session ends during the lock: her command is told to wait, her link stays.
+    tp.fake.revokeSessions('alice');
+    const during = await run.ask(TP3_SLACK.alice, 'find github');
+    expect(during.answer.text).toContain('TeamPass has locked sign-ins through the bot for a while');
+    expect(during.answer.text).toContain('Your link is kept: please try again in 10 min');
+    expect(await linkedRow(TP3_SLACK.alice)).toMatchObject({ refused_at: null });
+    expect(textOf(await run.home(TP3_SLACK.alice))).toContain('Linked to the TeamPass account alice');
+    // A link attempt meanwhile is not tried at all.
+    const signIns = tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length;
+    const { outcome } = await run.link(TP3_SLACK.carol, TP3_USERS.carol);
+    expect(textOf(outcome)).toContain('Nothing was tried. Please try again in 10 min');
+    expect(tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length).toBe(signIns);
+    const told = await eventually(() => {
+      const posts = adminPosts(posted);
+      return posts.length > 0 && posts;
+    });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain('TeamPass locked sign-ins through the bot');
+    // After the lock (TeamPass's, then the bot's wait), both work.
+    tp.fake.clock.advance(11 * 60_000);
+    const after = await run.ask(TP3_SLACK.alice, 'find github');
+    expect(labelsOf(after.answer)).toEqual(['github-deploy']);
+    // The bot's own wait ends (its row in the store expires).
+    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin-lock%'");
+    const linked = await run.link(TP3_SLACK.carol, TP3_USERS.carol);
+    expect(textOf(linked.outcome)).toContain('Linked to the TeamPass account carol');
+    expect(adminPosts(posted)).toHaveLength(1);
+  });
+});
+
+describe('the link form’s login box', () => {
+  beforeEach(async () => {
+    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin%'");
+  });
+
+  it('never audits, posts or refills a password typed into the login box', async () => {
+    const typed = TP3_USERS.frank.password;
+    const posted = slack.apiCalls('chat.postMessage').length;
+    const { outcome } = await run.link(TP3_SLACK.frank, {
+      login: typed,
+      password: 'not-the-password',
+      apiKey: TP3_USERS.frank.apiKey,
+    });
+    expect(textOf(outcome)).toContain('TeamPass refused the sign-in');
+    const login = outcome?.blocks?.find((block) => block.block_id === 'link_login');
+    expect(login?.element?.initial_value).toBeUndefined();
+    expect(JSON.stringify(outcome)).not.toContain(typed);
+    const records = await bot.auditRecords();
+    expect(records.at(-1)).toMatchObject({ event: 'account_link_failed', slackUser: TP3_SLACK.frank });
+    expect(records.at(-1)?.login).toBeUndefined();
+    expect(JSON.stringify(records)).not.toContain(typed);
+    await bot.bot.deps.audit.flush(5000);
+    const auditPosts = await eventually(() => {
+      const posts = postsTo(slack, 'CAUDIT', posted);
+      return posts.some((call) => String(call.body.text).includes(TP3_SLACK.frank)) && posts;
+    });
+    expect(JSON.stringify(auditPosts)).not.toContain(typed);
+    expect(bot.logLines.join('\n')).not.toContain(typed);
+    // A login-shaped one comes back, and the linked login is the one TeamPass confirmed.
+    const again = await run.link(TP3_SLACK.frank, {
+      login: 'frank',
+      password: 'not-the-password',
+      apiKey: TP3_USERS.frank.apiKey,
+    });
+    const refilled = again.outcome?.blocks?.find((block) => block.block_id === 'link_login');
+    expect(refilled?.element?.initial_value).toBe('frank');
+    const linked = await run.link(TP3_SLACK.frank, TP3_USERS.frank);
+    expect(textOf(linked.outcome)).toContain('Linked to the TeamPass account');
+    expect((await bot.auditRecords()).at(-1)).toMatchObject({ event: 'account_linked' });
+  });
+});
+
+describe('a granted reveal', () => {
+  it('is spent only when the value was read, and once under concurrent clicks', async () => {
+    if (!(await linkedRow(TP3_SLACK.bob))) await run.link(TP3_SLACK.bob, TP3_USERS.bob);
+    const item = tp.items['staging-db'] ?? 0;
+    const before = slack.apiCalls('chat.postMessage').length;
+    await run.ask(TP3_SLACK.bob, `request ${item} fixing staging`);
+    const [post] = await slack.waitFor(() => {
+      const posts = postsTo(slack, TP3_SLACK.alice, before).filter((call) =>
+        String(call.body.text).startsWith('Access request from'),
+      );
+      return posts.length > 0 && posts;
+    });
+    const blocks = JSON.parse(String(post?.body.blocks)) as {
+      elements?: { action_id?: string; value?: string }[];
+    }[];
+    const requestId =
+      blocks.flatMap((block) => block.elements ?? []).find((e) => e.action_id === 'vault_request_approve')
+        ?.value ?? '';
+    const approved = slack.apiCalls('chat.postMessage').length;
+    await run.click(TP3_SLACK.alice, 'vault_request_approve', requestId);
+    await slack.waitFor(() => postsTo(slack, TP3_SLACK.bob, approved).length > 0);
+    // Alice may not read the item for a while: the reveal is refused, and the grant is not spent.
+    tp.fake.removeRole('alice', 'Devs');
+    const refused = await run.press(TP3_SLACK.bob, 'vault_reveal', String(item));
+    expect(refused.text).toBe('You cannot read this item (any more), so its password is not shown.');
+    const [row] = await bot.bot.deps.db.query<{ reveals_left: number }>(
+      'SELECT reveals_left FROM access_requests WHERE id = $1',
+      [requestId],
+    );
+    expect(row?.reveals_left).toBe(1);
+    tp.fake.addRole('alice', 'Devs');
+    // Two clicks at once on the one reveal left: one shows the password, the other nothing.
+    const answers = await Promise.all([
+      run.press(TP3_SLACK.bob, 'vault_reveal', String(item)),
+      run.press(TP3_SLACK.bob, 'vault_reveal', String(item)),
+    ]);
+    const shown = answers.filter((answer) => textOf(answer).includes(tp.passwords['staging-db'] ?? '?'));
+    expect(shown).toHaveLength(1);
+    expect(answers.map((answer) => answer.text)).toContain(
+      'You cannot read this item (any more), so its password is not shown.',
+    );
+  });
+});
+
+describe('the command’s first word', () => {
+  it('echoes only a short word, and reads link glued to punctuation as link', async () => {
+    const secret = 'Hunter7!Quokka#Blue';
+    const ask = async (text: string) =>
+      (await slash(bot.base, { text, user_id: TP3_SLACK.carol, response_url: slack.responseUrl(nextId()) }))
+        .json as Message;
+    const glued = await ask(`link:alice:${secret}`);
+    expect(glued.text).toContain('Never type a password, key or token in Slack');
+    expect(JSON.stringify(glued)).not.toContain(secret);
+    expect(JSON.stringify(await ask(`login=${secret}`))).not.toContain(secret);
+    const unknown = await ask(secret);
+    expect(unknown.text).toContain('Unknown subcommand.');
+    expect(JSON.stringify(unknown)).not.toContain('Hunter7');
+    expect((await ask('fnd github')).text).toContain('Unknown subcommand “fnd”');
+    expect(bot.logLines.join('\n')).not.toContain(secret);
+  });
+});
+
+describe('the view owner guard', () => {
+  it('checks the external_id of a view whatever type the payload gives it', async () => {
+    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin%'");
+    const { externalId } = await run.openLinkForm(TP3_SLACK.dave);
+    const field = (value: string) => ({ value: { type: 'plain_text_input', value } });
+    const forged = await postPayload(bot.base, {
+      type: 'view_submission',
+      user: { id: 'UMAL9', team_id: 'T1' },
+      team: { id: 'T1' },
+      api_app_id: 'A1',
+      token: 'legacy-verification-token',
+      trigger_id: 'trigger-forged',
+      view: {
+        id: 'VFORGED',
+        type: 'workflow_step',
+        callback_id: 'vault_link_modal',
+        external_id: externalId,
+        blocks: [{ type: 'input', block_id: 'link_login' }],
+        state: {
+          values: {
+            link_login: field('carol'),
+            link_password: field(TP3_USERS.carol.password),
+            link_api_key: field(TP3_USERS.carol.apiKey),
+          },
+        },
+      },
+    });
+    expect(forged.json).toMatchObject({ response_action: 'errors' });
+    expect(await linkedRow('UMAL9')).toBeUndefined();
+    expect((await bot.auditRecords()).at(-1)).toMatchObject({
+      event: 'view_refused',
+      slackUser: 'UMAL9',
+    });
+  });
+});

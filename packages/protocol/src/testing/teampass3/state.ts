@@ -8,7 +8,14 @@
  * @module
  */
 
-import { phpHtmlSpecialChars, phpSanitizeEmail, phpStripTags, phpTrim, xssClean } from './php.ts';
+import {
+  phpFullSpecialChars,
+  phpHtmlSpecialChars,
+  phpSanitizeEmail,
+  phpStripTags,
+  phpTrim,
+  xssClean,
+} from './php.ts';
 import { normalizeTotp } from './totp.ts';
 import type {
   TeamPass3ApiFlags,
@@ -192,10 +199,10 @@ export class TeamPass3State {
     }
     const stored = this.addItem({
       ...(item.id === undefined ? {} : { id: item.id }),
-      label: phpHtmlSpecialChars(item.label),
+      label: phpFullSpecialChars(item.label),
       description: xssClean(item.description ?? ''),
       password: item.password,
-      login: phpHtmlSpecialChars(item.login ?? ''),
+      login: phpFullSpecialChars(item.login ?? ''),
       email: phpSanitizeEmail(item.email ?? ''),
       url: item.url ?? '',
       folderId,

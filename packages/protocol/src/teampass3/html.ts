@@ -41,7 +41,7 @@ function isHtml401Entity(entity: string): boolean {
  * @returns The text as TeamPass stores and answers it.
  */
 export function escapeLikeTeamPass(text: string): string {
-  return text.replace(/[&"'<>]|[^\x00-\x7f]/gu, (char, offset: number) => {
+  return text.replace(/[&"'<>]|[\u{80}-\u{10ffff}]/gu, (char, offset: number) => {
     if (char === '&') {
       const ahead = ENTITY_AHEAD.exec(text.slice(offset, offset + 40));
       if (ahead) {

@@ -9,6 +9,7 @@
  */
 
 import {
+  collationCompare,
   phpFullSpecialChars,
   phpHtmlSpecialChars,
   phpSanitizeEmail,
@@ -340,11 +341,12 @@ export class TeamPass3State {
   }
 
   private sortedChildren(parentId: number): number[] {
-    return this.childrenOf(parentId).sort((a, b) => {
-      const ta = this.folders.get(a)!.title.toLowerCase();
-      const tb = this.folders.get(b)!.title.toLowerCase();
-      return ta < tb ? -1 : ta > tb ? 1 : a - b;
-    });
+    return this.childrenOf(parentId).sort((a, b) => this.compareTitles(a, b));
+  }
+
+  /** Two folders in the order of their titles under MariaDB's collation (`É` sorts with `E`), then ids. */
+  private compareTitles(a: number, b: number): number {
+    return collationCompare(this.folders.get(a)!.title, this.folders.get(b)!.title) || a - b;
   }
 
   /** A folder's nested-set position (siblings sorted by title, as TeamPass rebuilds the tree). */
@@ -358,11 +360,7 @@ export class TeamPass3State {
         byParent.set(folder.parentId, list);
       }
       for (const list of byParent.values()) {
-        list.sort((a, b) => {
-          const ta = this.folders.get(a)!.title.toLowerCase();
-          const tb = this.folders.get(b)!.title.toLowerCase();
-          return ta < tb ? -1 : ta > tb ? 1 : a - b;
-        });
+        list.sort((a, b) => this.compareTitles(a, b));
       }
       let tally = 1;
       const stack: { id: number; level: number; childIndex: number }[] = [];

@@ -185,7 +185,7 @@ describe('the VaultClient over TeamPass 3: detection', () => {
       keyTransport: 'header',
       search: 'full',
       files: false,
-      fourByteText: false,
+      fourByteText: true,
       maxResults: 100_000,
       maxIds: 1,
       otp: true,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeTeamPassEntities, escapeLikeTeamPass, escapeSpecialCharsLikeTeamPass } from './html.ts';
 
@@ -56,6 +57,18 @@ describe('decodeTeamPassEntities', () => {
   it('decodes any HTML5 entity once, and leaves unknown or unterminated ones', () => {
     expect(decodeTeamPassEntities('&amp;amp; &apos; &#x1F680; &Pcy; &star; &nope; &auml &')).toBe(
       "&amp; ' 🚀 П ☆ &nope; &auml &",
+    );
+  });
+});
+
+describe('storing and reading back', () => {
+  it('gives back any text without an entity in it, as typed', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (typed) => {
+        const text = typed.replace(/&(?=[#A-Za-z0-9]+;)/g, '& ');
+        expect(decodeTeamPassEntities(escapeLikeTeamPass(text))).toBe(text);
+        expect(decodeTeamPassEntities(escapeSpecialCharsLikeTeamPass(text))).toBe(text);
+      }),
     );
   });
 });

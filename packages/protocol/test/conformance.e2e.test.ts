@@ -123,6 +123,25 @@ describe('runConformance on the TeamPass replay server', () => {
     ]);
   });
 
+  it('stops at the first refused key, with a line for every operation and check', async () => {
+    const before = server.requests.length;
+    const report = await runConformance({
+      baseUrl: server.url,
+      apiKey: `${KEY.slice(0, -1)}x`,
+      login: 'alice',
+    });
+    expect(report.ok).toBe(false);
+    expect(report.results.filter((r) => r.ok === false).map((r) => r.operation)).toEqual(['add/folder']);
+    expect(
+      report.results.filter((r) => r.detail.startsWith('not run: the server refused the sign-in or the key')),
+    ).toHaveLength(report.results.length - 1);
+    expect(report.findings.map((f) => [f.check, f.outcome])).toEqual(
+      CONFORMANCE_CHECKS.map((check) => [check, 'not-run']),
+    );
+    // The identification, then one keyed request.
+    expect(server.requests.slice(before).filter((r) => r.url.includes('apikey='))).toHaveLength(1);
+  });
+
   it('fails the run when a check fails (a server error on the header request)', async () => {
     server.fault({
       match: (r) => r.url.startsWith('/api/index.php/read/items/') && !r.url.includes('apikey='),

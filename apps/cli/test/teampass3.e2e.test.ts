@@ -6,6 +6,7 @@ import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, runCli, runInTerminal, tempHome } from './support/cli.ts';
 import {
   ENTITY_LABEL,
+  ENTITY_LOGIN,
   type SeededTeamPass3,
   startSeededTeamPass3,
   TOTP_SECRET,
@@ -762,11 +763,20 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
           id: id(ENTITY_LABEL),
           label: ENTITY_LABEL,
           path: ['Shared'],
-          login: 'guest & <co>',
+          login: ENTITY_LOGIN,
         }),
       ]);
       const table = await cli(['find', '🦄'], { home: dir });
       expect(table.stdout).toContain(ENTITY_LABEL);
+      // TeamPass stores `caf&eacute;` and `m&uuml;ller`: found, shown and read as typed.
+      for (const word of ['café', 'müller']) {
+        const accented = await cli(['find', word, '--json'], { home: dir });
+        expect(JSON.parse(accented.stdout).map((item: { id: number }) => item.id)).toEqual([
+          id(ENTITY_LABEL),
+        ]);
+      }
+      const login = await cli(['read', `vaultline://${id(ENTITY_LABEL)}/login`], { home: dir });
+      expect(login.stdout).toBe(`${ENTITY_LOGIN}\n`);
       const reference = formatReference({
         kind: 'path',
         folders: ['Shared'],

@@ -25,7 +25,9 @@ const BULK_ITEMS = 10_000;
 const TOP = `R&D & "Ops" 'team' 🚀`;
 const MIDDLE = 'Level 2 & "deux" ☕';
 const DEEP = 'Level 3 &amp; more';
-const HOSTILE_LABEL = `Tom & Jerry "x" 'y' 😀🎉 &amp; &#039;`;
+// TeamPass 3 stores the label and login with named entities (`M&uuml;ller`, `&euro;`, `&ldquo;`).
+const HOSTILE_LABEL = `Tom & Jerry "x" 'y' 😀🎉 Müller Ärger € “q” – ß`;
+const HOSTILE_LOGIN = 'tom & müller';
 
 const tempDir = tempDirs('vaultline-import-tp3-');
 
@@ -65,7 +67,7 @@ beforeAll(async () => {
           label: HOSTILE_LABEL,
           folder: TOP,
           password: 'p&ss <w0rd> ✓',
-          login: 'tom & jerry',
+          login: HOSTILE_LOGIN,
           url: 'https://db.example.test/?a=1&b=2',
           description: 'line one\nline two & more',
           tags: ['prod', 'db'],
@@ -195,11 +197,13 @@ describe('vaultline-server import from TeamPass 3', () => {
       const hostile = items.find((item) => item.label === HOSTILE_LABEL);
       expect(hostile).toMatchObject({
         password: 'p&ss <w0rd> ✓',
-        login: 'tom & jerry',
+        login: HOSTILE_LOGIN,
         url: 'https://db.example.test/?a=1&b=2',
         description: 'line one\nline two & more',
         path: [TOP],
       });
+      // The text as typed, no entity left from TeamPass's storage.
+      expect(items.filter((item) => /&[A-Za-z]+;|&#[0-9]+;/.test(`${item.label} ${item.login}`))).toEqual([]);
       const tags = await vault.server.vault.db.query<{ tags: string }>(
         'SELECT tags FROM items WHERE id = $1',
         [hostile!.id],

@@ -13,7 +13,8 @@ const START = Math.floor(Date.now() / 60_000) * 60_000 + 1000;
 const LEVELS = Array.from({ length: 20 }, (_, i) => `Level ${i + 1}`);
 /** Folder titles go through strip_tags in TeamPass: no tags in this one. */
 const HOSTILE_FOLDER = `R&D & "quoted" 'single' 🚀 &amp;`;
-const HOSTILE_LABEL = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 &amp; &#039;`;
+/** TeamPass 3 stores it with entities (`&amp;`, `&lt;b&gt;`, `&#039;`, `M&uuml;ller`, `&euro;`). */
+const HOSTILE_LABEL = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 Müller €`;
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXP';
 
 /**
@@ -41,6 +42,36 @@ export async function seedTeamPass3(fixture, { bulkCount = 0 } = {}) {
   let deep = { title: LEVELS.at(-1) };
   for (let level = LEVELS.length - 1; level >= 1; level--)
     deep = { title: `Level ${level}`, children: [deep] };
+  const seedItems = [
+    ...Object.values(fixture.items).map((item) => ({
+      label: item.label,
+      login: item.login,
+      password: item.password,
+      url: item.url,
+      email: item.email,
+      folder:
+        item.folderId === fixture.folders.databases
+          ? 'Infrastructure/Databases'
+          : item.folderId === fixture.folders.payments
+            ? 'Payments'
+            : 'Infrastructure',
+      ...(item.label === fixture.items.ci.label ? { totp: TOTP_SECRET, tags: 'ci deploy' } : {}),
+      ...(item.label === fixture.items.db.label ? { tags: ['database', 'prod'] } : {}),
+    })),
+    { label: 'deep secret', folder: LEVELS.join('/'), password: 'Deep-pw-2026!', login: 'abyss' },
+    {
+      label: HOSTILE_LABEL,
+      folder: HOSTILE_FOLDER,
+      password: 'Cartoon-pw-2026!',
+      login: "o'neil & <co>",
+    },
+    ...Array.from({ length: bulkCount }, (_, i) => ({
+      label: `bulk-${String(i).padStart(5, '0')}`,
+      folder: 'Bulk',
+      login: `user${i}`,
+      password: `Bulk-pw-${i}!x`,
+    })),
+  ].map((item, index) => ({ id: index + 1, ...item }));
   const fake = await startTeamPass3Fake({
     now: START,
     seed: {
@@ -77,39 +108,11 @@ export async function seedTeamPass3(fixture, { bulkCount = 0 } = {}) {
         { ...users.erin, roles: ['Deep'] },
         { ...users.admin, admin: true },
       ],
-      items: [
-        ...Object.values(fixture.items).map((item) => ({
-          label: item.label,
-          login: item.login,
-          password: item.password,
-          url: item.url,
-          email: item.email,
-          folder:
-            item.folderId === fixture.folders.databases
-              ? 'Infrastructure/Databases'
-              : item.folderId === fixture.folders.payments
-                ? 'Payments'
-                : 'Infrastructure',
-          ...(item.label === fixture.items.ci.label ? { totp: TOTP_SECRET, tags: 'ci deploy' } : {}),
-          ...(item.label === fixture.items.db.label ? { tags: ['database', 'prod'] } : {}),
-        })),
-        { label: 'deep secret', folder: LEVELS.join('/'), password: 'Deep-pw-2026!', login: 'abyss' },
-        {
-          label: HOSTILE_LABEL,
-          folder: HOSTILE_FOLDER,
-          password: 'Cartoon-pw-2026!',
-          login: "o'neil & <co>",
-        },
-        ...Array.from({ length: bulkCount }, (_, i) => ({
-          label: `bulk-${String(i).padStart(5, '0')}`,
-          folder: 'Bulk',
-          login: `user${i}`,
-          password: `Bulk-pw-${i}!x`,
-        })),
-      ],
+      items: seedItems,
     },
   });
-  const idOf = (label) => fake.items().find((item) => item.label === escapeHtml(label))?.id;
+  // Ids given in the seed: TeamPass 3 stores labels escaped, so they are not looked up by label.
+  const idOf = (label) => seedItems.find((item) => item.label === label)?.id;
   const items = Object.fromEntries(
     Object.entries(fixture.items).map(([name, item]) => [
       name,
@@ -196,14 +199,4 @@ export async function seedTeamPass3(fixture, { bulkCount = 0 } = {}) {
       bulkCount,
     },
   };
-}
-
-/** How TeamPass stores a label: `& < > " '` as entities. */
-function escapeHtml(text) {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#039;');
 }

@@ -187,8 +187,8 @@ export function teampass3Capabilities(
     keyTransport: 'header',
     search: 'full',
     files: false,
-    // Not recorded live: the cautious answer until the conformance suite's four-byte-text check says more.
-    fourByteText: false,
+    // Recorded live: TeamPass 3.2.1.5 (utf8mb4 tables) stores and answers emoji as sent.
+    fourByteText: true,
     maxResults: options.maxResults ?? 100_000,
     maxIds: 1,
     otp: true,

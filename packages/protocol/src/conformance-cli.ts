@@ -30,7 +30,9 @@ are read from the environment only.
 The main flow uses text of the BMP only. Then each optional behaviour (four-byte-text, files,
 full-text-search, key-header, other-users, multi-id-reads, url-lookup, tags-scope) is reported
 on one line: SUPPORTED, MANGLES, REFUSES, ABSENT, LEAKS or FAILED, marked when it is a known
-TeamPass limit. Only failed operations and FAILED checks make the exit code 1.`;
+TeamPass limit, or NOT-RUN with why. A refused sign-in or key stops the run after that one try
+(TeamPass locks an address out after repeated refusals). Only failed operations and FAILED checks
+make the exit code 1.`;
 
 async function main(): Promise<number> {
   let values: Record<string, string | boolean | undefined>;

@@ -78,9 +78,9 @@ export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
  * What a server does with an optional behaviour: `supported` (as the spec gives it), `mangles`
  * (accepts and changes the data), `refuses` (answers an error), `absent` (the operation does not
  * exist there), `leaks` (it answers more than the caller may see), `failed` (something else went
- * wrong: the check could not tell).
+ * wrong: the check could not tell), `not-run` (the check was not made: its detail says why).
  */
-export type FindingOutcome = 'supported' | 'mangles' | 'refuses' | 'absent' | 'leaks' | 'failed';
+export type FindingOutcome = 'supported' | 'mangles' | 'refuses' | 'absent' | 'leaks' | 'failed' | 'not-run';
 
 /** The outcome of one optional check: one line for people. */
 export interface ConformanceFinding {
@@ -100,7 +100,7 @@ export interface ConformanceReport {
   ok: boolean;
   /** One result per operation, in table order. */
   results: ConformanceResult[];
-  /** One finding per optional check that ran, in {@link CONFORMANCE_CHECKS} order. */
+  /** One finding per optional check (`not-run` for one that was not made), in {@link CONFORMANCE_CHECKS} order. */
   findings: ConformanceFinding[];
   /** What the client learnt of the server. */
   capabilities: ServerCapabilities | undefined;
@@ -154,8 +154,11 @@ interface Run {
   readonly password: string;
   readonly emojiLabel: string;
   readonly payload: Uint8Array;
-  /** What earlier steps created: later steps use it, the clean-up removes it. */
-  readonly state: { folderId?: number; itemIds: number[]; fileId?: number };
+  /**
+   * What earlier steps created: later steps use it, the clean-up removes it; `refused` says that
+   * the server refused the sign-in (or the key), which stops the run.
+   */
+  readonly state: { folderId?: number; itemIds: number[]; fileId?: number; refused?: string };
   /** The result of each operation that ran. */
   readonly results: Map<EndpointName, ConformanceResult>;
   /** The findings, in the order they were made. */
@@ -178,8 +181,8 @@ interface OperationStep {
 interface CheckStep {
   /** The behaviour. */
   readonly check: ConformanceCheck;
-  /** Whether the run includes it. */
-  readonly when: (run: Run) => boolean;
+  /** Why the run cannot make the check (reported as `not-run`); `undefined` when it can. */
+  readonly unless: (run: Run) => string | undefined;
   /** Checks the behaviour and reports what the server does with {@link found}. */
   readonly run: (run: Run) => Promise<void>;
 }
@@ -240,7 +243,18 @@ async function runOperation(run: Run, step: OperationStep): Promise<void> {
         ? error.message
         : `${toVaultError(error, redact).code}: ${redact(error instanceof Error ? error.message : String(error))}`;
     record(run, { endpoint, operation, ok: error instanceof Skipped ? undefined : false, detail: message });
+    // Each sign-in TeamPass refuses counts toward locking the address out: one try is enough.
+    if (isVaultError(error, 'unauthorized'))
+      run.state.refused = `the server refused the sign-in or the key at ${operation}`;
   }
+}
+
+/** Why a check cannot run while the given operations have not passed; `undefined` once they have. */
+function needs(run: Run, ...names: EndpointName[]): string | undefined {
+  const missing = names.filter((name) => !passed(run, name));
+  return missing.length === 0
+    ? undefined
+    : `needs ${missing.map((name) => endpoints[name].operation).join(', ')}, which did not pass`;
 }
 
 async function addFolder(run: Run): Promise<string> {
@@ -427,8 +441,12 @@ async function fullTextSearch(run: Run): Promise<void> {
     }
   } catch (error) {
     const core = await searchItems(client, { folderIds: [state.folderId!], text }).catch(() => undefined);
+    const how =
+      core?.serverQuery === undefined
+        ? 'read the searched folders and matched there'
+        : `sent ${JSON.stringify(core.serverQuery)}, filtered locally`;
     const rescue = core?.items.some((item) => item.id === state.itemIds[1])
-      ? `; the core's searchItems found it (sent ${JSON.stringify(core.serverQuery)}, filtered locally)`
+      ? `; the core's searchItems found it (${how})`
       : '';
     found(run, 'full-text-search', 'refuses', `find/item with a space answered ${said(run, error)}${rescue}`);
   }
@@ -633,8 +651,11 @@ async function deleteFolders(run: Run): Promise<string> {
 }
 
 /** The optional checks need the main flow's items. */
-const mainItemsReady = (run: Run): boolean => passed(run, 'addItem') && passed(run, 'updateItem');
+const mainItems = (run: Run): string | undefined => needs(run, 'addItem', 'updateItem');
 const withFiles = (run: Run): boolean => run.files;
+/** Why a capability the check needs is missing; `undefined` when the server has it. */
+const unlessCapable = (run: Run, has: boolean | undefined, missing: string): string | undefined =>
+  run.capabilities === undefined ? 'the server could not be identified' : has ? undefined : missing;
 
 /**
  * The suite, in the order it runs: the main flow (BMP text only, so that it runs on any server),
@@ -652,28 +673,38 @@ const STEPS: readonly Step[] = [
   { endpoint: 'readUserItems', needs: [], run: readUserItems },
   { endpoint: 'readUserFolders', needs: [], run: readUserFolders },
   { endpoint: 'generatePassword', needs: [], run: generatePassword },
-  { check: 'four-byte-text', when: mainItemsReady, run: fourByteText },
-  { check: 'full-text-search', when: mainItemsReady, run: fullTextSearch },
+  { check: 'four-byte-text', unless: mainItems, run: fourByteText },
+  { check: 'full-text-search', unless: mainItems, run: fullTextSearch },
   {
     check: 'key-header',
-    when: (run) => mainItemsReady(run) && run.capabilities?.credentials !== 'password',
+    unless: (run) =>
+      mainItems(run) ??
+      (run.capabilities?.credentials === 'password'
+        ? 'the server signs in with a password: an API key is never sent alone'
+        : undefined),
     run: keyHeader,
   },
-  { check: 'other-users', when: () => true, run: otherUsers },
-  { check: 'multi-id-reads', when: mainItemsReady, run: multiIdReads },
+  { check: 'other-users', unless: () => undefined, run: otherUsers },
+  { check: 'multi-id-reads', unless: mainItems, run: multiIdReads },
   {
     check: 'url-lookup',
-    when: (run) => mainItemsReady(run) && run.capabilities?.urlLookup === true,
+    unless: (run) =>
+      mainItems(run) ?? unlessCapable(run, run.capabilities?.urlLookup, 'the server has no URL lookup'),
     run: urlLookup,
   },
   { endpoint: 'addFile', needs: ['addItem'], when: withFiles, run: addFile },
   { endpoint: 'listFiles', needs: ['addFile'], when: withFiles, run: listFiles },
   { endpoint: 'downloadFile', needs: ['listFiles'], when: withFiles, run: downloadFile },
-  { check: 'files', when: (run) => run.files && passed(run, 'downloadFile'), run: files },
+  {
+    check: 'files',
+    unless: (run) => (run.files ? needs(run, 'downloadFile') : 'file operations disabled'),
+    run: files,
+  },
   { endpoint: 'deleteItems', needs: ['addItem'], run: deleteItems },
   {
     check: 'tags-scope',
-    when: (run) => passed(run, 'deleteItems') && run.capabilities?.tags === true,
+    unless: (run) =>
+      needs(run, 'deleteItems') ?? unlessCapable(run, run.capabilities?.tags, 'the server has no tag list'),
     run: tagsScope,
   },
   { endpoint: 'deleteFolders', needs: ['addFolder'], run: deleteFolders },
@@ -734,9 +765,21 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
   try {
     for (const step of STEPS) {
-      if (step.when !== undefined && !step.when(run)) continue;
-      if ('endpoint' in step) await runOperation(run, step);
-      else await step.run(run);
+      const { refused } = run.state;
+      if ('endpoint' in step) {
+        if (step.when !== undefined && !step.when(run)) continue;
+        if (refused === undefined) await runOperation(run, step);
+        else {
+          const operation = endpoints[step.endpoint].operation;
+          record(run, { endpoint: step.endpoint, operation, ok: undefined, detail: `not run: ${refused}` });
+        }
+        continue;
+      }
+      const why = refused ?? step.unless(run);
+      // A check another step already reported on (files: absent) keeps that line.
+      if (why === undefined) await step.run(run);
+      else if (!run.findings.some((finding) => finding.check === step.check))
+        found(run, step.check, 'not-run', `not run: ${why}`);
     }
   } finally {
     await cleanUp(run);
@@ -782,14 +825,19 @@ export function formatFindings(report: Pick<ConformanceReport, 'findings' | 'res
   const skipped = report.results.filter((result) => result.ok === undefined).length;
   const limits = report.findings.filter((finding) => finding.knownTeamPassLimit);
   const other = report.findings.filter(
-    (finding) => !finding.knownTeamPassLimit && finding.outcome !== 'supported',
+    (finding) =>
+      !finding.knownTeamPassLimit && finding.outcome !== 'supported' && finding.outcome !== 'not-run',
   );
+  const notRun = report.findings.filter((finding) => finding.outcome === 'not-run');
   lines.push(
     `${passed} passed, ${failed} failed, ${skipped} skipped` +
       (limits.length > 0
         ? `; known TeamPass limits: ${limits.map((f) => `${f.check} ${f.outcome}`).join(', ')}`
         : '') +
-      (other.length > 0 ? `; other findings: ${other.map((f) => `${f.check} ${f.outcome}`).join(', ')}` : ''),
+      (other.length > 0
+        ? `; other findings: ${other.map((f) => `${f.check} ${f.outcome}`).join(', ')}`
+        : '') +
+      (notRun.length > 0 ? `; checks not run: ${notRun.map((f) => f.check).join(', ')}` : ''),
   );
   return lines;
 }

@@ -28,7 +28,8 @@ const DEPTH = 20;
 const LEVELS = Array.from({ length: DEPTH }, (_, j) => `Level ${j + 1}`);
 // Folder titles go through strip_tags in TeamPass: no tags in this one.
 const HOSTILE_FOLDER = `R&D & "quoted" 'single' 🚀 &amp;`;
-const HOSTILE_LABEL = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 &amp; &#039;`;
+// Accents and typographic marks TeamPass stores as named entities (`&Auml;`, `&euro;`, `&ldquo;`).
+const HOSTILE_LABEL = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 Ärger € “q” – ß`;
 
 let fake: TeamPass3Fake;
 const events: RequestEvent[] = [];
@@ -184,7 +185,7 @@ describe('the VaultClient over TeamPass 3: detection', () => {
       keyTransport: 'header',
       search: 'full',
       files: false,
-      fourByteText: false,
+      fourByteText: true,
       maxResults: 100_000,
       maxIds: 1,
       otp: true,
@@ -317,6 +318,9 @@ describe('the VaultClient over TeamPass 3: reads', () => {
     const found = await alice.findItems({ folderIds: [1, 4], query: 'jerry <b>"x"' });
     expect(found.map((item) => [item.id, item.status])).toEqual([[4, 'OK']]);
     expect(found[0]).toMatchObject({ label: HOSTILE_LABEL, login: "o'neil & <co>" });
+    // TeamPass compares the stored spelling (`&auml;rger &euro;`): the search is sent escaped alike.
+    for (const query of ['ärger € “q”', 'ÄRGER', 'ß'])
+      expect((await alice.findItems({ folderIds: [1, 4], query })).map((item) => item.id)).toEqual([4]);
     expect(await alice.findItems({ folderIds: [2], query: 'shared' })).toEqual([]);
     expect((await alice.findItems({ folderIds: [1], query: '100%' })).map((item) => item.id)).toEqual([5]);
     expect(await alice.findItems({ folderIds: [1], query: '%' })).toHaveLength(1);

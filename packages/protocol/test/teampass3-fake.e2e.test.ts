@@ -33,6 +33,11 @@ const TRANSCRIPT: Line[] = readFileSync(
   .filter((line) => line.trim() !== '')
   .map((line) => v.parse(Line, JSON.parse(line)));
 
+/** The first recording (seq 1–168), against the lab below, replayed in one run. */
+const FIRST = TRANSCRIPT.filter((line) => line.seq <= 168);
+/** The accented-text recording (seq 169–178), made later against the lab as it was then. */
+const ACCENTS = TRANSCRIPT.filter((line) => line.seq > 168);
+
 /** The lab's accounts, with the fake's own secrets in place of the placeholders. */
 const ACCOUNTS = {
   admin: { password: 'Adm1n lab pass', apiKey: 'adminKey000000000000000000000000000000' },
@@ -222,7 +227,7 @@ function base64urlJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
-function authorizationOf(auth: Auth): string | undefined {
+function authorizationOf(auth: Auth, tokens: Record<string, string>): string | undefined {
   if (auth === 'none') return undefined;
   if (auth === 'garbage') return 'Bearer garbage';
   const alice = tokens.alice!;
@@ -269,12 +274,18 @@ function compareBodies(recorded: unknown, ours: unknown, path = '$'): string[] {
     : [`${path}: ${JSON.stringify(recorded)} recorded, ${JSON.stringify(ours)} answered`];
 }
 
-async function replay(line: Line): Promise<string[]> {
+/** A fake and the tokens its sign-ins answered, by name. */
+interface Target {
+  fake: TeamPass3Fake;
+  tokens: Record<string, string>;
+}
+
+async function replay(line: Line, { fake, tokens }: Target): Promise<string[]> {
   const step = PLAN[line.seq] ?? {};
   step.before?.(fake);
   const headers: Record<string, string> = { ...step.headers };
   const isSignIn = /\/authorize(Token)?$/.test(line.path.split('?')[0]!);
-  const authorization = authorizationOf(step.auth ?? (isSignIn ? 'none' : { token: 'alice' }));
+  const authorization = authorizationOf(step.auth ?? (isSignIn ? 'none' : { token: 'alice' }), tokens);
   if (authorization) headers.authorization = authorization;
   let body: string | undefined;
   if (line.request_body !== null) {
@@ -342,13 +353,13 @@ async function replay(line: Line): Promise<string[]> {
 }
 
 describe('the TeamPass 3 fake against the recorded TeamPass 3.2.1.5', () => {
-  it('has all 168 recorded requests to replay', () => {
-    expect(TRANSCRIPT.map((line) => line.seq)).toEqual(Array.from({ length: 168 }, (_, i) => i + 1));
+  it('has all 178 recorded requests to replay', () => {
+    expect(TRANSCRIPT.map((line) => line.seq)).toEqual(Array.from({ length: 178 }, (_, i) => i + 1));
   });
 
   it('answers every request of the transcript, in order, as TeamPass did', async () => {
-    for (const line of TRANSCRIPT)
-      results.push({ seq: line.seq, name: line.name, problems: await replay(line) });
+    for (const line of FIRST)
+      results.push({ seq: line.seq, name: line.name, problems: await replay(line, { fake, tokens }) });
     const mismatches = results.filter((result) => result.problems.length > 0 && !(result.seq in UNMODELLED));
     const report = mismatches.map((m) => `seq ${m.seq} (${m.name}): ${m.problems.join('; ')}`).join('\n');
     expect(report).toBe('');
@@ -384,5 +395,68 @@ describe('the TeamPass 3 fake against the recorded TeamPass 3.2.1.5', () => {
   it('counted the sign-ins per user', () => {
     // alice: seq 1, 2, 156, 157; bob: 3, 111, 113, 125, 143, 147; admin: 94.
     expect([fake.signIns('alice'), fake.signIns('bob'), fake.signIns('admin')]).toEqual([4, 6, 1]);
+  });
+});
+
+/**
+ * The lab of the accented-text recording (seq 169–178): the first lab later, with a folder
+ * `Équipe R&D` in Shared (id 5) and the items the recording reads (ids 5 and 13; ids up to 20
+ * used, so the next item is 21).
+ */
+const ACCENT_LAB = {
+  ...LAB,
+  folders: [...LAB.folders, { id: 5, title: 'Équipe R&D', parent: 1 }],
+  roles: [
+    {
+      name: 'Devs',
+      folders: { Shared: 'W', DevOnly: 'W', 'Shared/SharedSub': 'W', 'Shared/Équipe R&D': 'W' },
+    },
+    LAB.roles[1],
+  ],
+  items: [
+    {
+      id: 5,
+      folder: 2,
+      label: `Café & <Bar> "quoted" 'apos' ☕`,
+      password: 'café-päss-☕',
+      login: '<b>barista</b>&co',
+    },
+    { id: 13, folder: 5, label: 'Müller Zugang', password: 'müller-pw-1', login: 'müller' },
+    { id: 20, folder: 3, label: 'used id', password: 'x', deleted: true },
+  ],
+} as const;
+
+describe('the TeamPass 3 fake against the accented-text recording of TeamPass 3.2.1.5', () => {
+  const target: Target = { fake: undefined as unknown as TeamPass3Fake, tokens: {} };
+  beforeAll(async () => {
+    target.fake = await startTeamPass3Fake({
+      seed: ACCENT_LAB,
+      settings: { rateLimitPerMinute: 120 },
+      now: Date.UTC(2026, 10, 28, 9, 0, 0),
+    });
+    const signIn = await fetch(`${target.fake.url}/api/index.php/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        login: 'alice',
+        password: ACCOUNTS.alice.password,
+        apikey: ACCOUNTS.alice.apiKey,
+      }),
+    });
+    target.tokens.alice = v.parse(v.object({ token: v.string() }), await signIn.json()).token;
+  });
+  afterAll(() => target.fake.close());
+
+  it('stores and answers accents, typographic marks, Cyrillic, CJK and emoji as TeamPass did', async () => {
+    const report: string[] = [];
+    for (const line of ACCENTS) {
+      // The lab's folder title ends with a space, which no API request can store: TeamPass trims
+      // the title it is sent (`trim|escape`, then AntiXSS, checked with PHP 8.2 and TeamPass's
+      // own libraries). The folder was made before the recording, by other means; the fake is
+      // seeded through the API's rules, so that space is left out of the comparison.
+      const problems = await replay({ ...line, body: line.body.replaceAll('R&amp;D ', 'R&amp;D') }, target);
+      if (problems.length > 0) report.push(`seq ${line.seq} (${line.name}): ${problems.join('; ')}`);
+    }
+    expect(report.join('\n')).toBe('');
   });
 });

@@ -14,6 +14,7 @@ import {
   resolveReferences,
   type UnresolvedReference,
 } from '../src/references/resolve-references.ts';
+import { searchItems } from '../src/search.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
 
@@ -22,6 +23,8 @@ const BOB = { login: 'bob', password: 'B0b-pw', apiKey: 'bobKeyBBBBBBBBBBBBBBBBB
 const SECRET = 'JBSWY3DPEHPK3PXP';
 const LEVELS = Array.from({ length: 20 }, (_, j) => `Level ${j + 1}`);
 const ODD = `Café & "ops" 🚀`;
+/** A folder title TeamPass stores with `&amp;`, and an item whose label and login it stores as `M&uuml;ller`. */
+const EQUIPE = 'Équipe R&D';
 
 let fake: TeamPass3Fake;
 let alice: VaultClient;
@@ -33,13 +36,19 @@ beforeAll(async () => {
     tree = { title: `Level ${level}`, children: [tree] };
   fake = await startTeamPass3Fake({
     seed: {
-      folders: [{ id: 1, title: 'Shared' }, { id: 2, title: ODD }, tree as { title: string }],
+      folders: [
+        { id: 1, title: 'Shared' },
+        { id: 2, title: ODD },
+        tree as { title: string },
+        { id: 30, title: EQUIPE, parent: 1 },
+      ],
       roles: [
         {
           name: 'Devs',
           folders: {
             Shared: 'W',
             [ODD]: 'W',
+            [`Shared/${EQUIPE}`]: 'W',
             ...Object.fromEntries(LEVELS.map((_, i) => [LEVELS.slice(0, i + 1).join('/'), 'W' as const])),
           },
         },
@@ -53,6 +62,7 @@ beforeAll(async () => {
         { id: 1, label: 'db', folder: 'Shared', password: 's3cret', login: 'dbadmin', totp: SECRET },
         { id: 2, label: 'Tom & Jerry 😀', folder: ODD, password: 'cartoon' },
         { id: 3, label: 'deep', folder: LEVELS.join('/'), password: 'deep-pw' },
+        { id: 13, label: 'Müller Zugang', folder: 30, password: 'müller-pw-1', login: 'müller' },
       ],
     },
   });
@@ -135,5 +145,45 @@ describe('references on TeamPass 3', () => {
     await expect(
       resolveReferences(alice, ['vaultline://Shared/db/password'], { login: 'bob' }),
     ).rejects.toMatchObject({ code: 'unsupported' });
+  });
+});
+
+describe('accented text on TeamPass 3 (stored as M&uuml;ller)', () => {
+  it('stores the label and login with named entities, as TeamPass 3.2.1.5 does', () => {
+    expect(fake.item(13)).toMatchObject({ label: 'M&uuml;ller Zugang', login: 'm&uuml;ller' });
+  });
+
+  it('resolves id and path references to the text as typed', async () => {
+    const results = await resolveReferences(
+      alice,
+      [
+        'vaultline://13/login',
+        formatReference({
+          kind: 'path',
+          folders: ['Shared', EQUIPE],
+          label: 'Müller Zugang',
+          field: 'login',
+        }),
+        formatReference({
+          kind: 'path',
+          folders: ['Shared', EQUIPE],
+          label: 'Müller Zugang',
+          field: 'password',
+        }),
+      ],
+      { login: 'alice' },
+    );
+    expect(results.map((result) => ok(result).value)).toEqual(['müller', 'müller', 'müller-pw-1']);
+    expect(ok(results[0]).item).toMatchObject({ label: 'Müller Zugang', path: ['Shared', EQUIPE] });
+  });
+
+  it("finds the item by its accented label, through TeamPass's label search and the core's", async () => {
+    expect((await alice.findItems({ folderIds: [30], query: 'müller' })).map((item) => item.label)).toEqual([
+      'Müller Zugang',
+    ]);
+    const found = await searchItems(alice, { folderIds: [30], text: 'müller zugang' });
+    expect(found.items.map((item) => [item.id, item.label, item.login])).toEqual([
+      [13, 'Müller Zugang', 'müller'],
+    ]);
   });
 });

@@ -344,7 +344,7 @@ describe('a TeamPass 3 session', () => {
 
   it('round-trips labels full of entities and emoji, and finds them by label', async () => {
     const alice = session();
-    const label = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 &amp; ${Date.now()}`;
+    const label = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 Ärger € ${Date.now()}`;
     const password = '  pw &amp; <é> 🔑  ';
     const { id } = await alice.call('createItem', {
       label,
@@ -355,11 +355,25 @@ describe('a TeamPass 3 session', () => {
     });
     const [item] = await alice.call('getItem', { id });
     expect(item).toMatchObject({ label, password, login: "o'neil & co", tags: ['t-1', 'émoji'] });
-    expect(fake.item(id)!.label).toContain('&amp;amp;');
+    expect(fake.item(id)!.label).toContain(
+      'Tom &amp; Jerry &lt;b&gt;&quot;x&quot;&lt;/b&gt; &#039;y&#039; 😀🎉 &Auml;rger &euro;',
+    );
     const found = await alice.call('searchItems', { label: 'Jerry <b>"x"', like: true });
     expect(found.map((f) => f.id)).toEqual([id]);
     const exact = await alice.readAll('searchItems', { label });
     expect(exact.items.map((f) => f.id)).toEqual([id]);
+  });
+
+  it('reads a label typed with an entity decoded: TeamPass does not encode an entity twice', async () => {
+    const alice = session();
+    const { id } = await alice.call('createItem', {
+      label: `AT&amp;T ${Date.now()}`,
+      folder_id: 2,
+      password: 'pw',
+    });
+    expect(fake.item(id)!.label).toMatch(/^AT&amp;T /);
+    const [item] = await alice.call('getItem', { id });
+    expect(item?.label).toMatch(/^AT&T /);
   });
 
   it('finds items by URL, whatever characters the URL holds', async () => {

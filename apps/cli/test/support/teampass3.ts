@@ -4,6 +4,9 @@ import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/test
 /** A label full of what TeamPass escapes, and characters outside the BMP. */
 export const ENTITY_LABEL = `Tom & Jerry <db> "quoted" O'Brien 🦄 café`;
 
+/** A login TeamPass 3 stores with entities (`m&uuml;ller &amp; &lt;co&gt;`). */
+export const ENTITY_LOGIN = 'müller & <co>';
+
 /** The TOTP secret of the item with a one-time code (RFC 6238's test key, Base32). */
 export const TOTP_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
 
@@ -45,7 +48,7 @@ export async function startSeededTeamPass3(): Promise<SeededTeamPass3> {
       login: 'octo',
       totp: TOTP_SECRET,
     },
-    { label: ENTITY_LABEL, folder: 'Shared', password: 'Emoji-Pw-🦄-&amp;-42', login: 'guest & <co>' },
+    { label: ENTITY_LABEL, folder: 'Shared', password: 'Emoji-Pw-🦄-&amp;-42', login: ENTITY_LOGIN },
     { label: 'ops secret', folder: 'Ops', password: 'Ops-Only-Secret-77', login: 'root' },
   ];
   for (let i = 0; i < 10; i++)

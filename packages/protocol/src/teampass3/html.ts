@@ -1,61 +1,87 @@
 /**
- * How TeamPass 3 escapes text it stores, and how a client reads it back. TeamPass runs item labels
- * and logins through PHP's `htmlspecialchars` with `ENT_QUOTES` (`&` `"` `'` `<` `>` become
- * `&amp;` `&quot;` `&#039;` `&lt;` `&gt;`), folder titles through `strip_tags` first, tags through
- * `htmlspecialchars`; descriptions and passwords are stored as sent.
+ * How TeamPass 3 escapes text it stores, and how a client reads it back. TeamPass 3.2.1.5 stores
+ * item labels and logins through PHP's `filter_var(…, FILTER_SANITIZE_FULL_SPECIAL_CHARS)`: that
+ * is `htmlentities` with `ENT_QUOTES`, the HTML 4.01 table and no double encoding, so every
+ * character HTML 4.01 names becomes that name (`Müller` is stored `M&uuml;ller`, `€` `&euro;`,
+ * `“` `&ldquo;`), `'` becomes `&#039;`, and Cyrillic, CJK or emoji stay as typed. Folder titles
+ * and tags go through `htmlspecialchars` (the five special characters only); descriptions,
+ * passwords, e-mail addresses, URLs and custom fields are stored as sent (after their own
+ * sanitizers). Reading decodes every HTML5 entity, named or numeric.
  *
  * @see ./README.md
  * @module
  */
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
+import { decode, encode } from 'html-entities';
+
+/** The five characters `htmlspecialchars` escapes, as PHP writes them with `ENT_QUOTES`. */
+const SPECIAL: Readonly<Record<string, string>> = {
   '"': '&quot;',
   "'": '&#039;',
   '<': '&lt;',
   '>': '&gt;',
 };
 
+/** An entity already in the text, which PHP leaves alone when double encoding is off. */
+const ENTITY_AHEAD = /^&(?:#([0-9]+)|#[xX]([0-9a-fA-F]+)|([A-Za-z0-9]+));/;
+
+/** Whether `&name;` (with the `&` and `;`) is an entity HTML 4.01 knows. */
+function isHtml401Entity(entity: string): boolean {
+  // The library's HTML 4 level also knows `&apos;`, which HTML 4.01 (and so PHP) does not.
+  return entity !== '&apos;' && decode(entity, { level: 'html4', scope: 'strict' }) !== entity;
+}
+
 /**
- * Escapes text the way TeamPass stores a label or a login (PHP `htmlspecialchars` with
- * `ENT_QUOTES`, double encoding on: `&amp;` becomes `&amp;amp;`).
+ * Escapes text the way TeamPass stores a label or a login: PHP `htmlentities` with `ENT_QUOTES`
+ * and the HTML 4.01 table, without double encoding (`FILTER_SANITIZE_FULL_SPECIAL_CHARS`). An
+ * `&` that already starts a valid entity (`&amp;`, `&#039;`) is kept; any other `&` becomes
+ * `&amp;`. Searching TeamPass for a label needs this spelling: it compares the stored text.
  *
  * @param text The text as a person typed it.
  * @returns The text as TeamPass stores and answers it.
  */
 export function escapeLikeTeamPass(text: string): string {
-  return text.replace(/[&"'<>]/g, (char) => ESCAPES[char]!);
+  return text.replace(/[&"'<>]|[\u{80}-\u{10ffff}]/gu, (char, offset: number) => {
+    if (char === '&') {
+      const ahead = ENTITY_AHEAD.exec(text.slice(offset, offset + 40));
+      if (ahead) {
+        const [entity, decimal, hex] = ahead;
+        if (decimal !== undefined || hex !== undefined) {
+          const code = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex!, 16);
+          if (code <= 0x10ffff) return char;
+        } else if (isHtml401Entity(entity)) return char;
+      }
+      return '&amp;';
+    }
+    const special = SPECIAL[char];
+    if (special) return special;
+    // A character without an HTML 4.01 name stays as typed (the library writes a number for it).
+    const named = encode(char, { level: 'html4', mode: 'nonAscii' });
+    return named.startsWith('&#') ? char : named;
+  });
 }
 
-/** Named entities a TeamPass answer can hold (what `htmlspecialchars` writes, and `&nbsp;`). */
-const NAMED: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-};
+/**
+ * Escapes text the way TeamPass stores a tag or a folder title: PHP `htmlspecialchars` with
+ * `ENT_QUOTES`, double encoding on (`&amp;` becomes `&amp;amp;`).
+ *
+ * @param text The text as a person typed it.
+ * @returns The text as TeamPass stores it.
+ */
+export function escapeSpecialCharsLikeTeamPass(text: string): string {
+  return text.replace(/[&"'<>]/g, (char) => (char === '&' ? '&amp;' : SPECIAL[char]!));
+}
 
 /**
- * Decodes the HTML entities TeamPass writes into stored text, once: `Tom &amp; Jerry` becomes
- * `Tom & Jerry`, `&amp;amp;` becomes `&amp;`. Numeric entities (`&#039;`, `&#x27;`) and the named
- * ones `htmlspecialchars` produces are decoded; any other `&…;` is left as it is.
+ * Decodes the HTML entities TeamPass writes into stored text, once, with the whole HTML5 table:
+ * `M&uuml;ller` becomes `Müller`, `Tom &amp; Jerry` `Tom & Jerry`, `&#039;` `'`, `&amp;amp;`
+ * `&amp;`. Only entities closed by `;` are read (TeamPass always writes the `;`); an unknown
+ * `&…;` is left as it is.
  *
  * @param text The text as TeamPass answered it.
  * @returns The text as a person typed it.
  */
 export function decodeTeamPassEntities(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,6});/g, (entity, body: string) => {
-    if (body.startsWith('#')) {
-      const code =
-        body[1] === 'x' || body[1] === 'X'
-          ? Number.parseInt(body.slice(2), 16)
-          : Number.parseInt(body.slice(1), 10);
-      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0) return entity;
-      return String.fromCodePoint(code);
-    }
-    return NAMED[body] ?? entity;
-  });
+  return decode(text, { level: 'html5', scope: 'strict' });
 }

@@ -21,6 +21,7 @@ import {
   collationFold,
   type PhpParams,
   phpEmpty,
+  phpFullSpecialChars,
   phpHtmlSpecialChars,
   phpHtmlSpecialCharsDecode,
   phpInt,
@@ -246,7 +247,7 @@ function createAction(ctx: RequestContext, caller: Caller): Answer {
     return problem(403, 'Access denied: folder is read-only');
   if (phpEmpty(params.label)) return problem(400, 'Label is mandatory');
 
-  const label = phpHtmlSpecialChars(phpString(params.label));
+  const label = phpFullSpecialChars(phpString(params.label));
   const password = phpString(params.password);
   let totp: TeamPass3StoredItem['totp'];
   try {
@@ -281,7 +282,7 @@ function createAction(ctx: RequestContext, caller: Caller): Answer {
       label,
       description: xssClean(phpString(params.description)),
       password,
-      login: phpHtmlSpecialChars(phpString(params.login)),
+      login: phpFullSpecialChars(phpString(params.login)),
       email: phpSanitizeEmail(phpString(params.email)),
       url,
       folderId,
@@ -400,9 +401,9 @@ function updateItem(
     changes.personal = targetPersonal;
   }
   if (item.url !== '') changes.faviconUrl = null;
-  if (phpIsset(params.label)) changes.label = phpHtmlSpecialChars(phpString(params.label));
+  if (phpIsset(params.label)) changes.label = phpFullSpecialChars(phpString(params.label));
   if (phpIsset(params.description)) changes.description = xssClean(phpString(params.description));
-  if (phpIsset(params.login)) changes.login = phpHtmlSpecialChars(phpString(params.login));
+  if (phpIsset(params.login)) changes.login = phpFullSpecialChars(phpString(params.login));
   if (phpIsset(params.email)) changes.email = phpSanitizeEmail(phpString(params.email));
   if (phpIsset(params.url)) changes.url = sanitizeItemUrl(phpString(params.url));
   if (phpIsset(params.icon)) changes.icon = phpString(params.icon).replace(/[^a-zA-Z0-9 _-]/g, '');

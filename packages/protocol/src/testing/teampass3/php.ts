@@ -7,7 +7,8 @@
  * @module
  */
 
-import { decodeTeamPassEntities, escapeLikeTeamPass } from '../../teampass3/html.ts';
+import { decode } from 'html-entities';
+import { escapeLikeTeamPass, escapeSpecialCharsLikeTeamPass } from '../../teampass3/html.ts';
 
 /** A parameter value as PHP sees it after decoding a request. */
 export type PhpValue = string | number | boolean | null | PhpValue[] | { [key: string]: PhpValue };
@@ -124,12 +125,23 @@ export function phpStripTags(text: string): string {
 }
 
 /**
- * PHP `htmlspecialchars()` with `ENT_QUOTES`.
+ * PHP `htmlspecialchars()` with its default flags since PHP 8.1 (`ENT_QUOTES`): `&` `"` `'` `<`
+ * `>` become `&amp;` `&quot;` `&#039;` `&lt;` `&gt;`, double encoding on.
  *
  * @param text The text.
  * @returns The escaped text.
  */
-export const phpHtmlSpecialChars: (text: string) => string = escapeLikeTeamPass;
+export const phpHtmlSpecialChars: (text: string) => string = escapeSpecialCharsLikeTeamPass;
+
+/**
+ * `filter_var(…, FILTER_SANITIZE_FULL_SPECIAL_CHARS)`: `htmlentities()` with `ENT_QUOTES`, the
+ * HTML 4.01 table and no double encoding (every character HTML 4.01 names becomes its entity,
+ * `'` becomes `&#039;`, other characters stay as typed).
+ *
+ * @param text The text.
+ * @returns The escaped text.
+ */
+export const phpFullSpecialChars: (text: string) => string = escapeLikeTeamPass;
 
 /**
  * PHP `htmlspecialchars_decode()` with `ENT_QUOTES`: only the five special characters.
@@ -161,12 +173,17 @@ export function phpStripSlashes(text: string): string {
 }
 
 /**
- * PHP `html_entity_decode()` for the entities TeamPass writes and numeric ones.
+ * PHP `html_entity_decode()` with its default flags (`ENT_QUOTES`, HTML 4.01): the HTML 4.01
+ * named entities and numeric ones.
  *
  * @param text The text.
  * @returns The decoded text.
  */
-export const phpHtmlEntityDecode: (text: string) => string = decodeTeamPassEntities;
+export function phpHtmlEntityDecode(text: string): string {
+  if (!text.includes('&')) return text;
+  // `&apos;` is no HTML 4.01 entity (the library's HTML 4 level knows it): it stays as written.
+  return decode(text.replace(/&apos;/g, '&amp;apos;'), { level: 'html4', scope: 'strict' });
+}
 
 /**
  * The sanitizer TeamPass applies to folder titles and logins at sign-in (`trim|escape`):

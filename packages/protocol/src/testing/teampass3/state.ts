@@ -8,7 +8,15 @@
  * @module
  */
 
-import { phpHtmlSpecialChars, phpSanitizeEmail, phpStripTags, phpTrim, xssClean } from './php.ts';
+import {
+  collationCompare,
+  phpFullSpecialChars,
+  phpHtmlSpecialChars,
+  phpSanitizeEmail,
+  phpStripTags,
+  phpTrim,
+  xssClean,
+} from './php.ts';
 import { normalizeTotp } from './totp.ts';
 import type {
   TeamPass3ApiFlags,
@@ -192,10 +200,10 @@ export class TeamPass3State {
     }
     const stored = this.addItem({
       ...(item.id === undefined ? {} : { id: item.id }),
-      label: phpHtmlSpecialChars(item.label),
+      label: phpFullSpecialChars(item.label),
       description: xssClean(item.description ?? ''),
       password: item.password,
-      login: phpHtmlSpecialChars(item.login ?? ''),
+      login: phpFullSpecialChars(item.login ?? ''),
       email: phpSanitizeEmail(item.email ?? ''),
       url: item.url ?? '',
       folderId,
@@ -333,11 +341,12 @@ export class TeamPass3State {
   }
 
   private sortedChildren(parentId: number): number[] {
-    return this.childrenOf(parentId).sort((a, b) => {
-      const ta = this.folders.get(a)!.title.toLowerCase();
-      const tb = this.folders.get(b)!.title.toLowerCase();
-      return ta < tb ? -1 : ta > tb ? 1 : a - b;
-    });
+    return this.childrenOf(parentId).sort((a, b) => this.compareTitles(a, b));
+  }
+
+  /** Two folders in the order of their titles under MariaDB's collation (`É` sorts with `E`), then ids. */
+  private compareTitles(a: number, b: number): number {
+    return collationCompare(this.folders.get(a)!.title, this.folders.get(b)!.title) || a - b;
   }
 
   /** A folder's nested-set position (siblings sorted by title, as TeamPass rebuilds the tree). */
@@ -351,11 +360,7 @@ export class TeamPass3State {
         byParent.set(folder.parentId, list);
       }
       for (const list of byParent.values()) {
-        list.sort((a, b) => {
-          const ta = this.folders.get(a)!.title.toLowerCase();
-          const tb = this.folders.get(b)!.title.toLowerCase();
-          return ta < tb ? -1 : ta > tb ? 1 : a - b;
-        });
+        list.sort((a, b) => this.compareTitles(a, b));
       }
       let tally = 1;
       const stack: { id: number; level: number; childIndex: number }[] = [];

@@ -27,9 +27,9 @@ export function complexityName(level: number): string {
 
 /**
  * What is wrong with a password for a folder, in one message that shows the folder's rule and
- * what is missing: how many more characters, or fewer with the kinds it lacks. The vault's API
- * does not say a folder's rule (read/userfolders has no complexity level), so an unknown rule is
- * the strongest, and the message says that too.
+ * what is missing: how many more characters, or fewer with the kinds it lacks. The rule is the
+ * folder's complexity level where the server reports it (the Vaultline server, TeamPass 3); where
+ * it does not (TeamPass 2), an unknown rule is the strongest, and the message says that too.
  *
  * @param password The password typed.
  * @param complexityLevel The folder's level, when known.

@@ -2,9 +2,9 @@
 // and `vsce package`. `--bench` runs the benchmarks instead. Exits non-zero on any failure and
 // ends with the line `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
@@ -24,10 +24,16 @@ const checks = new Set((process.env.VAULTLINE_CHECKS ?? 'suite,ui,web,scan,vsix'
 const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
-const presentationShot = resolve(root, '../../docs/images/vscode-presentation-mode.png');
-const walkthroughShot = resolve(root, '../../docs/images/vscode-walkthrough.png');
-const webShot = resolve(root, '../../docs/images/vscode-web.png');
+// Screenshots go to the git-ignored test-results/ folder: a test run leaves the tree as it was.
+// `--docs-images` (`pnpm --filter vaultline-vscode docs:images`) copies them over docs/images/
+// after a passing run, the one way the docs' pictures are refreshed.
+const docsImages = process.argv.includes('--docs-images');
+const shots = resolve(root, 'test-results/screenshots');
+const screenshot = join(shots, 'vscode-extension.png');
+const presentationShot = join(shots, 'vscode-presentation-mode.png');
+const walkthroughShot = join(shots, 'vscode-walkthrough.png');
+const webShot = join(shots, 'vscode-web.png');
+mkdirSync(shots, { recursive: true });
 const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
@@ -52,6 +58,16 @@ const benchRun = bench
 const figures = [];
 
 const sh = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status === 0;
+
+// A test run leaves the tree clean: every screenshot it takes lands where git ignores it (issue #31).
+if (!docsImages) {
+  const tracked = [screenshot, presentationShot, walkthroughShot, webShot].filter(
+    (shot) => spawnSync('git', ['check-ignore', '-q', shot], { cwd: root }).status !== 0,
+  );
+  for (const shot of tracked) console.log(`screenshot outside an ignored folder: ${shot}`);
+  if (tracked.length === 0) passed += 1;
+  else failed += 1;
+}
 if (!sh(process.execPath, ['esbuild.config.mjs'])) {
   console.log('0 passed, 1 failed');
   process.exit(1);
@@ -111,12 +127,15 @@ try {
   }
 
   if (!bench && checks.has('ui')) {
-    mkdirSync(dirname(screenshot), { recursive: true });
     const page = await server.openWorkbench({ extensionPath: root });
     const failures = await uiCheck(page, {
       folder: 'Infrastructure',
       item: fixture.items.web.label,
       login: fixture.items.web.login,
+      reveal: {
+        reference: `vaultline://${fixture.items.web.id}/password`,
+        value: fixture.items.web.password,
+      },
       screenshot,
       presentationShot,
       walkthroughShot,
@@ -205,6 +224,16 @@ if (!bench && checks.has('vsix')) {
   }
 }
 
+if (docsImages) {
+  if (failed > 0) console.log('docs images: not copied, the run failed');
+  else
+    for (const shot of [screenshot, presentationShot, walkthroughShot, webShot]) {
+      if (!existsSync(shot)) continue;
+      const target = resolve(root, '../../docs/images', basename(shot));
+      copyFileSync(shot, target);
+      console.log(`docs images: ${target}`);
+    }
+}
 if (benchRun && failed === 0 && figures.length > 0) benchRun.record(figures);
 console.log(`run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -154,7 +154,7 @@ export function vaultKeyWriteTests(fixture: Fixture): void {
       const [message] = errorsSince(api, before);
       assert.match(
         message ?? '',
-        /^Add folder: you have no right to do this in the vault\. The vault said: ".*admin key.*"\.$/,
+        /^Add folder: you have no right to do this in the vault\. The vault said: ".*admin key.*\."$/,
       );
       assert.equal((message ?? '').includes(fixture.keys.alice), false);
     });

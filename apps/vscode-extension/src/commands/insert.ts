@@ -19,7 +19,7 @@ export async function insertValue(
   const { search, presentation, connections, notifier } = services;
   const ref = await chooseItem(search, target, vscode.l10n.t('Insert a vault value'));
   if (!ref) return 0;
-  // Presentation mode masks logins and URLs on screen: no value is put into an editor while it is on.
+  // Said before the item is chosen (insertField refuses it too).
   if (presentation.enabled)
     throw new UserFacingError(
       vscode.l10n.t('Inserting a value is disabled in presentation mode. Insert a reference instead.'),

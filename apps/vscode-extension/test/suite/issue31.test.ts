@@ -187,7 +187,10 @@ export function issue31Tests(fixture: Fixture): void {
       const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.web.label);
       const before = api.notifier.notices.length;
       assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), 1);
-      assert.equal(await vscode.commands.executeCommand(COMMANDS.insertReference, node, 'password'), 1);
+      assert.equal(
+        await vscode.commands.executeCommand(COMMANDS.insertReference, node, 'password', 'reference'),
+        1,
+      );
       assert.deepEqual(
         api.notifier.notices.slice(before).map((notice) => notice.text),
         ['Vaultline: inserted Login at the cursor', 'Vaultline: inserted a reference at the cursor'],
@@ -222,13 +225,21 @@ export function issue31TeamPass3Tests(fixture: Fixture, target: Target): void {
       await control('advanceClock', (secondsLeft - 3) * 1000);
       const old = await target.client().readOtp({ id: tp3.items.ci.id });
       assert.equal(old.secondsLeft, 3);
+      const mark = await control<number>('requestCount');
       const done = vscode.commands.executeCommand<{ cleared: Promise<boolean>; secondsLeft: number }>(
         COMMANDS.copyOneTimeCode,
         node,
         1,
       );
-      // The code changes while the command waits (the fake's clock, moved past its end).
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The command has read the code with 3 s left; then the code changes while it waits (the
+      // fake's clock, moved past the code's end).
+      await waitFor(
+        async () =>
+          (await control<{ url: string }[]>('requests', mark)).some((request) =>
+            request.url.includes('/item/getOtp'),
+          ),
+        'the one-time code read',
+      );
       await control('advanceClock', 3000);
       const next = await target.client().readOtp({ id: tp3.items.ci.id });
       const result = await done;

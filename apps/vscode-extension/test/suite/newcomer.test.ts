@@ -72,6 +72,8 @@ export function newcomerTests(fixture: Fixture): void {
         login: '',
         password: generatePassword({ complexityLevel: 90 }),
         url: '',
+        email: '',
+        description: '',
       });
       try {
         const said = api.notifier.notices.slice(before).map((notice) => notice.text);

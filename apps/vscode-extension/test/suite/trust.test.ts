@@ -460,6 +460,8 @@ export function trustTests(fixture: Fixture): void {
           login: 'carol',
           password: generatePassword({ complexityLevel: 90 }),
           url: '',
+          email: '',
+          description: '',
         });
         assert.ok(Number.isInteger(id) && id > 0, `added ${id}`);
         const added = await itemNode(api, 'carol', 'Infrastructure', 'carol-note');

@@ -49,12 +49,15 @@ export function strengthProblem(password: string, complexityLevel: number | unde
           needed,
         )
       : vscode.l10n.t('It asks for "{0}": {1} bits.', complexityName(complexityLevel), needed);
-  const has = vscode.l10n.t(
-    'This password has {0} bits ({1} characters of {2} kinds).',
-    Math.floor(bits),
-    length,
-    kinds.length,
-  );
+  const has =
+    kinds.length === 1
+      ? vscode.l10n.t('This password has {0} bits ({1} characters of 1 kind).', Math.floor(bits), length)
+      : vscode.l10n.t(
+          'This password has {0} bits ({1} characters of {2} kinds).',
+          Math.floor(bits),
+          length,
+          kinds.length,
+        );
   // Bits per character with the kinds it has, and with all four.
   const pool = kinds.reduce((sum, kind) => sum + POOL_SIZES[kind], 0);
   const full = Object.values(POOL_SIZES).reduce((sum, size) => sum + size, 0);

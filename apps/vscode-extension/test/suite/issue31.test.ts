@@ -47,7 +47,7 @@ export function issue31Tests(fixture: Fixture): void {
   describe('issue #31: Store in Vaultline', () => {
     after(async () => {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      if (created.length > 0) await vault().deleteItems({ ids: created });
+      if (created.length > 0) await vault().deleteItems({ ids: created.splice(0) });
     });
 
     it("judges the secret by the folder's own rule: a weak one is said, and stored only when the user says so", async () => {

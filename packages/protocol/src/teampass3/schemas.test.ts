@@ -1,7 +1,7 @@
-import { complexityFromTeamPass3 } from './adapter.ts';
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { complexityFromTeamPass3 } from './adapter.ts';
 import { type TeamPass3EndpointName, teampass3Endpoints } from './endpoints.ts';
 import {
   TeamPass3ItemListSchema,

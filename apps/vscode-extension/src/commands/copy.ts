@@ -20,9 +20,10 @@ export async function copyValue(
   seconds?: unknown,
 ): Promise<{ cleared: Promise<boolean> } | undefined> {
   const { search, connections, clipboard } = services;
-  const ref = await chooseItem(search, target, vscode.l10n.t('Copy a vault value'));
+  const title = vscode.l10n.t('Copy a vault value');
+  const ref = await chooseItem(search, target, title);
   if (!ref) return undefined;
-  const chosen = await chooseField(field);
+  const chosen = await chooseField(field, [], title);
   if (!chosen) return undefined;
   const value = await fetchField(connections, ref, chosen);
   if (value === '') throw new UserFacingError(noValueMessage(chosen));

@@ -17,14 +17,15 @@ export async function insertValue(
   field: unknown,
 ): Promise<number> {
   const { search, presentation, connections, notifier } = services;
-  const ref = await chooseItem(search, target, vscode.l10n.t('Insert a vault value'));
+  const title = vscode.l10n.t('Insert a vault value');
+  const ref = await chooseItem(search, target, title);
   if (!ref) return 0;
   // Said before the item is chosen (insertField refuses it too).
   if (presentation.enabled)
     throw new UserFacingError(
       vscode.l10n.t('Inserting a value is disabled in presentation mode. Insert a reference instead.'),
     );
-  const chosen = await chooseField(field);
+  const chosen = await chooseField(field, [], title);
   if (!chosen) return 0;
   const count = await insertField(connections, presentation, ref, chosen);
   notifier.status(

@@ -78,7 +78,8 @@ async function insertReference(
   const editor = vscode.window.activeTextEditor;
   if (!editor)
     throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the reference goes.'));
-  const ref = await chooseItem(services.search, target, vscode.l10n.t('Insert a reference to a vault value'));
+  const title = vscode.l10n.t('Insert a reference to a vault value');
+  const ref = await chooseItem(services.search, target, title);
   if (!ref) return 0;
   const requested = field ?? (target === undefined ? undefined : 'password');
   // An item's one-time code changes every few seconds: only its reference is worth writing down.
@@ -88,7 +89,7 @@ async function insertReference(
     if (answer === undefined) return 0;
     otp = answer;
   }
-  const chosen = otp ? undefined : await chooseField(requested);
+  const chosen = otp ? undefined : await chooseField(requested, [], title);
   if (!otp && !chosen) return 0;
   const how = otp
     ? 'reference'

@@ -17,7 +17,7 @@ export const SUBJECTS_CHECKED_AFTER = '47314c6b4ab887e89169e617b939424267b3fc69'
 
 /**
  * Commits whose subject is too long but that cannot be rewritten (history is never rewritten):
- * each named with the reason. Keep this list empty; a new entry needs the lead's word.
+ * each named with the reason. An entry is added only with the lead's word.
  */
 export const KNOWN_LONG_SUBJECTS: ReadonlySet<string> = new Set([
   // Issue #31 (branch vscode): 79 and 85 characters, committed before the check was run locally.

@@ -35,6 +35,12 @@ describe.each(STORES)('vault server folders on %s', (store) => {
         ['Mid', 2, top.id],
         ['Leaf', 3, mid.id],
       ]);
+      // Each folder's complexity level, so a client judges a password by the folder's own rule.
+      expect(folders.map((f) => [f.title, f.complexityLevel, f.raw.complexity_level])).toEqual([
+        ['Top', 50, '50'],
+        ['Mid', 60, '60'],
+        ['Leaf', 0, '0'],
+      ]);
     });
 
     it('validates complexity, parent and title, and updates folders', async () => {

@@ -60,6 +60,8 @@ export class ConnectFlow implements vscode.Disposable {
   activePick: vscode.QuickPick<vscode.QuickPickItem & { value: string }> | undefined;
   /** The last attempt that failed, without its secrets: the prefill of the next run. */
   private draft: ConnectionSettings | undefined;
+  /** The API key of the last failed sign-in with a password, for the next run's API key step. */
+  private draftApiKey: string | undefined;
   private readonly connections: ConnectionStore;
 
   constructor(connections: ConnectionStore) {
@@ -71,14 +73,21 @@ export class ConnectFlow implements vscode.Disposable {
     return this.draft;
   }
 
-  /** Keeps what was typed after a failed attempt. */
-  remember(settings: ConnectionSettings): void {
+  /**
+   * Keeps what was typed after a failed attempt. A vault that signs each user in (TeamPass 3)
+   * refuses a wrong password and a wrong API key alike: the key is kept too, in memory only, and
+   * the next run's API key step starts from it (masked), so Retry asks again for the password
+   * alone.
+   */
+  remember(settings: ConnectionSettings, signInApiKey?: string): void {
     this.draft = { ...settings };
+    this.draftApiKey = signInApiKey;
   }
 
   /** Forgets it after a success. */
   forget(): void {
     this.draft = undefined;
+    this.draftApiKey = undefined;
   }
 
   /**
@@ -125,7 +134,8 @@ export class ConnectFlow implements vscode.Disposable {
       login: start.login ?? '',
       method: 'password',
       password: '',
-      apiKey: '',
+      // Retry after a refused sign-in: the key typed then, not asked again from nothing.
+      apiKey: start === this.draft ? (this.draftApiKey ?? '') : '',
       personalAccessToken: '',
     };
     if (known.name !== undefined) values.name = known.name;
@@ -242,10 +252,10 @@ export class ConnectFlow implements vscode.Disposable {
                   login(),
                 )
               : vscode.l10n.t(
-                  'The API key. Vaultline server: `vaultline-server keys create --user {0}` prints one. TeamPass: an administrator creates one under Settings → API.',
+                  "The API key. Vaultline server: an administrator's `vaultline-server keys create --user {0}` prints one (with the embedded store, while the server is stopped); the quick start's admin key (.data/vault/quickstart-admin.key) works too. TeamPass: an administrator creates one under Settings → API.",
                   login(),
                 ),
-            value: '',
+            value: values.apiKey,
             password: true,
             validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the API key.') : undefined),
           };

@@ -134,14 +134,20 @@ export class ConnectionStore implements vscode.Disposable {
     if (existing) return existing;
     const settings = this.list().find((entry) => entry.name === name);
     if (!settings)
-      throw new UserFacingError(vscode.l10n.t('no connection named "{0}". Run "Vaultline: Connect".', name), {
-        needsConnect: true,
-      });
+      throw new UserFacingError(
+        vscode.l10n.t('no connection named "{0}". Run "Vaultline: Connect to a Vault".', name),
+        {
+          needsConnect: true,
+        },
+      );
     const credentials = await this.credentials(name);
     if (!credentials.apiKey && !credentials.personalAccessToken)
-      throw new UserFacingError(vscode.l10n.t('no API key stored. Run "Vaultline: Connect" again.'), {
-        needsConnect: true,
-      });
+      throw new UserFacingError(
+        vscode.l10n.t('no API key stored. Run "Vaultline: Connect to a Vault" again.'),
+        {
+          needsConnect: true,
+        },
+      );
     const timeoutMs = vscode.workspace
       .getConfiguration(CONFIG_SECTION)
       .get<number>(CONFIG.requestTimeoutMs, DEFAULTS.requestTimeoutMs);
@@ -161,7 +167,7 @@ export class ConnectionStore implements vscode.Disposable {
       if (isVaultError(error, 'invalid_request') && settings.dialect !== undefined)
         throw new UserFacingError(
           vscode.l10n.t(
-            'what this vault signs in with is not all stored (a password?). Run "Vaultline: Connect" again.',
+            'what this vault signs in with is not all stored (a password?). Run "Vaultline: Connect to a Vault" again.',
           ),
           { needsConnect: true },
         );

@@ -161,3 +161,6 @@ export const MAX_TEXT_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /** Lines kept in memory by the request log (the Output channel keeps its own copy). */
 export const REQUEST_LOG_MEMORY = 2000;
+
+/** A one-time code with fewer seconds left than this is not copied: the next one is, once it is there. */
+export const ONE_TIME_CODE_MIN_SECONDS = 5;

@@ -19,7 +19,7 @@ export interface FixAction {
 const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
   unauthorized: (where) =>
     vscode.l10n.t(
-      '{0}: the vault rejected the API key. Run "Vaultline: Connect" again with a valid key.',
+      '{0}: the vault rejected the API key. Run "Vaultline: Connect to a Vault" again with a valid key.',
       where,
     ),
   forbidden: (where) => vscode.l10n.t('{0}: you have no right to do this in the vault.', where),
@@ -48,12 +48,12 @@ const MESSAGES: Readonly<Record<VaultErrorCode, (where: string) => string>> = {
 const REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, (where: string) => string>>> = {
   key_revoked: (where) =>
     vscode.l10n.t(
-      '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect" again.',
+      '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect to a Vault" again.',
       where,
     ),
   sign_in_refused: (where) =>
     vscode.l10n.t(
-      '{0}: the vault refused to sign in. Check the login, password and API key (or the personal access token) and run "Vaultline: Connect" again; if they are right, ask your vault administrator whether your account may use the API (the vault answers both the same way).',
+      '{0}: the vault refused to sign in. Check the login, password and API key (or the personal access token) and run "Vaultline: Connect to a Vault" again; if they are right, ask your vault administrator whether your account may use the API (the vault answers both the same way).',
       where,
     ),
 };

@@ -19,7 +19,11 @@ export async function insertField(
   ref: ItemRef,
   field: ItemField,
 ): Promise<number> {
-  if (field === 'password') presentation.assertOff(vscode.l10n.t('Inserting a password'));
+  // Presentation mode masks logins and URLs on screen: no value is put into an editor while it is on.
+  if (presentation.enabled)
+    throw new UserFacingError(
+      vscode.l10n.t('Inserting a value is disabled in presentation mode. Insert a reference instead.'),
+    );
   const editor = vscode.window.activeTextEditor;
   if (!editor)
     throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the value goes.'));

@@ -130,24 +130,31 @@ export class ItemSearch implements vscode.Disposable {
     return [hit.item.label, hit.item.path.join(' / '), login].filter((part) => part !== '').join(' — ');
   }
 
-  /** The QuickPick entries of an outcome: problems first (Enter fixes them), then hits. */
+  /**
+   * The QuickPick entries of an outcome: the hits first, in the core's order, then the connections
+   * that could not be searched (Enter on one runs its fix), then the truncation notes. A problem
+   * row never comes before a hit, so the preselected row is a hit whenever there is one.
+   */
   entries(query: string, outcome: SearchOutcome): HitPick[] {
     const many = this.connections.list().length > 1;
     const entries: HitPick[] = [
-      ...outcome.problems.map(
-        (problem): HitPick => ({
-          label: `$(error) ${problem.text}`,
-          detail: vscode.l10n.t('Press Enter to {0}.', problem.fix.title.toLowerCase()),
-          alwaysShow: true,
-          problem,
-        }),
-      ),
       ...outcome.hits.map(
         (hit): HitPick => ({
           label: this.format(hit),
           ...(many ? { detail: hit.connection } : {}),
           alwaysShow: true,
           hit,
+        }),
+      ),
+      ...outcome.problems.map(
+        (problem): HitPick => ({
+          // The words go in the description: VS Code ranks the rows whose label matches the typed
+          // text first, and a problem row must never rank among the hits (issue #31.3).
+          label: '$(error)',
+          description: problem.text,
+          detail: vscode.l10n.t('Press Enter to {0}.', problem.fix.title.toLowerCase()),
+          alwaysShow: true,
+          problem,
         }),
       ),
       ...outcome.truncated.map(
@@ -199,7 +206,11 @@ export class ItemSearch implements vscode.Disposable {
       quickPick.busy = true;
       const outcome = await this.find(query.trim());
       if (mine !== generation) return;
-      quickPick.items = this.entries(query.trim(), outcome);
+      const items = this.entries(query.trim(), outcome);
+      quickPick.items = items;
+      // The best hit is the preselected row, never a problem row while there are hits.
+      const best = items.find((item) => item.hit !== undefined);
+      if (best) quickPick.activeItems = [best];
       quickPick.busy = false;
     };
     return new Promise<ItemRef | undefined>((resolve) => {

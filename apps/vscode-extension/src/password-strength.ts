@@ -27,9 +27,9 @@ export function complexityName(level: number): string {
 
 /**
  * What is wrong with a password for a folder, in one message that shows the folder's rule and
- * what is missing: how many more characters, or fewer with the kinds it lacks. The vault's API
- * does not say a folder's rule (read/userfolders has no complexity level), so an unknown rule is
- * the strongest, and the message says that too.
+ * what is missing: how many more characters, or fewer with the kinds it lacks. The rule is the
+ * folder's complexity level where the server reports it (the Vaultline server, TeamPass 3); where
+ * it does not (TeamPass 2), an unknown rule is the strongest, and the message says that too.
  *
  * @param password The password typed.
  * @param complexityLevel The folder's level, when known.
@@ -49,12 +49,15 @@ export function strengthProblem(password: string, complexityLevel: number | unde
           needed,
         )
       : vscode.l10n.t('It asks for "{0}": {1} bits.', complexityName(complexityLevel), needed);
-  const has = vscode.l10n.t(
-    'This password has {0} bits ({1} characters of {2} kinds).',
-    Math.floor(bits),
-    length,
-    kinds.length,
-  );
+  const has =
+    kinds.length === 1
+      ? vscode.l10n.t('This password has {0} bits ({1} characters of 1 kind).', Math.floor(bits), length)
+      : vscode.l10n.t(
+          'This password has {0} bits ({1} characters of {2} kinds).',
+          Math.floor(bits),
+          length,
+          kinds.length,
+        );
   // Bits per character with the kinds it has, and with all four.
   const pool = kinds.reduce((sum, kind) => sum + POOL_SIZES[kind], 0);
   const full = Object.values(POOL_SIZES).reduce((sum, size) => sum + size, 0);

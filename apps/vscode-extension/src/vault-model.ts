@@ -278,7 +278,6 @@ function fileKey(node: ItemNode): string {
 function nestFolders(root: ConnectionNode, folders: readonly Folder[]): FolderTree {
   const byId = new Map<number, FolderNode>();
   for (const folder of folders) {
-    const complexity = Number((folder.raw as Record<string, unknown>).complexity_level);
     byId.set(folder.id, {
       kind: 'folder',
       connection: root.connection,
@@ -288,7 +287,8 @@ function nestFolders(root: ConnectionNode, folders: readonly Folder[]): FolderTr
         accessType: folder.accessType,
         parentId: folder.parentId,
         level: folder.level,
-        complexityLevel: Number.isFinite(complexity) ? complexity : undefined,
+        // The folder's own rule where the server reports it (the core's data; TeamPass 2 does not).
+        complexityLevel: folder.complexityLevel,
         personal: folder.personal,
       },
       parentLogin: root.login,

@@ -7,6 +7,7 @@ import {
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { UserFacingError } from './error-messages.ts';
+import { fieldLabel } from './field-labels.ts';
 import type { ItemRef } from './item-ref.ts';
 import { complexityName, strengthProblem } from './password-strength.ts';
 import { type FolderNode, folderName } from './tree-nodes.ts';
@@ -40,12 +41,52 @@ export interface DeleteOptions {
 
 const EDITABLE_FIELDS = ['label', 'login', 'password', 'url', 'email', 'description'] as const;
 
+/** A field of an item that Edit Item changes. */
+export type EditableField = (typeof EDITABLE_FIELDS)[number];
+
+/** How a field is called in Add Item and Edit Item ("URL", not `url`), translated. */
+export function editableFieldLabel(field: EditableField): string {
+  switch (field) {
+    case 'label':
+      return vscode.l10n.t('Label');
+    case 'description':
+      return vscode.l10n.t('Description');
+    default:
+      return fieldLabel(field);
+  }
+}
+
+/** The entries of Edit Item's field picker: each field by its name in words. */
+export function editableFieldPicks(): { label: string; field: EditableField }[] {
+  return EDITABLE_FIELDS.map((field) => ({ label: editableFieldLabel(field), field }));
+}
+
+/** The prompt for a field's new value in Edit Item ("New URL"). */
+export function newValuePrompt(field: EditableField): string {
+  switch (field) {
+    case 'label':
+      return vscode.l10n.t('New label');
+    case 'login':
+      return vscode.l10n.t('New login');
+    case 'password':
+      return vscode.l10n.t('New password');
+    case 'url':
+      return vscode.l10n.t('New URL');
+    case 'email':
+      return vscode.l10n.t('New email');
+    case 'description':
+      return vscode.l10n.t('New description');
+  }
+}
+
 /**
  * Adds, edits and deletes items and folders. Checks the login's right on the folder first (a
  * TeamPass key may write anywhere), then lets the server decide; its refusals reach the user as
  * plain messages.
  */
 export class VaultWriter {
+  /** The prompts of the last steps asked, title first (`Add Item (5/6) — Email (optional)`): for tests. */
+  readonly prompts: string[] = [];
   private readonly connections: ConnectionStore;
 
   constructor(connections: ConnectionStore) {
@@ -59,18 +100,32 @@ export class VaultWriter {
       'add',
       vscode.l10n.t('you have no right to add items to folder "{0}".', folderName(folder.folder)),
     );
+    // Six steps, each titled with its number; the optional ones accept an empty box.
+    const title = (step: number) => vscode.l10n.t('Add Item ({0}/{1})', step, 6);
     const label =
       values.label ??
-      (await ask({ prompt: vscode.l10n.t('Label of the new item'), validateInput: required }));
+      (await this.ask({
+        title: title(1),
+        prompt: vscode.l10n.t('Label of the new item'),
+        validateInput: required,
+      }));
     if (label === undefined) return undefined;
-    const login = values.login ?? (await ask({ prompt: vscode.l10n.t('Login (optional)') }));
+    const login =
+      values.login ?? (await this.ask({ title: title(2), prompt: vscode.l10n.t('Login (optional)') }));
     if (login === undefined) return undefined;
-    const password = values.password ?? (await this.askNewPassword(folder));
+    const password = values.password ?? (await this.askNewPassword(folder, title(3)));
     if (password === undefined) return undefined;
     const weak = strengthProblem(password, folder.folder.complexityLevel);
     if (weak !== undefined) throw new UserFacingError(weak);
-    const url = values.url ?? (await ask({ prompt: vscode.l10n.t('URL (optional)') }));
+    const url = values.url ?? (await this.ask({ title: title(4), prompt: vscode.l10n.t('URL (optional)') }));
     if (url === undefined) return undefined;
+    const email =
+      values.email ?? (await this.ask({ title: title(5), prompt: vscode.l10n.t('Email (optional)') }));
+    if (email === undefined) return undefined;
+    const description =
+      values.description ??
+      (await this.ask({ title: title(6), prompt: vscode.l10n.t('Description (optional)') }));
+    if (description === undefined) return undefined;
     const { id } = await connection.client.addItem({
       item: {
         label,
@@ -78,8 +133,8 @@ export class VaultWriter {
         folderId: folder.folder.id,
         login,
         url,
-        email: values.email ?? '',
-        description: values.description ?? '',
+        email,
+        description,
       },
     });
     connection.access.invalidate();
@@ -96,26 +151,16 @@ export class VaultWriter {
     ) {
       throw new UserFacingError(vscode.l10n.t('{0} has no right to edit this item.', connection.login));
     }
+    const title = (step: number) => vscode.l10n.t('Edit Item ({0}/{1})', step, 2);
     const field =
       change.field ??
-      ((await vscode.window.showQuickPick([...EDITABLE_FIELDS], {
-        placeHolder: vscode.l10n.t('Which field to change?'),
-      })) as ItemChange['field'] | undefined);
+      (
+        await vscode.window.showQuickPick(editableFieldPicks(), {
+          title: title(1),
+          placeHolder: vscode.l10n.t('Which field to change?'),
+        })
+      )?.field;
     if (field === undefined) return false;
-    let value = change.value;
-    if (value === undefined) {
-      if (field === 'password') value = await this.askNewPassword(folder);
-      else {
-        // Only the chosen field is shown for editing; the password is never prefilled.
-        const current = (await connection.client.getItem(ref.itemId))[field];
-        value = await ask({
-          prompt: vscode.l10n.t('New {0}', field),
-          value: current,
-          ...(field === 'label' ? { validateInput: required } : {}),
-        });
-      }
-    }
-    if (value === undefined) return false;
     if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
       throw new UserFacingError(
         vscode.l10n.t(
@@ -125,6 +170,21 @@ export class VaultWriter {
         ),
       );
     }
+    let value = change.value;
+    if (value === undefined) {
+      if (field === 'password') value = await this.askNewPassword(folder, title(2));
+      else {
+        // Only the chosen field is shown for editing; the password is never prefilled.
+        const current = (await connection.client.getItem(ref.itemId))[field];
+        value = await this.ask({
+          title: title(2),
+          prompt: newValuePrompt(field),
+          value: current,
+          ...(field === 'label' ? { validateInput: required } : {}),
+        });
+      }
+    }
+    if (value === undefined) return false;
     if (typeof value !== 'string')
       throw new UserFacingError(vscode.l10n.t('expected the new value as text.'));
     if (field === 'label' && value.trim() === '')
@@ -167,9 +227,14 @@ export class VaultWriter {
       );
     const title =
       values.title ??
-      (await ask({ prompt: vscode.l10n.t('Title of the new folder'), validateInput: required }));
+      (await ask({
+        title: vscode.l10n.t('Add Folder ({0}/{1})', 1, 2),
+        prompt: vscode.l10n.t('Title of the new folder'),
+        validateInput: required,
+      }));
     if (title === undefined) return undefined;
-    const complexityLevel = values.complexityLevel ?? (await askComplexity());
+    const complexityLevel =
+      values.complexityLevel ?? (await askComplexity(vscode.l10n.t('Add Folder ({0}/{1})', 2, 2)));
     if (complexityLevel === undefined) return undefined;
     const { id } = await connection.client.addFolder({
       folder: { title, complexityLevel, parentId: parentFolder?.folder.id ?? 0 },
@@ -188,13 +253,16 @@ export class VaultWriter {
     const title =
       values.title ??
       (await ask({
+        title: vscode.l10n.t('Edit Folder'),
         prompt: vscode.l10n.t('New folder title'),
         value: folder.folder.title,
         validateInput: required,
       }));
     if (title === undefined) return false;
     const complexityLevel =
-      values.complexityLevel ?? asLevel(folder.folder.complexityLevel) ?? (await askComplexity());
+      values.complexityLevel ??
+      asLevel(folder.folder.complexityLevel) ??
+      (await askComplexity(vscode.l10n.t('Edit Folder')));
     if (complexityLevel === undefined) return false;
     await connection.client.updateFolder({
       id: folder.folder.id,
@@ -229,15 +297,24 @@ export class VaultWriter {
     if (!permissionsOf(folder.folder.accessType)[right]) throw new UserFacingError(message);
   }
 
-  private async askNewPassword(folder: FolderNode | undefined): Promise<string | undefined> {
+  /** An input box (kept open when focus moves away), its title and prompt remembered in {@link prompts}. */
+  private ask(options: vscode.InputBoxOptions): Thenable<string | undefined> {
+    this.prompts.push([options.title, options.prompt].filter(Boolean).join(' — '));
+    if (this.prompts.length > 50) this.prompts.shift();
+    return vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
+  }
+
+  private async askNewPassword(folder: FolderNode | undefined, title: string): Promise<string | undefined> {
     const level = folder?.folder.complexityLevel;
     const generate = vscode.l10n.t('Generate a strong password');
     const choice = await vscode.window.showQuickPick([generate, vscode.l10n.t('Type a password')], {
+      title,
       placeHolder: vscode.l10n.t('Password of the item'),
     });
     if (choice === undefined) return undefined;
     if (choice === generate) return generatePassword({ complexityLevel: level });
-    return ask({
+    return this.ask({
+      title,
       prompt: vscode.l10n.t('Password'),
       password: true,
       // Judged once something is typed: an empty box is not yet an error.
@@ -265,10 +342,10 @@ function capitalize(text: string | undefined): string | undefined {
   return text === undefined ? undefined : text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-async function askComplexity(): Promise<ComplexityLevel | undefined> {
+async function askComplexity(title: string): Promise<ComplexityLevel | undefined> {
   const picked = await vscode.window.showQuickPick(
     COMPLEXITY_LEVELS.map((level) => ({ label: complexityName(level), level })),
-    { placeHolder: vscode.l10n.t('Minimum password strength of the folder') },
+    { title, placeHolder: vscode.l10n.t('Minimum password strength of the folder') },
   );
   return picked?.level;
 }

@@ -40,6 +40,8 @@ export interface VaultlineApi {
   /** Secret detection in files. */
   readonly secrets: SecretDiagnostics;
   readonly connectFlow: ConnectFlow;
+  /** Adds, edits and deletes items and folders; remembers the prompts it showed. */
+  readonly writer: VaultWriter;
   /** VS Code's Local History, where this host reaches it (not in a browser). */
   readonly localHistory: LocalHistory | undefined;
   /** From loading the bundle to the end of activation, in ms. */
@@ -131,6 +133,7 @@ export class Vaultline implements vscode.Disposable {
       references,
       secrets,
       connectFlow,
+      writer,
       localHistory: options.platform.localHistory,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,

@@ -2,11 +2,12 @@
 // and `vsce package`. `--bench` runs the benchmarks instead. Exits non-zero on any failure and
 // ends with the line `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
+import { inflateRawSync } from 'node:zlib';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startCodeServer } from './code-server.mjs';
 import { startCorsRelay } from './cors-relay.mjs';
@@ -24,16 +25,22 @@ const checks = new Set((process.env.VAULTLINE_CHECKS ?? 'suite,ui,web,scan,vsix'
 const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const screenshot = resolve(root, '../../docs/images/vscode-extension.png');
-const presentationShot = resolve(root, '../../docs/images/vscode-presentation-mode.png');
-const walkthroughShot = resolve(root, '../../docs/images/vscode-walkthrough.png');
-const webShot = resolve(root, '../../docs/images/vscode-web.png');
+// Screenshots go to the git-ignored test-results/ folder: a test run leaves the tree as it was.
+// `--docs-images` (`pnpm --filter vaultline-vscode docs:images`) copies them over docs/images/
+// after a passing run, the one way the docs' pictures are refreshed.
+const docsImages = process.argv.includes('--docs-images');
+const shots = resolve(root, 'test-results/screenshots');
+const screenshot = join(shots, 'vscode-extension.png');
+const presentationShot = join(shots, 'vscode-presentation-mode.png');
+const walkthroughShot = join(shots, 'vscode-walkthrough.png');
+const webShot = join(shots, 'vscode-web.png');
+mkdirSync(shots, { recursive: true });
 const codeServerBin =
   process.env.CODE_SERVER_BIN ??
   resolve(root, '../../.tools/code-server-4.139.1/node_modules/.bin/code-server');
 if (!codeServerBin || !existsSync(codeServerBin)) {
   console.error(
-    'CODE_SERVER_BIN must point at code-server 4.139.1 (./run.sh test installs it into .tools/; see apps/vscode-extension/README.md).',
+    'CODE_SERVER_BIN must point at code-server 4.139.1 (./run.sh test installs it into .tools/; see apps/vscode-extension/DEVELOPMENT.md).',
   );
   process.exit(1);
 }
@@ -52,6 +59,16 @@ const benchRun = bench
 const figures = [];
 
 const sh = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status === 0;
+
+// A test run leaves the tree clean: every screenshot it takes lands where git ignores it (issue #31).
+if (!docsImages) {
+  const tracked = [screenshot, presentationShot, walkthroughShot, webShot].filter(
+    (shot) => spawnSync('git', ['check-ignore', '-q', shot], { cwd: root }).status !== 0,
+  );
+  for (const shot of tracked) console.log(`screenshot outside an ignored folder: ${shot}`);
+  if (tracked.length === 0) passed += 1;
+  else failed += 1;
+}
 if (!sh(process.execPath, ['esbuild.config.mjs'])) {
   console.log('0 passed, 1 failed');
   process.exit(1);
@@ -111,12 +128,15 @@ try {
   }
 
   if (!bench && checks.has('ui')) {
-    mkdirSync(dirname(screenshot), { recursive: true });
     const page = await server.openWorkbench({ extensionPath: root });
     const failures = await uiCheck(page, {
       folder: 'Infrastructure',
       item: fixture.items.web.label,
       login: fixture.items.web.login,
+      reveal: {
+        reference: `vaultline://${fixture.items.web.id}/password`,
+        value: fixture.items.web.password,
+      },
       screenshot,
       presentationShot,
       walkthroughShot,
@@ -196,16 +216,62 @@ if (!bench && checks.has('vsix')) {
   // The packaged extension: vsce must produce a .vsix from the bundle alone.
   const vsix = join(tmpdir(), `vaultline-vscode-${process.pid}.vsix`);
   const ok = sh(process.execPath, ['scripts/package-vsix.mjs', vsix]);
-  if (ok && existsSync(vsix) && statSync(vsix).size > 0) {
+  // Its page on the Marketplace is the user's README, not this package's DEVELOPMENT.md.
+  const readme = ok && existsSync(vsix) ? zipEntry(readFileSync(vsix), 'extension/readme.md') : undefined;
+  const userReadme =
+    readme?.startsWith('# Vaultline for VS Code\n') === true && !readme.includes('## Development');
+  if (ok && existsSync(vsix) && statSync(vsix).size > 0 && userReadme) {
     rmSync(vsix);
     passed += 1;
   } else {
-    console.log('vsce package did not produce a .vsix');
+    console.log(
+      readme === undefined
+        ? 'vsce package did not produce a .vsix with a README'
+        : 'the .vsix packs the wrong README',
+    );
     failed += 1;
   }
 }
 
+if (docsImages) {
+  if (failed > 0) console.log('docs images: not copied, the run failed');
+  else
+    for (const shot of [screenshot, presentationShot, walkthroughShot, webShot]) {
+      if (!existsSync(shot)) continue;
+      const target = resolve(root, '../../docs/images', basename(shot));
+      copyFileSync(shot, target);
+      console.log(`docs images: ${target}`);
+    }
+}
 if (benchRun && failed === 0 && figures.length > 0) benchRun.record(figures);
 console.log(`run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
+
+/**
+ * One file of a zip archive (a .vsix), as text: found through the central directory, which always
+ * holds the sizes and the offset of the entry's local header.
+ *
+ * @param {Buffer} zip The archive.
+ * @param {string} name The entry's path.
+ * @returns {string | undefined} Its text, or `undefined` when the archive has no such entry.
+ */
+function zipEntry(zip, name) {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) return undefined;
+  let at = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < zip.readUInt16LE(end + 10); i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    if (zip.toString('utf8', at + 46, at + 46 + nameLength) === name) {
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const data = zip.subarray(start, start + size);
+      return (method === 8 ? inflateRawSync(data) : data).toString('utf8');
+    }
+    at += 46 + skip;
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { runCommand } from './code-server.mjs';
 
 /**
  * @param {import('playwright-core').Page} page A workbench page with the extension loaded.
- * @param {{ folder: string, item: string, login: string, screenshot: string, presentationShot?: string, walkthroughShot?: string }} expect
+ * @param {{ folder: string, item: string, login: string, screenshot: string, presentationShot?: string, walkthroughShot?: string, reveal?: { reference: string, value: string } }} expect
  * @returns {Promise<string[]>} The failures; empty when the check passed.
  */
 export async function uiCheck(page, expect) {
@@ -18,7 +18,7 @@ export async function uiCheck(page, expect) {
   }
 }
 
-async function drive(page, { folder, item, login, screenshot, presentationShot, walkthroughShot }) {
+async function drive(page, { folder, item, login, screenshot, presentationShot, walkthroughShot, reveal }) {
   const failures = [];
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   await page.waitForSelector('.statusbar', { timeout: 60_000 });
@@ -67,6 +67,7 @@ async function drive(page, { folder, item, login, screenshot, presentationShot, 
     failures.push(`an alert reports a failure: ${alerts.join(' | ')}`);
   await page.waitForTimeout(500);
   await page.screenshot({ path: screenshot });
+  if (reveal) await revealInHover(page, reveal, failures);
 
   // Presentation mode from the view's title: the eye icon turns, the status bar item stays.
   // With one view in its container, the view's title actions sit in the side bar's title.
@@ -146,4 +147,54 @@ async function drive(page, { folder, item, login, screenshot, presentationShot, 
     `UI check: ${failures.length === 0 ? 'passed' : 'FAILED'}; screenshots ${[screenshot, presentationShot, walkthroughShot].filter(Boolean).join(', ')}`,
   );
   return failures;
+}
+
+/**
+ * A reference's hover, then its "Reveal" link clicked: the open hover shows the value at once
+ * (issue #31.2: it showed nothing until the hover was closed and opened again). The value is on
+ * screen only here, after the screenshots of the tree, and hidden again before the next ones.
+ *
+ * @param {import('playwright-core').Page} page
+ * @param {{ reference: string, value: string }} reveal
+ * @param {string[]} failures
+ */
+async function revealInHover(page, { reference, value }, failures) {
+  try {
+    await page.locator('.editor-instance .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(`DB_PASS=${reference}`);
+    // The cursor inside the reference, then the hover from the keyboard.
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    const hover = page.locator('.monaco-hover').filter({ hasText: 'Vaultline' }).first();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await runCommand(page, 'Show or Focus Hover', 500);
+      if (await hover.isVisible()) break;
+    }
+    const link = hover.locator('a', { hasText: 'Reveal' }).first();
+    await link.waitFor({ timeout: 15_000 });
+    await link.click();
+    const shown = await page
+      .waitForFunction(
+        (text) =>
+          [...document.querySelectorAll('.monaco-hover')].some((el) => el.textContent?.includes(text)),
+        value,
+        { timeout: 10_000 },
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    if (!shown) failures.push('"Reveal" in the hover showed no value until the hover was opened again');
+    else console.log('UI hover: "Reveal" showed the value in the open hover');
+  } catch (error) {
+    failures.push(
+      `the reference hover could not be driven: ${String(error?.message ?? error).split('\n')[0]}`,
+    );
+  } finally {
+    await page.keyboard.press('Escape');
+    // The line with the reference goes again (the value is no longer shown anyway).
+    await page.keyboard.press('Escape');
+  }
 }

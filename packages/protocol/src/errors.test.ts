@@ -8,6 +8,7 @@ import {
   toVaultError,
   VAULT_ERROR_CODES,
   VaultError,
+  withServerWords,
   withTokensRedacted,
 } from './errors.ts';
 
@@ -172,5 +173,20 @@ describe('withTokensRedacted', () => {
       `token ${REDACTED}; Authorization: Bearer ${REDACTED} end`,
     );
     expect(withTokensRedacted('eyJ alone, a.b.c and bearer')).toBe('eyJ alone, a.b.c and bearer');
+  });
+});
+
+describe('withServerWords', () => {
+  const said = (serverMessage: string) => new VaultError('forbidden', 'x', { serverMessage });
+
+  it('closes the quote with a full stop, unless the words end their own sentence', () => {
+    expect(withServerWords('no right', said('User does not exist'))).toBe(
+      'no right. The vault said: "User does not exist".',
+    );
+    // Issue #31: `."."` read twice.
+    expect(withServerWords('no right.', said('Only an admin key may create public folders.'))).toBe(
+      'no right. The vault said: "Only an admin key may create public folders."',
+    );
+    expect(withServerWords('no right.', said('Locked!'))).toBe('no right. The vault said: "Locked!"');
   });
 });

@@ -360,7 +360,8 @@ export function serverWordsOf(
 
 /**
  * A plain sentence for people, followed by the server's own words when it said something:
- * `not found in the vault (it may have been deleted). The vault said: "User does not exist".`
+ * `not found in the vault (it may have been deleted). The vault said: "User does not exist".` (Words
+ * that end with their own full stop end the message: `… The vault said: "Access denied."`.)
  *
  * @param sentence The plain sentence (the adapter's words for the error's code).
  * @param error The thrown value.
@@ -371,5 +372,7 @@ export function withServerWords(sentence: string, error: unknown, redact?: Redac
   const words = serverWordsOf(error, redact);
   if (words === undefined) return sentence;
   const stop = /[.!?]$/.test(sentence) ? '' : '.';
-  return `${sentence}${stop} The vault said: "${words.replace(/"/g, "'")}".`;
+  // Words that end a sentence themselves close it: `"Only an admin key may…."`, never `."."`.
+  const end = /[.!?…]$/.test(words) ? '' : '.';
+  return `${sentence}${stop} The vault said: "${words.replace(/"/g, "'")}"${end}`;
 }

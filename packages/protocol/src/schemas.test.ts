@@ -181,6 +181,17 @@ describe('FolderListSchema', () => {
     expect(byId.get(4)?.raw).toEqual({ ...folders['4'], id: 4, level: 2, parent_id: 3 });
   });
 
+  it("reads a folder's complexity level where the server sends it (the Vaultline server), else none", () => {
+    const parsed = v.parse(FolderListSchema, [
+      { id: '1', title: 'a', level: '1', access_type: 'W', complexity_level: '60' },
+      { id: '2', title: 'b', level: '1', access_type: 'W', complexity_level: 0 },
+      { id: '3', title: 'c', level: '1', access_type: 'W', complexity_level: '55' },
+      { id: '4', title: 'd', level: '1', access_type: 'W', complexity_level: '' },
+      { id: '5', title: 'e', level: '1', access_type: 'W' },
+    ]);
+    expect(parsed.map((folder) => folder.complexityLevel)).toEqual([60, 0, undefined, undefined, undefined]);
+  });
+
   it('refuses a folder without id', () => {
     expect(v.safeParse(FolderListSchema, [{ title: 'x' }]).success).toBe(false);
   });

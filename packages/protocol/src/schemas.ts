@@ -8,6 +8,7 @@
 
 import * as v from 'valibot';
 import { type AccessType, parseRight } from './rights.ts';
+import { COMPLEXITY_LEVELS, type ComplexityLevel } from './segments.ts';
 
 /**
  * A JSON value that stands for text: TeamPass sends strings, but numbers and `null` occur. Strings
@@ -216,6 +217,16 @@ export const FoundItemRecordSchema = v.union([
 /** An item found by find/item. */
 export type FoundItem = v.InferOutput<typeof FoundItemRecordSchema>;
 
+/**
+ * A folder's complexity level as a server sends it (`"60"`), or `undefined` when it sends none or
+ * one that is not a level: the Vaultline server sends it; TeamPass 2's read/userfolders does not.
+ */
+function complexityOf(value: string | number | null | undefined): ComplexityLevel | undefined {
+  if (value === undefined || value === null || String(value).trim() === '') return undefined;
+  const level = Number(value);
+  return (COMPLEXITY_LEVELS as readonly number[]).includes(level) ? (level as ComplexityLevel) : undefined;
+}
+
 /** A read/userfolders record, turned into a {@link Folder}. */
 export const FolderRecordSchema = v.pipe(
   v.looseObject({
@@ -225,6 +236,7 @@ export const FolderRecordSchema = v.pipe(
     access_type: accessType,
     parent_id: v.optional(v.union([id, v.null()])),
     personal: v.optional(text),
+    complexity_level: v.optional(v.union([v.string(), v.number(), v.null()])),
   }),
   v.transform((raw) => ({
     id: raw.id,
@@ -233,6 +245,7 @@ export const FolderRecordSchema = v.pipe(
     accessType: raw.access_type,
     parentId: raw.parent_id ?? undefined,
     personal: raw.personal === '1',
+    complexityLevel: complexityOf(raw.complexity_level),
     raw,
   })),
 );

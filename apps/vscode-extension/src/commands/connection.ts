@@ -89,7 +89,10 @@ async function connectTo(
       // A session the check opened is closed again; what was typed is kept (never a secret), and
       // the Retry button starts from it.
       void probe?.dispose().catch(() => undefined);
-      connectFlow.remember(settings);
+      connectFlow.remember(
+        settings,
+        credentials.password !== undefined && credentials.password !== '' ? credentials.apiKey : undefined,
+      );
       throw new UserFacingError(userMessage(error, name, redact), {
         complete: true,
         actions: [{ title: vscode.l10n.t('Retry'), command: COMMANDS.connect, args: [{ retry: true }] }],

@@ -1,6 +1,6 @@
 import { generatePassword } from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../constants.ts';
+import { COMMANDS, ONE_TIME_CODE_MIN_SECONDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { fieldLabel, noValueMessage } from '../field-labels.ts';
 import { fetchField, fetchOneTimeCode } from '../secret-fields.ts';
@@ -20,19 +20,24 @@ export async function copyValue(
   seconds?: unknown,
 ): Promise<{ cleared: Promise<boolean> } | undefined> {
   const { search, connections, clipboard } = services;
-  const ref = await chooseItem(search, target, vscode.l10n.t('Copy a vault value'));
+  const title = vscode.l10n.t('Copy a vault value');
+  const ref = await chooseItem(search, target, title);
   if (!ref) return undefined;
-  const chosen = await chooseField(field);
+  const chosen = await chooseField(field, [], title);
   if (!chosen) return undefined;
   const value = await fetchField(connections, ref, chosen);
   if (value === '') throw new UserFacingError(noValueMessage(chosen));
   return clipboard.copy(value, fieldLabel(chosen), seconds);
 }
 
+/** How long after the current code's end the next one is read (clocks differ a little). */
+const NEXT_CODE_MARGIN_MS = 300;
+
 /**
  * Copies an item's current one-time code (the target, or one chosen in search) with auto-clear,
- * and says how many seconds it stays valid. Like any copy, allowed while presenting: the code is
- * never shown, only the seconds.
+ * and says how many seconds it stays valid; a code with less than
+ * {@link ONE_TIME_CODE_MIN_SECONDS} seconds left is waited out and the next one copied. Like any
+ * copy, allowed while presenting: the code is never shown, only the seconds.
  *
  * @returns The pending clear and the seconds the code stays valid, or `undefined` when cancelled.
  */
@@ -44,9 +49,22 @@ export async function copyOneTimeCode(
   const { search, connections, clipboard, notifier } = services;
   const ref = await chooseItem(search, target, vscode.l10n.t('Copy the one-time code of an item'));
   if (!ref) return undefined;
-  const { code, secondsLeft } = await fetchOneTimeCode(connections, ref);
-  const { cleared } = await clipboard.copy(code, vscode.l10n.t('One-time code'), seconds);
   const name = ref.label ?? String(ref.itemId);
+  let { code, secondsLeft } = await fetchOneTimeCode(connections, ref);
+  // A code about to change would often be refused by the time it is pasted: the next one is
+  // copied instead, once it is there (at most a few seconds).
+  if (secondsLeft < ONE_TIME_CODE_MIN_SECONDS) {
+    notifier.status(
+      vscode.l10n.t(
+        'Vaultline: the one-time code of "{0}" changes in {1} s: copying the next one then',
+        name,
+        secondsLeft,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + NEXT_CODE_MARGIN_MS));
+    ({ code, secondsLeft } = await fetchOneTimeCode(connections, ref));
+  }
+  const { cleared } = await clipboard.copy(code, vscode.l10n.t('One-time code'), seconds);
   notifier.status(
     secondsLeft === 1
       ? vscode.l10n.t('Vaultline: copied the one-time code of "{0}", valid 1 more second', name)

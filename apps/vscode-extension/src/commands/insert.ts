@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.ts';
+import { UserFacingError } from '../error-messages.ts';
 import { fieldLabel } from '../field-labels.ts';
 import { insertField } from '../insert-field.ts';
 import { type CommandGroup, type CommandServices, command } from './command.ts';
@@ -16,12 +17,22 @@ export async function insertValue(
   field: unknown,
 ): Promise<number> {
   const { search, presentation, connections, notifier } = services;
-  const ref = await chooseItem(search, target, vscode.l10n.t('Insert a vault value'));
+  const title = vscode.l10n.t('Insert a vault value');
+  const ref = await chooseItem(search, target, title);
   if (!ref) return 0;
-  const chosen = await chooseField(field, presentation.enabled ? ['password'] : []);
+  // Said before the item is chosen (insertField refuses it too).
+  if (presentation.enabled)
+    throw new UserFacingError(
+      vscode.l10n.t('Inserting a value is disabled in presentation mode. Insert a reference instead.'),
+    );
+  const chosen = await chooseField(field, [], title);
   if (!chosen) return 0;
   const count = await insertField(connections, presentation, ref, chosen);
-  notifier.status(vscode.l10n.t('Vaultline: inserted {0} at {1} cursor(s)', fieldLabel(chosen), count));
+  notifier.status(
+    count === 1
+      ? vscode.l10n.t('Vaultline: inserted {0} at the cursor', fieldLabel(chosen))
+      : vscode.l10n.t('Vaultline: inserted {0} at {1} cursors', fieldLabel(chosen), count),
+  );
   return count;
 }
 

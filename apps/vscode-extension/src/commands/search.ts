@@ -11,7 +11,7 @@ export interface SearchAction extends vscode.QuickPickItem {
 }
 
 /**
- * What search offers for a found item: insert a field (never the password while presenting), copy
+ * What search offers for a found item: insert a field (none while presenting), copy
  * a field or its current one-time code (when it holds one), reveal it in the view. Each runs its command, as the tree's menu does: running it is
  * what the walkthrough's steps listen for.
  *
@@ -20,7 +20,8 @@ export interface SearchAction extends vscode.QuickPickItem {
  */
 export function searchActions(ref: ItemRef, presenting: boolean): SearchAction[] {
   return [
-    ...ITEM_FIELDS.filter((f) => !(presenting && f === 'password')).map((f) => ({
+    // Nothing is inserted while presenting (the view and search mask logins and URLs too).
+    ...(presenting ? [] : ITEM_FIELDS).map((f) => ({
       label: vscode.l10n.t('$(insert) Insert {0}', fieldLabel(f)),
       command: COMMANDS.insertField,
       args: [ref, f],

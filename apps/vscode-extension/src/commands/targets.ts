@@ -18,8 +18,15 @@ export async function chooseItem(
   return target === undefined ? search.pick(title) : requireItemRef(target);
 }
 
-/** The field a command acts on: the one passed, or asked for. */
-export async function chooseField(field: unknown, exclude: ItemField[] = []): Promise<ItemField | undefined> {
+/**
+ * The field a command acts on: the one passed, or asked for under the command's title (the same
+ * title as the item search before it, so both steps read as one task).
+ */
+export async function chooseField(
+  field: unknown,
+  exclude: ItemField[] = [],
+  title?: string,
+): Promise<ItemField | undefined> {
   if (typeof field === 'string' && (ITEM_FIELDS as readonly string[]).includes(field))
     return field as ItemField;
   if (field !== undefined) {
@@ -33,7 +40,7 @@ export async function chooseField(field: unknown, exclude: ItemField[] = []): Pr
   }
   const picked = await vscode.window.showQuickPick(
     ITEM_FIELDS.filter((f) => !exclude.includes(f)).map((f) => ({ label: fieldLabel(f), field: f })),
-    { placeHolder: vscode.l10n.t('Which field?') },
+    { ...(title === undefined ? {} : { title }), placeHolder: vscode.l10n.t('Which field?') },
   );
   return picked?.field;
 }

@@ -13,9 +13,15 @@ export const terminalCommands: CommandGroup = ({ search, connections }) => [
     COMMANDS.runWithValues,
     vscode.l10n.t('Run with vault values'),
     async (target?: unknown, selected?: unknown, bindings?: EnvBinding[]) => {
+      // Offered in Restricted Mode too, so that it is found there: it says why it does not run.
       if (!vscode.workspace.isTrusted)
         throw new UserFacingError(
-          vscode.l10n.t('trust this workspace before running commands with vault values.'),
+          vscode.l10n.t(
+            'this workspace is in Restricted Mode: a terminal with vault values opens only in a trusted workspace (its files could run with your secrets).',
+          ),
+          {
+            actions: [{ title: vscode.l10n.t('Manage Workspace Trust'), command: 'workbench.trust.manage' }],
+          },
         );
       let chosen = bindings;
       if (!chosen) {

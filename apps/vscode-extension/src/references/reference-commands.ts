@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { clearSeconds } from '../clipboard-copy.ts';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { chooseField, chooseItem } from '../commands/targets.ts';
-import { COMMANDS, INSERT_CHOICES, type ItemField } from '../constants.ts';
+import { COMMANDS, INSERT_CHOICES, type ItemField, ONE_TIME_CODE_MIN_SECONDS } from '../constants.ts';
 import { UserFacingError } from '../error-messages.ts';
 import { fieldLabel } from '../field-labels.ts';
 import { insertField } from '../insert-field.ts';
@@ -78,7 +78,8 @@ async function insertReference(
   const editor = vscode.window.activeTextEditor;
   if (!editor)
     throw new UserFacingError(vscode.l10n.t('open an editor and place the cursor where the reference goes.'));
-  const ref = await chooseItem(services.search, target, vscode.l10n.t('Insert a reference to a vault value'));
+  const title = vscode.l10n.t('Insert a reference to a vault value');
+  const ref = await chooseItem(services.search, target, title);
   if (!ref) return 0;
   const requested = field ?? (target === undefined ? undefined : 'password');
   // An item's one-time code changes every few seconds: only its reference is worth writing down.
@@ -88,7 +89,7 @@ async function insertReference(
     if (answer === undefined) return 0;
     otp = answer;
   }
-  const chosen = otp ? undefined : await chooseField(requested);
+  const chosen = otp ? undefined : await chooseField(requested, [], title);
   if (!otp && !chosen) return 0;
   const how = otp
     ? 'reference'
@@ -104,7 +105,9 @@ async function insertReference(
   });
   if (!done) throw new UserFacingError(vscode.l10n.t('the editor did not accept the edit.'));
   services.notifier.status(
-    vscode.l10n.t('Vaultline: inserted a reference at {0} cursor(s)', selections.length),
+    selections.length === 1
+      ? vscode.l10n.t('Vaultline: inserted a reference at the cursor')
+      : vscode.l10n.t('Vaultline: inserted a reference at {0} cursors', selections.length),
   );
   return selections.length;
 }
@@ -185,13 +188,21 @@ export const referenceCommands: CommandGroup = (services) => {
             ...(editor.viewColumn === undefined ? {} : { viewColumn: editor.viewColumn }),
             selection: new vscode.Range(at, at),
           });
+          // The hover that holds the link is still open with its old text, and showHover leaves an
+          // open hover as it is: closed first, so it is asked again and shows the value.
+          await vscode.commands.executeCommand('editor.action.hideHover');
           await vscode.commands.executeCommand('editor.action.showHover');
         }
         return true;
       },
     ),
     command(COMMANDS.copyReferencedValue, 'Copy value', async (text?: unknown, seconds?: unknown) => {
-      const { result } = await resolveOne(resolver, referenceArgument(text));
+      let { result } = await resolveOne(resolver, referenceArgument(text));
+      // A one-time code about to change: the next one is copied once it is there.
+      if (result.secondsLeft !== undefined && result.secondsLeft < ONE_TIME_CODE_MIN_SECONDS) {
+        await new Promise((resolve) => setTimeout(resolve, (result.secondsLeft ?? 0) * 1000 + 300));
+        ({ result } = await resolveOne(resolver, referenceArgument(text)));
+      }
       if (result.value === '') throw new UserFacingError(vscode.l10n.t('the referenced value is empty.'));
       if (result.secondsLeft === undefined)
         return services.clipboard.copy(result.value, vscode.l10n.t('Referenced value'), seconds);

@@ -4,25 +4,40 @@ import { type CommandGroup, type CommandServices, command } from '../commands/co
 import { COMMANDS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
 import { DOTENV_LANGUAGES } from '../dotenv.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
+import { strengthProblem } from '../password-strength.ts';
 import { CommandQuickFixes } from '../quick-fix.ts';
 import { referenceFor } from '../references/reference-commands.ts';
-import { type FolderNode, folderPath } from '../tree-nodes.ts';
+import { type FolderNode, folderPath, type MessageNode } from '../tree-nodes.ts';
 import { detectSecrets, nameWords, type SecretFinding } from './detect-secrets.ts';
 import { SECRET_RULES } from './rules.ts';
 
 /**
  * What happens to the copies of the file in VS Code's Local History that still hold the literal:
- * `ask` (a warning with a button), `replace` the literal in them by the reference, or `keep` them.
+ * `replace` the literal in them by the reference (the default: storing the secret is asking for it
+ * to be gone from the files), or `keep` them.
  */
-export type LocalHistoryChoice = 'ask' | 'replace' | 'keep';
+export type LocalHistoryChoice = 'replace' | 'keep';
 
 /** What the store command may be told instead of asking (scripts, tests). */
 export interface StoreSecretOptions {
   connection?: string;
   folderId?: number;
   label?: string;
-  /** Default `ask`. */
+  /** Default `replace`. */
   localHistory?: LocalHistoryChoice;
+  /**
+   * A `.env` value with a `#` glued to it (`Hunter7!Quokka#Blue`): dotenv reads only the text
+   * before it. `whole` stores the whole text (what the value reads quoted), `read` what dotenv
+   * reads (the rest stays a comment); asked in a dialog when absent.
+   */
+  gluedHash?: 'whole' | 'read';
+  /** A secret weaker than the folder's rule: `store` it anyway or `cancel`; asked when absent. */
+  weak?: 'store' | 'cancel';
+}
+
+/** The title of each step of the store flow, with its number. */
+function stepTitle(step: number, steps: number): string {
+  return vscode.l10n.t('Store in Vaultline ({0}/{1})', step, steps);
 }
 
 /** The result of a store: the new item and the reference that replaced the literal. */
@@ -110,20 +125,44 @@ async function storeSecret(
   const { connections } = services;
   const names = connections.list().map((entry) => entry.name);
   if (names.length === 0)
-    throw new UserFacingError(vscode.l10n.t('no vault is connected. Run "Vaultline: Connect".'));
-  const name =
-    options.connection ??
-    (names.length === 1
-      ? names[0]
-      : await vscode.window.showQuickPick(names, { placeHolder: vscode.l10n.t('Which vault stores it?') }));
-  if (name === undefined) return undefined;
+    throw new UserFacingError(vscode.l10n.t('no vault is connected. Run "Vaultline: Connect to a Vault".'));
+  // The folders where each login may add items: the view's own (the same names, the same rights).
+  const writableIn = async (name: string): Promise<FolderPick[] | MessageNode> => {
+    const root = services.tree.model.root(name);
+    const tree = root ? await services.tree.model.loadFolders(root) : undefined;
+    if (tree && !('byId' in tree)) return tree;
+    return folderPicks(tree ? [...tree.byId.values()] : []);
+  };
+  let name = options.connection;
+  let writable: FolderPick[] | MessageNode | undefined;
+  if (name === undefined) {
+    // Only the vaults where the login may add an item somewhere are offered.
+    const candidates = await Promise.all(
+      names.map(async (candidate) => ({ name: candidate, writable: await writableIn(candidate) })),
+    );
+    const usable = candidates.filter((entry) => Array.isArray(entry.writable) && entry.writable.length > 0);
+    if (usable.length === 0) {
+      const failed = candidates.find((entry) => !Array.isArray(entry.writable));
+      if (failed && !Array.isArray(failed.writable))
+        throw new UserFacingError(failed.writable.text, { complete: true });
+      throw new UserFacingError(vscode.l10n.t('no connected vault lets its login add items to a folder.'));
+    }
+    const chosen =
+      usable.length === 1
+        ? usable[0]
+        : (
+            await vscode.window.showQuickPick(
+              usable.map((entry) => ({ label: entry.name, entry })),
+              { title: stepTitle(1, 3), placeHolder: vscode.l10n.t('Which vault stores it?') },
+            )
+          )?.entry;
+    if (chosen === undefined) return undefined;
+    name = chosen.name;
+    writable = chosen.writable;
+  }
   const connection = await connections.get(name);
-
-  // Folders where the login may add items: the view's own (the same names, the same rights).
-  const root = services.tree.model.root(name);
-  const tree = root ? await services.tree.model.loadFolders(root) : undefined;
-  if (tree && !('byId' in tree)) throw new UserFacingError(tree.text, { complete: true });
-  const writable = folderPicks(tree ? [...tree.byId.values()] : []);
+  writable ??= await writableIn(name);
+  if (!Array.isArray(writable)) throw new UserFacingError(writable.text, { complete: true });
   if (writable.length === 0)
     throw new UserFacingError(
       vscode.l10n.t('{0} may add items to no folder of "{1}".', connection.login, name),
@@ -137,14 +176,73 @@ async function storeSecret(
       );
   } else {
     folder = (
-      await vscode.window.showQuickPick(writable, { placeHolder: vscode.l10n.t('Folder of the new item') })
+      await vscode.window.showQuickPick(writable, {
+        title: stepTitle(2, 3),
+        placeHolder: vscode.l10n.t('Folder of the new item'),
+      })
     )?.folder;
   }
   if (!folder) return undefined;
 
+  // A `#` glued to an unquoted .env value: dotenv reads only what comes before it. Said, and the
+  // whole text offered (what the value reads when quoted).
+  const text = document.getText();
+  const glued = DOTENV_LANGUAGES.has(document.languageId) ? /^#\S*/.exec(text.slice(end))?.[0] : undefined;
+  let secret = finding.secret;
+  let replaceEnd = end;
+  if (glued !== undefined && glued.length > 1) {
+    const whole = vscode.l10n.t('Store the Whole Text');
+    const read = vscode.l10n.t('Store What dotenv Reads');
+    const choice =
+      options.gluedHash ??
+      (await vscode.window
+        .showWarningMessage(
+          vscode.l10n.t(
+            'dotenv reads {0} only up to "#": an unquoted value ends there, so the {1} characters from "#" on are a comment nothing reads. If they belong to the secret, store the whole text ({2} characters, what the value reads in quotes); or store the {3} characters dotenv reads now.',
+            finding.name ?? vscode.l10n.t('this value'),
+            [...glued].length,
+            [...finding.secret].length + [...glued].length,
+            [...finding.secret].length,
+          ),
+          { modal: true },
+          whole,
+          read,
+        )
+        .then((chosen) => (chosen === whole ? 'whole' : chosen === read ? 'read' : undefined)));
+    if (choice === undefined) return undefined;
+    if (choice === 'whole') {
+      secret = finding.secret + glued;
+      replaceEnd = end + glued.length;
+    }
+  }
+
+  // The folder's own rule, where the server reports it: a secret weaker than that is said before
+  // it is stored (it is already in use, so storing it anyway is the user's choice).
+  const weak =
+    folder.folder.complexityLevel === undefined
+      ? undefined
+      : strengthProblem(secret, folder.folder.complexityLevel);
+  if (weak !== undefined) {
+    const storeAnyway = vscode.l10n.t('Store Anyway');
+    const choice =
+      options.weak ??
+      (await vscode.window
+        .showWarningMessage(
+          vscode.l10n.t('This secret is {0} Change it where it is issued when you can.', weak),
+          { modal: true },
+          storeAnyway,
+        )
+        .then((chosen) => (chosen === storeAnyway ? 'store' : 'cancel')));
+    if (choice !== 'store') {
+      services.notifier.warning(vscode.l10n.t('Vaultline: nothing stored. This secret is {0}', weak));
+      return undefined;
+    }
+  }
+
   const label =
     options.label ??
     (await vscode.window.showInputBox({
+      title: stepTitle(3, 3),
       prompt: vscode.l10n.t('Label of the new item'),
       value: proposeLabel(finding, document.fileName),
       ignoreFocusOut: true,
@@ -157,7 +255,7 @@ async function storeSecret(
   const { id } = await connection.client.addItem({
     item: {
       label: label.trim(),
-      password: finding.secret,
+      password: secret,
       folderId: folder.folder.id,
       login: details.login,
       url: details.url,
@@ -177,14 +275,13 @@ async function storeSecret(
     { connection: name, itemId: id, folderId: folder.folder.id, label },
     'password',
   );
-  // dotenv reads an unquoted value up to `#`: a comment glued to the literal stays a comment,
-  // set apart so that every dotenv reader sees it as one.
-  const glued = DOTENV_LANGUAGES.has(document.languageId) && document.getText().charAt(end) === '#';
+  // What dotenv reads was stored: the comment glued to the literal stays a comment, set apart so
+  // that every dotenv reader sees it as one.
   const edit = new vscode.WorkspaceEdit();
   edit.replace(
     document.uri,
-    new vscode.Range(document.positionAt(start), document.positionAt(end)),
-    glued ? `${reference} ` : reference,
+    new vscode.Range(document.positionAt(start), document.positionAt(replaceEnd)),
+    glued !== undefined && replaceEnd === end ? `${reference} ` : reference,
   );
   if (!(await vscode.workspace.applyEdit(edit))) {
     throw new UserFacingError(
@@ -199,18 +296,18 @@ async function storeSecret(
   const localHistory = await guardLocalHistory(
     services,
     document.uri,
-    finding.secret,
+    secret,
     reference,
-    options.localHistory ?? 'ask',
+    options.localHistory ?? 'replace',
   );
   return { itemId: id, reference, localHistory };
 }
 
 /**
  * VS Code's Local History keeps a copy of the file at each save: the copies taken before still hold
- * the literal. Where this host reaches them (desktop, remote), they are found and, when the user
- * agrees, the literal in them is replaced by the reference. In a browser they are out of reach:
- * the user is told so and offered VS Code's own "Delete All" (which asks first).
+ * the literal. Where this host reaches them (desktop, remote), they are found and the literal in
+ * them is replaced by the reference right away, and the user is told how many. In a browser they
+ * are out of reach: the user is told so and offered VS Code's own "Delete All" (which asks first).
  */
 async function guardLocalHistory(
   services: CommandServices,
@@ -239,38 +336,27 @@ async function guardLocalHistory(
   }
   const copies = await history.copiesHolding(uri, literal);
   if (copies.length === 0 || choice === 'keep') return { copies: copies.length, replaced: 0 };
-  if (choice === 'replace')
-    return { copies: copies.length, replaced: await history.replace(copies, literal, reference) };
-  const replace = vscode.l10n.t('Replace It in Local History');
-  void services.notifier
-    .ask(
-      copies.length === 1
+  // Done at once, not asked in a message that may hide itself unanswered: storing the secret is
+  // asking for it to be gone from the file, and its copies keep every other change.
+  try {
+    const replaced = await history.replace(copies, literal, reference);
+    services.notifier.info(
+      replaced === 1
         ? vscode.l10n.t(
-            "VS Code's Local History still holds the secret in an earlier copy of {0}. Replace it there with {1}? (The copy keeps every other change.)",
+            "Vaultline: replaced the secret with its reference in 1 earlier copy of {0} in VS Code's Local History (the copy keeps every other change).",
             name,
-            reference,
           )
         : vscode.l10n.t(
-            "VS Code's Local History still holds the secret in {0} earlier copies of {1}. Replace it there with {2}? (The copies keep every other change.)",
-            copies.length,
+            "Vaultline: replaced the secret with its reference in {0} earlier copies of {1} in VS Code's Local History (the copies keep every other change).",
+            replaced,
             name,
-            reference,
           ),
-      [replace],
-    )
-    .then(async (chosen) => {
-      if (chosen !== replace) return;
-      try {
-        // Found again: a save since the question may have added a copy.
-        const replaced = await history.replace(await history.copiesHolding(uri, literal), literal, reference);
-        services.notifier.status(
-          vscode.l10n.t('Vaultline: replaced the secret in {0} Local History copies of {1}', replaced, name),
-        );
-      } catch (error) {
-        services.notifier.error(userMessage(error, vscode.l10n.t('Replace in Local History')));
-      }
-    });
-  return { copies: copies.length, replaced: 0 };
+    );
+    return { copies: copies.length, replaced };
+  } catch (error) {
+    services.notifier.error(userMessage(error, vscode.l10n.t('Replace in Local History')));
+    return { copies: copies.length, replaced: 0 };
+  }
 }
 
 /** Store in Vaultline and replace with a reference. */

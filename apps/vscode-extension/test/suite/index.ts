@@ -4,6 +4,7 @@ import { errorAndLogTests } from './errors-log.test.ts';
 import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
+import { issue31TeamPass3Tests, issue31Tests } from './issue31.test.ts';
 import { localHistoryTests } from './local-history.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { newcomerTests } from './newcomer.test.ts';
@@ -65,6 +66,7 @@ export async function run(): Promise<void> {
       secretTests(fixture, target);
       localHistoryTests(fixture);
       newcomerTests(fixture);
+      issue31Tests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
     }
@@ -120,6 +122,7 @@ export async function run(): Promise<void> {
       referenceTests(target);
       secretTests(fixture, target);
       teampass3OnlyTests(fixture, target);
+      issue31TeamPass3Tests(fixture, target);
     }
   });
 

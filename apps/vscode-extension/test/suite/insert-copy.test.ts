@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { meetsComplexity } from '@vaultline/protocol';
 import * as vscode from 'vscode';
+import { searchActions } from '../../src/commands/search.ts';
 import { COMMANDS, ITEM_FIELDS } from '../../src/constants.ts';
 import {
   connect,
@@ -94,7 +95,7 @@ export function insertCopyTests(target: Target): void {
         }
       });
 
-    it('refuses to insert a password in presentation mode but still inserts the login', async () => {
+    it('refuses to insert any value in presentation mode, the login too (issue #31.6)', async () => {
       const api = await extensionApi();
       const node = await itemNode(api, alice, 'Infrastructure / Databases', fixture.items.db.label);
       await vscode.commands.executeCommand(COMMANDS.togglePresentationMode, true);
@@ -118,10 +119,19 @@ export function insertCopyTests(target: Target): void {
           api.search.format(hits[0]!),
           `${fixture.items.db.label} — Infrastructure / Databases — ••••••`,
         );
-        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), 2);
+        // The login is masked in the view and in search: it is not put into an editor either.
+        const refused = api.notifier.notices.length;
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.insertLogin, node), undefined);
         assert.equal(
-          editor.document.getText(),
-          `first=${fixture.items.db.login}\nsecond=${fixture.items.db.login}\n`,
+          errorsSince(api, refused)[0],
+          'Insert login: Inserting a value is disabled in presentation mode. Insert a reference instead.',
+        );
+        assert.equal(editor.document.getText(), 'first=\nsecond=\n');
+        assert.deepEqual(
+          searchActions({ connection: alice, itemId: fixture.items.db.id }, true).filter(
+            (action) => action.command === COMMANDS.insertField,
+          ),
+          [],
         );
       } finally {
         await vscode.commands.executeCommand(COMMANDS.togglePresentationMode, false);

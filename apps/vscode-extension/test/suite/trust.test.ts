@@ -62,9 +62,36 @@ export function trustTests(fixture: Fixture): void {
         args: [{ reconnect: 'revoked' }],
       });
       assert.ok(outcome.hits.some((hit) => hit.connection === 'alice'));
-      const labels = api.search.entries(fixture.items.web.label, outcome).map((entry) => entry.label);
-      assert.ok(labels[0]?.startsWith('$(error) revoked: the vault rejected'), labels.join(' | '));
+      const entries = api.search.entries(fixture.items.web.label, outcome);
+      const labels = entries.map((entry) => entry.label);
+      // Issue #31.3: the failed connection's row comes after every hit, so a hit is the first row.
+      const lastHit = entries.findLastIndex((entry) => entry.hit !== undefined);
+      const problemAt = entries.findIndex((entry) =>
+        entry.description?.startsWith('revoked: the vault rejected'),
+      );
+      // Its words are not in its label: VS Code ranks rows whose label matches the text typed first.
+      assert.equal(entries[problemAt]?.label, '$(error)');
+      assert.ok(entries[0]?.hit, labels.join(' | '));
+      assert.ok(problemAt > lastHit, labels.join(' | '));
       assert.ok(!labels.some((label) => /No item has every word/.test(label)), labels.join(' | '));
+    });
+
+    it("preselects the best hit, never the failed connection's row, and keeps that order on screen", async () => {
+      const api = await extensionApi();
+      const chosen = api.search.pick();
+      const quickPick = await waitFor(() => api.search.active, 'the QuickPick');
+      try {
+        quickPick.value = fixture.items.web.label;
+        await waitFor(
+          () => quickPick.items.some((e) => e.problem?.connection === 'revoked') && !quickPick.busy,
+          'the entries with the problem row',
+        );
+        const active = await waitFor(() => quickPick.activeItems[0], 'an active row');
+        assert.equal(active.hit?.item.id, fixture.items.web.id, active.label);
+      } finally {
+        quickPick.hide();
+      }
+      assert.equal(await chosen, undefined);
     });
 
     it('with the folder list down: the tree\'s words and Retry; never "no item"', async () => {
@@ -433,6 +460,8 @@ export function trustTests(fixture: Fixture): void {
           login: 'carol',
           password: generatePassword({ complexityLevel: 90 }),
           url: '',
+          email: '',
+          description: '',
         });
         assert.ok(Number.isInteger(id) && id > 0, `added ${id}`);
         const added = await itemNode(api, 'carol', 'Infrastructure', 'carol-note');
@@ -467,7 +496,9 @@ export function firstRunTests(): void {
           fix: { title: 'Connect to a Vault', command: COMMANDS.connect },
         },
       ]);
-      const labels = api.search.entries('anything', outcome).map((entry) => entry.label);
+      const labels = api.search
+        .entries('anything', outcome)
+        .map((entry) => [entry.label, entry.description].join(' '));
       assert.deepEqual(labels, ['$(error) No vault is connected.']);
     });
 

@@ -29,6 +29,8 @@ export function writeTests(target: Target): void {
         login: 'rabbit',
         password: generatePassword({ complexityLevel: folder.folder.complexityLevel ?? 90 }),
         url: 'amqp://mq.internal',
+        email: '',
+        description: '',
       });
       assert.ok(Number.isInteger(id) && id > 0, `new id ${id}`);
       const added = await itemNode(api, alice, 'Infrastructure', 'queue-broker ✓');
@@ -70,6 +72,8 @@ export function writeTests(target: Target): void {
         login: 'x',
         password: 'Aa1!aaaaaaaaaaaaaaaaaaaaaaaaaa',
         url: '',
+        email: '',
+        description: '',
       });
       assert.equal(id, undefined);
       assert.match(errorsSince(api, before)[0] ?? '', /similar label already exists/);
@@ -84,6 +88,8 @@ export function writeTests(target: Target): void {
         login: 'b',
         password: 'Aa1!aaaaaaaaaaaaaaaaaaaaaaaaaa',
         url: '',
+        email: '',
+        description: '',
       });
       assert.equal(id, undefined);
       assert.match(errorsSince(api, before)[0] ?? '', /no right to add items to folder "Infrastructure"/);
@@ -105,6 +111,8 @@ export function writeTests(target: Target): void {
         login: 'w',
         password: 'abc',
         url: '',
+        email: '',
+        description: '',
       });
       assert.equal(id, undefined);
       assert.match(errorsSince(api, before)[0] ?? '', /too weak/);
@@ -131,6 +139,8 @@ export function vaultKeyWriteTests(fixture: Fixture): void {
         login: 'h',
         password: generatePassword({ complexityLevel: 90 }),
         url: 'https://example.com/'.padEnd(20_000, 'x'),
+        email: '',
+        description: '',
       });
       assert.equal(id, undefined);
       assert.match(
@@ -154,7 +164,7 @@ export function vaultKeyWriteTests(fixture: Fixture): void {
       const [message] = errorsSince(api, before);
       assert.match(
         message ?? '',
-        /^Add folder: you have no right to do this in the vault\. The vault said: ".*admin key.*"\.$/,
+        /^Add folder: you have no right to do this in the vault\. The vault said: ".*admin key.*\."$/,
       );
       assert.equal((message ?? '').includes(fixture.keys.alice), false);
     });

@@ -66,6 +66,17 @@ export const COMPLEXITY_TO_TEAMPASS3: Readonly<Record<ComplexityLevel, TeamPass3
   90: 60,
 };
 
+/**
+ * A TeamPass 3 folder's complexity as the legacy level of the same strength (the weakest legacy
+ * level TeamPass 3's maps to: 60, its strongest, is 70 "very strong"), or `undefined` for a value
+ * that is not one of its levels.
+ */
+export function complexityFromTeamPass3(complexity: number): ComplexityLevel | undefined {
+  const levels = Object.entries(COMPLEXITY_TO_TEAMPASS3) as unknown as [string, number][];
+  const found = levels.find(([, mapped]) => mapped === complexity);
+  return found ? (Number(found[0]) as ComplexityLevel) : undefined;
+}
+
 /** How many folder ids go into one `item/inFolders` read. */
 const FOLDERS_PER_READ = 200;
 
@@ -189,6 +200,7 @@ export function createTeamPass3Client(
         accessType,
         parentId,
         personal: record.personal,
+        complexityLevel: complexityFromTeamPass3(record.complexity),
         raw: {
           ...record.raw,
           id: record.id,
@@ -197,6 +209,7 @@ export function createTeamPass3Client(
           access_type: accessType,
           parent_id: parentId,
           personal: record.personal ? '1' : '0',
+          complexity_level: String(complexityFromTeamPass3(record.complexity) ?? ''),
         },
       };
     });

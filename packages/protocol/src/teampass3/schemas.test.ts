@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { complexityFromTeamPass3 } from './adapter.ts';
 import { type TeamPass3EndpointName, teampass3Endpoints } from './endpoints.ts';
 import {
   TeamPass3ItemListSchema,
@@ -126,5 +127,11 @@ describe('the TeamPass 3 schemas against the recorded TeamPass 3.2.1.5', () => {
     expect(v.safeParse(teampass3Endpoints.authorize.schema, { token: '' }).success).toBe(false);
     expect(v.safeParse(TeamPass3ProblemSchema, { type: 'about:blank' }).success).toBe(false);
     expect(v.safeParse(TeamPass3ItemListSchema, [{ id: 'x', label: 'a', id_tree: 1 }]).success).toBe(false);
+  });
+});
+
+describe('complexityFromTeamPass3', () => {
+  it('reads each TeamPass 3 level as the weakest legacy level of the same strength', () => {
+    expect([0, 20, 38, 48, 60, 55].map(complexityFromTeamPass3)).toEqual([0, 25, 50, 60, 70, undefined]);
   });
 });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { type AssistantServers, registerAssistantServers } from './assistant/mcp-servers.ts';
 import { Attachments } from './attachments.ts';
 import { ClipboardCopier } from './clipboard-copy.ts';
 import {
@@ -42,6 +43,8 @@ export interface VaultlineApi {
   readonly connectFlow: ConnectFlow;
   /** VS Code's Local History, where this host reaches it (not in a browser). */
   readonly localHistory: LocalHistory | undefined;
+  /** The connections offered to VS Code's agent as MCP servers, where a host can start them. */
+  readonly assistant: AssistantServers | undefined;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
   /** The part of it spent in `activate()`, in ms. */
@@ -119,6 +122,11 @@ export class Vaultline implements vscode.Disposable {
       this.own(registration);
     const references = registerReferences(services, (disposable) => this.own(disposable));
     const secrets = registerSecrets((disposable) => this.own(disposable));
+    // A stdio server is a process: only where the extension host can start one.
+    const assistant =
+      options.platform.kind === 'node'
+        ? registerAssistantServers(connections, (disposable) => this.own(disposable))
+        : undefined;
 
     this.api = {
       tree,
@@ -132,6 +140,7 @@ export class Vaultline implements vscode.Disposable {
       secrets,
       connectFlow,
       localHistory: options.platform.localHistory,
+      assistant,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,
     };

@@ -256,7 +256,12 @@ describe('vaultline mcp against the vault server', () => {
         fc.tuple(body, fc.constantFrom(MASK, '[secret]')).map(([rest, word]) => `${rest}${word}`),
       )
       .filter(
-        (text) => text.isWellFormed() && !/[\r\n]/.test(text) && !text.includes(String.fromCharCode(0)) && text.trim() === text && text !== '',
+        (text) =>
+          text.isWellFormed() &&
+          !/[\r\n]/.test(text) &&
+          !text.includes(String.fromCharCode(0)) &&
+          text.trim() === text &&
+          text !== '',
       );
     const opsId = seeded.items['ops secret']!;
     let run = 0;

@@ -91,6 +91,18 @@ describe('vaultline mcp against the vault server', () => {
         url: 'postgres://db.internal:5432',
       },
     });
+    // A password in a URL's user info is a password too.
+    await seeded.admin.addItem({
+      item: {
+        label: 'git deploy url',
+        password: 'Git-Url-Pw-8812',
+        folderId: seeded.folders.dev,
+        url: 'https://deploy:Url-Embedded-Pw-5531@git.example.com/repo',
+      },
+    });
+    const git = await mcp.call('search_items', { words: 'git deploy url' });
+    expect(git.data.items).toMatchObject([{ data: { url: 'https://deploy:[hidden]@git.example.com/repo' } }]);
+    expect(git.text).not.toContain('Url-Embedded-Pw-5531');
     // bob's folder stays out.
     const ops = await mcp.call('search_items', { words: 'ops secret' });
     expect(ops.data.items).toEqual([]);

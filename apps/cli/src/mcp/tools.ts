@@ -30,7 +30,7 @@ import type { Connection } from '../connection.ts';
 import { CliError } from '../errors.ts';
 import { ToolFailure } from './failure.ts';
 import { readTextFile, replaceTextFile } from './files.ts';
-import { UNTRUSTED_NOTICE, untrusted } from './untrusted.ts';
+import { UNTRUSTED_NOTICE, untrusted, untrustedUrl } from './untrusted.ts';
 
 /** What every tool works with. */
 export interface ToolContext {
@@ -102,7 +102,7 @@ export async function searchTool(
       label: untrusted(item.label),
       folderPath: item.path.map(untrusted),
       login: untrusted(item.login),
-      url: untrusted(item.url),
+      url: untrustedUrl(item.url),
       tags: (item.tags ?? []).slice(0, 20).map(untrusted),
     },
   }));

@@ -31,3 +31,18 @@ export function untrusted(text: string): string {
     ? `${chars.slice(0, MAX_UNTRUSTED_LENGTH - 1).join('')}…`
     : clean;
 }
+
+/** A URL's user info with a password: `scheme://user:password@`. */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i;
+
+/**
+ * A URL from the vault without the password it may carry in its user info
+ * (`postgres://app:s3cret@db` becomes `postgres://app:[hidden]@db`), then made fit as
+ * {@link untrusted} text.
+ *
+ * @param url The item's URL.
+ * @returns The URL without a password, bounded.
+ */
+export function untrustedUrl(url: string): string {
+  return untrusted(url.replace(URL_PASSWORD, '$1:[hidden]@'));
+}

@@ -11,7 +11,7 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
 import { Command } from 'commander';
-import { openConnection } from '../connection.ts';
+import { type Connection, openConnection } from '../connection.ts';
 import { type CommandContext, connectionOption } from '../context.ts';
 import { CliError } from '../errors.ts';
 
@@ -53,11 +53,17 @@ export function mcpCommand(context: CommandContext): Command {
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]);
       const name = connectionOption(command);
+      const opened: Connection[] = [];
       const server = createMcpServer({
         root,
         version: version(),
-        connect: () =>
-          openConnection(env, name, { warn: (message) => output.err(`vaultline mcp: ${message}`) }),
+        connect: async () => {
+          const connection = await openConnection(env, name, {
+            warn: (message) => output.err(`vaultline mcp: ${message}`),
+          });
+          opened.push(connection);
+          return connection;
+        },
         log: (line) => output.err(line),
       });
       const transport = new StdioServerTransport();
@@ -69,5 +75,7 @@ export function mcpCommand(context: CommandContext): Command {
       output.err(`vaultline mcp: serving on stdio, files under ${root}`);
       await closed;
       await server.close().catch(() => undefined);
+      // The session token stays cached for the next command, as after any command.
+      await Promise.all(opened.map((connection) => connection.close()));
     });
 }

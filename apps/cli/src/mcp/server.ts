@@ -11,7 +11,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Connection } from '../connection.ts';
-import { ToolFailure } from './failure.ts';
 import {
   type Answer,
   checkTool,
@@ -264,5 +263,3 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   );
   return server;
 }
-
-export { ToolFailure };

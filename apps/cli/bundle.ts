@@ -1,11 +1,19 @@
 // Bundles the program (src/main.ts and its dependencies) into dist/main.js, one file: loading one
 // module instead of about a hundred cuts the CLI's start-up. Run after tsc, which emits the
-// types and dist/cli.js; the native keychain module stays external.
+// types and dist/cli.js; the native keychain module stays external. What only `vaultline mcp`
+// loads (the MCP SDK) is split into dist/chunks/, so that no other command parses it.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunks are named by their hash: drop the last build's, so that none is left over (or packed).
+rmSync('dist/chunks', { recursive: true, force: true });
 
 await build({
   entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  outdir: 'dist',
+  entryNames: '[name]',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -11,6 +11,7 @@ import { Argument, Command } from 'commander';
 import { connectCommand, disconnectCommand } from './commands/connect.ts';
 import { findCommand } from './commands/find.ts';
 import { injectCommand } from './commands/inject.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { getCommand, readCommand } from './commands/read.ts';
 import { runCommand } from './commands/run.ts';
 import { completionScript, SHELLS, type Shell } from './completion.ts';
@@ -69,6 +70,7 @@ export function createProgram(context: CommandContext): Command {
     readCommand(context),
     runCommand(context),
     injectCommand(context),
+    mcpCommand(context),
   ])
     program.addCommand(command);
   program.addCommand(

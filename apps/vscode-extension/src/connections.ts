@@ -256,7 +256,8 @@ export class ConnectionStore implements vscode.Disposable {
     for (const disposable of this.disposables) disposable.dispose();
   }
 
-  private async credentials(name: string): Promise<Credentials> {
+  /** What a connection signs in with, from SecretStorage (for the assistant's server process). */
+  async credentials(name: string): Promise<Credentials> {
     const [apiKey, password, personalAccessToken] = await Promise.all([
       this.secrets.get(SECRET_KEYS.apiKey + name),
       this.secrets.get(SECRET_KEYS.password + name),

@@ -74,6 +74,10 @@ export const CONFIG = {
   treePageSize: 'treePageSize',
   secretDetectionEnabled: 'secretDetection.enabled',
   secretDetectionMaxFileSize: 'secretDetection.maxFileSize',
+  /** Application-scoped: offer the connections to VS Code's agent as MCP servers (`vaultline mcp`). */
+  assistantEnabled: 'assistant.enabled',
+  /** Application-scoped: the command that runs the CLI (it receives the credentials). */
+  assistantCommand: 'assistant.command',
 } as const;
 
 /** Context keys used in `when` clauses. */

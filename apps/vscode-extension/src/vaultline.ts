@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { type AssistantServers, registerAssistantServers } from './assistant/mcp-servers.ts';
 import { Attachments } from './attachments.ts';
 import { ClipboardCopier } from './clipboard-copy.ts';
 import {
@@ -44,6 +45,8 @@ export interface VaultlineApi {
   readonly writer: VaultWriter;
   /** VS Code's Local History, where this host reaches it (not in a browser). */
   readonly localHistory: LocalHistory | undefined;
+  /** The connections offered to VS Code's agent as MCP servers, where a host can start them. */
+  readonly assistant: AssistantServers | undefined;
   /** From loading the bundle to the end of activation, in ms. */
   readonly activationMs: number;
   /** The part of it spent in `activate()`, in ms. */
@@ -121,6 +124,11 @@ export class Vaultline implements vscode.Disposable {
       this.own(registration);
     const references = registerReferences(services, (disposable) => this.own(disposable));
     const secrets = registerSecrets((disposable) => this.own(disposable));
+    // A stdio server is a process: only where the extension host can start one.
+    const assistant =
+      options.platform.kind === 'node'
+        ? registerAssistantServers(connections, (disposable) => this.own(disposable))
+        : undefined;
 
     this.api = {
       tree,
@@ -135,6 +143,7 @@ export class Vaultline implements vscode.Disposable {
       connectFlow,
       writer,
       localHistory: options.platform.localHistory,
+      assistant,
       activationMs: performance.now() - options.loadedAt,
       activateBodyMs: performance.now() - options.activateCalledAt,
     };

@@ -92,6 +92,11 @@ export {
   POOL_SIZES,
   requiredBits,
 } from './password-generator.ts';
+export {
+  type CheckReferencesOptions,
+  checkReferences,
+  type ReferenceCheck,
+} from './references/check-references.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,

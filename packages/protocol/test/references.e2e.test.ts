@@ -3,6 +3,7 @@ import { createAccessChecker } from '../src/access.ts';
 import type { VaultClient } from '../src/client/types.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { VaultError } from '../src/errors.ts';
+import { checkReferences } from '../src/references/check-references.ts';
 import { formatReference } from '../src/references/reference.ts';
 import {
   type ResolvedReference,
@@ -381,5 +382,40 @@ describe('resolveReferences', () => {
     const results = await resolveReferences(vault, refs);
     expect(results.filter((r) => r.ok)).toHaveLength(300);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('checkReferences', () => {
+  it('says which references resolve and why the others do not, with no value anywhere in its answer', async () => {
+    const checks = await checkReferences(
+      vault,
+      [
+        'vaultline://10/password',
+        'vaultline://Team/db/file:id_rsa',
+        'vaultline://30/password',
+        'vaultline://999/login',
+        'vaultline://Team/twin/password',
+        'vaultline://10/pw',
+      ],
+      { login: 'alice' },
+    );
+    expect(checks.map((check) => (check.ok ? 'ok' : check.error.code))).toEqual([
+      'ok',
+      'ok',
+      'forbidden',
+      'not_found',
+      'ambiguous',
+      'unknown_field',
+    ]);
+    expect(checks[0]).toEqual({
+      ok: true,
+      text: 'vaultline://10/password',
+      reference: { kind: 'id', id: 10, field: 'password' },
+      item: { id: 10, label: 'db', folderId: 1, path: ['Team'], login: 'admin' },
+    });
+    const answer = JSON.stringify(checks);
+    for (const value of ['pw-db-seeded', 'pw-hidden', 'pw-twin-a', 'pw-twin-b', 'KEY-BYTES', 'about db'])
+      expect(answer).not.toContain(value);
+    expect(calls('/read/files/')).toBe(0);
   });
 });

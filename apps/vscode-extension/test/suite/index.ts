@@ -1,3 +1,4 @@
+import { assistantTests } from './assistant.test.ts';
 import { attachmentTests } from './attachments.test.ts';
 import { benchmarks, teampass3Benchmarks } from './bench.ts';
 import { errorAndLogTests } from './errors-log.test.ts';
@@ -69,6 +70,7 @@ export async function run(): Promise<void> {
       issue31Tests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
+      assistantTests(fixture);
     }
   });
 

@@ -197,6 +197,25 @@ describe('vaultline against the Vaultline server', () => {
       expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
     });
 
+    it('finds by login, URL and path with a key of the teampass profile too, which gets label search only', async () => {
+      // The server answers such a key's find/item as TeamPass does (labels only): the core learns it
+      // from info/version asked with the key, and searches the folders itself.
+      const teampassKey = await seeded.vault.admin.createKey({
+        label: `alice-teampass-${Date.now()}`,
+        login: 'alice',
+        profile: 'teampass',
+      });
+      const json = await cli(['find', 'internal', 'POSTGRES', 'databases', '--json'], {
+        env: { VAULTLINE_API_KEY: teampassKey },
+      });
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
+      const byLabel = await cli(['find', 'db', '--json'], {
+        env: { VAULTLINE_API_KEY: teampassKey },
+      });
+      expect((JSON.parse(byLabel.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
+    });
+
     it('gets an item without its password, or one field when asked', async () => {
       const item = await cli(['get', String(id('prod db')), '--json']);
       expect(item.code).toBe(0);

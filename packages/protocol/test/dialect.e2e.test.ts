@@ -161,17 +161,11 @@ describe('detectDialect', () => {
     });
   });
 
-  it('keeps the legacy reading of a proxy page that hides everything', async () => {
+  it('detects nothing from a proxy page that hides everything: a page is no identification', async () => {
     proxy.rule = () => html(401, '<html>Basic realm</html>');
     const found = await detectDialect({ baseUrl: proxy.url });
-    expect(found).toMatchObject({
-      detected: true,
-      dialect: 'legacy',
-      capabilities: { server: 'teampass-compatible' },
-    });
-    expect(found.evidence).toBe(
-      'the legacy identification answered HTTP 401, read as a TeamPass-compatible server',
-    );
+    expect(found).toMatchObject({ detected: false, dialect: undefined, capabilities: undefined });
+    expect(found.evidence).toBe("no usable answer (HTTP 401 with a web page, not the API's answer)");
   });
 
   it.each([

@@ -267,8 +267,13 @@ export async function explainFailure(
   client: VaultClient,
   context: FailureContext,
 ): Promise<unknown> {
-  // A revoked key has words of its own (the error table's); a refused sign-in gets these.
-  if (!isVaultError(error, 'unauthorized', 'forbidden') || error.reason === 'key_revoked') return error;
+  // A reason other than a refused sign-in (a revoked key, a locked account, HTTPS required) has
+  // words of its own (the error table's); a refused sign-in and a refused right get these.
+  if (
+    !isVaultError(error, 'unauthorized', 'forbidden') ||
+    (error.reason !== undefined && error.reason !== 'sign_in_refused')
+  )
+    return error;
   const capabilities = await client.capabilities().catch(() => undefined);
   if (error.code === 'forbidden') {
     if (!capabilities?.enforcedRights) return error;

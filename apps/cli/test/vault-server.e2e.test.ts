@@ -213,7 +213,9 @@ describe('vaultline against the Vaultline server', () => {
       const byLabel = await cli(['find', 'db', '--json'], {
         env: { VAULTLINE_API_KEY: teampassKey },
       });
-      expect((JSON.parse(byLabel.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
+      expect((JSON.parse(byLabel.stdout) as { label: string }[]).map((row) => row.label)).toEqual([
+        'prod db',
+      ]);
     });
 
     it('gets an item without its password, or one field when asked', async () => {
@@ -282,6 +284,18 @@ describe('vaultline against the Vaultline server', () => {
       const field = await cli(['read', 'vaultline://1/secret']);
       expect(field.code).toBe(EXIT.reference);
       expect(field.stderr).toContain('unknown field');
+    });
+
+    it('get: one line for an item that is not there, and a wrong --field in its own words', async () => {
+      const missing = await cli(['get', '999999']);
+      expect(missing.code).toBe(EXIT.reference);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toContain('no item with id 999999');
+      const totp = await cli(['get', String(id('prod db')), '--field', 'totp']);
+      expect(totp.code).toBe(EXIT.reference);
+      expect(totp.stderr).toBe(
+        'vaultline: --field "totp": unknown field "totp"; expected one of password, login, email, url, description, label, otp or file:<name>.\n',
+      );
     });
 
     it.each([

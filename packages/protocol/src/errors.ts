@@ -58,7 +58,13 @@ export type NetworkReason = (typeof NETWORK_REASONS)[number];
  * Every reason a {@link VaultError} can carry: why it happened, finer than its code. A reason
  * refines one code ({@link REASON_CODES}); code that knows only codes still reads the error right.
  */
-export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked', 'sign_in_refused'] as const;
+export const VAULT_ERROR_REASONS = [
+  ...NETWORK_REASONS,
+  'key_revoked',
+  'sign_in_refused',
+  'account_locked',
+  'https_required',
+] as const;
 
 /**
  * Why an error happened, finer than its {@link VaultErrorCode}:
@@ -70,6 +76,12 @@ export const VAULT_ERROR_REASONS = [...NETWORK_REASONS, 'key_revoked', 'sign_in_
  *   `authorizeToken`): a wrong login, password, API key or personal access token, or a user who
  *   may not use the API, which TeamPass answers the same way. Not a session that ran out: an
  *   expired or revoked token is renewed by signing in again, and only that refusal is thrown.
+ * - `account_locked` (code `unauthorized`): signing in was refused because the account (or the
+ *   address) is locked for a while after too many failed sign-ins (TeamPass 3's `Account
+ *   temporarily locked`): not the credentials' fault; wait, or ask an administrator. Another try
+ *   now counts as another failure.
+ * - `https_required` (code `forbidden`): the server answers API requests over HTTPS only
+ *   (TeamPass 3's `HTTPS is required for API requests`): use the `https://` URL. Not a right.
  *
  * @see ../../../docs/api.md#errors
  */
@@ -82,6 +94,8 @@ export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = 
   unreachable: 'network',
   key_revoked: 'unauthorized',
   sign_in_refused: 'unauthorized',
+  account_locked: 'unauthorized',
+  https_required: 'forbidden',
 };
 
 /** Options of the {@link VaultError} constructor. */

@@ -8,8 +8,6 @@
  * query, as TeamPass requires.
  */
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVaultClient } from '../src/create-client.ts';
 import { detectDialect } from '../src/dialect.ts';
@@ -18,63 +16,18 @@ import { parseReference } from '../src/references/reference.ts';
 import { resolveReferences } from '../src/references/resolve-references.ts';
 import { searchItems } from '../src/search.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
-import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import {
+  RECORDING_MODES,
+  type RecordingServer,
+  startRecordingServer,
+  startTeamPass3Fake,
+  type TeamPass3Fake,
+} from '../src/testing.ts';
 import { browserFetch } from './browser-fetch.ts';
 
 const KEY = 'urlK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
 const PASSWORD = 'Pa55-word!';
 const PAGE = 'https://vscode.dev';
-const LOGIN_PAGE =
-  '<!DOCTYPE html><html><head><title>Teampass</title></head><body><form id="form_login">…</form></body></html>';
-
-type Mode = 'page' | 'page-404' | 'json-404' | 'proxy-401' | 'busy' | 'drop';
-
-/** A server that answers every request by its mode and records every URL it received. */
-interface Recorder {
-  url: string;
-  mode: Mode;
-  urls: string[];
-  close(): Promise<void>;
-}
-
-async function startRecorder(): Promise<Recorder> {
-  const state: Recorder = {
-    url: '',
-    mode: 'page',
-    urls: [],
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  const server: Server = createServer((request, response) => {
-    state.urls.push(request.url ?? '');
-    request.resume();
-    const send = (status: number, type: string, body: string) => {
-      response.writeHead(status, { 'content-type': type });
-      response.end(body);
-    };
-    switch (state.mode) {
-      case 'page':
-        return send(200, 'text/html; charset=UTF-8', LOGIN_PAGE);
-      case 'page-404':
-        return send(404, 'text/html', '<html><body><h1>Not Found</h1></body></html>');
-      case 'json-404':
-        return send(404, 'application/json', '{"message":"Not Found"}');
-      case 'proxy-401':
-        return send(401, 'text/html', '<html>Basic realm="intranet"</html>');
-      case 'busy':
-        return send(503, 'text/html', '<html>Service Unavailable</html>');
-      case 'drop':
-        request.socket.destroy();
-        return;
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return state;
-}
 
 /** The URLs that carry a secret: the key, the password, a token, or any `apikey=`. */
 function secretUrls(urls: readonly string[]): string[] {
@@ -118,13 +71,13 @@ async function useEverything(vault: ReturnType<typeof createVaultClient>): Promi
   return failures;
 }
 
-let recorder: Recorder;
+let recorder: RecordingServer;
 let teampass2: ReplayServer;
 let teampass3: TeamPass3Fake;
 
 beforeAll(async () => {
   [recorder, teampass2, teampass3] = await Promise.all([
-    startRecorder(),
+    startRecordingServer(),
     startReplayServer({ apiKey: KEY }),
     startTeamPass3Fake({
       seed: {
@@ -145,30 +98,27 @@ beforeEach(() => {
 });
 
 describe('a server that does not identify itself', () => {
-  it.each<Mode>(['page', 'page-404', 'json-404', 'proxy-401', 'busy', 'drop'])(
-    'answering %s never gets a key in a URL, and every call fails',
-    async (mode) => {
-      recorder.mode = mode;
-      const vault = createVaultClient({ baseUrl: recorder.url, apiKey: KEY, retries: 0, timeoutMs: 2000 });
-      const failures = await useEverything(vault);
-      expect(recorder.urls.length).toBeGreaterThan(0);
-      expect(secretUrls(recorder.urls)).toEqual([]);
-      // Only keyless identification requests reached it.
-      expect(new Set(recorder.urls.map((url) => url.replace(/\?.*$/, '')))).toEqual(
-        new Set(
-          mode === 'drop'
-            ? ['/api/index.php/info/version']
-            : ['/api/index.php/info/version', '/api/index.php/openapi.json'],
-        ),
-      );
-      // Every call but capabilities(), which answers the cautious defaults, marked undetected.
-      expect(failures).toHaveLength(10);
-      for (const failure of failures) {
-        expect(isVaultError(failure)).toBe(true);
-        expect(JSON.stringify((failure as VaultError).toJSON())).not.toContain(KEY);
-      }
-    },
-  );
+  it.each(RECORDING_MODES)('answering %s never gets a key in a URL, and every call fails', async (mode) => {
+    recorder.mode = mode;
+    const vault = createVaultClient({ baseUrl: recorder.url, apiKey: KEY, retries: 0, timeoutMs: 2000 });
+    const failures = await useEverything(vault);
+    expect(recorder.urls.length).toBeGreaterThan(0);
+    expect(secretUrls(recorder.urls)).toEqual([]);
+    // Only keyless identification requests reached it.
+    expect(new Set(recorder.urls.map((url) => url.replace(/\?.*$/, '')))).toEqual(
+      new Set(
+        mode === 'drop'
+          ? ['/api/index.php/info/version']
+          : ['/api/index.php/info/version', '/api/index.php/openapi.json'],
+      ),
+    );
+    // Every call but capabilities(), which answers the cautious defaults, marked undetected.
+    expect(failures).toHaveLength(10);
+    for (const failure of failures) {
+      expect(isVaultError(failure)).toBe(true);
+      expect(JSON.stringify((failure as VaultError).toJSON())).not.toContain(KEY);
+    }
+  });
 
   it('says that a web page is not the API, and that the key was not sent', async () => {
     recorder.mode = 'page';

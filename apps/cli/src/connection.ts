@@ -176,6 +176,8 @@ export async function openConnection(
       password: secrets.password,
       personalAccessToken: secrets['personal-access-token'],
       dialect,
+      // What connect learned of the server, with the dialect it was learned with.
+      server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
       tokenCache,
     });
   } catch (error) {

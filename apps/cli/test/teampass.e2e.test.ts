@@ -57,6 +57,31 @@ describe('vaultline against TeamPass 2.x (the replay server)', () => {
     });
   });
 
+  it('keeps what connect learned: commands on a stored TeamPass 2 connection send no info/version', async () => {
+    const stored = { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined };
+    server.reset();
+    const connect = await cli(['connect', server.url, '--login', 'alice', '--name', 'tp2'], {
+      env: { ...stored, VAULTLINE_API_KEY_TP2: KEY },
+    });
+    expect(connect.code).toBe(0);
+    // connect asked once, keyless; TeamPass answered its missing-key error (a 500 in its logs).
+    expect(server.identifications).toHaveLength(1);
+    server.reset();
+    const env = { ...stored, VAULTLINE_API_KEY_TP2: KEY };
+    const get = await cli(['--connection', 'tp2', 'get', '10', '--json'], { env });
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db' });
+    const read = await cli(['--connection', 'tp2', 'read', 'vaultline://10/password'], {
+      env,
+      allowed: ['pw-db-seeded'],
+    });
+    expect(read.stdout).toBe('pw-db-seeded\n');
+    const find = await cli(['--connection', 'tp2', 'find', 'db', '--json'], { env });
+    expect(JSON.parse(find.stdout)).toEqual([expect.objectContaining({ id: 10 })]);
+    expect(server.identifications).toEqual([]);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(server.requests.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+  });
+
   it('says when TeamPass did not return a password, and that it has no attachments', async () => {
     const personal = await cli(['read', 'vaultline://12/password']);
     expect(personal.code).toBe(EXIT.reference);

@@ -114,7 +114,13 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       // The config keeps the URL, the login, the dialect and how to sign in: never a secret.
       expect(await readConfigFile(home.dir)).toEqual({
         connections: {
-          default: { url: fake().url, login: 'alice', dialect: 'teampass3', signIn: 'password' },
+          default: {
+            url: fake().url,
+            login: 'alice',
+            dialect: 'teampass3',
+            server: 'teampass3',
+            signIn: 'password',
+          },
         },
       });
       const configPath = join(home.dir, 'config', 'vaultline', 'config.json');
@@ -264,6 +270,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
               url: fake().url,
               login: 'alice',
               dialect: 'teampass3',
+              server: 'teampass3',
               signIn: 'personal-access-token',
             },
           },

@@ -64,7 +64,13 @@ describe('vaultline against the Vaultline server', () => {
       // The dialect connect detected goes back to the client, so that commands send no probe.
       expect(config).toEqual({
         connections: {
-          default: { url: seeded.vault.url, login: 'alice', dialect: 'legacy', signIn: 'api-key' },
+          default: {
+            url: seeded.vault.url,
+            login: 'alice',
+            dialect: 'legacy',
+            server: 'vaultline',
+            signIn: 'api-key',
+          },
         },
       });
       expect((await stat(path)).mode & 0o777).toBe(0o600);

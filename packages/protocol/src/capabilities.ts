@@ -53,14 +53,25 @@ export type CredentialsNeeded = 'api-key' | 'password';
  */
 export const DEFAULT_MAX_IDS = 1000;
 
+/**
+ * What kind of server answers: `vaultline` (it identified itself), `teampass-compatible` (TeamPass
+ * 2, identified by its `{"err":…}` answer to the keyless identification; also the cautious
+ * defaults while nothing is identified, with `detected: false`), `teampass3`.
+ */
+export const SERVER_KINDS = ['vaultline', 'teampass-compatible', 'teampass3'] as const;
+
+/** One of {@link SERVER_KINDS}. */
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
 /** What a server can do, as far as the client could tell. */
 export interface ServerCapabilities {
   /**
-   * `vaultline` when the server identified itself; `teampass-compatible` for any other answer of
-   * the legacy API (TeamPass 2 answers its missing-key error), with TeamPass's limits assumed;
-   * `teampass3` for a TeamPass 3 server.
+   * `vaultline` when the server identified itself; `teampass-compatible` for TeamPass 2, which
+   * answers the keyless identification with its missing-key error, with TeamPass's limits
+   * assumed (and the cautious defaults, `detected: false`, while nothing identified the server);
+   * `teampass3` for a TeamPass 3 server. Store it with the connection (`createVaultClient({ server })`).
    */
-  readonly server: 'vaultline' | 'teampass-compatible' | 'teampass3';
+  readonly server: ServerKind;
   /** Which API the client speaks with the server. For the core's own choices; apps read the fields below. */
   readonly dialect: Dialect;
   /** What signing in needs: what a connect flow asks for. */
@@ -443,6 +454,11 @@ export interface ServerProbeOptions extends IdentifyRequest {
   /** The clock, for tests. */
   now?: (() => number) | undefined;
   /**
+   * What an earlier identification found, stored with the connection: used as conclusive, so that
+   * nothing is sent for it (TeamPass 2 answers the identification with an error, an HTTP 500).
+   */
+  known?: ServerCapabilities | undefined;
+  /**
    * Sends the identification request: {@link identifyServer} by default. The dialect detection
    * passes its own, so that one request tells the dialect and the legacy capabilities.
    */
@@ -484,6 +500,7 @@ export function createServerProbe(options: ServerProbeOptions): ServerProbe {
   let expiresAt = Number.POSITIVE_INFINITY;
   let pending: Promise<ServerCapabilities> | undefined;
   let failure: (Identification & { answered: false }) | undefined;
+  current = options.known;
 
   async function identify(): Promise<ServerCapabilities> {
     const answer = await (options.identify ? options.identify() : identifyServer(options));

@@ -13,6 +13,7 @@
  */
 
 import {
+  capabilitiesOf,
   createServerProbe,
   DEFAULT_MAX_IDS,
   type Identification,
@@ -71,7 +72,13 @@ const DEFAULTS = {
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
-  const dialect = options.dialect ?? (forcedTransport ? 'legacy' : 'auto');
+  const dialect =
+    options.dialect ??
+    (forcedTransport || options.server === 'teampass-compatible'
+      ? 'legacy'
+      : options.server === 'teampass3'
+        ? 'teampass3'
+        : 'auto');
   if (dialect === 'legacy') return createLegacyVaultClient(options);
   const baseUrl = validateBaseUrl(options.baseUrl);
   if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
@@ -136,6 +143,8 @@ export function createLegacyVaultClient(
     timeoutMs: settings.timeoutMs,
     keyTransport: keyOption,
     identify: context.identify,
+    // TeamPass 2 identified itself when the connection was made: not asked again.
+    known: options.server === 'teampass-compatible' ? capabilitiesOf(undefined, keyOption) : undefined,
   });
   let disposed = false;
 

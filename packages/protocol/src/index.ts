@@ -31,7 +31,9 @@ export {
   type Dialect,
   type KeyTransport,
   type KeyTransportOption,
+  SERVER_KINDS,
   type ServerCapabilities,
+  type ServerKind,
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
 export type {

@@ -258,6 +258,22 @@ describe('createVaultClient with dialect auto', () => {
     expect(teampass3.requests).toEqual([]);
   });
 
+  it('takes TeamPass 2 as stored with the connection: no identification, the key in the query', async () => {
+    const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY, server: 'teampass-compatible' });
+    await vault.readItems({ ids: [10, 11] });
+    expect(await vault.capabilities()).toMatchObject({
+      server: 'teampass-compatible',
+      dialect: 'legacy',
+      keyTransport: 'query',
+      search: 'restricted',
+      detected: true,
+    });
+    expect(teampass2.identifications).toHaveLength(0);
+    expect(teampass2.requests.map((request) => request.url)).toEqual([
+      `/api/index.php/read/items/10;11?apikey=${KEY}`,
+    ]);
+  });
+
   it('treats a forced key transport as the legacy dialect: no probe', async () => {
     const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY, keyTransport: 'query' });
     await vault.readItems({ ids: [10] });

@@ -224,9 +224,10 @@ export function connectCommand(context: CommandContext): Command {
       checkUrl(url);
       const detection = await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
       if (!detection.detected) {
+        // Nothing said which API this is: no key, password or token is asked for or sent.
         throw new CliError(
           'unreachable',
-          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL right?`,
+          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key.`,
           EXIT.vault,
         );
       }
@@ -243,6 +244,7 @@ export function connectCommand(context: CommandContext): Command {
           password: secrets.password,
           personalAccessToken: secrets['personal-access-token'],
           dialect: detection.dialect,
+          server: detection.capabilities.server,
           tokenCache: verification,
         });
       } catch (error) {
@@ -275,6 +277,11 @@ export function connectCommand(context: CommandContext): Command {
           failure.exitCode === EXIT.reference ? EXIT.auth : failure.exitCode,
         );
       }
+      if (client.baseUrl !== url.replace(/\/+$/, '')) {
+        output.err(
+          `Read ${url} as the vault's base URL ${client.baseUrl} (the API is under ${client.baseUrl}/api/index.php).`,
+        );
+      }
       output.err(`Connected to ${client.baseUrl} as ${options.login} (${folders} folders readable).`);
 
       const config = await readConfig(env.configDir);
@@ -283,6 +290,7 @@ export function connectCommand(context: CommandContext): Command {
         url: client.baseUrl,
         login: options.login,
         dialect: detection.dialect,
+        server: detection.capabilities.server,
         signIn,
       };
       await writeConfig(env.configDir, config);

@@ -25,6 +25,8 @@ const ConnectionSchema = v.object({
    * answer): passed back to the client, so that commands on TeamPass 2 send no identification.
    */
   server: v.optional(v.picklist(SERVER_KINDS)),
+  /** `query` when `connect --key-in-url` said so: the key goes in the URL, unasked. */
+  keyTransport: v.optional(v.literal('query')),
   /** How `connect` signed in: which secrets later commands look for. */
   signIn: v.optional(v.picklist(SIGN_INS)),
 });

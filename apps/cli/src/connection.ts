@@ -178,6 +178,8 @@ export async function openConnection(
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
       server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
+      // The user said so for this connection (connect --key-in-url).
+      keyTransport: stored?.keyTransport,
       tokenCache,
     });
   } catch (error) {

@@ -1,6 +1,6 @@
 import { EXIT } from '@vaultline/protocol';
 import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 
@@ -80,6 +80,40 @@ describe('vaultline against TeamPass 2.x (the replay server)', () => {
     expect(server.identifications).toEqual([]);
     expect(server.requests.length).toBeGreaterThan(0);
     expect(server.requests.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+  });
+
+  it('behind a proxy that hides its answer: connect stops, unless told --key-in-url for that connection', async () => {
+    server.reset();
+    // A proxy that replaces TeamPass's 500 {"err":…} with its own error page.
+    const hidden = () =>
+      server.fault({
+        match: (request) => request.url.endsWith('/info/version'),
+        reply: {
+          status: 500,
+          body: '<html>Internal Server Error</html>',
+          headers: { 'content-type': 'text/html' },
+        },
+      });
+    hidden();
+    onTestFinished(() => server.reset());
+    const env = { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined, VAULTLINE_API_KEY_HIDDEN: KEY };
+    const refused = await cli(['connect', server.url, '--login', 'alice', '--name', 'hidden'], { env });
+    expect(refused.code).toBe(EXIT.vault);
+    expect(refused.stderr).toContain('--key-in-url');
+    // Only keyless requests: the identification and TeamPass 3's OpenAPI document.
+    expect(server.requests.map((request) => request.url)).toEqual(['/api/index.php/openapi.json']);
+    const mark = server.requests.length;
+    const told = await cli(['connect', server.url, '--login', 'alice', '--name', 'hidden', '--key-in-url'], {
+      env,
+    });
+    expect(told.code).toBe(0);
+    const get = await cli(['--connection', 'hidden', 'get', '10', '--json'], { env });
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db' });
+    const keyed = server.requests.slice(mark);
+    expect(keyed.length).toBeGreaterThan(0);
+    expect(keyed.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+    // Nothing asked the identification after connect was told.
+    expect(server.identifications).toHaveLength(1);
   });
 
   it('says when TeamPass did not return a password, and that it has no attachments', async () => {

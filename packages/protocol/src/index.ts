@@ -34,6 +34,7 @@ export {
   SERVER_KINDS,
   type ServerCapabilities,
   type ServerKind,
+  teampassCapabilities,
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
 export type {

@@ -12,9 +12,11 @@ import { rm } from 'node:fs/promises';
 import {
   type CredentialsNeeded,
   createVaultClient,
+  type DialectDetection,
   detectDialect,
   EXIT,
   memoryTokenCache,
+  teampassCapabilities,
   type VaultClient,
 } from '@vaultline/protocol';
 import { Command } from 'commander';
@@ -50,6 +52,7 @@ interface ConnectOptions {
   keyStdin?: boolean;
   passwordStdin?: boolean;
   patStdin?: boolean;
+  keyInUrl?: boolean;
 }
 
 /** The flag that reads each secret from stdin. */
@@ -212,6 +215,10 @@ export function connectCommand(context: CommandContext): Command {
     )
     .option('--key-stdin', 'read the API key from stdin')
     .option(
+      '--key-in-url',
+      "TeamPass 2 behind a proxy that hides its answers: send the API key in the URL (?apikey=) without the vault's identification; proxy and access logs keep the key",
+    )
+    .option(
       '--pat-stdin',
       'read a personal access token from stdin, instead of the password and key (where the vault allows them)',
     )
@@ -222,12 +229,20 @@ export function connectCommand(context: CommandContext): Command {
     .action(async (url: string, options: ConnectOptions) => {
       const { env, output } = context;
       checkUrl(url);
-      const detection = await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
+      // The user says the vault is TeamPass 2: its key goes in the URL, as TeamPass requires.
+      const detection: DialectDetection = options.keyInUrl
+        ? {
+            detected: true,
+            dialect: 'legacy',
+            capabilities: teampassCapabilities('query'),
+            evidence: 'you said it is TeamPass 2 (--key-in-url)',
+          }
+        : await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
       if (!detection.detected) {
         // Nothing said which API this is: no key, password or token is asked for or sent.
         throw new CliError(
           'unreachable',
-          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key.`,
+          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key. (TeamPass 2 behind a proxy that hides its answers: --key-in-url.)`,
           EXIT.vault,
         );
       }
@@ -245,6 +260,7 @@ export function connectCommand(context: CommandContext): Command {
           personalAccessToken: secrets['personal-access-token'],
           dialect: detection.dialect,
           server: detection.capabilities.server,
+          keyTransport: options.keyInUrl ? 'query' : undefined,
           tokenCache: verification,
         });
       } catch (error) {
@@ -291,6 +307,7 @@ export function connectCommand(context: CommandContext): Command {
         login: options.login,
         dialect: detection.dialect,
         server: detection.capabilities.server,
+        ...(options.keyInUrl ? { keyTransport: 'query' as const } : {}),
         signIn,
       };
       await writeConfig(env.configDir, config);

@@ -1,6 +1,7 @@
 /**
- * The config file: named connections (URL, login, the dialect `connect` detected, how the
- * connection signs in and where its secrets are kept), never a key, password or token. `$XDG_CONFIG_HOME/vaultline/
+ * The config file: named connections (URL, login, the dialect and kind of server `connect`
+ * detected, how the connection signs in and where its secrets are kept), never a key, password
+ * or token. `$XDG_CONFIG_HOME/vaultline/
  * config.json`, mode 0600 in a 0700 directory, written whole through a temporary file.
  *
  * @module
@@ -9,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIALECTS, EXIT } from '@vaultline/protocol';
+import { DIALECTS, EXIT, SERVER_KINDS } from '@vaultline/protocol';
 import * as v from 'valibot';
 
 import { SIGN_INS, STORES } from './constants.ts';
@@ -20,6 +21,13 @@ const ConnectionSchema = v.object({
   login: v.optional(v.string()),
   /** The dialect `connect` detected: passed back to the client so that commands send no probe. */
   dialect: v.optional(v.picklist(DIALECTS)),
+  /**
+   * The kind of server `connect` found (`teampass-compatible`: TeamPass 2, identified by its
+   * answer): passed back to the client, so that commands on TeamPass 2 send no identification.
+   */
+  server: v.optional(v.picklist(SERVER_KINDS)),
+  /** `query` when `connect --key-in-url` said so: the key goes in the URL, unasked. */
+  keyTransport: v.optional(v.literal('query')),
   /** How `connect` signed in: which secrets later commands look for. */
   signIn: v.optional(v.picklist(SIGN_INS)),
   /** Where `connect` kept the secrets it was given (the OS keychain when absent). */

@@ -205,6 +205,10 @@ export async function openConnection(
       password: secrets.password,
       personalAccessToken: secrets['personal-access-token'],
       dialect,
+      // What connect learned of the server, with the dialect it was learned with.
+      server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
+      // The user said so for this connection (connect --key-in-url).
+      keyTransport: stored?.keyTransport,
       tokenCache,
     });
   } catch (error) {
@@ -321,8 +325,13 @@ export async function explainFailure(
   client: VaultClient,
   context: FailureContext,
 ): Promise<unknown> {
-  // A revoked key has words of its own (the error table's); a refused sign-in gets these.
-  if (!isVaultError(error, 'unauthorized', 'forbidden') || error.reason === 'key_revoked') return error;
+  // A reason other than a refused sign-in (a revoked key, a locked account, HTTPS required) has
+  // words of its own (the error table's); a refused sign-in and a refused right get these.
+  if (
+    !isVaultError(error, 'unauthorized', 'forbidden') ||
+    (error.reason !== undefined && error.reason !== 'sign_in_refused')
+  )
+    return error;
   const capabilities = await client.capabilities().catch(() => undefined);
   if (error.code === 'forbidden') {
     if (!capabilities?.enforcedRights) return error;

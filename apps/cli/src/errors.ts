@@ -64,6 +64,10 @@ const VAULT_HINT: Partial<Record<VaultErrorCode, string>> = {
 const REASON_HINT: Readonly<Partial<Record<VaultErrorReason, string>>> = {
   key_revoked:
     'The API key was revoked: ask a vault administrator for a new one, then set VAULTLINE_API_KEY or run vaultline connect again.',
+  sign_in_locked:
+    'The vault locked the account (or this address) for a while after too many failed sign-ins: try again later, or ask a vault administrator to unlock it. Each try while it is locked counts as another failed sign-in.',
+  https_required:
+    'The vault accepts API requests over HTTPS only: use its https:// address (run vaultline connect https://… again, or set VAULTLINE_URL).',
 };
 
 /**

@@ -94,8 +94,10 @@ describe('vaultline run with many references', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${expectedDigest(MANY)}\n`);
-    // The server reports at most 1000 ids per call: two reads, each accepted.
+    // The server reports at most 1000 ids per call: two reads, each accepted. info/version twice:
+    // keyless (who the server is), then with the key (the rules that key gets).
     expect(opsSince(mark).sort()).toEqual([
+      'info/version 200',
       'info/version 200',
       'read/items 200',
       'read/items 200',
@@ -109,7 +111,12 @@ describe('vaultline run with many references', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${expectedDigest(10)}\n`);
     expect(result.stdout).not.toContain(MASK);
-    expect(opsSince(mark).sort()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
+    expect(opsSince(mark).sort()).toEqual([
+      'info/version 200',
+      'info/version 200',
+      'read/items 200',
+      'read/userfolders 200',
+    ]);
     // The server writes read audit rows in a batch shortly after its answer: poll for the row (the
     // assertion's last failure is reported when it never comes).
     await vi.waitFor(

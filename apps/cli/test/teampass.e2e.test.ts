@@ -1,6 +1,6 @@
 import { EXIT } from '@vaultline/protocol';
 import { type ReplayServer, startReplayServer } from '@vaultline/protocol/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
 import { startsTimeout } from './support/timing.ts';
@@ -69,6 +69,65 @@ describe('vaultline against TeamPass 2.x (the replay server)', () => {
     },
     startsTimeout(5),
   );
+
+  it('keeps what connect learned: commands on a stored TeamPass 2 connection send no info/version', async () => {
+    const stored = { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined };
+    server.reset();
+    const connect = await cli(['connect', server.url, '--login', 'alice', '--name', 'tp2'], {
+      env: { ...stored, VAULTLINE_API_KEY_TP2: KEY },
+    });
+    expect(connect.code).toBe(0);
+    // connect asked once, keyless; TeamPass answered its missing-key error (a 500 in its logs).
+    expect(server.identifications).toHaveLength(1);
+    server.reset();
+    const env = { ...stored, VAULTLINE_API_KEY_TP2: KEY };
+    const get = await cli(['--connection', 'tp2', 'get', '10', '--json'], { env });
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db' });
+    const read = await cli(['--connection', 'tp2', 'read', 'vaultline://10/password'], {
+      env,
+      allowed: ['pw-db-seeded'],
+    });
+    expect(read.stdout).toBe('pw-db-seeded\n');
+    const find = await cli(['--connection', 'tp2', 'find', 'db', '--json'], { env });
+    expect(JSON.parse(find.stdout)).toEqual([expect.objectContaining({ id: 10 })]);
+    expect(server.identifications).toEqual([]);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(server.requests.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+  });
+
+  it('behind a proxy that hides its answer: connect stops, unless told --key-in-url for that connection', async () => {
+    server.reset();
+    // A proxy that replaces TeamPass's 500 {"err":…} with its own error page.
+    const hidden = () =>
+      server.fault({
+        match: (request) => request.url.endsWith('/info/version'),
+        reply: {
+          status: 500,
+          body: '<html>Internal Server Error</html>',
+          headers: { 'content-type': 'text/html' },
+        },
+      });
+    hidden();
+    onTestFinished(() => server.reset());
+    const env = { VAULTLINE_URL: undefined, VAULTLINE_LOGIN: undefined, VAULTLINE_API_KEY_HIDDEN: KEY };
+    const refused = await cli(['connect', server.url, '--login', 'alice', '--name', 'hidden'], { env });
+    expect(refused.code).toBe(EXIT.vault);
+    expect(refused.stderr).toContain('--key-in-url');
+    // Only keyless requests: the identification and TeamPass 3's OpenAPI document.
+    expect(server.requests.map((request) => request.url)).toEqual(['/api/index.php/openapi.json']);
+    const mark = server.requests.length;
+    const told = await cli(['connect', server.url, '--login', 'alice', '--name', 'hidden', '--key-in-url'], {
+      env,
+    });
+    expect(told.code).toBe(0);
+    const get = await cli(['--connection', 'hidden', 'get', '10', '--json'], { env });
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: 10, label: 'db' });
+    const keyed = server.requests.slice(mark);
+    expect(keyed.length).toBeGreaterThan(0);
+    expect(keyed.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+    // Nothing asked the identification after connect was told.
+    expect(server.identifications).toHaveLength(1);
+  });
 
   it('says when TeamPass did not return a password, and that it has no attachments', async () => {
     const personal = await cli(['read', 'vaultline://12/password']);

@@ -165,6 +165,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
             url: fake().url,
             login: 'alice',
             dialect: 'teampass3',
+            server: 'teampass3',
             signIn: 'password',
             store: 'none',
           },
@@ -428,6 +429,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
               url: fake().url,
               login: 'alice',
               dialect: 'teampass3',
+              server: 'teampass3',
               signIn: 'personal-access-token',
               store: 'none',
             },
@@ -811,6 +813,45 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       }
     });
 
+    it('says a locked account is locked for a while, not that the credentials are wrong', async () => {
+      const fresh = await tempHome();
+      homes.push(fresh.dir);
+      fake().configure({ failedSignInsPerLogin: 1, lockMinutes: 1 });
+      const env = {
+        VAULTLINE_URL: fake().url,
+        VAULTLINE_LOGIN: 'carol',
+        VAULTLINE_PASSWORD: carol.password,
+        VAULTLINE_API_KEY: carol.apiKey,
+      };
+      try {
+        // carol's API access is off: her first sign-in fails, and locks her login.
+        const refused = await cli(['read', `vaultline://${id('api token')}/login`], { home: fresh.dir, env });
+        expect(refused.stderr).toContain('Signing in was refused');
+        const locked = await cli(['read', `vaultline://${id('api token')}/login`], { home: fresh.dir, env });
+        expect(locked.code).toBe(EXIT.auth);
+        expect(locked.stderr).toContain('Login failed. (Account temporarily locked)');
+        expect(locked.stderr).toContain('locked the account (or this address) for a while');
+        expect(locked.stderr).toContain('try again later, or ask a vault administrator to unlock it');
+        expect(locked.stderr).not.toContain('check the login');
+      } finally {
+        fake().configure({ failedSignInsPerLogin: 0 });
+        fake().clock.advance(61_000);
+      }
+    });
+
+    it('says to use https:// when the vault requires HTTPS, not that a right is missing', async () => {
+      fake().configure({ requireHttps: true });
+      try {
+        const read = await cli(['read', `vaultline://${id('api token')}/login`], { home: dir });
+        expect(read.code).toBe(EXIT.auth);
+        expect(read.stderr).toContain('HTTPS is required for API requests');
+        expect(read.stderr).toContain('accepts API requests over HTTPS only: use its https:// address');
+        expect(read.stderr).not.toContain('folder right');
+      } finally {
+        fake().configure({ requireHttps: false });
+      }
+    });
+
     it(
       'a 429 storm ends in a clear error with the wait, without hammering the server',
       async () => {
@@ -832,6 +873,10 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
         expect(limited.length).toBeGreaterThan(0);
         expect(limited[0]!.stderr).toContain('Rate limit exceeded');
         expect(limited[0]!.stderr).toContain('The server asks to wait 55 s.');
+        expect(limited[0]!.stderr).toContain(
+          'not waited: the wait asked is longer than the 30 s this client waits',
+        );
+        expect(limited[0]!.stderr).not.toContain('after 0 waits');
         // Each limited command gave up at the first 429 (longer than it waits): at most a few requests each.
         expect(paths.length).toBeLessThanOrEqual(4 * 3);
         fake().configure({ rateLimitPerMinute: 0 });

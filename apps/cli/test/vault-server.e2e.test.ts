@@ -76,7 +76,13 @@ describe('vaultline against the Vaultline server', () => {
       // The dialect connect detected goes back to the client, so that commands send no probe.
       expect(config).toEqual({
         connections: {
-          default: { url: seeded.vault.url, login: 'alice', dialect: 'legacy', signIn: 'api-key' },
+          default: {
+            url: seeded.vault.url,
+            login: 'alice',
+            dialect: 'legacy',
+            server: 'vaultline',
+            signIn: 'api-key',
+          },
         },
       });
       expect((await stat(path)).mode & 0o777).toBe(0o600);
@@ -222,6 +228,27 @@ describe('vaultline against the Vaultline server', () => {
       expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
     });
 
+    it('finds by login, URL and path with a key of the teampass profile too, which gets label search only', async () => {
+      // The server answers such a key's find/item as TeamPass does (labels only): the core learns it
+      // from info/version asked with the key, and searches the folders itself.
+      const teampassKey = await seeded.vault.admin.createKey({
+        label: `alice-teampass-${Date.now()}`,
+        login: 'alice',
+        profile: 'teampass',
+      });
+      const json = await cli(['find', 'internal', 'POSTGRES', 'databases', '--json'], {
+        env: { VAULTLINE_API_KEY: teampassKey },
+      });
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { label: string }[]).map((row) => row.label)).toEqual(['prod db']);
+      const byLabel = await cli(['find', 'db', '--json'], {
+        env: { VAULTLINE_API_KEY: teampassKey },
+      });
+      expect((JSON.parse(byLabel.stdout) as { label: string }[]).map((row) => row.label)).toEqual([
+        'prod db',
+      ]);
+    });
+
     it(
       'gets an item without its password, or one field when asked',
       async () => {
@@ -303,6 +330,18 @@ describe('vaultline against the Vaultline server', () => {
       },
       startsTimeout(5),
     );
+
+    it('get: one line for an item that is not there, and a wrong --field in its own words', async () => {
+      const missing = await cli(['get', '999999']);
+      expect(missing.code).toBe(EXIT.reference);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toContain('no item with id 999999');
+      const totp = await cli(['get', String(id('prod db')), '--field', 'totp']);
+      expect(totp.code).toBe(EXIT.reference);
+      expect(totp.stderr).toBe(
+        'vaultline: --field "totp": unknown field "totp"; expected one of password, login, email, url, description, label, otp or file:<name>.\n',
+      );
+    });
 
     it.each([
       ['hostile', 'vaultline://Engineering/\u001b]0;pwned\u0007/password'],

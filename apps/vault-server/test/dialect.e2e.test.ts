@@ -53,9 +53,15 @@ describe('dialect detection against the Vaultline server', () => {
       client.readUserFolders({ login: 'dialect-user' }),
       client.capabilities(),
     ]);
-    expect(seen.filter((path) => path.endsWith('/info/version'))).toHaveLength(1);
+    // Keyless, who the server is; and once, for capabilities(), the rules this key gets (asked with it).
+    expect(seen.filter((path) => path.endsWith('/info/version'))).toHaveLength(2);
     expect(seen.filter((path) => path.endsWith('/openapi.json'))).toHaveLength(0);
-    expect(await client.capabilities()).toMatchObject({ dialect: 'legacy', keyTransport: 'header' });
+    expect(await client.capabilities()).toMatchObject({
+      dialect: 'legacy',
+      keyTransport: 'header',
+      search: 'words',
+    });
+    expect(seen.filter((path) => path.endsWith('/info/version'))).toHaveLength(2);
     expect(await client.identity()).toEqual({
       login: undefined,
       userId: undefined,

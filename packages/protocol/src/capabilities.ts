@@ -8,6 +8,7 @@
  */
 
 import * as v from 'valibot';
+import { innermost, thrownWords } from './internal/thrown.ts';
 import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './server-info.ts';
 
 /** How the API key travels: `Authorization: Bearer <key>`, or `?apikey=` first in the query. */
@@ -52,14 +53,25 @@ export type CredentialsNeeded = 'api-key' | 'password';
  */
 export const DEFAULT_MAX_IDS = 1000;
 
+/**
+ * What kind of server answers: `vaultline` (it identified itself), `teampass-compatible` (TeamPass
+ * 2, identified by its `{"err":…}` answer to the keyless identification; also the cautious
+ * defaults while nothing is identified, with `detected: false`), `teampass3`.
+ */
+export const SERVER_KINDS = ['vaultline', 'teampass-compatible', 'teampass3'] as const;
+
+/** One of {@link SERVER_KINDS}. */
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
 /** What a server can do, as far as the client could tell. */
 export interface ServerCapabilities {
   /**
-   * `vaultline` when the server identified itself; `teampass-compatible` for any other answer of
-   * the legacy API (TeamPass 2 answers its missing-key error), with TeamPass's limits assumed;
-   * `teampass3` for a TeamPass 3 server.
+   * `vaultline` when the server identified itself; `teampass-compatible` for TeamPass 2, which
+   * answers the keyless identification with its missing-key error, with TeamPass's limits
+   * assumed (and the cautious defaults, `detected: false`, while nothing identified the server);
+   * `teampass3` for a TeamPass 3 server. Store it with the connection (`createVaultClient({ server })`).
    */
-  readonly server: 'vaultline' | 'teampass-compatible' | 'teampass3';
+  readonly server: ServerKind;
   /** Which API the client speaks with the server. For the core's own choices; apps read the fields below. */
   readonly dialect: Dialect;
   /** What signing in needs: what a connect flow asks for. */
@@ -242,10 +254,23 @@ export interface IdentifyRequest {
   timeoutMs: number;
 }
 
-/** The answer of {@link identifyServer}: the server's identification, or why there is none. */
+/**
+ * The answer of {@link identifyServer}: the server's identification, or why there is none.
+ * `answered` means the server said who it is: a Vaultline server its `info`, TeamPass 2 its
+ * `{"err":…}` answer (`info` undefined). Anything else (no answer, a 5xx, a web page, JSON of
+ * another shape) identifies nothing: `status` says whether an answer came at all.
+ */
 export type Identification =
   | { readonly answered: true; readonly info: ServerInfo | undefined }
-  | { readonly answered: false; readonly reason: string };
+  | {
+      readonly answered: false;
+      /** Why, in a few words: `network`, `timeout`, `HTTP 503`, `HTTP 200 text/html, not the API's answer`. */
+      readonly reason: string;
+      /** The HTTP status, when an answer came. */
+      readonly status?: number | undefined;
+      /** For `network`: what failed, in the platform's words (`ECONNREFUSED`). */
+      readonly detail?: string | undefined;
+    };
 
 /** The largest identification body read. */
 const MAX_INFO_BYTES = 64 * 1024;
@@ -256,9 +281,11 @@ const INCONCLUSIVE_STATUSES = new Set([408, 429, 502, 503, 504]);
 /**
  * Sends the keyless identification request once (no retry) and reads its answer.
  *
- * A Vaultline server answers `ServerInfoSchema`; any other answer with a status below 500, or
- * any `{"err":…}` body (TeamPass: `500 {"err":"Something happen ... but what ?"}`), is a
- * TeamPass-compatible server. No answer, 408, 429 and other 5xx are inconclusive.
+ * A Vaultline server answers `ServerInfoSchema`; TeamPass 2 answers a JSON `{"err":…}` body (its
+ * missing-key error, `500 {"err":"Something happen ... but what ?"}`, or its API switched off, an
+ * address not allowed): both are identifications. Anything else identifies nothing, and a key may
+ * not travel in the URL to it: no answer, a 5xx, 408 or 429 (inconclusive: asked again later), and
+ * any other answer, such as a web page (a URL that is not the vault's base).
  *
  * @param request Where and how.
  * @returns The identification; never throws.
@@ -270,7 +297,12 @@ export async function identifyServer(request: IdentifyRequest): Promise<Identifi
 /** What one keyless request got: the status, the content type and the body's text, or why nothing came. */
 export type KeylessAnswer =
   | { readonly received: true; readonly status: number; readonly contentType: string; readonly text: string }
-  | { readonly received: false; readonly reason: string };
+  | {
+      readonly received: false;
+      readonly reason: string;
+      /** What failed, in the platform's words (`ECONNREFUSED`): never a secret, the request was keyless. */
+      readonly detail?: string | undefined;
+    };
 
 /**
  * Sends one keyless `GET` under the API root (no retry) and reads at most 64 KiB of its answer.
@@ -302,7 +334,8 @@ export async function requestKeyless(request: IdentifyRequest, path: string): Pr
     };
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
-    return { received: false, reason: name === 'TimeoutError' ? 'timeout' : 'network' };
+    if (name === 'TimeoutError') return { received: false, reason: 'timeout' };
+    return { received: false, reason: 'network', detail: thrownWords(innermost(error)) };
   }
 }
 
@@ -313,7 +346,10 @@ export async function requestKeyless(request: IdentifyRequest, path: string): Pr
  * @returns The identification.
  */
 export function readIdentification(answer: KeylessAnswer): Identification {
-  if (!answer.received) return { answered: false, reason: answer.reason };
+  if (!answer.received)
+    return answer.detail === undefined
+      ? { answered: false, reason: answer.reason }
+      : { answered: false, reason: answer.reason, detail: answer.detail };
   let data: unknown;
   try {
     data = JSON.parse(answer.text);
@@ -324,11 +360,89 @@ export function readIdentification(answer: KeylessAnswer): Identification {
     const parsed = v.safeParse(ServerInfoSchema, data);
     if (parsed.success) return { answered: true, info: parsed.output };
   }
-  const errorBody = typeof data === 'object' && data !== null && !Array.isArray(data) && 'err' in data;
-  if (errorBody || (answer.status < 500 && !INCONCLUSIVE_STATUSES.has(answer.status))) {
-    return { answered: true, info: undefined };
+  if (isTeamPassErrorBody(data)) return { answered: true, info: undefined };
+  const status = answer.status;
+  if (status >= 500 || INCONCLUSIVE_STATUSES.has(status))
+    return { answered: false, reason: `HTTP ${status}`, status };
+  return {
+    answered: false,
+    reason: `HTTP ${status} ${bodyKind(answer, data)}, not the API's answer`,
+    status,
+  };
+}
+
+/** TeamPass 2's error answer: a JSON object with an `err` text. */
+function isTeamPassErrorBody(data: unknown): boolean {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    !Array.isArray(data) &&
+    typeof (data as { err?: unknown }).err === 'string'
+  );
+}
+
+/** What an answer that is not the API's was, in a few words. */
+function bodyKind(answer: KeylessAnswer & { received: true }, data: unknown): string {
+  if (/html/.test(answer.contentType) || /^\s*</.test(answer.text)) return 'with a web page';
+  if (answer.text.trim() === '') return 'with an empty body';
+  if (data !== undefined) return 'with JSON of another shape';
+  return 'with text';
+}
+
+/**
+ * The rules a key gets on a Vaultline server, which answers each key by the key's profile:
+ * `vaultline` (the default: what the keyless identification says), or `teampass` (scripts written
+ * for TeamPass 2: find/item matches labels only, as TeamPass does, whatever the identification's
+ * `word-search` says). The keyless identification cannot tell them apart; `info/version` asked with
+ * the key does: the identification again, or TeamPass's `{"api-version":…}`.
+ */
+export type KeyRules = 'vaultline' | 'teampass';
+
+/**
+ * Asks a Vaultline server's `info/version` with the key (once per client, only where the answer
+ * changes a capability: a server that reports `word-search`), and reads which rules the key gets.
+ *
+ * @param request Where and how.
+ * @param key How the key travels: its header, or its query (`?apikey=…`), as the identification allowed.
+ * @returns The rules, or `undefined` when the answer said neither (no answer, a refused key).
+ */
+export async function identifyKeyRules(
+  request: IdentifyRequest,
+  key: { readonly headers: Readonly<Record<string, string>>; readonly query: string },
+): Promise<KeyRules | undefined> {
+  const answer = await requestKeyless(
+    { ...request, headers: { ...request.headers, ...key.headers } },
+    `${SERVER_INFO_PATH}${key.query}`,
+  );
+  if (!answer.received || answer.status !== 200) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(answer.text);
+  } catch {
+    return undefined;
   }
-  return { answered: false, reason: `HTTP ${answer.status}` };
+  if (v.is(ServerInfoSchema, data)) return 'vaultline';
+  const apiVersion =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['api-version'] : undefined;
+  return typeof apiVersion === 'string' ? 'teampass' : undefined;
+}
+
+/**
+ * The capabilities a key gets: those of the identification for a key of the default profile; for
+ * a key of the `teampass` profile, or one whose rules are unknown, find/item as TeamPass matches
+ * (the label containing the text), so that a search never trusts a word search the key does not get.
+ *
+ * @param capabilities The identification's capabilities.
+ * @param rules The key's rules, when known.
+ * @returns The capabilities for the key.
+ */
+export function withKeyRules(
+  capabilities: ServerCapabilities,
+  rules: KeyRules | undefined,
+): ServerCapabilities {
+  if (rules === 'vaultline' || capabilities.search !== 'words') return capabilities;
+  const features = capabilities.features.filter((feature) => feature !== 'word-search');
+  return { ...capabilities, features, search: features.includes('unicode-search') ? 'full' : 'restricted' };
 }
 
 /** Options of {@link createServerProbe}. */
@@ -339,6 +453,11 @@ export interface ServerProbeOptions extends IdentifyRequest {
   retryAfterMs?: number | undefined;
   /** The clock, for tests. */
   now?: (() => number) | undefined;
+  /**
+   * What an earlier identification found, stored with the connection: used as conclusive, so that
+   * nothing is sent for it (TeamPass 2 answers the identification with an error, an HTTP 500).
+   */
+  known?: ServerCapabilities | undefined;
   /**
    * Sends the identification request: {@link identifyServer} by default. The dialect detection
    * passes its own, so that one request tells the dialect and the legacy capabilities.
@@ -359,6 +478,11 @@ export interface ServerProbe {
   known(): ServerCapabilities | undefined;
   /** Records that the server has no file endpoints (add/file answered "No results"). */
   noFiles(): void;
+  /**
+   * Why the last identification identified nothing (no answer, a 5xx, a web page), while its
+   * cautious defaults are in use; `undefined` once the server identified itself.
+   */
+  unidentified(): (Identification & { answered: false }) | undefined;
 }
 
 /**
@@ -375,13 +499,17 @@ export function createServerProbe(options: ServerProbeOptions): ServerProbe {
   let current: ServerCapabilities | undefined;
   let expiresAt = Number.POSITIVE_INFINITY;
   let pending: Promise<ServerCapabilities> | undefined;
+  let failure: (Identification & { answered: false }) | undefined;
+  current = options.known;
 
   async function identify(): Promise<ServerCapabilities> {
     const answer = await (options.identify ? options.identify() : identifyServer(options));
     if (answer.answered) {
+      failure = undefined;
       current = capabilitiesOf(answer.info, options.keyTransport);
       expiresAt = Number.POSITIVE_INFINITY;
     } else {
+      failure = answer;
       current = teampassCapabilities(options.keyTransport === 'header' ? 'header' : 'query', false);
       expiresAt = now() + retryAfterMs;
     }
@@ -407,5 +535,6 @@ export function createServerProbe(options: ServerProbeOptions): ServerProbe {
     noFiles() {
       if (current && current.files !== false) current = { ...current, files: false };
     },
+    unidentified: () => failure,
   };
 }

@@ -13,11 +13,15 @@
  */
 
 import {
+  capabilitiesOf,
   createServerProbe,
   DEFAULT_MAX_IDS,
   type Identification,
+  identifyKeyRules,
+  type KeyRules,
   type KeyTransportOption,
   type ServerCapabilities,
+  withKeyRules,
 } from './capabilities.ts';
 import { createSender } from './client/attempt.ts';
 import { createAutoDialectClient } from './client/auto-dialect.ts';
@@ -35,6 +39,7 @@ import {
 } from './endpoints.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
 import { checkBaseUrl } from './internal/base-url.ts';
+import { SERVER_INFO_PATH } from './server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 
 const DEFAULTS = {
@@ -67,7 +72,13 @@ const DEFAULTS = {
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
-  const dialect = options.dialect ?? (forcedTransport ? 'legacy' : 'auto');
+  const dialect =
+    options.dialect ??
+    (forcedTransport || options.server === 'teampass-compatible'
+      ? 'legacy'
+      : options.server === 'teampass3'
+        ? 'teampass3'
+        : 'auto');
   if (dialect === 'legacy') return createLegacyVaultClient(options);
   const baseUrl = validateBaseUrl(options.baseUrl);
   if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
@@ -132,6 +143,8 @@ export function createLegacyVaultClient(
     timeoutMs: settings.timeoutMs,
     keyTransport: keyOption,
     identify: context.identify,
+    // TeamPass 2 identified itself when the connection was made: not asked again.
+    known: options.server === 'teampass-compatible' ? capabilitiesOf(undefined, keyOption) : undefined,
   });
   let disposed = false;
 
@@ -156,6 +169,10 @@ export function createLegacyVaultClient(
     const definition: EndpointDefinition = endpoints[name];
     let server: ServerCapabilities | undefined = probe.known();
     if (server === undefined && needsIdentification(definition, input)) server = await probe.get();
+    if (keyOption === 'auto' && !server!.detected) {
+      // The server did not say what it is: its key goes nowhere, least of all into a URL.
+      throw await explained(unidentifiedError(name, definition, probe.unidentified()));
+    }
     const transport = keyOption === 'auto' ? server!.keyTransport : keyOption;
     const plan = planner.plan(name, input, transport, server?.maxIds ?? DEFAULT_MAX_IDS);
     const { requests } = plan;
@@ -172,17 +189,89 @@ export function createLegacyVaultClient(
       if (plan.body && isVaultError(error, 'not_found') && /^no results$/i.test(error.serverMessage ?? '')) {
         probe.noFiles();
       }
-      // In a browser, no answer may be a CORS refusal of a running server: tell which.
-      if (isVaultError(error, 'network') && error.reason === undefined) {
-        const diagnosis = await explainNetworkFailure(baseUrl, {
-          fetch,
-          requestOrigin,
-          timeoutMs: settings.timeoutMs,
-        });
-        if (diagnosis) throw withNetworkReason(error, diagnosis);
-      }
-      throw error;
+      throw await explained(error);
     }
+  }
+
+  let keyRules: KeyRules | undefined;
+  let keyRulesPending: Promise<KeyRules | undefined> | undefined;
+
+  /**
+   * The capabilities this key gets: the identification's, and on a Vaultline server that reports
+   * `word-search`, the key's own rules, asked once with the key (a `teampass`-profile key gets
+   * TeamPass's label search).
+   */
+  async function capabilitiesForKey(refresh: boolean): Promise<ServerCapabilities> {
+    const server = await probe.get(refresh);
+    if (server.server !== 'vaultline' || server.search !== 'words') return server;
+    if (refresh) keyRules = undefined;
+    if (keyRules !== undefined) return withKeyRules(server, keyRules);
+    keyRulesPending ??= identifyKeyRules(
+      { apiRoot, fetch, headers: settings.headers, timeoutMs: settings.timeoutMs },
+      (keyOption === 'auto' ? server.keyTransport : keyOption) === 'header'
+        ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
+        : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
+    ).finally(() => {
+      keyRulesPending = undefined;
+    });
+    const learned = await keyRulesPending;
+    // Unknown (no answer, a refused key): TeamPass's search for now, asked again next time.
+    if (learned !== undefined) keyRules = learned;
+    return withKeyRules(server, learned);
+  }
+
+  /** In a browser, no answer may be a CORS refusal of a running server: the error tells which. */
+  async function explained(error: unknown): Promise<unknown> {
+    if (isVaultError(error, 'network') && error.reason === undefined) {
+      const diagnosis = await explainNetworkFailure(baseUrl, {
+        fetch,
+        requestOrigin,
+        timeoutMs: settings.timeoutMs,
+      });
+      if (diagnosis) return withNetworkReason(error, diagnosis);
+    }
+    return error;
+  }
+
+  /**
+   * The error of a call refused because the keyless identification identified nothing: nothing
+   * was sent with the key.
+   */
+  function unidentifiedError(
+    name: EndpointName,
+    definition: EndpointDefinition,
+    failure: ReturnType<typeof probe.unidentified>,
+  ): VaultError {
+    const url = `${apiRoot}${SERVER_INFO_PATH}`;
+    const reason = failure?.reason ?? 'network';
+    const unsent = 'the key was not sent';
+    const details = { endpoint: name, url, status: failure?.status };
+    const operation = definition.operation;
+    if (failure?.status === undefined) {
+      return reason === 'timeout'
+        ? new VaultError(
+            'timeout',
+            `${operation}: the vault did not answer its identification in time; ${unsent}.`,
+            details,
+          )
+        : new VaultError(
+            'network',
+            `${operation}: could not reach the vault (${failure?.detail ?? 'no answer'}) to identify it; ${unsent}.`,
+            details,
+          );
+    }
+    if (failure.status >= 500 || failure.status === 408 || failure.status === 429) {
+      return new VaultError(
+        failure.status === 429 ? 'rate_limited' : 'server',
+        `${operation}: the vault's identification (${url}) answered ${reason}; ${unsent}. Try again shortly.`,
+        details,
+      );
+    }
+    return new VaultError(
+      'invalid_response',
+      `${operation}: ${url} answered ${reason}, so ${baseUrl} is not the vault's API as given; ${unsent}. Check the URL: the vault's base URL, the part before /api/index.php.`,
+      details,
+    );
   }
 
   const methods = Object.fromEntries(
@@ -197,7 +286,7 @@ export function createLegacyVaultClient(
     ...methods,
     baseUrl,
     redact,
-    capabilities: (capabilityOptions) => probe.get(capabilityOptions?.refresh ?? false),
+    capabilities: (capabilityOptions) => capabilitiesForKey(capabilityOptions?.refresh ?? false),
     call,
     getItem: (id, callOptions) => readOneItem(client, id, callOptions),
     updateItemFields: (id, changes, callOptions) => mergeItemFields(client, id, changes, callOptions),

@@ -5,7 +5,8 @@
  * 2 with its missing-key error (`{"err":…}`), and TeamPass 3 with an RFC 9457 problem
  * (`401 Missing Authorization header`). Only an answer that says neither (a proxy's page, a 404,
  * a 502) costs a second keyless request, TeamPass 3's OpenAPI document (`GET …/openapi.json`,
- * titled "TeamPass REST API"); no answer at all (network error, timeout) costs none. Inconclusive
+ * titled "TeamPass REST API"); no answer at all (network error, timeout) costs none. An answer
+ * that identifies nothing (a web page) detects nothing, and no key is sent to it. Inconclusive
  * answers are never kept for long.
  *
  * @see ../../../docs/teampass.md
@@ -24,6 +25,7 @@ import {
   type ServerCapabilities,
   teampass3Capabilities,
 } from './capabilities.ts';
+import { baseOfPath } from './internal/base-url.ts';
 import { SERVER_INFO_PATH } from './server-info.ts';
 import { teampass3Endpoints } from './teampass3/endpoints.ts';
 import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
@@ -33,7 +35,10 @@ export const TEAMPASS3_API_TITLE = 'TeamPass REST API';
 
 /** Options of {@link detectDialect}. */
 export interface DetectDialectOptions {
-  /** The server's base URL (the part before `/api/index.php`); a URL naming the API path is accepted. */
+  /**
+   * The server's base URL (the part before `/api/index.php`); a URL naming the API path, or the
+   * web app's page (`/index.php`, the address a browser shows for TeamPass), is cut back to it.
+   */
   baseUrl: string;
   /** The API's path under the base URL. Default `/api/index.php`. */
   apiPath?: string | undefined;
@@ -58,7 +63,7 @@ export type DialectDetection =
       readonly evidence: string;
     }
   | {
-      /** No usable answer (network error, timeout, 408, 429, a 5xx without a body that tells). */
+      /** No usable answer (network error, timeout, 408, 429, a 5xx, or an answer that is not the API's: a web page). */
       readonly detected: false;
       /** Unknown. */
       readonly dialect: undefined;
@@ -77,9 +82,9 @@ export type DialectDetection =
  * answers `401 Missing Authorization header` to a request without a token, `403 HTTPS is
  * required` over plain HTTP where HTTPS is required) → `teampass3`; an `{"err":…}` body (TeamPass
  * 2) → `legacy`; otherwise, when an answer came at all, TeamPass 3's keyless OpenAPI document
- * titled "TeamPass REST API" → `teampass3`; otherwise any answer below 500 that is not 408 or 429
- * → `legacy` (a TeamPass-compatible server, as the legacy identification reads it); otherwise not
- * detected.
+ * titled "TeamPass REST API" → `teampass3`; otherwise not detected. A web page, a 404 or a
+ * proxy's refusal is no identification: the legacy API puts the key in the URL, which only a
+ * server that said it is TeamPass 2 (or the Vaultline server) may get.
  *
  * @param options The server.
  * @returns The dialect and what the server can do, or why it could not tell.
@@ -131,10 +136,7 @@ export function capabilitiesOfDetection(detection: Detection): ServerCapabilitie
  * @returns The request settings.
  */
 export function identifyRequestOf(options: DetectDialectOptions): IdentifyRequest {
-  const base = options.baseUrl
-    .replace(/[?#].*$/, '')
-    .replace(/\/+$/, '')
-    .replace(/\/api(\/index\.php)?(\/v1)?$/, '');
+  const base = baseOfPath(options.baseUrl.replace(/[?#].*$/, ''), /\/api(\/index\.php)?(\/v1)?$/);
   return {
     apiRoot: base + (options.apiPath ?? '/api/index.php').replace(/\/+$/, ''),
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
@@ -168,11 +170,11 @@ export async function detect(request: IdentifyRequest): Promise<Detection> {
       evidence: `the legacy identification answered a TeamPass 3 problem: HTTP ${problem.status} "${problem.detail.slice(0, 80)}"`,
     };
   }
-  if (first.received && hasErrBody(first.text)) {
+  if (identification.answered) {
     return {
       dialect: 'legacy',
       identification,
-      evidence: `the legacy identification answered a TeamPass error (HTTP ${first.status})`,
+      evidence: `the legacy identification answered a TeamPass error (HTTP ${first.received ? first.status : '?'})`,
     };
   }
   // No answer at all (network, timeout): a second request would only double the wait.
@@ -184,17 +186,12 @@ export async function detect(request: IdentifyRequest): Promise<Detection> {
       evidence: `openapi.json is titled "${TEAMPASS3_API_TITLE}"`,
     };
   }
-  if (identification.answered) {
-    return {
-      dialect: 'legacy',
-      identification,
-      evidence: `the legacy identification answered HTTP ${first.received ? first.status : '?'}, read as a TeamPass-compatible server`,
-    };
-  }
+  // An answer that says nothing (a web page, a 404, a proxy's refusal) identifies nothing: the
+  // legacy API would put the key in the URL, which only TeamPass 2, identified, may get.
   return {
     dialect: undefined,
     identification,
-    evidence: `no usable answer (${identification.reason})`,
+    evidence: `no usable answer (${identification.answered ? 'unread' : identification.reason})`,
   };
 }
 
@@ -212,15 +209,6 @@ function teampass3Problem(answer: KeylessAnswer): { status: number; detail: stri
   const problemType = answer.contentType.includes('application/problem+json');
   const missingToken = answer.status === 401 && /Missing Authorization header/i.test(parsed.output.detail);
   return problemType || missingToken ? { status: answer.status, detail: parsed.output.detail } : undefined;
-}
-
-function hasErrBody(text: string): boolean {
-  try {
-    const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data) && 'err' in data;
-  } catch {
-    return false;
-  }
 }
 
 function openApiTitle(answer: KeylessAnswer): string | undefined {

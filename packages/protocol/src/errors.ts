@@ -63,6 +63,7 @@ export const VAULT_ERROR_REASONS = [
   'key_revoked',
   'sign_in_refused',
   'sign_in_locked',
+  'https_required',
 ] as const;
 
 /**
@@ -77,8 +78,10 @@ export const VAULT_ERROR_REASONS = [
  *   expired or revoked token is renewed by signing in again, and only that refusal is thrown.
  * - `sign_in_locked` (code `unauthorized`): signing in was refused because the server locked sign-ins
  *   for a while after repeated failures (TeamPass 3's `Account temporarily locked`, per login or per
- *   client address): not wrong credentials. Nothing to fix but to wait; the server does not say
- *   how long.
+ *   client address): not wrong credentials. Nothing to fix but to wait (the server does
+ *   not say how long) or ask an administrator; another try now counts as another failure.
+ * - `https_required` (code `forbidden`): the server answers API requests over HTTPS only
+ *   (TeamPass 3's `HTTPS is required for API requests`): use the `https://` URL. Not a right.
  *
  * @see ../../../docs/api.md#errors
  */
@@ -92,6 +95,7 @@ export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = 
   key_revoked: 'unauthorized',
   sign_in_refused: 'unauthorized',
   sign_in_locked: 'unauthorized',
+  https_required: 'forbidden',
 };
 
 /** Options of the {@link VaultError} constructor. */

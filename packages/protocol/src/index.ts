@@ -31,7 +31,10 @@ export {
   type Dialect,
   type KeyTransport,
   type KeyTransportOption,
+  SERVER_KINDS,
   type ServerCapabilities,
+  type ServerKind,
+  teampassCapabilities,
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
 export type {

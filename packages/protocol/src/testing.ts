@@ -5,6 +5,8 @@
  * - `startReplayServer`: TeamPass 2.1's legacy API as real servers answer it (raw-URI matching,
  *   `{"err":"No results"}` with HTTP 200, the odd error statuses, no file endpoints on demand),
  *   with faults switched on per test and every request recorded.
+ * - `startRecordingServer`: no vault at all (a web page, a 404, a proxy's refusal, a 503, a dropped
+ *   connection), recording every URL it received: for tests that no key reaches a URL there.
  * - `startTeamPass3Fake`: TeamPass 3.2.1.5's REST API (JWT sessions, per-user rights and API
  *   flags, problem+json errors, HTML-escaped labels, nested trees, pagination, 429), stateful,
  *   with a control API for tests; checked against a live recording by the package's tests.
@@ -21,6 +23,12 @@
  * @module
  */
 
+export {
+  RECORDING_MODES,
+  type RecordingMode,
+  type RecordingServer,
+  startRecordingServer,
+} from './testing/recording-server.ts';
 export {
   type Fault,
   type ReplayOptions,

@@ -182,7 +182,7 @@ describe('server detection', () => {
       fetch: globalThis.fetch,
       timeoutMs: 2000,
     });
-    expect(dropped).toEqual({ answered: false, reason: 'network' });
+    expect(dropped).toMatchObject({ answered: false, reason: 'network' });
     teampass.fault({ match: (r) => r.url.endsWith('/info/version'), reply: { delayMs: 400 }, times: 1 });
     const late = await identifyServer({
       apiRoot: `${teampass.url}/api/index.php`,
@@ -193,31 +193,36 @@ describe('server detection', () => {
   });
 
   it.each([
-    [404, '<html>not here</html>', true],
-    [200, '{"hello":"world"}', true],
-    [200, '{"server":"vaultline"}', true],
-    [405, '{"err":"Method not authorized"}', true],
-    [500, '{"err":"Something happen ... but what ?"}', true],
-    [500, 'Internal Server Error', false],
-    [502, '<html>bad gateway</html>', false],
-    [429, '{"error":"slow down"}', false],
-    [408, '', false],
+    [500, '{"err":"Something happen ... but what ?"}', { answered: true, info: undefined }],
+    [405, '{"err":"Method not authorized"}', { answered: true, info: undefined }],
+    [200, '{"err":"API access not allowed."}', { answered: true, info: undefined }],
+    [404, '<html>not here</html>', { reason: "HTTP 404 with a web page, not the API's answer" }],
+    [
+      200,
+      '<!DOCTYPE html><html>TeamPass</html>',
+      { reason: "HTTP 200 with a web page, not the API's answer" },
+    ],
+    [200, '{"hello":"world"}', { reason: "HTTP 200 with JSON of another shape, not the API's answer" }],
+    [200, '{"server":"vaultline"}', { reason: "HTTP 200 with JSON of another shape, not the API's answer" }],
+    [401, '', { reason: "HTTP 401 with an empty body, not the API's answer" }],
+    [500, 'Internal Server Error', { reason: 'HTTP 500' }],
+    [502, '<html>bad gateway</html>', { reason: 'HTTP 502' }],
+    [429, '{"error":"slow down"}', { reason: 'HTTP 429' }],
+    [408, '', { reason: 'HTTP 408' }],
   ])(
-    'reads HTTP %i with %j as answered: %s (a TeamPass-compatible server)',
-    async (status, body, answered) => {
+    'reads HTTP %i with %j as %j: only a server that says who it is is identified',
+    async (status, body, read) => {
       vaultline.identification = { status, body };
       const result = await identifyServer({
         apiRoot: `${vaultline.url}/api/index.php`,
         fetch: globalThis.fetch,
         timeoutMs: 2000,
       });
-      expect(result).toEqual(
-        answered ? { answered: true, info: undefined } : { answered: false, reason: `HTTP ${status}` },
-      );
+      expect(result).toEqual('reason' in read ? { answered: false, status, ...read } : read);
     },
   );
 
-  it('does not read an identification body above 64 KiB', async () => {
+  it('does not read an identification body above 64 KiB (and so identifies nothing)', async () => {
     teampass.fault({
       match: (r) => r.url.endsWith('/info/version'),
       reply: { status: 200, body: 'x'.repeat(70_000), headers: { 'content-length': '70000' } },
@@ -227,7 +232,11 @@ describe('server detection', () => {
       fetch: globalThis.fetch,
       timeoutMs: 2000,
     });
-    expect(result).toEqual({ answered: true, info: undefined });
+    expect(result).toEqual({
+      answered: false,
+      status: 200,
+      reason: "HTTP 200 with an empty body, not the API's answer",
+    });
   });
 
   it('learns that a server has no file endpoints when add/file answers No results', async () => {

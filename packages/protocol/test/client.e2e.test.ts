@@ -543,7 +543,9 @@ describe('retries', () => {
     );
     expect(error.code).toBe('network');
     expect(error.status).toBeUndefined();
-    expect(error.message).toMatch(/could not reach the vault \(ECONNREFUSED\)/);
+    expect(error.message).toMatch(
+      /could not reach the vault \(ECONNREFUSED\) to identify it; the key was not sent/,
+    );
   });
 });
 

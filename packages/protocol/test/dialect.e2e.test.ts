@@ -161,17 +161,11 @@ describe('detectDialect', () => {
     });
   });
 
-  it('keeps the legacy reading of a proxy page that hides everything', async () => {
+  it('detects nothing from a proxy page that hides everything: a page is no identification', async () => {
     proxy.rule = () => html(401, '<html>Basic realm</html>');
     const found = await detectDialect({ baseUrl: proxy.url });
-    expect(found).toMatchObject({
-      detected: true,
-      dialect: 'legacy',
-      capabilities: { server: 'teampass-compatible' },
-    });
-    expect(found.evidence).toBe(
-      'the legacy identification answered HTTP 401, read as a TeamPass-compatible server',
-    );
+    expect(found).toMatchObject({ detected: false, dialect: undefined, capabilities: undefined });
+    expect(found.evidence).toBe("no usable answer (HTTP 401 with a web page, not the API's answer)");
   });
 
   it.each([
@@ -262,6 +256,22 @@ describe('createVaultClient with dialect auto', () => {
       createVaultClient({ baseUrl: teampass3.url, apiKey: KEY, dialect: 'other' as never }),
     ).toThrow(/dialect of auto, legacy or teampass3/);
     expect(teampass3.requests).toEqual([]);
+  });
+
+  it('takes TeamPass 2 as stored with the connection: no identification, the key in the query', async () => {
+    const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY, server: 'teampass-compatible' });
+    await vault.readItems({ ids: [10, 11] });
+    expect(await vault.capabilities()).toMatchObject({
+      server: 'teampass-compatible',
+      dialect: 'legacy',
+      keyTransport: 'query',
+      search: 'restricted',
+      detected: true,
+    });
+    expect(teampass2.identifications).toHaveLength(0);
+    expect(teampass2.requests.map((request) => request.url)).toEqual([
+      `/api/index.php/read/items/10;11?apikey=${KEY}`,
+    ]);
   });
 
   it('treats a forced key transport as the legacy dialect: no probe', async () => {

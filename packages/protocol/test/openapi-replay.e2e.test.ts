@@ -59,6 +59,8 @@ let seen: Exchange[] = [];
 const recordingFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
   const url = input instanceof Request ? input.url : String(input);
+  // The keyless identification is no row of the table (the OpenAPI document describes it apart).
+  if (url.endsWith('/info/version')) return response;
   seen.push({
     name: rowOf(url),
     status: response.status,

@@ -219,6 +219,33 @@ describe('searchItems on a TeamPass-compatible server', () => {
 });
 
 describe('searchItems on a Vaultline server', () => {
+  it("does not trust the word search for a key of the teampass profile: it asks the key's rules, then searches the folders", async () => {
+    const stub = await startVaultlineStub({
+      apiKey: KEY,
+      features: ['bearer-auth', 'unicode-search', 'word-search'],
+      teampassProfile: true,
+    });
+    try {
+      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      // "svc" is every item's login and "team" its folder path: no label holds them.
+      const result = await searchItems(vault, { folderIds: [1], text: 'svc prod team' });
+      expect(result.items.map((item) => item.id)).toEqual([1]);
+      expect(result.strategy).toBe('folders');
+      expect(await vault.capabilities()).toMatchObject({
+        server: 'vaultline',
+        search: 'full',
+        features: ['bearer-auth', 'unicode-search'],
+      });
+      expect(stub.requests.map((r) => [r.url, r.authorization])).toEqual([
+        ['/api/index.php/info/version', undefined],
+        ['/api/index.php/info/version', `Bearer ${KEY}`],
+        ['/api/index.php/read/folder/1', `Bearer ${KEY}`],
+      ]);
+    } finally {
+      await stub.close();
+    }
+  });
+
   it('sends the whole text once to a words server, percent-encoded, and reports the cap', async () => {
     const words = await startVaultlineStub({
       apiKey: KEY,
@@ -236,11 +263,12 @@ describe('searchItems on a Vaultline server', () => {
         truncated: true,
       });
       expect(result.items.map((item) => item.id)).toEqual([1, 2]);
-      expect(words.requests.map((r) => r.url)).toEqual([
-        '/api/index.php/info/version',
-        '/api/index.php/find/item/1/prod%20postgres',
+      // Keyless, who the server is; with the key (once), that this key gets the word search.
+      expect(words.requests.map((r) => [r.url, r.authorization])).toEqual([
+        ['/api/index.php/info/version', undefined],
+        ['/api/index.php/info/version', `Bearer ${KEY}`],
+        ['/api/index.php/find/item/1/prod%20postgres', `Bearer ${KEY}`],
       ]);
-      expect(words.requests.at(-1)?.authorization).toBe(`Bearer ${KEY}`);
       const accents = await searchItems(vault, { folderIds: [1], text: 'Café svc' });
       expect(accents).toMatchObject({ strategy: 'words', truncated: false });
       expect(accents.items.map((item) => item.id)).toEqual([4]);

@@ -588,6 +588,49 @@ describe('the VaultClient over TeamPass 3: sessions', () => {
     expect(await failure(client({}, BOB).readTags())).toMatchObject({ code: 'api_disabled', status: 503 });
   });
 
+  it('tells a locked account (sign_in_locked) and HTTPS required (https_required) from refusals', async () => {
+    fake.configure({ failedSignInsPerLogin: 1, lockMinutes: 1 });
+    try {
+      await failure(client({}, { ...CAROL, password: `${CAROL.password}x` }).readTags());
+      const locked = await failure(client({}, CAROL).readTags());
+      expect(locked).toMatchObject({
+        code: 'unauthorized',
+        reason: 'sign_in_locked',
+        serverMessage: 'Login failed. (Account temporarily locked)',
+      });
+    } finally {
+      fake.configure({ failedSignInsPerLogin: 0 });
+      fake.clock.advance(61_000);
+    }
+    fake.configure({ requireHttps: true });
+    try {
+      const https = await failure(client().readTags());
+      expect(https).toMatchObject({ code: 'forbidden', reason: 'https_required', status: 403 });
+    } finally {
+      fake.configure({ requireHttps: false });
+    }
+  });
+
+  it('says a 429 was not waited when it asks longer than the client waits', async () => {
+    const alice = client({ session: { maxRetryAfterMs: 1000, sleep: async () => undefined } });
+    await alice.readTags();
+    const now = Math.floor(fake.clock.now() / 1000);
+    fake.clock.set((now - (now % 60) + 60 + 5) * 1000); // 55 s before the minute ends
+    fake.configure({ rateLimitPerMinute: 1 });
+    try {
+      await alice.readTags().catch(() => undefined);
+      const limited = await failure(alice.readTags());
+      expect(limited.code).toBe('rate_limited');
+      expect(limited.message).toMatch(
+        /; not waited: the wait asked is longer than the 1 s this client waits\. The server asks to wait \d+ s\.$/,
+      );
+    } finally {
+      fake.configure({ rateLimitPerMinute: 0 });
+      // Past the window, so that the next test's limit counts its own calls only.
+      fake.clock.advance(180_000);
+    }
+  });
+
   it('waits out a 429 storm within bounds, then fails with rate_limited and the wait asked for', async () => {
     const waits: number[] = [];
     // The waits do not move the fake's clock: the storm outlasts every one of them.

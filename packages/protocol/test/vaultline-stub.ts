@@ -34,6 +34,11 @@ export interface StubOptions {
   refuseQueryKey?: boolean;
   /** Item labels by id, all in folder 1. */
   labels?: Record<number, string>;
+  /**
+   * Answer the key as the Vaultline server answers a key of the `teampass` profile: `info/version`
+   * asked with it gets TeamPass's `{"api-version":"2.1.5"}`, and find/item matches labels only.
+   */
+  teampassProfile?: boolean;
 }
 
 /** The running stub. */
@@ -90,6 +95,10 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
     const url = new URL(raw, 'http://stub');
     const path = url.pathname.replace(/^\/api\/index\.php/, '');
     if (path === '/info/version') {
+      if (options.teampassProfile && keyOf(req, url) === options.apiKey) {
+        res.end(JSON.stringify({ 'api-version': '2.1.5' }));
+        return;
+      }
       if (state.identification) {
         res.statusCode = state.identification.status;
         res.end(state.identification.body);
@@ -139,7 +148,7 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
       const text = decodeURIComponent(second).toLowerCase();
       const words = text.split(/\s+/).filter((word) => word !== '');
       const matches = (label: string) =>
-        options.features.includes('word-search')
+        options.features.includes('word-search') && !options.teampassProfile
           ? words.every((word) => [label.toLowerCase(), 'svc', 'team'].some((field) => field.includes(word)))
           : label.toLowerCase().includes(text);
       const found = Object.entries(labels)

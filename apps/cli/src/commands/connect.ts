@@ -13,9 +13,11 @@ import { rm } from 'node:fs/promises';
 import {
   type CredentialsNeeded,
   createVaultClient,
+  type DialectDetection,
   detectDialect,
   EXIT,
   memoryTokenCache,
+  teampassCapabilities,
   type VaultClient,
 } from '@vaultline/protocol';
 import { Command, Option } from 'commander';
@@ -57,6 +59,7 @@ interface ConnectOptions {
   passwordStdin?: boolean;
   patStdin?: boolean;
   store?: Store;
+  keyInUrl?: boolean;
 }
 
 /** The flag that reads each secret from stdin. */
@@ -261,6 +264,10 @@ export function connectCommand(context: CommandContext): Command {
       ).choices(STORES),
     )
     .option(
+      '--key-in-url',
+      "TeamPass 2 behind a proxy that hides its answers: send the API key in the URL (?apikey=) without the vault's identification; proxy and access logs keep the key",
+    )
+    .option(
       '--pat-stdin',
       'read a personal access token from stdin, instead of the password and key (where the vault allows them)',
     )
@@ -271,11 +278,20 @@ export function connectCommand(context: CommandContext): Command {
     .action(async (url: string, options: ConnectOptions) => {
       const { env, output } = context;
       checkUrl(url);
-      const detection = await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
+      // The user says the vault is TeamPass 2: its key goes in the URL, as TeamPass requires.
+      const detection: DialectDetection = options.keyInUrl
+        ? {
+            detected: true,
+            dialect: 'legacy',
+            capabilities: teampassCapabilities('query'),
+            evidence: 'you said it is TeamPass 2 (--key-in-url)',
+          }
+        : await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
       if (!detection.detected) {
+        // Nothing said which API this is: no key, password or token is asked for or sent.
         throw new CliError(
           'unreachable',
-          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL right?`,
+          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key. (TeamPass 2 behind a proxy that hides its answers: --key-in-url.)`,
           EXIT.vault,
         );
       }
@@ -298,6 +314,8 @@ export function connectCommand(context: CommandContext): Command {
           password: secrets.password,
           personalAccessToken: secrets['personal-access-token'],
           dialect: detection.dialect,
+          server: detection.capabilities.server,
+          keyTransport: options.keyInUrl ? 'query' : undefined,
           tokenCache: verification,
         });
       } catch (error) {
@@ -330,6 +348,11 @@ export function connectCommand(context: CommandContext): Command {
           failure.exitCode === EXIT.reference ? EXIT.auth : failure.exitCode,
         );
       }
+      if (client.baseUrl !== url.replace(/\/+$/, '')) {
+        output.err(
+          `Read ${url} as the vault's base URL ${client.baseUrl} (the API is under ${client.baseUrl}/api/index.php).`,
+        );
+      }
       output.err(`Connected to ${client.baseUrl} as ${options.login} (${folders} folders readable).`);
 
       const config = await readConfig(env.configDir);
@@ -338,6 +361,8 @@ export function connectCommand(context: CommandContext): Command {
         url: client.baseUrl,
         login: options.login,
         dialect: detection.dialect,
+        server: detection.capabilities.server,
+        ...(options.keyInUrl ? { keyTransport: 'query' as const } : {}),
         signIn,
         ...(store === 'keychain' ? {} : { store }),
       };

@@ -9,6 +9,7 @@ import {
   decodeId,
   EXIT,
   formatReference,
+  isReferenceError,
   OTP_FIELD,
   parseReference,
   REFERENCE_FIELDS,
@@ -27,9 +28,28 @@ import { withSpinner } from '../spinner.ts';
 /** The fields `get <id>` shows: everything but the password. */
 const SHOWN_FIELDS = REFERENCE_FIELDS.filter((field) => field !== 'password');
 
+/**
+ * Reads `--field`: parsed as the last segment of a reference, and refused in its own words (not
+ * those of the reference it was parsed in, whose id is no one's).
+ */
 function parseField(text: string): ReferenceField {
-  const probe = parseReference(`vaultline://1/${text}`);
-  return probe.field;
+  const probe = `vaultline://1/${text}`;
+  try {
+    return parseReference(probe).field;
+  } catch (error) {
+    if (!isReferenceError(error)) throw error;
+    const reason = error.message.startsWith(`${JSON.stringify(probe)}: `)
+      ? error.message.slice(JSON.stringify(probe).length + 2)
+      : `expected one of ${[...REFERENCE_FIELDS, OTP_FIELD].join(', ')} or file:<name>.`;
+    throw new CliError(
+      error.code,
+      `--field ${JSON.stringify(text.slice(0, 40))}: ${reason}`,
+      EXIT.reference,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 function parseTarget(text: string): { reference: Reference | undefined; id: number | undefined } {
@@ -163,7 +183,8 @@ export function getCommand(context: CommandContext): Command {
           () => resolveAll(context.env, references, connectionOption(command), warnTo(context.output)),
           options,
         );
-        assertResolved(resolution.failures);
+        // The fields come from one read of the item: one failure says it for all of them.
+        assertResolved(resolution.failures.slice(0, 1));
         const values: Record<string, string> = {};
         let item: ResolvedValue['item'] | undefined;
         for (const ref of references) {

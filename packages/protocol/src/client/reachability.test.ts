@@ -1,36 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserFetch } from '../../test/browser-fetch.ts';
 import { createVaultClient } from '../create-client.ts';
 import { isVaultError, VaultError } from '../errors.ts';
 import { explainNetworkFailure, withNetworkReason } from './reachability.ts';
 
 const PAGE = 'http://127.0.0.1:1';
 const KEY = 'reachability-test-key-0123456789';
-
-/**
- * Node's fetch held to a browser's CORS rule for a page of `origin` (vitest runs no browser; the
- * extension's web check runs the same code in Chromium): a cross-origin answer without
- * `Access-Control-Allow-Origin` for the page is refused as browsers do (`TypeError: Failed to
- * fetch`), and a `no-cors` request that got an answer resolves with an empty (opaque) response.
- */
-function browserFetch(origin: string): typeof fetch {
-  return async (input, init = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const headers = new Headers(init.headers);
-    headers.set('origin', origin);
-    const response = await fetch(url, { ...init, headers });
-    if (url.origin === origin) return response;
-    if (init.mode === 'no-cors') {
-      await response.body?.cancel();
-      return new Response(null, { status: 200 });
-    }
-    const allowed = response.headers.get('access-control-allow-origin');
-    if (allowed === origin || allowed === '*') return response;
-    await response.body?.cancel();
-    throw new TypeError('Failed to fetch');
-  };
-}
 
 /** A server without CORS that answers like a vault: what a vault without VAULTLINE_CORS_ORIGINS is. */
 let server: Server;
@@ -162,9 +139,14 @@ describe('a client in a browser', () => {
   });
 
   it('works once the server allows the origin', async () => {
-    const allowing = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': PAGE });
-      response.end('[]');
+    // It identifies itself as TeamPass 2 does (its missing-key error): the key may go in the URL.
+    const allowing = createServer((request, response) => {
+      const identification = request.url?.endsWith('/info/version');
+      response.writeHead(identification ? 500 : 200, {
+        'content-type': 'application/json',
+        'access-control-allow-origin': PAGE,
+      });
+      response.end(identification ? '{"err":"Something happen ... but what ?"}' : '[]');
     });
     await new Promise<void>((resolve) => allowing.listen(0, '127.0.0.1', resolve));
     try {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Dialect, KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
+import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import type { Redactor } from '../errors.ts';
@@ -76,6 +76,16 @@ export interface VaultClientOptions {
    * Setting {@link VaultClientOptions.keyTransport} to `query` or `header` means `legacy`.
    */
   dialect?: DialectOption | undefined;
+  /**
+   * What kind of server an earlier detection found (`capabilities().server`, or `detectDialect`'s
+   * `capabilities.server`), stored with the connection beside the dialect. `teampass-compatible`
+   * (TeamPass 2, which identified itself by its answer) means the legacy dialect with the key in
+   * the query, as TeamPass requires, and no identification request (TeamPass answers it with its
+   * missing-key error, an HTTP 500 in its logs, at the start of every short-lived process);
+   * `teampass3` means the `teampass3` dialect; `vaultline` changes nothing (its identification
+   * says what it offers, and is asked).
+   */
+  server?: ServerKind | undefined;
   /** Where the session token is kept between processes (TeamPass 3); the client signs in when it has none. */
   tokenCache?: TokenCache | undefined;
   /** How sign-in sessions are kept (TeamPass 3). */

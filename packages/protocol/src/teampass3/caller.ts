@@ -434,6 +434,7 @@ function interpret<K extends TeamPass3EndpointName>(
       {
         ...base,
         serverMessage: words,
+        reason: /HTTPS is required/i.test(words) ? 'https_required' : undefined,
         retryAfterMs,
       },
     ),

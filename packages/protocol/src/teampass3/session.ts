@@ -349,22 +349,24 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
 
   function rateLimited(result: TeamPass3Failure, waits: number): VaultError {
     const error = result.error;
-    const after =
-      result.retryAfterMs === undefined
-        ? ''
-        : ` The server asks to wait ${Math.ceil(result.retryAfterMs / 1000)} s.`;
-    return new VaultError(
-      'rate_limited',
-      `${error.message.replace(/\.$/, '')}; still limited after ${waits} wait${waits === 1 ? '' : 's'}.${after}`,
-      {
-        status: error.status,
-        serverMessage: error.serverMessage,
-        endpoint: error.endpoint,
-        url: error.url,
-        retryAfterMs: result.retryAfterMs,
-        cause: error,
-      },
-    );
+    const asked = result.retryAfterMs ?? 1000;
+    const seconds = (ms: number) => `${Math.ceil(ms / 1000)} s`;
+    const after = result.retryAfterMs === undefined ? '' : ` The server asks to wait ${seconds(asked)}.`;
+    // Waited out already, or a wait longer than this client waits (or no wait allowed): say which.
+    const why =
+      waits > 0
+        ? `still limited after ${waits} wait${waits === 1 ? '' : 's'}`
+        : rateLimitRetries > 0 && asked > maxRetryAfterMs
+          ? `not waited: the wait asked is longer than the ${seconds(maxRetryAfterMs)} this client waits`
+          : 'not waited';
+    return new VaultError('rate_limited', `${error.message.replace(/\.$/, '')}; ${why}.${after}`, {
+      status: error.status,
+      serverMessage: error.serverMessage,
+      endpoint: error.endpoint,
+      url: error.url,
+      retryAfterMs: result.retryAfterMs,
+      cause: error,
+    });
   }
 
   async function readAll<K extends TeamPass3PagedName>(

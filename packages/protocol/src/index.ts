@@ -25,6 +25,7 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
+export { actingLoginOf } from './acting-login.ts';
 export {
   type CredentialsNeeded,
   DIALECTS,
@@ -92,6 +93,12 @@ export {
   POOL_SIZES,
   requiredBits,
 } from './password-generator.ts';
+export {
+  type EnvironmentReferences,
+  type FilledVariable,
+  fillEnvironment,
+  findEnvironmentReferences,
+} from './references/environment.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,

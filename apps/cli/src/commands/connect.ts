@@ -11,6 +11,7 @@
 
 import { rm } from 'node:fs/promises';
 import {
+  actingLoginOf,
   type CredentialsNeeded,
   createVaultClient,
   detectDialect,
@@ -21,7 +22,6 @@ import {
 import { Command, Option } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
 import {
-  actingLoginOf,
   explainFailure,
   openConnection,
   type Secrets,

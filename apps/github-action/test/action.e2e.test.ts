@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
+import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
 import {
   type OutageProxy,
   startOutageProxy,
@@ -214,4 +215,49 @@ describe('the GitHub Action, run as a runner runs it', () => {
 it('parses file commands as the runner does', () => {
   expect(parseFileCommands('A=1\nB<<X\nline\r\n\nX\nC<<Y\nY\n')).toEqual({ A: '1', B: 'line\r\n', C: '' });
   expect(() => parseFileCommands('B<<X\nno end\n')).toThrow(/delimiter not found/);
+});
+
+describe('the GitHub Action against TeamPass 3 (login, password and API key)', () => {
+  const alice = {
+    login: 'alice',
+    password: 'Alice-Pw-Zq9!x & <ü>',
+    apiKey: 'aliceApiKey0123456789abcdefghijklmnopqrs',
+  };
+  let fake: TeamPass3Fake;
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({
+      seed: {
+        folders: [{ title: 'CI' }, { title: 'Ops' }],
+        roles: [{ name: 'Deploy', folders: { CI: 'R' } }],
+        users: [{ ...alice, roles: ['Deploy'] }],
+        items: [
+          { id: 1, label: 'db', folder: 'CI', password: VALUES.multiline },
+          { id: 2, label: 'ops', folder: 'Ops', password: VALUES.ops },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it('signs in as the login, resolves by path and id, masks and exports; refuses what the login may not read', async () => {
+    const inputs = { url: fake.url, login: alice.login, password: alice.password, 'api-key': alice.apiKey };
+    const run = await runAction({
+      home,
+      inputs,
+      env: { DB: 'vaultline://CI/db/password', SAME: 'vaultline://1/password' },
+    });
+    runs.push(run);
+    expect({ code: run.code, errors: errors(run) }).toEqual({ code: 0, errors: [] });
+    expect(run.env).toEqual({ DB: VALUES.multiline, SAME: VALUES.multiline });
+    expect(run.masks.slice(0, 2)).toEqual([alice.apiKey, alice.password]);
+    const refused = await runAction({ home, inputs, env: { OPS: 'vaultline://2/password' } });
+    runs.push(refused);
+    expect(refused.code).toBe(1);
+    expect(errors(refused)[0]).toMatch(/^OPS: /);
+    expect(refused.envFile).toBe('');
+    extraKeys.push(alice.password, alice.apiKey);
+  });
 });

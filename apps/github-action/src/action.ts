@@ -43,10 +43,15 @@ class ActionError extends Error {}
 
 const optional = (name: string): string | undefined => core.getInput(name) || undefined;
 
+/** Lines of a multi-line value shorter than this are not masked apart (as `vaultline run`'s masking). */
+export const MIN_MASKED_LINE = 3;
+
 /**
  * Masks a value: the whole of it, and each of its lines (the runner matches a log line against
- * each mask, so a multi-line value printed line by line is masked only line by line). Nothing
- * is printed before the masks but the masks themselves.
+ * each mask, so a multi-line value printed line by line is masked only line by line), except
+ * lines of fewer than {@link MIN_MASKED_LINE} characters besides spaces (a `}` of a JSON value
+ * would otherwise be masked in every later log line, and reveals nothing). Nothing is printed
+ * before the masks but the masks themselves.
  *
  * @param value The value.
  */
@@ -54,7 +59,7 @@ export function maskValue(value: string): void {
   if (value === '') return;
   core.setSecret(value);
   for (const line of new Set(value.split(/\r\n|\r|\n/)))
-    if (line !== '' && line !== value) core.setSecret(line);
+    if (line !== value && line.trim().length >= MIN_MASKED_LINE) core.setSecret(line);
 }
 
 /**

@@ -16,7 +16,7 @@ import { type ActionRun, parseFileCommands, runAction, unmaskedLeaks } from './s
 const VALUES = {
   percent: 'Pa%25ss%0A%word-100%',
   crlf: 'first-line-Zq9\r\nsecond-line-Xw8\r\nthird',
-  multiline: '-----BEGIN KEY-----\nkey-body-Mn7Lk6\n-----END KEY-----\n',
+  multiline: '-----BEGIN KEY-----\nkey-body-Mn7Lk6\n}\n-----END KEY-----\n',
   delimiter: 'EOF\nghadelimiter_1b4e28ba-2fa1-11d2-883f-0016d3cca427\n<<EOF\nend-Delim-77',
   lone: 'carriage\rreturn-Cr55',
   ops: 'Ops-Only-Secret-77',
@@ -107,7 +107,9 @@ describe('the GitHub Action, run as a runner runs it', () => {
     // Each value and each of its lines is masked.
     for (const value of Object.values(EXPECTED)) {
       expect(run.masks).toContain(value);
-      for (const line of value.split(/\r\n|\r|\n/)) if (line !== '') expect(run.masks).toContain(line);
+      for (const line of value.split(/\r\n|\r|\n/)) if (line.length >= 3) expect(run.masks).toContain(line);
+      // Nothing shorter: a mask of "}" would hide every brace of the later logs.
+      expect(run.masks.filter((mask) => mask.trim().length < 3)).toEqual([]);
     }
     // The API key first, then the values; the one line that is not a mask comes after all of them.
     expect(run.masks[0]).toBe(aliceKey);

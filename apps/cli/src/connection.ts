@@ -10,6 +10,7 @@
  */
 
 import {
+  actingLoginOf,
   createVaultClient,
   type Dialect,
   EXIT,
@@ -55,6 +56,8 @@ export interface Connection {
   readonly client: VaultClient;
   /** Removes the secrets and any session token from text. */
   readonly redact: Redactor;
+  /** The connection's secrets as one string: what the cached values of `--cache-max-age` are sealed with. */
+  readonly credentials: string;
   /** Where the session token is kept between commands. */
   readonly tokenCache: ConnectionTokenCache | undefined;
   /**
@@ -223,6 +226,7 @@ export async function openConnection(
     login,
     client: opened,
     redact: opened.redact,
+    credentials: JSON.stringify(SECRET_KINDS.map((kind) => secrets[kind] ?? null)),
     tokenCache,
     optionalActingLogin,
     async actingLogin(what) {
@@ -278,23 +282,6 @@ export function sealingSecrets(secrets: Secrets): SealingSecrets | undefined {
   if (token) return { personalAccessToken: token };
   const { password, 'api-key': apiKey } = secrets;
   return password && apiKey ? { password, apiKey } : undefined;
-}
-
-/**
- * The login a client acts for: the configured one where the credentials may read any user's
- * folders (`otherUsers`), the signed-in user's where every call runs as that user.
- *
- * @param client The client.
- * @param login The configured login.
- * @returns The login, when there is one.
- */
-export async function actingLoginOf(
-  client: VaultClient,
-  login: string | undefined,
-): Promise<string | undefined> {
-  const capabilities = await client.capabilities();
-  if (capabilities.otherUsers) return login;
-  return (await client.identity()).login ?? login;
 }
 
 /** What a failure's words name. */

@@ -18,8 +18,10 @@ export const ENV = {
   password: 'VAULTLINE_PASSWORD',
   /** A personal access token, instead of the password and API key where the vault allows them; overrides the keychain. Never passed on. */
   personalAccessToken: 'VAULTLINE_PERSONAL_ACCESS_TOKEN',
-  /** Where session tokens are cached when they are not kept in the keychain. */
+  /** Where session tokens, and the fallback values of `--cache-max-age`, are cached when they are not kept in the keychain. */
   cacheDir: 'VAULTLINE_CACHE_DIR',
+  /** `run` and `inject`: keep the resolved values sealed on disk, used when the vault cannot be reached, up to this age (`--cache-max-age`). */
+  cacheMaxAge: 'VAULTLINE_CACHE_MAX_AGE',
 } as const;
 
 /**

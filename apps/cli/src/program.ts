@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { EXIT } from '@vaultline/protocol';
 import { Argument, Command } from 'commander';
+import { cacheCommand } from './commands/cache.ts';
 import { connectCommand, disconnectCommand } from './commands/connect.ts';
 import { findCommand } from './commands/find.ts';
 import { injectCommand } from './commands/inject.ts';
@@ -71,6 +72,7 @@ export function createProgram(context: CommandContext): Command {
     runCommand(context),
     injectCommand(context),
     mcpCommand(context),
+    cacheCommand(context),
   ])
     program.addCommand(command);
   program.addCommand(

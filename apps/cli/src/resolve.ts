@@ -1,6 +1,8 @@
 /**
  * Resolving the references of a command: grouped by connection, one `resolveReferences` batch per
- * connection, every failure collected (so people see all of them at once), values kept in memory.
+ * connection, every failure collected (so people see all of them at once), values kept in memory;
+ * with `--cache-max-age`, also sealed on disk for when the vault cannot be reached (the core's
+ * `resolveWithFallback`).
  *
  * @module
  */
@@ -13,15 +15,19 @@ import {
   resolveReferences,
   type VaultReferenceError,
 } from '@vaultline/protocol';
+import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/protocol/node';
 import { type Connection, openConnection } from './connection.ts';
+import { ENV } from './constants.ts';
 
 import type { CliEnvironment } from './env.ts';
 import { CliError } from './errors.ts';
 
 /** Resolved values by canonical reference text, and the connections used. */
 export interface Resolution {
-  /** The resolved references by canonical text. */
+  /** The resolved references by canonical text (those the vault answered). */
   readonly results: ReadonlyMap<string, ResolvedReference>;
+  /** Every value by canonical text: the vault's, or the cached ones when it could not be reached. */
+  readonly values: ReadonlyMap<string, string>;
   /** The failures, in the order given. */
   readonly failures: readonly VaultReferenceError[];
   /** Removes the API keys of every connection used from text. */
@@ -35,7 +41,8 @@ export interface Resolution {
  * @param env The environment.
  * @param references The references.
  * @param connectionName The connection for references that name none.
- * @param warn Told about a session token cache that cannot be used.
+ * @param warn Told about a session token cache that cannot be used, and about cached values used.
+ * @param options The fallback for outages, when on.
  * @returns The results.
  */
 export async function resolveAll(
@@ -43,6 +50,7 @@ export async function resolveAll(
   references: readonly Reference[],
   connectionName: string | undefined,
   warn?: (message: string) => void,
+  options: ResolveOptions = {},
 ): Promise<Resolution> {
   const groups = new Map<string | undefined, Map<string, Reference>>();
   for (const reference of references) {
@@ -53,16 +61,37 @@ export async function resolveAll(
   }
   const connections: Connection[] = [];
   const results = new Map<string, ResolvedReference>();
+  const values = new Map<string, string>();
+  const { fallback } = options;
   try {
     const settled = await Promise.allSettled(
       [...groups].map(async ([name, group]) => {
         const connection = await openConnection(env, name, { warn });
         connections.push(connection);
+        const cache =
+          fallback === undefined
+            ? undefined
+            : valueCache({
+                dir: env.cacheDir,
+                url: connection.url,
+                login: connection.login,
+                credentials: connection.credentials,
+                maxAgeMs: fallback.maxAgeMs,
+                warn,
+              });
         try {
-          const resolved = await resolveReferences(connection.client, [...group.values()], {
-            login: await connection.optionalActingLogin(),
-          });
-          for (const result of resolved) results.set(result.text, result);
+          const resolved = await resolveWithFallback(
+            [...group.keys()],
+            async () =>
+              resolveReferences(connection.client, [...group.values()], {
+                login: await connection.optionalActingLogin(),
+              }),
+            { cache, warn },
+          );
+          for (const result of resolved) {
+            if (result.ok) values.set(result.text, result.value);
+            if (!('recalled' in result)) results.set(result.text, result);
+          }
         } catch (error) {
           throw await connection.explain(error);
         }
@@ -81,9 +110,34 @@ export async function resolveAll(
   }
   return {
     results,
+    values,
     failures,
     redact: (text) => connections.reduce((out, connection) => connection.redact(out), text),
   };
+}
+
+/** Options of {@link resolveAll}. */
+export interface ResolveOptions {
+  /** Keep the values sealed on disk and use them, up to this age, when the vault cannot be reached. */
+  fallback?: { readonly maxAgeMs: number } | undefined;
+}
+
+/**
+ * The fallback of `--cache-max-age` (or `VAULTLINE_CACHE_MAX_AGE`), when one is given.
+ *
+ * @param option The option's value.
+ * @param env The environment.
+ * @returns The fallback, or `undefined` when off.
+ * @throws {CliError} `usage` (exit 2) for a duration that does not parse.
+ */
+export function fallbackOption(option: string | undefined, env: CliEnvironment): ResolveOptions['fallback'] {
+  const text = option ?? env.all[ENV.cacheMaxAge];
+  if (text === undefined || text === '') return undefined;
+  try {
+    return { maxAgeMs: parseMaxAge(text) };
+  } catch (error) {
+    throw new CliError('usage', `--cache-max-age: ${(error as Error).message}`, EXIT.usage);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The secrets file (`connect --store file`), for machines without an OS keychain (SSH sessions,
  * containers, WSL): a connection's API key, password or personal access token, sealed with
- * AES-256-GCM (`sealed-file.ts`) in `<config dir>/secrets/secrets-<hash>.json`, mode 0600 in a
+ * AES-256-GCM (the core's `sealed-file.ts`, from `@vaultline/protocol/node`) in `<config dir>/secrets/secrets-<hash>.json`, mode 0600 in a
  * 0700 directory, under a key derived from a random 256-bit key of this machine kept apart, in
  * `<state dir>/secrets.key` (`~/.local/state/vaultline/secrets.key`, mode 0600), made on first use.
  *
@@ -18,9 +18,6 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as v from 'valibot';
-import { SECRET_KINDS, type SecretKind } from './constants.ts';
-import type { CliEnvironment } from './env.ts';
 import {
   privateDir,
   readPrivateFile,
@@ -30,7 +27,10 @@ import {
   sealingContext,
   unseal,
   writePrivateFile,
-} from './sealed-file.ts';
+} from '@vaultline/protocol/node';
+import * as v from 'valibot';
+import { SECRET_KINDS, type SecretKind } from './constants.ts';
+import type { CliEnvironment } from './env.ts';
 
 /** Names the format, and separates its keys from any other use of the machine key. */
 const CONTEXT_LABEL = 'vaultline secrets file v1';

@@ -15,7 +15,7 @@
  *   file does not open; it is then ignored, and replaced after the next sign-in;
  * - the file holds no URL, login or token in clear: its name is a hash of the URL and login.
  *
- * The sealing and the file handling are `sealed-file.ts`'s, shared with the secrets file.
+ * The sealing and the file handling are the core's (`@vaultline/protocol/node`), shared with the secrets file.
  *
  * HKDF rather than a slow KDF (scrypt): the key material includes the API key (or the personal
  * access token), random strings of 200 bits and more that no one guesses, and a slow KDF would
@@ -27,8 +27,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DIALECTS, type Dialect, type TokenCache } from '@vaultline/protocol';
-import * as v from 'valibot';
-import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
 import {
   privateDir,
   readPrivateFile,
@@ -38,7 +36,9 @@ import {
   sealingContext,
   unseal,
   writePrivateFile,
-} from './sealed-file.ts';
+} from '@vaultline/protocol/node';
+import * as v from 'valibot';
+import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
 
 /** The secrets a token file is sealed with: those that signed in. */
 export type SealingSecrets =

@@ -148,3 +148,4 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
 }
 
 export type { DemoVault } from './cli/demo.ts';
+export { type OutageMode, type OutageProxy, startOutageProxy } from './outage-proxy.ts';

@@ -25,6 +25,7 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
+export { actingLoginOf } from './acting-login.ts';
 export {
   type CredentialsNeeded,
   DIALECTS,
@@ -100,6 +101,12 @@ export {
   checkReferences,
   type ReferenceCheck,
 } from './references/check-references.ts';
+export {
+  type EnvironmentReferences,
+  type FilledVariable,
+  fillEnvironment,
+  findEnvironmentReferences,
+} from './references/environment.ts';
 export { type FoundReference, findReferences } from './references/find-references.ts';
 export {
   formatReference,

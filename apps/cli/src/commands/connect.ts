@@ -11,6 +11,7 @@
 
 import { rm } from 'node:fs/promises';
 import {
+  actingLoginOf,
   type CredentialsNeeded,
   createVaultClient,
   type DialectDetection,
@@ -23,7 +24,6 @@ import {
 import { Command, Option } from 'commander';
 import { configPath, readConfig, writeConfig } from '../config.ts';
 import {
-  actingLoginOf,
   explainFailure,
   openConnection,
   type Secrets,

@@ -12,9 +12,10 @@ import { basename, dirname, join } from 'node:path';
 import { EXIT, findReferences, formatReference } from '@vaultline/protocol';
 import { Command } from 'commander';
 
+import { ENV } from '../constants.ts';
 import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { assertResolved, resolveAll } from '../resolve.ts';
+import { assertResolved, fallbackOption, resolveAll } from '../resolve.ts';
 import { withSpinner } from '../spinner.ts';
 
 /** The largest template read. */
@@ -102,46 +103,62 @@ export function injectCommand(context: CommandContext): Command {
     .option('-i, --in-file <path>', 'the template; stdin when absent or -')
     .option('-o, --out-file <path>', 'the file to write; stdout when absent or -')
     .option('-f, --force', 'overwrite the output file when it exists')
-    .action(async (options: { inFile?: string; outFile?: string; force?: boolean }, command: Command) => {
-      const { env, output } = context;
-      const toStdout = options.outFile === undefined || options.outFile === '-';
-      // Fail before reading the vault; the exclusive create below still guards against races.
-      if (!toStdout && !options.force && (await exists(options.outFile!)))
-        throw new CliError('exists', `${options.outFile} exists; pass --force to overwrite it.`, EXIT.exists);
-      const template = await readTemplate(options.inFile);
-      const found = findReferences(template);
-      const invalid = found.filter((match) => match.error);
-      if (invalid.length > 0) {
-        throw new CliError(
-          invalid[0]!.error!.code,
-          invalid.map((match) => `${lineOf(template, match.start)}: ${match.error!.message}`).join('\n'),
-          EXIT.reference,
-        );
-      }
-      let text = template;
-      if (found.length > 0) {
-        const resolution = await withSpinner('Resolving references…', () =>
-          resolveAll(
-            env,
-            found.map((match) => match.reference!),
-            connectionOption(command),
-            warnTo(output),
-          ),
-        );
-        assertResolved(resolution.failures);
-        for (const match of [...found].reverse()) {
-          const result = resolution.results.get(formatReference(match.reference!));
-          if (!result?.ok) throw new CliError('not_found', `${match.text} did not resolve.`, EXIT.reference);
-          text = text.slice(0, match.start) + result.value + text.slice(match.end);
+    .option(
+      '--cache-max-age <duration>',
+      `keep the values sealed on disk and use them, with a warning, when the vault cannot be reached, if not older than this (90s, 30m, 12h, 7d); never after a refusal (or ${ENV.cacheMaxAge})`,
+    )
+    .action(
+      async (
+        options: { inFile?: string; outFile?: string; force?: boolean; cacheMaxAge?: string },
+        command: Command,
+      ) => {
+        const { env, output } = context;
+        const fallback = fallbackOption(options.cacheMaxAge, env);
+        const toStdout = options.outFile === undefined || options.outFile === '-';
+        // Fail before reading the vault; the exclusive create below still guards against races.
+        if (!toStdout && !options.force && (await exists(options.outFile!)))
+          throw new CliError(
+            'exists',
+            `${options.outFile} exists; pass --force to overwrite it.`,
+            EXIT.exists,
+          );
+        const template = await readTemplate(options.inFile);
+        const found = findReferences(template);
+        const invalid = found.filter((match) => match.error);
+        if (invalid.length > 0) {
+          throw new CliError(
+            invalid[0]!.error!.code,
+            invalid.map((match) => `${lineOf(template, match.start)}: ${match.error!.message}`).join('\n'),
+            EXIT.reference,
+          );
         }
-      }
-      if (toStdout) {
-        output.out(text);
-        return;
-      }
-      await writeSecretFile(options.outFile!, text, options.force === true);
-      output.err(`Wrote ${options.outFile} (mode 0600, ${found.length} references resolved).`);
-    });
+        let text = template;
+        if (found.length > 0) {
+          const resolution = await withSpinner('Resolving references…', () =>
+            resolveAll(
+              env,
+              found.map((match) => match.reference!),
+              connectionOption(command),
+              warnTo(output),
+              { fallback },
+            ),
+          );
+          assertResolved(resolution.failures);
+          for (const match of [...found].reverse()) {
+            const value = resolution.values.get(formatReference(match.reference!));
+            if (value === undefined)
+              throw new CliError('not_found', `${match.text} did not resolve.`, EXIT.reference);
+            text = text.slice(0, match.start) + value + text.slice(match.end);
+          }
+        }
+        if (toStdout) {
+          output.out(text);
+          return;
+        }
+        await writeSecretFile(options.outFile!, text, options.force === true);
+        output.err(`Wrote ${options.outFile} (mode 0600, ${found.length} references resolved).`);
+      },
+    );
 }
 
 function lineOf(text: string, offset: number): string {

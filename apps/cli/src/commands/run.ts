@@ -2,7 +2,7 @@
  * `vaultline run [--env-file F]... [--no-masking] -- <command> [args]`: resolves every reference
  * in the environment and the env files, starts the command with the values in its environment
  * only, masks them in its output, forwards signals and exits with its code. Nothing is written to
- * disk.
+ * disk, unless `--cache-max-age` keeps the values, sealed, for when the vault cannot be reached.
  *
  * @module
  */
@@ -11,14 +11,14 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { parseEnv } from 'node:util';
-import { EXIT, findReferences, formatReference, type Reference } from '@vaultline/protocol';
+import { EXIT, fillEnvironment, findEnvironmentReferences } from '@vaultline/protocol';
 import { Command } from 'commander';
 import { ENV } from '../constants.ts';
 import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { isSecretVariable } from '../env.ts';
 import { CliError } from '../errors.ts';
 import { createMasker, maskNeedles } from '../mask.ts';
-import { assertResolved, resolveAll } from '../resolve.ts';
+import { assertResolved, fallbackOption, resolveAll } from '../resolve.ts';
 import { withSpinner } from '../spinner.ts';
 
 /** Signals passed on to the child. */
@@ -48,33 +48,6 @@ async function readEnvFile(path: string): Promise<Record<string, string>> {
 }
 
 /**
- * Replaces every reference in the values of an environment.
- *
- * @returns The references found, and a function that writes the resolved environment.
- */
-function referencesIn(environment: Record<string, string>) {
-  const found = new Map<string, ReturnType<typeof findReferences>>();
-  const references: Reference[] = [];
-  const where = new Map<string, string[]>();
-  for (const [name, value] of Object.entries(environment)) {
-    if (!value.includes('vaultline://')) continue;
-    const matches = findReferences(value);
-    if (matches.length === 0) continue;
-    found.set(name, matches);
-    for (const match of matches) {
-      if (match.error) {
-        throw new CliError(match.error.code, `${name}: ${match.error.message}`, EXIT.reference);
-      }
-      references.push(match.reference!);
-      const names = where.get(match.text) ?? [];
-      names.push(name);
-      where.set(match.text, names);
-    }
-  }
-  return { found, references, where };
-}
-
-/**
  * The `run` command.
  *
  * @param context The environment and output.
@@ -83,7 +56,7 @@ function referencesIn(environment: Record<string, string>) {
 export function runCommand(context: CommandContext): Command {
   return new Command('run')
     .description(
-      `Run a command with the references in its environment (and in --env-file files) replaced by their values: the values go to the command only, are masked in its output, and never touch the disk. ${ENV.apiKey}, ${ENV.password} and ${ENV.personalAccessToken} are not passed on.`,
+      `Run a command with the references in its environment (and in --env-file files) replaced by their values: the values go to the command only, are masked in its output, and never touch the disk (with --cache-max-age, only sealed). ${ENV.apiKey}, ${ENV.password} and ${ENV.personalAccessToken} are not passed on.`,
     )
     .usage('[options] -- <command> [args...]')
     .argument('<command...>', 'the command and its arguments (after --)')
@@ -94,47 +67,48 @@ export function runCommand(context: CommandContext): Command {
       [] as string[],
     )
     .option('--no-masking', 'do not mask the values in the command output')
+    .option(
+      '--cache-max-age <duration>',
+      `keep the values sealed on disk and use them, with a warning, when the vault cannot be reached, if not older than this (90s, 30m, 12h, 7d); never after a refusal (or ${ENV.cacheMaxAge})`,
+    )
     .passThroughOptions()
-    .action(async (argv: string[], options: { envFile: string[]; masking: boolean }, command: Command) => {
-      const { env, output } = context;
-      const [file, ...args] = argv;
-      if (file === undefined) throw new CliError('usage', 'Expected a command after --.', EXIT.usage);
-      const environment: Record<string, string> = {};
-      for (const path of options.envFile) Object.assign(environment, await readEnvFile(path));
-      Object.assign(environment, env.all);
-      // The command gets its values, not the keys to the vault (API keys, passwords, access tokens).
-      for (const name of Object.keys(environment)) if (isSecretVariable(name)) delete environment[name];
+    .action(
+      async (
+        argv: string[],
+        options: { envFile: string[]; masking: boolean; cacheMaxAge?: string },
+        command: Command,
+      ) => {
+        const { env, output } = context;
+        const [file, ...args] = argv;
+        if (file === undefined) throw new CliError('usage', 'Expected a command after --.', EXIT.usage);
+        const environment: Record<string, string> = {};
+        for (const path of options.envFile) Object.assign(environment, await readEnvFile(path));
+        Object.assign(environment, env.all);
+        // The command gets its values, not the keys to the vault (API keys, passwords, access tokens).
+        for (const name of Object.keys(environment)) if (isSecretVariable(name)) delete environment[name];
 
-      const { found, references, where } = referencesIn(environment);
-      const values = new Map<string, string>();
-      if (references.length > 0) {
-        const resolution = await withSpinner('Resolving references…', () =>
-          resolveAll(env, references, connectionOption(command), warnTo(output)),
-        );
-        assertResolved(resolution.failures, (reference) => {
-          const names = where.get(reference);
-          return names ? `${names.join(', ')}: ` : '';
-        });
-        for (const [name, matches] of found) {
-          let value = environment[name]!;
-          // Replace from the end so earlier ranges stay valid.
-          for (const match of [...matches].reverse()) {
-            // Results are keyed by canonical text; a hand-written reference may differ from it.
-            const result = resolution.results.get(formatReference(match.reference!));
-            if (!result?.ok)
-              throw new CliError('not_found', `${name}: ${match.text} did not resolve.`, EXIT.reference);
-            value = value.slice(0, match.start) + result.value + value.slice(match.end);
-            values.set(`${name}\u0000${match.start}`, result.value);
+        const found = findEnvironmentReferences(environment);
+        const fallback = fallbackOption(options.cacheMaxAge, env);
+        const secrets: string[] = [];
+        if (found.references.length > 0) {
+          const resolution = await withSpinner('Resolving references…', () =>
+            resolveAll(env, found.references, connectionOption(command), warnTo(output), { fallback }),
+          );
+          assertResolved(resolution.failures, (reference) => {
+            const names = found.variablesOf(reference);
+            return names.length > 0 ? `${names.join(', ')}: ` : '';
+          });
+          for (const variable of fillEnvironment(environment, found, (text) => resolution.values.get(text))) {
+            environment[variable.name] = variable.value;
+            secrets.push(...variable.secrets);
           }
-          environment[name] = value;
         }
-      }
-      const needles = options.masking ? maskNeedles(values.values()) : [];
-      const exitCode = await spawnChild(file, args, environment, needles, output.err);
-      process.exitCode = exitCode;
-    });
+        const needles = options.masking ? maskNeedles(secrets) : [];
+        const exitCode = await spawnChild(file, args, environment, needles, output.err);
+        process.exitCode = exitCode;
+      },
+    );
 }
-
 function spawnChild(
   file: string,
   args: string[],

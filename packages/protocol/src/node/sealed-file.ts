@@ -1,7 +1,8 @@
 /**
- * Small private files sealed with AES-256-GCM: the one sealing and file-handling code of the CLI,
- * used by the session token cache (`token-cache.ts`, sealed with the sign-in secrets) and the
- * secrets file (`secret-file.ts`, sealed with a key kept on this machine).
+ * Private files sealed with AES-256-GCM (Node only): the one sealing and file-handling code of the
+ * apps that keep something on disk: the CLI's session token cache (sealed with the sign-in
+ * secrets) and secrets file (sealed with a key kept on this machine), and the fallback values of
+ * `vaultline run`/`inject` and the GitHub Action (`value-cache.ts`, sealed with the credentials).
  *
  * - A directory is used only when it is a real directory of this user that no one else can
  *   write (made mode 0700; one of ours left open is closed).
@@ -20,7 +21,7 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import * as v from 'valibot';
 
-/** The largest sealed file read: what they hold is a few hundred bytes. */
+/** The largest sealed file read by default: tokens and keys are a few hundred bytes. */
 export const MAX_SEALED_BYTES = 64 * 1024;
 
 const base64 = (bytes: number | undefined) =>
@@ -150,9 +151,13 @@ export async function privateDir(dir: string): Promise<boolean> {
  * Reads a private file.
  *
  * @param path The file.
+ * @param maxBytes The largest file read.
  * @returns Its text; `undefined` when it is absent, not a regular file, too large, or readable by others.
  */
-export async function readPrivateFile(path: string): Promise<string | undefined> {
+export async function readPrivateFile(
+  path: string,
+  maxBytes: number = MAX_SEALED_BYTES,
+): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -161,7 +166,7 @@ export async function readPrivateFile(path: string): Promise<string | undefined>
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > MAX_SEALED_BYTES || !isPrivate(stats, 0o077)) return undefined;
+    if (!stats.isFile() || stats.size > maxBytes || !isPrivate(stats, 0o077)) return undefined;
     return await handle.readFile('utf8');
   } catch {
     return undefined;

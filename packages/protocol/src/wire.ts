@@ -88,6 +88,7 @@ export {
 export {
   type DecodedFolderCreate,
   decodeLenientFolderUpdate,
+  decodeTeamPassPasswordRules,
   folderCreateSegment,
   folderUpdateSegment,
   idListSegment,
@@ -108,6 +109,8 @@ export {
 } from './server-info.ts';
 export {
   TEAMPASS2_API_VERSION,
+  TEAMPASS2_COMPLEXITY_LEVELS_BODY,
+  TEAMPASS2_COMPLEXITY_LEVELS_PATH,
   TEAMPASS2_DELETE_BODY,
   TEAMPASS2_ERRORS,
   TEAMPASS2_VERSION_BODY,

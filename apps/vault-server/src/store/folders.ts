@@ -1,5 +1,5 @@
 import { COMPLEXITY_LEVELS } from '@vaultline/protocol';
-import type { DecodedFolderCreate } from '@vaultline/protocol/wire';
+import { type DecodedFolderCreate, endpoints } from '@vaultline/protocol/wire';
 import { MAX_FOLDER_DEPTH, MAX_RENEWAL_MONTHS, MAX_TITLE_LENGTH } from '../constants.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -9,15 +9,21 @@ import type { StoreContext } from './store-context.ts';
 import { checkText } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
 
-/** A read/userfolders record. */
+/**
+ * A read/userfolders record, its fields in TeamPass 2's order (`id`, `title`, `level`,
+ * `parent_id`, `access_type`: scripts such as tapiw read them by position), then Vaultline's own.
+ */
 export interface FolderRecord {
   id: string;
   title: string;
   level: string;
-  access_type: string;
   parent_id: string;
+  access_type: string;
   personal: string;
 }
+
+/** The most folder ids one delete/folder takes: the endpoint table's batch, as TeamPass allows. */
+export const MAX_FOLDERS_PER_DELETE: number = endpoints.deleteFolders.batch.size;
 
 function checkTitle(title: string): string {
   checkText(title, 'the folder title', MAX_TITLE_LENGTH);
@@ -55,8 +61,8 @@ export async function readUserFolders(
       id: String(id),
       title: node.title,
       level: String(node.level),
-      access_type: rights.get(id)!,
       parent_id: String(node.parentId ?? 0),
+      access_type: rights.get(id)!,
       personal: node.personalOwner === null ? '0' : '1',
     };
   }
@@ -162,6 +168,13 @@ export async function updateFolder(
  * sub-folders not deleted in the same call, is refused (409).
  */
 export async function deleteFolders(ctx: StoreContext, actor: Actor, ids: readonly number[]) {
+  // TeamPass deletes one to four folders per call and refuses more with "No folder specified"
+  // (2.1.27.36, api/functions.php: `count($array_category) < 5`); the core sends four per call.
+  if (ids.length > MAX_FOLDERS_PER_DELETE)
+    throw invalid(
+      `Expected at most ${MAX_FOLDERS_PER_DELETE} folder ids in one delete/folder, received ${ids.length}; nothing was deleted.`,
+      'too_many_folders',
+    );
   const unique = [...new Set(ids)];
   const tree = await ctx.folders(true);
   for (const id of unique) checkFolderWrite(actor.principal, tree.get(id), id);

@@ -25,10 +25,12 @@ import { MAX_TITLE_LENGTH } from '../constants.ts';
 import * as directory from '../store/directory.ts';
 import { isStoreError } from '../store/errors.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../store/file-names.ts';
+import { takenIds } from '../store/identity.ts';
 import { importedIds } from '../store/import-map.ts';
 import * as items from '../store/items.ts';
 import { labelKey } from '../store/text-rules.ts';
 import type {
+  ImportedId,
   ImportOptions,
   ImportSnapshot,
   ImportSummary,
@@ -146,6 +148,7 @@ function planFolders(folders: ReadonlyMap<number, Folder>): PlannedFolder[] {
   return [...folders.values()]
     .map((folder) => ({
       sourceId: folder.id,
+      keepId: false,
       title: folder.title,
       sourceParent:
         folder.parentId !== undefined && folders.has(folder.parentId) ? folder.parentId : undefined,
@@ -208,7 +211,7 @@ async function planItems(
       continue;
     }
     seenLabels.add(key);
-    planned.push({ sourceId: item.id, sourceFolder: item.folderId, values });
+    planned.push({ sourceId: item.id, keepId: false, sourceFolder: item.folderId, values });
   }
   return planned;
 }
@@ -366,6 +369,25 @@ async function checkSource(
   return { files: capabilities.files !== false };
 }
 
+/** The ids a dry run reports: what keeps its source id, and what would get a new one. */
+function predictedIds(
+  folders: readonly PlannedFolder[],
+  items: readonly PlannedItem[],
+  files: readonly PlannedFile[],
+): ImportSummary['ids'] {
+  const kept = [...folders, ...items].filter((planned) => planned.keepId).length;
+  const changed: ImportedId[] = [
+    ...folders
+      .filter((f) => !f.keepId)
+      .map((f) => ({ kind: 'folder' as const, source: f.sourceId, id: undefined })),
+    ...items
+      .filter((i) => !i.keepId)
+      .map((i) => ({ kind: 'item' as const, source: i.sourceId, id: undefined })),
+    ...files.map((f) => ({ kind: 'file' as const, source: f.sourceId, id: undefined })),
+  ];
+  return { kept, changed };
+}
+
 async function readWith(
   client: VaultClient,
   db: Queryable,
@@ -381,6 +403,7 @@ async function readWith(
     files: { added: 0, existing: 0 },
     users: { added: 0, existing: 0 },
     rights: { added: 0, existing: 0 },
+    ids: { kept: 0, changed: [] },
     skipped: [],
   };
   const read: Reading = {
@@ -407,16 +430,32 @@ async function readWith(
     items: await importedIds(db, source, 'item'),
     files: await importedIds(db, source, 'file'),
   };
-  const newItems = await planItems(read, db, sourceItems, folders, imported.items);
+  const plannedItems = await planItems(read, db, sourceItems, folders, imported.items);
   // Attachments of every imported item, new or from an earlier run.
   const withFiles = [
     ...sourceItems.filter((item) => imported.items.has(String(item.id))).map((item) => item.id),
-    ...newItems.map((item) => item.sourceId),
+    ...plannedItems.map((item) => item.sourceId),
   ];
   const files = withAttachments ? await readFiles(read, withFiles, imported.files) : [];
   const plannedLogins = await planLogins(read, db, rightsOf, imported.folders);
 
-  const newFolders = planned.filter((folder) => !imported.folders.has(String(folder.sourceId)));
+  // Each new folder and item keeps its source id where no folder or item here has it (all of
+  // them in an empty vault); the write phase checks again under its lock.
+  const takenFolders = await takenIds(
+    db,
+    'folders',
+    planned.map((folder) => folder.sourceId),
+  );
+  const takenItems = await takenIds(
+    db,
+    'items',
+    plannedItems.map((item) => item.sourceId),
+  );
+  const newFolders = planned
+    .filter((folder) => !imported.folders.has(String(folder.sourceId)))
+    .map((folder) => ({ ...folder, keepId: !takenFolders.has(folder.sourceId) }));
+  const newItems = plannedItems.map((item) => ({ ...item, keepId: !takenItems.has(item.sourceId) }));
+  summary.ids = predictedIds(newFolders, newItems, files);
   summary.folders.existing = planned.length - newFolders.length;
   summary.folders.added = newFolders.length;
   summary.items.added = newItems.length;

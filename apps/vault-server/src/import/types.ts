@@ -7,6 +7,7 @@
 
 import type { AccessType } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import type { ImportedKind } from '../store/import-map.ts';
 
 /** Options of an import. */
 export interface ImportOptions {
@@ -41,6 +42,15 @@ export interface ImportCount {
   existing: number;
 }
 
+/** What a source's folder, item or attachment became here. */
+export interface ImportedId {
+  readonly kind: ImportedKind;
+  /** Its id in the source. */
+  readonly source: number;
+  /** Its id here; `undefined` in a dry run for one that would get a new id. */
+  readonly id: number | undefined;
+}
+
 /** What an import did (or, dry, would do). */
 export interface ImportSummary {
   /** The source's URL, without credentials or query. */
@@ -53,6 +63,11 @@ export interface ImportSummary {
   users: ImportCount;
   /** Rights set on the logins' roles (one role per login, `imported:<login>`). */
   rights: ImportCount;
+  /**
+   * The ids of what was added: how many folders and items kept their source id, and every one
+   * that got another (its source id is taken here; attachments always get new ids).
+   */
+  ids: { kept: number; changed: ImportedId[] };
   /** What was not imported, and why. */
   skipped: { what: string; reason: string }[];
 }
@@ -60,6 +75,8 @@ export interface ImportSummary {
 /** A source folder to create here. */
 export interface PlannedFolder {
   readonly sourceId: number;
+  /** Its source id is free here (when the read phase looked): it keeps it. */
+  readonly keepId: boolean;
   readonly title: string;
   /** The source parent, when it is imported too; else the root. */
   readonly sourceParent: number | undefined;
@@ -69,6 +86,8 @@ export interface PlannedFolder {
 /** A source item to add here, with its values as add/item takes them, but its folder. */
 export interface PlannedItem {
   readonly sourceId: number;
+  /** Its source id is free here (when the read phase looked): it keeps it. */
+  readonly keepId: boolean;
   readonly sourceFolder: number;
   readonly values: Omit<ItemValues, 'folderId'>;
 }

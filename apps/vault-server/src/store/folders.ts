@@ -72,12 +72,14 @@ export async function readUserFolders(
 /**
  * add/folder. Public folders: admin keys only. Personal folders: the title is the owner's user id;
  * a user-bound key may create only its own; the parent is the root or another personal folder of
- * the same owner.
+ * the same owner. With `options.id` (the import keeping a source's id), that id instead of a new
+ * one: the caller checked it is free and advances the identity after (`store/identity.ts`).
  */
 export async function addFolder(
   ctx: StoreContext,
   actor: Actor,
   folder: DecodedFolderCreate,
+  options: { readonly id?: number | undefined } = {},
 ): Promise<number> {
   const { principal } = actor;
   const title = checkTitle(folder.title);
@@ -116,10 +118,15 @@ export async function addFolder(
       if (exists.length === 0)
         throw notFound(`Parent folder does not exist: ${parent.id}.`, 'unknown_folder');
     }
+    const values = [title, parent?.id ?? null, complexity, renewal, owner];
+    // An id of its own (the import keeping a source's): the caller advances the identity after.
     const [row] = await tx.query<{ id: number }>(
-      `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [title, parent?.id ?? null, complexity, renewal, owner],
+      options.id === undefined
+        ? `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner)
+           VALUES ($1, $2, $3, $4, $5) RETURNING id`
+        : `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner, id)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      options.id === undefined ? values : [...values, options.id],
     );
     const created = Number(row!.id);
     await auditWrite(tx, actor, 'addFolder', `folder ${created}`);

@@ -380,14 +380,17 @@ const ROWS_PER_INSERT = 500;
  * Adds many items at once with the checks of add/item (values, folder rights, labels similar to
  * one another or to any item of the vault) and one audit record each: for benchmarks and the
  * import. Runs in `within` when given (the caller's transaction), else in a transaction of its own.
+ * `ids` gives an item the id it must have (the import keeping a source's; `undefined`: a new one):
+ * the caller checked they are free and advances the identity after (`store/identity.ts`).
  *
- * @returns The new ids, in the order of `values`.
+ * @returns The ids, in the order of `values`.
  */
 export async function addItems(
   ctx: StoreContext,
   actor: Actor,
   values: readonly ItemValues[],
   within?: Queryable,
+  ids?: readonly (number | undefined)[],
 ): Promise<number[]> {
   const inputs = values.map(parseValues);
   const keys = inputs.map((input) => labelKey(input.label));
@@ -405,29 +408,32 @@ export async function addItems(
     }
     const taken = await tx.query('SELECT 1 FROM items WHERE label_key = ANY($1::text[]) LIMIT 1', [keys]);
     if (taken.length > 0) throw similarLabel();
-    const ids: number[] = [];
+    const added: number[] = [];
     for (let start = 0; start < inputs.length; start += ROWS_PER_INSERT) {
       const chunk = inputs.slice(start, start + ROWS_PER_INSERT);
       const params = chunk.flatMap((input, i) => itemColumns(ctx, input, keys[start + i]!));
-      const rows = chunk.map(
-        (_, i) =>
-          `(${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`,
-      );
-      const inserted = await tx.query<{ id: number }>(
-        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
-         VALUES ${rows.join(', ')} RETURNING id`,
+      const rows = chunk.map((_, i) => {
+        const own = ids?.[start + i];
+        if (own !== undefined) params.push(own);
+        const id = own === undefined ? 'DEFAULT' : `$${params.length}`;
+        return `(${id}, ${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`;
+      });
+      const inserted = await tx.query<{ id: number; label_key: string }>(
+        `INSERT INTO items (id, folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
+         VALUES ${rows.join(', ')} RETURNING id, label_key`,
         params,
       );
-      // Identity values follow the order of the rows of one statement.
-      ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
+      // Label keys are unique in the vault: each tells which row got which id.
+      const idOf = new Map(inserted.map((row) => [row.label_key, Number(row.id)]));
+      added.push(...chunk.map((_, i) => idOf.get(keys[start + i]!)!));
     }
     await auditWrites(
       tx,
       actor,
       'addItem',
-      ids.map((id) => `item ${id}`),
+      added.map((id) => `item ${id}`),
     );
-    return ids;
+    return added;
   };
   try {
     return within ? await run(within) : await ctx.db.transaction(run);

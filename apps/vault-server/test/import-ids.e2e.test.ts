@@ -46,6 +46,8 @@ describe.each(STORES)('an import into an empty vault keeps the source ids (%s)',
       from: replay.url,
       apiKey: KEY,
       logins: ['alice'],
+      // A TeamPass-compatible source with file endpoints (a fork): asked for.
+      attachments: true,
       dryRun: false,
     });
     // Folders 1 and 2, items 10 and 11 (item 12 has no password: skipped); the attachment gets a new id.
@@ -91,10 +93,13 @@ describe('an import into a vault whose ids are taken', () => {
       await vault.close();
     }
     const mapFile = join(target, 'id-map.csv');
-    const result = await runCli(['import', '--from', replay.url, '--login', 'alice', '--map-file', mapFile], {
-      VAULTLINE_DATA_DIR: target,
-      VAULTLINE_IMPORT_API_KEY: KEY,
-    });
+    const result = await runCli(
+      ['import', '--from', replay.url, '--login', 'alice', '--attachments', '--map-file', mapFile],
+      {
+        VAULTLINE_DATA_DIR: target,
+        VAULTLINE_IMPORT_API_KEY: KEY,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expectNoSecrets([result.stdout, result.stderr], [KEY]);
     expect(result.stdout).toMatch(/ids\s+kept 0 source ids/);
@@ -137,10 +142,13 @@ describe('an import into a vault whose ids are taken', () => {
       await copy.close();
     }
     // A re-run adds nothing; its map file holds what the first run made.
-    const again = await runCli(['import', '--from', replay.url, '--login', 'alice', '--map-file', mapFile], {
-      VAULTLINE_DATA_DIR: target,
-      VAULTLINE_IMPORT_API_KEY: KEY,
-    });
+    const again = await runCli(
+      ['import', '--from', replay.url, '--login', 'alice', '--attachments', '--map-file', mapFile],
+      {
+        VAULTLINE_DATA_DIR: target,
+        VAULTLINE_IMPORT_API_KEY: KEY,
+      },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/Nothing new to import/);
     expect(

@@ -83,6 +83,7 @@ export {
   type ItemWireRecord,
   NewPasswordResultSchema,
   OkResultSchema,
+  OtpResultSchema,
   StatusResultSchema,
 } from './schemas.ts';
 export {

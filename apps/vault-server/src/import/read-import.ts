@@ -14,6 +14,7 @@ import {
   createVaultClient,
   type Folder,
   type Item,
+  type ItemOtpSecret,
   type ServerCapabilities,
   toVaultError,
   type VaultClient,
@@ -27,6 +28,7 @@ import { isStoreError } from '../store/errors.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../store/file-names.ts';
 import { takenIds } from '../store/identity.ts';
 import { importedIds } from '../store/import-map.ts';
+import type { ItemExtras } from '../store/items.ts';
 import * as items from '../store/items.ts';
 import { labelKey } from '../store/text-rules.ts';
 import type {
@@ -89,6 +91,28 @@ function itemValues(item: Item): Omit<ItemValues, 'folderId'> {
     tags: item.tags === undefined ? text('tags') : item.tags.join(' '),
     anyoneCanModify: text('anyone_can_modify') === '1' ? '1' : '0',
   };
+}
+
+/**
+ * An item's TOTP secret and custom fields as the source sent them, checked as this vault stores
+ * them; what cannot be carried is named in the summary (the item itself is still imported).
+ */
+function extrasOf(read: Reading, item: Item, what: string): ItemExtras {
+  let otp: ItemOtpSecret | undefined;
+  if (item.otpSecret !== undefined) {
+    try {
+      otp = items.checkOtpSecret(item.otpSecret);
+      read.summary.carried.otp++;
+    } catch (error) {
+      if (!isStoreError(error)) throw error;
+      read.skip(`${what}: its TOTP secret`, error.message);
+    }
+  } else if (item.otp === true) {
+    read.skip(`${what}: its TOTP secret`, 'the source serves its codes, never the secret they are made from');
+  }
+  const fields = item.fields;
+  if (fields !== undefined && fields.length > 0) read.summary.carried.fields++;
+  return { otp, fields };
 }
 
 /**
@@ -211,7 +235,13 @@ async function planItems(
       continue;
     }
     seenLabels.add(key);
-    planned.push({ sourceId: item.id, keepId: false, sourceFolder: item.folderId, values });
+    planned.push({
+      sourceId: item.id,
+      keepId: false,
+      sourceFolder: item.folderId,
+      values,
+      extras: extrasOf(read, item, what),
+    });
   }
   return planned;
 }
@@ -319,6 +349,8 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
     // A source that signs in per user (TeamPass 3) signs in as the one login given.
     login: logins.length === 1 ? logins[0] : undefined,
     password: options.password,
+    // TOTP secrets travel from the source into this vault's sealed column, nowhere else.
+    keepOtpSecrets: true,
     timeoutMs: 60_000,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -366,7 +398,21 @@ async function checkSource(
   if (capabilities.files === false) {
     read.skip('attachments', `${source} has no attachments: none were read or imported`);
   }
-  return { files: capabilities.files !== false };
+  if (capabilities.files === 'unknown' && !options.attachments) {
+    read.skip(
+      'attachments',
+      'not read: this source does not say it has file endpoints (TeamPass 2\'s API has none, and answers read/listfiles with "No results" for every item); any attachments stay there. A fork that has them: run again with --attachments (one read/listfiles per item)',
+    );
+  }
+  if (capabilities.server === 'teampass-compatible') {
+    read.skip(
+      'TOTP secrets and custom fields',
+      "TeamPass 2's API does not send them: any its items hold stay there",
+    );
+  }
+  return {
+    files: capabilities.files === true || (capabilities.files === 'unknown' && options.attachments === true),
+  };
 }
 
 /** The ids a dry run reports: what keeps its source id, and what would get a new one. */
@@ -403,6 +449,7 @@ async function readWith(
     files: { added: 0, existing: 0 },
     users: { added: 0, existing: 0 },
     rights: { added: 0, existing: 0 },
+    carried: { otp: 0, fields: 0 },
     ids: { kept: 0, changed: [] },
     skipped: [],
   };

@@ -8,6 +8,7 @@
 import type { AccessType } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
 import type { ImportedKind } from '../store/import-map.ts';
+import type { ItemExtras } from '../store/items.ts';
 
 /** Options of an import. */
 export interface ImportOptions {
@@ -32,6 +33,12 @@ export interface ImportOptions {
   dryRun: boolean;
   /** The `fetch` for the source; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Reads attachments from a source that does not say whether it has file endpoints (a
+   * TeamPass-compatible server: TeamPass 2 has none, a fork does), with one `read/listfiles` per
+   * item. Without it such a source's attachments are named as skipped, and nothing is asked.
+   */
+  attachments?: boolean | undefined;
   /** Told how far the import is: `done` of `total` steps of a phase. */
   onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
 }
@@ -58,6 +65,8 @@ export interface ImportSummary {
   dryRun: boolean;
   folders: ImportCount;
   items: ImportCount;
+  /** How many of the items added carry a TOTP secret, and custom fields (sealed like passwords). */
+  carried: { otp: number; fields: number };
   files: ImportCount;
   /** Users created here, and users that were here already. */
   users: ImportCount;
@@ -90,6 +99,8 @@ export interface PlannedItem {
   readonly keepId: boolean;
   readonly sourceFolder: number;
   readonly values: Omit<ItemValues, 'folderId'>;
+  /** Its TOTP secret and custom fields, where the source sent them. */
+  readonly extras: ItemExtras;
 }
 
 /** A source attachment to add here, its bytes already read. */

@@ -91,6 +91,8 @@ export async function writeImport(
       placed.map((item) => (takenItems.has(item.sourceId) ? undefined : item.sourceId)),
     );
     for (const [index, item] of placed.entries()) {
+      if (item.extras.otp !== undefined || item.extras.fields !== undefined)
+        await items.setItemExtras(tx, ctx, ids[index]!, item.extras);
       if (ids[index] === item.sourceId) kept++;
       else changed.push({ kind: 'item', source: item.sourceId, id: ids[index]! });
     }

@@ -47,6 +47,7 @@ function importReport(summary: ImportSummary): string {
     count('folders', summary.folders),
     count('items', summary.items),
     count('files', summary.files),
+    `  one-time codes: ${summary.dryRun ? 'would carry' : 'carried'} ${summary.carried.otp} TOTP secrets; custom fields: ${summary.carried.fields} items (sealed like passwords)\n`,
     count('users', summary.users),
     count('rights', summary.rights),
     ...idLines(summary),
@@ -105,6 +106,10 @@ export function importCommand(context: CliContext): Command {
       '--map-file <path>',
       'write what each source folder, item and attachment is here to this CSV file (kind,source_id,id), every run from this source included',
     )
+    .option(
+      '--attachments',
+      'read attachments from a source that does not say it has file endpoints (a TeamPass 2 fork that has them): one read/listfiles per item',
+    )
     .option('--dry-run', 'read the source and report what would be added, without writing')
     .option('--json', 'print the summary as JSON')
     .action(
@@ -115,6 +120,7 @@ export function importCommand(context: CliContext): Command {
           passwordStdin?: boolean;
           login: string[];
           mapFile?: string;
+          attachments?: boolean;
           dryRun?: boolean;
           json?: boolean;
         },
@@ -157,6 +163,7 @@ export function importCommand(context: CliContext): Command {
               apiKey,
               password,
               logins: options.login,
+              attachments: options.attachments === true,
               dryRun: options.dryRun === true,
               onProgress: (next, done, total) => {
                 if (!bar) return;

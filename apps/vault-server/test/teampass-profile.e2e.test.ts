@@ -410,11 +410,12 @@ describe('the protocol client with a key of either profile', () => {
     const plain = (await script('new_password/x;0;0;0', teampassKey)).json as { password: string };
     expect(plain.password).toMatch(/^[A-Za-z2-9]{8}$/);
     // No rules at all: TeamPass's answer, not a password made on defaults.
-    expect(await script('new_password/', teampassKey)).toEqual({
-      status: 200,
-      contentType: 'application/json',
-      json: TEAMPASS2_ERRORS.noParameters.body,
-    });
+    for (const path of ['new_password/', 'new_password'])
+      expect(await script(path, teampassKey), path).toEqual({
+        status: 200,
+        contentType: 'application/json',
+        json: TEAMPASS2_ERRORS.noParameters.body,
+      });
     // The default profile keeps the spec's strict reading.
     expectJsonError(
       await rawRequest(vault.url, `/api/index.php/new_password/12:1:1:10;0?apikey=${vaultlineKey}`),

@@ -153,6 +153,8 @@ const TEAMPASS: AnswerProfile = {
       JSON_HEADERS,
       JSON.stringify(TEAMPASS2_COMPLEXITY_LEVELS_BODY),
     ),
+    // new_password with no rules segment at all: TeamPass's NO_PARAMETERS, as for an empty one.
+    '/new_password': teampassError(TEAMPASS2_ERRORS.noParameters.status, TEAMPASS2_ERRORS.noParameters.body),
   },
   find: 'label',
   answerError(error, logger) {

@@ -310,6 +310,35 @@ describe('vaultline against the Vaultline server', () => {
     );
 
     it(
+      'reads the current one-time code of an item with a TOTP secret (read/otp), and says when there is none',
+      async () => {
+        // The server keeps TOTP secrets an import brought (sealed); set one as the import does.
+        const vault = seeded.vault.server.vault;
+        const profile = { secret: 'JBSWY3DPEHPK3PXP', algorithm: 'sha1', digits: 6, period: 30 };
+        await vault.db.query('UPDATE items SET totp = $2 WHERE id = $1', [
+          id('prod db'),
+          vault.ctx.box.sealText(JSON.stringify(profile)),
+        ]);
+        vault.ctx.invalidate();
+        for (let attempt = 0; ; attempt++) {
+          const before = await seeded.admin.readOtp({ id: id('prod db') });
+          const read = await cli(['read', `vaultline://${id('prod db')}/otp`, '--json'], {
+            allowed: [before.code],
+          });
+          expect(read.code, read.stderr).toBe(0);
+          const after = await seeded.admin.readOtp({ id: id('prod db') });
+          if (before.code !== after.code && attempt < 3) continue;
+          expect(JSON.parse(read.stdout)).toMatchObject({ value: before.code });
+          break;
+        }
+        // An item without a TOTP secret: the reference names nothing.
+        const none = await cli(['read', `vaultline://${id('api token')}/otp`]);
+        expect(none.code).toBe(EXIT.reference);
+      },
+      startsTimeout(6),
+    );
+
+    it(
       'fails with exit 3 and names the reference: no right, not found, unknown field',
       async () => {
         const forbidden = await cli(['read', `vaultline://${id('ops secret')}/password`], {

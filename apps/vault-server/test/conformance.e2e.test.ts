@@ -24,7 +24,7 @@ describe.each(STORES)('protocol conformance suite on %s', (store) => {
   it('passes every operation with an admin key', async () => {
     const report = await runConformance({ baseUrl: vault.url, apiKey: vault.adminKey, login: 'alice' });
     expect(report.results.filter((result) => result.ok !== true)).toEqual([]);
-    expect(report.results).toHaveLength(15);
+    expect(report.results).toHaveLength(16);
     expect(report.ok).toBe(true);
   });
 

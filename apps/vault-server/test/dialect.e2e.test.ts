@@ -34,7 +34,7 @@ describe('dialect detection against the Vaultline server', () => {
         dialect: 'legacy',
         credentials: 'api-key',
         files: true,
-        otp: false,
+        otp: true,
         tags: false,
         urlLookup: false,
         otherUsers: true,
@@ -68,7 +68,8 @@ describe('dialect detection against the Vaultline server', () => {
       administrator: undefined,
       api: undefined,
     });
-    await expect(client.readOtp({ id: 1 })).rejects.toMatchObject({ code: 'unsupported' });
+    // read/otp exists here (capability otp): an item without a TOTP secret has no code.
+    await expect(client.readOtp({ id: 999_999 })).rejects.toMatchObject({ code: 'not_found' });
     await client.dispose();
   });
 });

@@ -32,6 +32,7 @@ const HOSTILE_LOGIN = 'tom & müller';
 const tempDir = tempDirs('vaultline-import-tp3-');
 
 interface Summary {
+  ids: { kept: number; changed: { kind: string; source: number; id: number }[] };
   folders: { added: number; existing: number };
   items: { added: number; existing: number };
   files: { added: number; existing: number };
@@ -185,15 +186,23 @@ describe('vaultline-server import from TeamPass 3', () => {
     try {
       const client = clientOf(vault);
       const folders = await client.readUserFolders({ login: 'alice' });
-      // Created parents first: the top levels, then each level below.
-      expect(folders.map((f) => [f.title, f.level, f.accessType])).toEqual([
-        [TOP, 1, 'W'],
-        ['Bulk', 1, 'R'],
-        [MIDDLE, 2, 'ND'],
-        [DEEP, 3, 'NE'],
-      ]);
+      // An empty vault: every folder keeps its TeamPass id (issue 27.3), its parent too.
+      const idOf = (path: string) => fake.folder(path)!.id;
+      expect(folders.map((f) => [f.id, f.title, f.level, f.accessType, f.parentId]).sort()).toEqual(
+        [
+          [idOf(TOP), TOP, 1, 'W', 0],
+          [idOf('Bulk'), 'Bulk', 1, 'R', 0],
+          [idOf(`${TOP}/${MIDDLE}`), MIDDLE, 2, 'ND', idOf(TOP)],
+          [idOf(`${TOP}/${MIDDLE}/${DEEP}`), DEEP, 3, 'NE', idOf(`${TOP}/${MIDDLE}`)],
+        ].sort(),
+      );
+      expect(summary.ids).toEqual({ kept: 4 + BULK_ITEMS + 3, changed: [] });
       const items = await client.readUserItems({ login: 'alice' });
       expect(items).toHaveLength(BULK_ITEMS + 3);
+      // …and every item its TeamPass id.
+      // (Told apart by password: the fake keeps labels escaped, and every password here differs.)
+      const sourceIds = new Map(fake.items().map((item) => [item.password, item.id]));
+      expect(items.filter((item) => item.id !== sourceIds.get(item.password))).toEqual([]);
       const hostile = items.find((item) => item.label === HOSTILE_LABEL);
       expect(hostile).toMatchObject({
         password: 'p&ss <w0rd> ✓',

@@ -209,7 +209,7 @@ describe('vaultline-server import from TeamPass (the protocol replay server)', (
   it('leaves nothing half-imported when the source fails part way', async () => {
     const target = await tempDir();
     replay.fault({ match: (request) => request.url.includes('/read/files/'), reply: { destroy: true } });
-    const result = await cli(['import', '--from', replay.url, '--login', 'alice'], {
+    const result = await cli(['import', '--from', replay.url, '--login', 'alice', '--attachments'], {
       VAULTLINE_DATA_DIR: target,
       VAULTLINE_IMPORT_API_KEY: KEY,
     });
@@ -228,10 +228,14 @@ describe('vaultline-server import from TeamPass (the protocol replay server)', (
 
   it('imports its folders, items, attachment and rights, skipping what it cannot read, with reasons', async () => {
     const target = await tempDir();
-    const result = await cli(['import', '--from', replay.url, '--login', 'alice', '--login', 'norole'], {
-      VAULTLINE_DATA_DIR: target,
-      VAULTLINE_IMPORT_API_KEY: KEY,
-    });
+    // The replay server has file endpoints, as a TeamPass fork may: asked for with --attachments.
+    const result = await cli(
+      ['import', '--from', replay.url, '--login', 'alice', '--login', 'norole', '--attachments'],
+      {
+        VAULTLINE_DATA_DIR: target,
+        VAULTLINE_IMPORT_API_KEY: KEY,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/folders\s+added 2/);
     expect(result.stdout).toMatch(/items\s+added 2/);

@@ -395,6 +395,96 @@ describe('the protocol client with a key of either profile', () => {
     await expectVaultError(client.addFolder({ folder: { title: 'Public' } }), 'forbidden');
   });
 
+  it("generates for the rules mrlocke's teampass-changer sends, read as TeamPass reads them (issue 27.5)", async () => {
+    // teampass-changer joins size, secure, capitalize and ambiguous with ':' and appends '0;0';
+    // its library's default rules are '12;1;1;1;1' + '0;0'. TeamPass reads the number the first
+    // value starts with, and a flag only when it is exactly 1.
+    const changer = (await script('new_password/12:1:1:10;0', teampassKey)).json as { password: string };
+    expect(changer.password).toMatch(/^[A-Za-z2-9]{12}$/);
+    const byDefault = (await script('new_password/12;1;1;1;10;0', teampassKey)).json as { password: string };
+    expect(byDefault.password).toHaveLength(12);
+    // secure (the second value) is 1: every class, symbols included, look-alikes left out.
+    expect(byDefault.password).toMatch(/[^A-Za-z0-9]/);
+    expect(byDefault.password).not.toMatch(/[lIO01]/);
+    // Numerals and capitalize never turn letters or digits off on TeamPass; a size of none is 8.
+    const plain = (await script('new_password/x;0;0;0', teampassKey)).json as { password: string };
+    expect(plain.password).toMatch(/^[A-Za-z2-9]{8}$/);
+    // No rules at all: TeamPass's answer, not a password made on defaults.
+    for (const path of ['new_password/', 'new_password'])
+      expect(await script(path, teampassKey), path).toEqual({
+        status: 200,
+        contentType: 'application/json',
+        json: TEAMPASS2_ERRORS.noParameters.body,
+      });
+    // The default profile keeps the spec's strict reading.
+    expectJsonError(
+      await rawRequest(vault.url, `/api/index.php/new_password/12:1:1:10;0?apikey=${vaultlineKey}`),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('answers info/complexicity_levels_list as TeamPass does, and the default profile does not know it', async () => {
+    expect(await script('info/complexicity_levels_list', teampassKey)).toEqual({
+      status: 200,
+      contentType: 'application/json',
+      json: {
+        '0': 'Very weak',
+        '25': 'Weak',
+        '50': 'Medium',
+        '60': 'Strong',
+        '70': 'Very strong',
+        '80': 'Heavy',
+        '90': 'Very heavy',
+      },
+    });
+    expect(
+      (await rawRequest(vault.url, `/api/index.php/info/complexicity_levels_list?apikey=${vaultlineKey}`))
+        .status,
+    ).toBe(404);
+  });
+
+  it("sends read/userfolders fields in TeamPass's order, for scripts that read them by position (tapiw)", async () => {
+    await vault.admin.createUser({ login: 'tapiw' });
+    await vault.admin.createRole({ name: 'tapiw-readers' });
+    await vault.admin.assignRole('tapiw', 'tapiw-readers');
+    await vault.admin.grant('tapiw-readers', folderId, 'W');
+    const json = (await script('read/userfolders/tapiw', teampassKey)).json as Record<string, object>;
+    expect(Object.keys(json[String(folderId)]!).slice(0, 5)).toEqual([
+      'id',
+      'title',
+      'level',
+      'parent_id',
+      'access_type',
+    ]);
+  });
+
+  it('deletes at most four folders per delete/folder, as TeamPass: five get "No folder specified" and stay', async () => {
+    const admin = clientOf(vault);
+    const ids: number[] = [];
+    for (const n of [1, 2, 3, 4, 5])
+      ids.push((await admin.addFolder({ folder: { title: `Batch ${n}`, parentId: folderId } })).id);
+    expect(await script(`delete/folder/${ids.join(';')}`, teampassKey)).toEqual({
+      status: 200,
+      contentType: 'application/json',
+      json: TEAMPASS2_ERRORS.noFolderSpecified.body,
+    });
+    expectJsonError(
+      await rawRequest(vault.url, `/api/index.php/delete/folder/${ids.join(';')}?apikey=${vaultlineKey}`),
+      400,
+      'invalid_request',
+    );
+    const left = await vault.server.vault.db.query('SELECT id FROM folders WHERE id = ANY($1::bigint[])', [
+      ids,
+    ]);
+    expect(left).toHaveLength(5);
+    // Four in one call, as TeamPass deletes them; the client splits longer lists itself.
+    expect((await script(`delete/folder/${ids.slice(0, 4).join(';')}`, teampassKey)).json).toEqual({
+      status: 'OK',
+    });
+    await admin.deleteFolders({ ids: [ids[4]!] });
+  });
+
   it('passes the conformance suite with a key of the teampass profile', async () => {
     await vault.admin.createUser({ login: 'quinn' });
     const key = await vault.admin.createKey({ label: 'conformance-teampass', profile: 'teampass' });

@@ -109,7 +109,7 @@ export interface ServerCapabilities {
    * long) into several calls and merges the answers.
    */
   readonly maxIds: number;
-  /** Whether items can hold a TOTP secret whose current code `readOtp` reads (TeamPass 3). */
+  /** Whether items can hold a TOTP secret whose current code `readOtp` reads (TeamPass 3; a Vaultline server with `otp`). */
   readonly otp: boolean;
   /** Whether items carry tags that reads return (`Item.tags`) and `readTags` lists (TeamPass 3). */
   readonly tags: boolean;
@@ -237,6 +237,8 @@ export function capabilitiesOf(
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
     ...LEGACY_ONLY,
+    // read/otp: a Vaultline server that keeps TOTP secrets says so.
+    otp: has('otp'),
     maxIds: info.maxIds ?? DEFAULT_MAX_IDS,
     detected: true,
   };

@@ -396,6 +396,21 @@ async function generatePassword(run: Run): Promise<string> {
   return 'two different passwords of the length asked';
 }
 
+/**
+ * read/otp on the item the suite added, which has no TOTP secret (the legacy API cannot give it
+ * one): the server answers that there is no code, and sends none.
+ */
+async function readOtp(run: Run): Promise<string> {
+  try {
+    const code = await run.client.readOtp({ id: run.state.itemIds[0]! });
+    check(false, `answered a code for an item without a TOTP secret (${code.digits} digits)`);
+  } catch (error) {
+    if (isVaultError(error, 'not_found')) return 'no code for an item without a TOTP secret (not_found)';
+    throw error;
+  }
+  return '';
+}
+
 /** Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables). */
 async function fourByteText(run: Run): Promise<void> {
   try {
@@ -673,6 +688,12 @@ const STEPS: readonly Step[] = [
   { endpoint: 'readUserItems', needs: [], run: readUserItems },
   { endpoint: 'readUserFolders', needs: [], run: readUserFolders },
   { endpoint: 'generatePassword', needs: [], run: generatePassword },
+  {
+    endpoint: 'readOtp',
+    needs: ['addItem'],
+    when: (run) => run.capabilities?.otp === true,
+    run: readOtp,
+  },
   { check: 'four-byte-text', unless: mainItems, run: fourByteText },
   { check: 'full-text-search', unless: mainItems, run: fullTextSearch },
   {
@@ -792,7 +813,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         endpoint,
         operation: endpoints[endpoint].operation,
         ok: undefined,
-        detail: 'not run (file operations disabled)',
+        detail:
+          endpoint === 'readOtp'
+            ? 'not run (the server has no one-time codes: capabilities otp false)'
+            : 'not run (file operations disabled)',
       },
   );
   const findings = run.findings.sort(

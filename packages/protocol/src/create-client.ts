@@ -290,7 +290,11 @@ export function createLegacyVaultClient(
     call,
     getItem: (id, callOptions) => readOneItem(client, id, callOptions),
     updateItemFields: (id, changes, callOptions) => mergeItemFields(client, id, changes, callOptions),
-    readOtp: unsupported('readOtp', 'one-time codes', 'otp'),
+    // read/otp exists on a Vaultline server that says `otp`; elsewhere nothing is sent.
+    readOtp: async (input, callOptions) => {
+      if (!(await probe.get()).otp) return noOtp();
+      return call('readOtp', input, callOptions);
+    },
     readTags: unsupported('readTags', 'tags to list', 'tags'),
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
     identity: async () => {
@@ -302,6 +306,8 @@ export function createLegacyVaultClient(
     },
   };
 }
+
+const noOtp = unsupported('readOtp', 'one-time codes', 'otp');
 
 /** A method the legacy API has no operation for: it fails before sending anything. */
 function unsupported(method: string, what: string, capability: string): () => Promise<never> {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES, endpoints, fillPath } from './endpoints.ts';
 
 describe('endpoint table', () => {
-  it("has the 14 operations of the spec and TeamPass's new_password", () => {
-    expect(ENDPOINT_NAMES).toHaveLength(15);
+  it("has the 14 operations of the spec, TeamPass's new_password and Vaultline's read/otp", () => {
+    expect(ENDPOINT_NAMES).toHaveLength(16);
     expect(ENDPOINT_NAMES.map((name) => endpoints[name].operation).sort()).toEqual(
       [
         'add/file',
@@ -17,6 +17,7 @@ describe('endpoint table', () => {
         'read/folder',
         'read/items',
         'read/listfiles',
+        'read/otp',
         'read/userfolders',
         'read/userpw',
         'update/folder',

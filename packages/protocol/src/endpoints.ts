@@ -18,6 +18,7 @@ import {
   ItemListSchema,
   NewPasswordResultSchema,
   OkResultSchema,
+  OtpResultSchema,
   StatusResultSchema,
 } from './schemas.ts';
 import {
@@ -253,6 +254,20 @@ export const endpoints = {
     batch: { param: 'folderIds' },
     summary:
       'Finds items in the given folders: TeamPass, those whose label contains the search string; Vaultline (`word-search`), those with every word of it in the label, login, URL or folder path.',
+  },
+  readOtp: {
+    operation: 'read/otp',
+    // A one-time code is a secret while it lasts: audited like a read of the password.
+    secret: true,
+    method: 'GET',
+    path: '/read/otp/{id}',
+    params: { id: idSegment },
+    access: 'read',
+    response: 'json',
+    schema: OtpResultSchema,
+    noResults: 'not_found',
+    summary:
+      "Reads an item's current one-time code (TOTP, RFC 6238) and the seconds it stays valid; Vaultline only (`otp`), never the secret it is made from.",
   },
   generatePassword: {
     operation: 'new_password',

@@ -154,7 +154,7 @@ export {
   type RightDefinition,
   unionOfRights,
 } from './rights.ts';
-export type { FileInfo, Folder, FoundItem, Item } from './schemas.ts';
+export type { FileInfo, Folder, FoundItem, Item, ItemCustomField, ItemOtpSecret } from './schemas.ts';
 export {
   planSearch,
   type SearchFallback,

@@ -56,6 +56,18 @@ export const TEAMPASS_PROFILE_DIFFERENCES: readonly ProfileDifference[] = [
     teampass: 'labels that contain the whole text, as TeamPass matches',
   },
   {
+    topic: 'new_password rules',
+    vaultline:
+      'exactly as docs/spec.md §4.5 reads them: a size of digits only, each flag `0`, `1` or empty; anything else refused; no rules at all, the default password',
+    teampass:
+      'as TeamPass reads them: the size is the number the first value starts with (`12:1:1:10` is 12; 8 when there is none), a flag is on only when it is `1`, a missing one off; letters and digits always, symbols for `secure` (or symbols with base64); no rules at all answers `{"err":"No parameters given"}`',
+  },
+  {
+    topic: 'info/complexicity_levels_list',
+    vaultline: 'no such operation (404)',
+    teampass: 'TeamPass\'s list of complexity levels: `{"0":"Very weak","25":"Weak",…,"90":"Very heavy"}`',
+  },
+  {
     topic: 'info/version with the key',
     vaultline: "the server's identification (`server`, `version`, `features`, `maxResults`)",
     teampass: '`{"api-version":"2.1.5"}`',

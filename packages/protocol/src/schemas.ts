@@ -60,6 +60,65 @@ export function splitPath(path: string): string[] {
   return path === '' ? [] : path.split(' > ').map((part) => part.trim());
 }
 
+/** What one-time codes of an item are made from (RFC 6238): a secret to keep sealed, never to log. */
+export interface ItemOtpSecret {
+  /** The Base32 secret. */
+  secret: string;
+  /** `sha1`, `sha256` or `sha512`. */
+  algorithm: string;
+  /** Digits of a code (6 or 8). */
+  digits: number;
+  /** Seconds a code lasts. */
+  period: number;
+}
+
+/** A custom field of an item (TeamPass 3's, kept by the Vaultline server): what it is called and holds. */
+export interface ItemCustomField {
+  /** Its title, e.g. `Recovery code`. */
+  title: string;
+  /** Its type as the server names it (`text`, `textarea`, …); `text` when not said. */
+  type: string;
+  /** Whether the value is shown masked, like a password. */
+  masked: boolean;
+  /** The value, in clear: a secret when masked. */
+  value: string;
+}
+
+/** One custom field as a server sends it (TeamPass 3's `fields`, a Vaultline item record's `fields`). */
+const CustomFieldSchema = v.pipe(
+  v.looseObject({
+    title: text,
+    type: optionalText,
+    masked: v.optional(v.union([v.boolean(), v.number(), v.string(), v.null()]), false),
+    value: optionalText,
+  }),
+  v.transform(
+    (raw): ItemCustomField => ({
+      title: raw.title,
+      type: raw.type === '' ? 'text' : raw.type,
+      masked: raw.masked === true || raw.masked === 1 || raw.masked === '1',
+      value: raw.value,
+    }),
+  ),
+);
+
+/**
+ * An item's custom fields as a server sent them (`fields`): each entry that reads as a field, the
+ * rest left out; `undefined` when the record has none.
+ *
+ * @param fields The record's `fields` value.
+ * @returns The fields.
+ */
+export function customFieldsOf(fields: unknown): ItemCustomField[] | undefined {
+  if (!Array.isArray(fields) || fields.length === 0) return undefined;
+  const out: ItemCustomField[] = [];
+  for (const entry of fields) {
+    const parsed = v.safeParse(CustomFieldSchema, entry);
+    if (parsed.success) out.push(parsed.output);
+  }
+  return out;
+}
+
 /** Fields shared by item records of read and find. */
 const itemEntries = {
   id,
@@ -100,6 +159,13 @@ export interface ItemFields {
   tags?: string[] | undefined;
   /** Whether the item has a TOTP secret (`readOtp` reads its code), where the server says; `undefined` otherwise. */
   otp?: boolean | undefined;
+  /** Its custom fields, where the server has them (TeamPass 3, the Vaultline server); `undefined` otherwise. */
+  fields?: ItemCustomField[] | undefined;
+  /**
+   * Its TOTP profile, the secret in clear: only on a client made with `keepOtpSecrets` (a
+   * migration), from a server that sends it (TeamPass 3); `undefined` otherwise.
+   */
+  otpSecret?: ItemOtpSecret | undefined;
   /** The record as the server sent it (repaired where it sent numbers or `null` for text). */
   raw: Readonly<Record<string, unknown>>;
 }
@@ -115,8 +181,18 @@ function toItem(raw: v.InferOutput<typeof RawItemRecordSchema>): ItemFields {
     password: raw.pw,
     folderId: raw.folder_id,
     path: splitPath(raw.path),
+    ...extrasOf(raw),
     raw,
   };
+}
+
+/** What a Vaultline server adds to an item record: `otp` (`"1"` for a TOTP secret), `fields`. */
+function extrasOf(raw: Readonly<Record<string, unknown>>): Pick<ItemFields, 'otp' | 'fields'> {
+  const out: Pick<ItemFields, 'otp' | 'fields'> = {};
+  if (raw.otp === '1') out.otp = true;
+  const fields = customFieldsOf(raw.fields);
+  if (fields) out.fields = fields;
+  return out;
 }
 
 /**
@@ -142,6 +218,10 @@ export type ItemWireRecord = {
   folder_id: string;
   /** The folder path, names joined by ` > `. */
   path: string;
+  /** `"1"` when the item has a TOTP secret (a Vaultline server with `otp`); absent otherwise. */
+  otp?: string;
+  /** Its custom fields (a Vaultline server), when it has any. */
+  fields?: ItemCustomField[];
 };
 
 const ID_TEXT = /^[0-9]{1,15}$/;
@@ -179,6 +259,7 @@ function canonicalToItem(r: ItemWireRecord): ItemFields {
     password: r.pw,
     folderId: Number(r.folder_id),
     path: splitPath(r.path),
+    ...(r.otp === undefined && r.fields === undefined ? {} : extrasOf(r)),
     raw: r,
   };
 }
@@ -365,6 +446,27 @@ export const AddFileResultSchema = v.pipe(
 export const NewPasswordResultSchema = v.pipe(
   v.looseObject({ password: v.pipe(v.string(), v.minLength(1, 'Expected a non-empty password')) }),
   v.transform((raw) => ({ password: raw.password })),
+);
+
+/**
+ * The body of read/otp (a Vaultline server with `otp`): an item's current one-time code, as
+ * strings like every record of the legacy API, read into the client's `OtpCode`.
+ */
+export const OtpResultSchema = v.pipe(
+  v.looseObject({
+    item_id: id,
+    code: v.pipe(text, v.regex(/^[0-9]{1,10}$/, 'Expected the code as digits')),
+    expires_in: integer,
+    period: integer,
+    digits: integer,
+  }),
+  v.transform((raw) => ({
+    itemId: raw.item_id,
+    code: raw.code.padStart(raw.digits, '0'),
+    secondsLeft: raw.expires_in,
+    period: raw.period,
+    digits: raw.digits,
+  })),
 );
 
 /** An error body: `{"err":"…"}`, sometimes with a `code`, and from a Vaultline server a `reason`. */

@@ -4,6 +4,7 @@ import { VaultError } from './errors.ts';
 import {
   COMPLEXITY_LEVELS,
   decodeLenientFolderUpdate,
+  decodeTeamPassPasswordRules,
   type EncodeContext,
   folderCreateSegment,
   folderUpdateSegment,
@@ -217,5 +218,35 @@ describe('decodeLenientFolderUpdate (the teampass profile)', () => {
     expect(() => decodeLenientFolderUpdate(blobOf('Ops;50'))).toThrow(/at least 3 folder values/);
     expect(codeOf(() => decodeLenientFolderUpdate(blobOf('Ops;high;0;1;0')))).toBe('invalid_request');
     expect(codeOf(() => decodeLenientFolderUpdate('%%%'))).toBe('invalid_request');
+  });
+});
+
+describe('decodeTeamPassPasswordRules (the teampass profile, as TeamPass 2 reads new_password)', () => {
+  it('reads the size as the number the first value starts with, and flags only when exactly 1', () => {
+    expect(decodeTeamPassPasswordRules('12:1:1:10;0')).toEqual({
+      rules: {
+        length: 12,
+        complexityLevel: undefined,
+        upper: true,
+        digits: true,
+        symbols: false,
+        ambiguous: false,
+      },
+      base64: false,
+    });
+    expect(decodeTeamPassPasswordRules('12;1;1;1;10;0').rules).toMatchObject({ length: 12, symbols: true });
+    expect(decodeTeamPassPasswordRules('0;0;0;0;0;1;1')).toMatchObject({
+      rules: { length: 8, symbols: true },
+      base64: true,
+    });
+    expect(decodeTeamPassPasswordRules('x;yes').rules).toMatchObject({ length: 8, symbols: false });
+    expect(decodeTeamPassPasswordRules(';1;1;1;0;1;0;90').rules).toMatchObject({
+      length: undefined,
+      complexityLevel: 90,
+    });
+  });
+
+  it('refuses no rules at all, as TeamPass answers "No parameters given"', () => {
+    expect(codeOf(() => decodeTeamPassPasswordRules(''))).toBe('invalid_request');
   });
 });

@@ -346,3 +346,43 @@ export const passwordRulesSegment: Segment<PasswordRules, PasswordRequest> = {
     return { rules, base64: ruleFlag(base64, 'base64') ?? false };
   },
 };
+
+/** TeamPass 2's length when the first value of `new_password` is empty or `0`. */
+const TEAMPASS_DEFAULT_LENGTH = 8;
+
+/**
+ * Reads `new_password` rules as TeamPass 2.1.27.36 does (`api/functions.php`; the Vaultline
+ * server's `teampass` profile): the values split on `;`; the size is the number the first value
+ * starts with (PHP's `intval`: `12:1:1:10` is 12), 8 when it is empty, `0` or starts with none; a
+ * flag is on only when it is exactly `1` (anything else, or missing, is off). TeamPass's generator
+ * always draws lower- and upper-case letters and digits without look-alikes (its library's
+ * defaults, which the numerals and capitalize values never turn off), adds symbols for `secure`
+ * (the second value) or for symbols and base64 together (the sixth and seventh), and answers
+ * base64 when the seventh is `1`. Vaultline's eighth value, a folder complexity level, is kept
+ * when it is one (a size then defaults to what the level needs); anything else after the seventh
+ * is ignored, as TeamPass ignores it. So mrlocke's `teampass-changer` rules (`12:1:1:10;0`,
+ * `12;1;1;1;10;0`) get a 12-character password, as on TeamPass.
+ *
+ * @param segment The raw path segment.
+ * @returns The request.
+ * @throws {VaultError} `invalid_request` for an empty segment: TeamPass answers `No parameters given`.
+ */
+export function decodeTeamPassPasswordRules(segment: string): PasswordRequest {
+  if (segment === '') throw new VaultError('invalid_request', 'No parameters given');
+  const values = segment.split(';');
+  const on = (index: number) => values[index] === '1';
+  const size = Number(/^\s*[+-]?([0-9]{1,9})/.exec(values[0] ?? '')?.[1] ?? '0');
+  const complexityText = values[7] ?? '';
+  const complexityLevel = COMPLEXITY_LEVELS.find((known) => String(known) === complexityText);
+  const secure = on(1);
+  const base64 = on(6);
+  const rules: PasswordRules = {
+    length: size !== 0 ? size : complexityLevel === undefined ? TEAMPASS_DEFAULT_LENGTH : undefined,
+    complexityLevel,
+    upper: true,
+    digits: true,
+    symbols: secure || (on(5) && base64),
+    ambiguous: false,
+  };
+  return { rules, base64 };
+}

@@ -35,6 +35,7 @@ export const SERVER_FEATURES = [
   'unicode-search',
   'word-search',
   'four-byte-text',
+  'otp',
 ] as const;
 
 /** One feature of {@link SERVER_FEATURES}. */

@@ -59,3 +59,21 @@ export const TEAMPASS2_VERSION_BODY: { readonly 'api-version': string } = {
 
 /** TeamPass 2's answer to a delete (the spec shows the text `OK`). */
 export const TEAMPASS2_DELETE_BODY: { readonly status: 'OK' } = { status: 'OK' };
+
+/**
+ * TeamPass 2's answer to `info/complexicity_levels_list` (its spelling): the folder complexity
+ * levels and their English names, keyed by level (`api/functions.php` and
+ * `includes/language/english.php` of 2.1.27.36).
+ */
+export const TEAMPASS2_COMPLEXITY_LEVELS_BODY: Readonly<Record<string, string>> = {
+  '0': 'Very weak',
+  '25': 'Weak',
+  '50': 'Medium',
+  '60': 'Strong',
+  '70': 'Very strong',
+  '80': 'Heavy',
+  '90': 'Very heavy',
+};
+
+/** The path (after `/api/index.php`) of TeamPass 2's list of complexity levels. */
+export const TEAMPASS2_COMPLEXITY_LEVELS_PATH = '/info/complexicity_levels_list';

@@ -83,11 +83,13 @@ export {
   type ItemWireRecord,
   NewPasswordResultSchema,
   OkResultSchema,
+  OtpResultSchema,
   StatusResultSchema,
 } from './schemas.ts';
 export {
   type DecodedFolderCreate,
   decodeLenientFolderUpdate,
+  decodeTeamPassPasswordRules,
   folderCreateSegment,
   folderUpdateSegment,
   idListSegment,
@@ -108,6 +110,8 @@ export {
 } from './server-info.ts';
 export {
   TEAMPASS2_API_VERSION,
+  TEAMPASS2_COMPLEXITY_LEVELS_BODY,
+  TEAMPASS2_COMPLEXITY_LEVELS_PATH,
   TEAMPASS2_DELETE_BODY,
   TEAMPASS2_ERRORS,
   TEAMPASS2_VERSION_BODY,

@@ -115,7 +115,10 @@ describe('the OpenAPI document against a TeamPass replay', () => {
     server.collectionShape = shape;
     server.deleteBody = deletes;
     await everyOperation();
-    expect(new Set(seen.map((exchange) => exchange.name))).toEqual(new Set(ENDPOINT_NAMES));
+    // read/otp is the Vaultline server's alone (TeamPass 2 has no one-time codes).
+    expect(new Set(seen.map((exchange) => exchange.name))).toEqual(
+      new Set(ENDPOINT_NAMES.filter((name) => name !== 'readOtp')),
+    );
     for (const exchange of seen) {
       expect(exchange.status, exchange.name).toBe(200);
       if (endpoints[exchange.name].response === 'binary') continue;

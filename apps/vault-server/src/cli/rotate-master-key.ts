@@ -15,7 +15,7 @@ export interface RotationResult {
 }
 
 /**
- * Re-encrypts every password, attachment and the key check under a new master key, in one
+ * Re-encrypts every password (with the item's TOTP secret and custom fields), attachment and the key check under a new master key, in one
  * transaction. With a key file, the new key is written to `master.key.next` before the commit and
  * renamed over `master.key` after it; a crash in between is finished on the next start. The
  * rotation is audited with `actor`, in the same transaction.
@@ -33,13 +33,20 @@ export async function rotateMasterKey(
     const path = usesFile ? masterKeyPath(options.dataDir!) : undefined;
     if (path) await writeSecretFile(`${path}.next`, newKey);
     const counts = await vault.db.transaction(async (tx) => {
-      const items = await tx.query<{ id: number; password: Uint8Array }>(
-        'SELECT id, password FROM items FOR UPDATE',
-      );
+      const items = await tx.query<{
+        id: number;
+        password: Uint8Array;
+        totp: Uint8Array | null;
+        fields: Uint8Array | null;
+      }>('SELECT id, password, totp, fields FROM items FOR UPDATE');
+      // The password, and the TOTP secret and custom fields where the item has them.
+      const reseal = (sealed: Uint8Array | null) => (sealed === null ? null : next.seal(old.open(sealed)));
       for (const row of items) {
-        await tx.query('UPDATE items SET password = $2 WHERE id = $1', [
+        await tx.query('UPDATE items SET password = $2, totp = $3, fields = $4 WHERE id = $1', [
           row.id,
           next.seal(old.open(row.password)),
+          reseal(row.totp),
+          reseal(row.fields),
         ]);
       }
       const files = await reencryptFiles(tx, old, next);

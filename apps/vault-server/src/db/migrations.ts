@@ -221,6 +221,15 @@ CREATE TABLE file_chunks (
 ALTER TABLE file_chunks ALTER COLUMN content SET STORAGE EXTERNAL;
 `,
   },
+  {
+    version: 10,
+    name: 'items: a TOTP secret and custom fields, each sealed like the password (NULL: none)',
+    // Nullable columns with no default: existing rows stay as they are and read as before.
+    sql: `
+ALTER TABLE items ADD COLUMN totp bytea;
+ALTER TABLE items ADD COLUMN fields bytea;
+`,
+  },
 ];
 
 /**

@@ -16,10 +16,14 @@ import { neutralizeText, VaultError } from '@vaultline/protocol';
 import {
   type ApiProfile,
   decodeLenientFolderUpdate,
+  decodeTeamPassPasswordRules,
   type EndpointName,
   idListSegment,
   idSegment,
   itemSegment,
+  passwordRulesSegment,
+  TEAMPASS2_COMPLEXITY_LEVELS_BODY,
+  TEAMPASS2_COMPLEXITY_LEVELS_PATH,
   TEAMPASS2_DELETE_BODY,
   TEAMPASS2_ERRORS,
   TEAMPASS2_VERSION_BODY,
@@ -53,6 +57,11 @@ export interface AnswerProfile {
   /** The answer to `info/version` asked with a key of the profile; `undefined`: the identification. */
   readonly version: ApiAnswer | undefined;
   /**
+   * Fixed answers to `GET` paths that are no row of the endpoint table, by path after the API
+   * prefix (TeamPass's `info/complexicity_levels_list`): none for the default profile.
+   */
+  readonly fixed: Readonly<Record<string, ApiAnswer>>;
+  /**
    * What find/item matches: every word in the label, login, URL or folder path (`word-search`), or,
    * as TeamPass does, labels that contain the whole text.
    */
@@ -72,6 +81,7 @@ const VAULTLINE: AnswerProfile = {
   deleted: 'OK',
   decoders: {},
   version: undefined,
+  fixed: {},
   find: 'words',
   answerError,
 };
@@ -104,6 +114,8 @@ function asTeamPass(error: unknown): ApiAnswer | undefined {
   if (error instanceof SegmentDecodeError) {
     if (error.segment === itemSegment) return written('itemNotComplete');
     if (error.segment === idSegment || error.segment === idListSegment) return written('itemNotNumeric');
+    // The only rules TeamPass's reading refuses: none at all.
+    if (error.segment === passwordRulesSegment) return written('noParameters');
     return inOwnWords(error);
   }
   if (error instanceof NoSuchOperationError || error instanceof WrongMethodError)
@@ -113,6 +125,7 @@ function asTeamPass(error: unknown): ApiAnswer | undefined {
     if (error.reason === 'similar_label') return written('labelExists');
     if (error.reason === 'unknown_user') return written('userMissing');
     if (error.reason === 'unknown_folder') return written('folderMissing');
+    if (error.reason === 'too_many_folders') return written('noFolderSpecified');
     if (error.kind === 'not_found') return written('noDataExists');
     return inOwnWords(error);
   }
@@ -129,8 +142,20 @@ function asTeamPass(error: unknown): ApiAnswer | undefined {
 const TEAMPASS: AnswerProfile = {
   name: 'teampass',
   deleted: TEAMPASS2_DELETE_BODY,
-  decoders: { updateFolder: { folder: decodeLenientFolderUpdate } },
+  decoders: {
+    updateFolder: { folder: decodeLenientFolderUpdate },
+    generatePassword: { rules: decodeTeamPassPasswordRules },
+  },
   version: answer(200, JSON_HEADERS, JSON.stringify(TEAMPASS2_VERSION_BODY)),
+  fixed: {
+    [TEAMPASS2_COMPLEXITY_LEVELS_PATH]: answer(
+      200,
+      JSON_HEADERS,
+      JSON.stringify(TEAMPASS2_COMPLEXITY_LEVELS_BODY),
+    ),
+    // new_password with no rules segment at all: TeamPass's NO_PARAMETERS, as for an empty one.
+    '/new_password': teampassError(TEAMPASS2_ERRORS.noParameters.status, TEAMPASS2_ERRORS.noParameters.body),
+  },
   find: 'label',
   answerError(error, logger) {
     const teampass = asTeamPass(error);

@@ -145,6 +145,11 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     seen.keyLabel = identity.principal.keyLabel;
     seen.profile = ANSWER_PROFILES[identity.profile];
     if (identification) return seen.profile.version ?? info;
+    const fixed = request.method === 'GET' ? seen.profile.fixed[rest] : undefined;
+    if (fixed) {
+      seen.op = rest.slice(1);
+      return fixed;
+    }
     const operation = operationOf(rest);
     if (operation === undefined) throw new NoSuchOperationError();
     seen.op = operation.name;

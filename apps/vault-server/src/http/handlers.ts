@@ -196,6 +196,9 @@ export const handlers: Handlers = {
     const body = params.rules.base64 ? Buffer.from(password, 'utf8').toString('base64') : password;
     return { body: { password: body }, target: '' };
   },
+  async readOtp({ params, principal, ctx }) {
+    return { body: await items.readOtp(ctx, principal, params.id), target: `item ${params.id}` };
+  },
   async findItems({ params, principal, ctx, profile }) {
     const ids = idList(params.folderIds);
     return {

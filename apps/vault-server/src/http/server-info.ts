@@ -29,7 +29,7 @@ export const SERVER_VERSION: string = version;
 export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
   const features: ServerFeature[] = ['bearer-auth'];
   if (queryKeys === 'accept') features.push('query-key');
-  features.push('files', 'unicode-search', 'word-search', 'four-byte-text');
+  features.push('files', 'unicode-search', 'word-search', 'four-byte-text', 'otp');
   return { server: 'vaultline', version, features, maxResults: MAX_FIND_RESULTS, maxIds: MAX_IDS_PER_CALL };
 }
 

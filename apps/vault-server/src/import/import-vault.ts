@@ -31,7 +31,7 @@ export async function importVault(
   if (options.dryRun) return snapshot.summary;
   const progress = options.onProgress ?? (() => {});
   progress('writing', 0, 1);
-  await writeImport(vault, actor, snapshot);
+  const ids = await writeImport(vault, actor, snapshot);
   progress('writing', 1, 1);
-  return snapshot.summary;
+  return { ...snapshot.summary, ids };
 }

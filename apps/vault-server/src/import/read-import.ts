@@ -14,6 +14,7 @@ import {
   createVaultClient,
   type Folder,
   type Item,
+  type ItemOtpSecret,
   type ServerCapabilities,
   toVaultError,
   type VaultClient,
@@ -25,10 +26,13 @@ import { MAX_TITLE_LENGTH } from '../constants.ts';
 import * as directory from '../store/directory.ts';
 import { isStoreError } from '../store/errors.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../store/file-names.ts';
+import { takenIds } from '../store/identity.ts';
 import { importedIds } from '../store/import-map.ts';
+import type { ItemExtras } from '../store/items.ts';
 import * as items from '../store/items.ts';
 import { labelKey } from '../store/text-rules.ts';
 import type {
+  ImportedId,
   ImportOptions,
   ImportSnapshot,
   ImportSummary,
@@ -90,6 +94,28 @@ function itemValues(item: Item): Omit<ItemValues, 'folderId'> {
 }
 
 /**
+ * An item's TOTP secret and custom fields as the source sent them, checked as this vault stores
+ * them; what cannot be carried is named in the summary (the item itself is still imported).
+ */
+function extrasOf(read: Reading, item: Item, what: string): ItemExtras {
+  let otp: ItemOtpSecret | undefined;
+  if (item.otpSecret !== undefined) {
+    try {
+      otp = items.checkOtpSecret(item.otpSecret);
+      read.summary.carried.otp++;
+    } catch (error) {
+      if (!isStoreError(error)) throw error;
+      read.skip(`${what}: its TOTP secret`, error.message);
+    }
+  } else if (item.otp === true) {
+    read.skip(`${what}: its TOTP secret`, 'the source serves its codes, never the secret they are made from');
+  }
+  const fields = item.fields;
+  if (fields !== undefined && fields.length > 0) read.summary.carried.fields++;
+  return { otp, fields };
+}
+
+/**
  * A source's answer about one thing (no such user, no such operation, an answer TeamPass gives for
  * a user without roles) rather than a failure of the source as a whole.
  */
@@ -146,6 +172,7 @@ function planFolders(folders: ReadonlyMap<number, Folder>): PlannedFolder[] {
   return [...folders.values()]
     .map((folder) => ({
       sourceId: folder.id,
+      keepId: false,
       title: folder.title,
       sourceParent:
         folder.parentId !== undefined && folders.has(folder.parentId) ? folder.parentId : undefined,
@@ -208,7 +235,13 @@ async function planItems(
       continue;
     }
     seenLabels.add(key);
-    planned.push({ sourceId: item.id, sourceFolder: item.folderId, values });
+    planned.push({
+      sourceId: item.id,
+      keepId: false,
+      sourceFolder: item.folderId,
+      values,
+      extras: extrasOf(read, item, what),
+    });
   }
   return planned;
 }
@@ -316,6 +349,8 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
     // A source that signs in per user (TeamPass 3) signs in as the one login given.
     login: logins.length === 1 ? logins[0] : undefined,
     password: options.password,
+    // TOTP secrets travel from the source into this vault's sealed column, nowhere else.
+    keepOtpSecrets: true,
     timeoutMs: 60_000,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -363,7 +398,40 @@ async function checkSource(
   if (capabilities.files === false) {
     read.skip('attachments', `${source} has no attachments: none were read or imported`);
   }
-  return { files: capabilities.files !== false };
+  if (capabilities.files === 'unknown' && !options.attachments) {
+    read.skip(
+      'attachments',
+      'not read: this source does not say it has file endpoints (TeamPass 2\'s API has none, and answers read/listfiles with "No results" for every item); any attachments stay there. A fork that has them: run again with --attachments (one read/listfiles per item)',
+    );
+  }
+  if (capabilities.server === 'teampass-compatible') {
+    read.skip(
+      'TOTP secrets and custom fields',
+      "TeamPass 2's API does not send them: any its items hold stay there",
+    );
+  }
+  return {
+    files: capabilities.files === true || (capabilities.files === 'unknown' && options.attachments === true),
+  };
+}
+
+/** The ids a dry run reports: what keeps its source id, and what would get a new one. */
+function predictedIds(
+  folders: readonly PlannedFolder[],
+  items: readonly PlannedItem[],
+  files: readonly PlannedFile[],
+): ImportSummary['ids'] {
+  const kept = [...folders, ...items].filter((planned) => planned.keepId).length;
+  const changed: ImportedId[] = [
+    ...folders
+      .filter((f) => !f.keepId)
+      .map((f) => ({ kind: 'folder' as const, source: f.sourceId, id: undefined })),
+    ...items
+      .filter((i) => !i.keepId)
+      .map((i) => ({ kind: 'item' as const, source: i.sourceId, id: undefined })),
+    ...files.map((f) => ({ kind: 'file' as const, source: f.sourceId, id: undefined })),
+  ];
+  return { kept, changed };
 }
 
 async function readWith(
@@ -381,6 +449,8 @@ async function readWith(
     files: { added: 0, existing: 0 },
     users: { added: 0, existing: 0 },
     rights: { added: 0, existing: 0 },
+    carried: { otp: 0, fields: 0 },
+    ids: { kept: 0, changed: [] },
     skipped: [],
   };
   const read: Reading = {
@@ -407,16 +477,32 @@ async function readWith(
     items: await importedIds(db, source, 'item'),
     files: await importedIds(db, source, 'file'),
   };
-  const newItems = await planItems(read, db, sourceItems, folders, imported.items);
+  const plannedItems = await planItems(read, db, sourceItems, folders, imported.items);
   // Attachments of every imported item, new or from an earlier run.
   const withFiles = [
     ...sourceItems.filter((item) => imported.items.has(String(item.id))).map((item) => item.id),
-    ...newItems.map((item) => item.sourceId),
+    ...plannedItems.map((item) => item.sourceId),
   ];
   const files = withAttachments ? await readFiles(read, withFiles, imported.files) : [];
   const plannedLogins = await planLogins(read, db, rightsOf, imported.folders);
 
-  const newFolders = planned.filter((folder) => !imported.folders.has(String(folder.sourceId)));
+  // Each new folder and item keeps its source id where no folder or item here has it (all of
+  // them in an empty vault); the write phase checks again under its lock.
+  const takenFolders = await takenIds(
+    db,
+    'folders',
+    planned.map((folder) => folder.sourceId),
+  );
+  const takenItems = await takenIds(
+    db,
+    'items',
+    plannedItems.map((item) => item.sourceId),
+  );
+  const newFolders = planned
+    .filter((folder) => !imported.folders.has(String(folder.sourceId)))
+    .map((folder) => ({ ...folder, keepId: !takenFolders.has(folder.sourceId) }));
+  const newItems = plannedItems.map((item) => ({ ...item, keepId: !takenItems.has(item.sourceId) }));
+  summary.ids = predictedIds(newFolders, newItems, files);
   summary.folders.existing = planned.length - newFolders.length;
   summary.folders.added = newFolders.length;
   summary.items.added = newItems.length;

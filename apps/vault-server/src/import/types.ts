@@ -7,6 +7,8 @@
 
 import type { AccessType } from '@vaultline/protocol';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import type { ImportedKind } from '../store/import-map.ts';
+import type { ItemExtras } from '../store/items.ts';
 
 /** Options of an import. */
 export interface ImportOptions {
@@ -31,6 +33,12 @@ export interface ImportOptions {
   dryRun: boolean;
   /** The `fetch` for the source; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Reads attachments from a source that does not say whether it has file endpoints (a
+   * TeamPass-compatible server: TeamPass 2 has none, a fork does), with one `read/listfiles` per
+   * item. Without it such a source's attachments are named as skipped, and nothing is asked.
+   */
+  attachments?: boolean | undefined;
   /** Told how far the import is: `done` of `total` steps of a phase. */
   onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
 }
@@ -41,6 +49,15 @@ export interface ImportCount {
   existing: number;
 }
 
+/** What a source's folder, item or attachment became here. */
+export interface ImportedId {
+  readonly kind: ImportedKind;
+  /** Its id in the source. */
+  readonly source: number;
+  /** Its id here; `undefined` in a dry run for one that would get a new id. */
+  readonly id: number | undefined;
+}
+
 /** What an import did (or, dry, would do). */
 export interface ImportSummary {
   /** The source's URL, without credentials or query. */
@@ -48,11 +65,18 @@ export interface ImportSummary {
   dryRun: boolean;
   folders: ImportCount;
   items: ImportCount;
+  /** How many of the items added carry a TOTP secret, and custom fields (sealed like passwords). */
+  carried: { otp: number; fields: number };
   files: ImportCount;
   /** Users created here, and users that were here already. */
   users: ImportCount;
   /** Rights set on the logins' roles (one role per login, `imported:<login>`). */
   rights: ImportCount;
+  /**
+   * The ids of what was added: how many folders and items kept their source id, and every one
+   * that got another (its source id is taken here; attachments always get new ids).
+   */
+  ids: { kept: number; changed: ImportedId[] };
   /** What was not imported, and why. */
   skipped: { what: string; reason: string }[];
 }
@@ -60,6 +84,8 @@ export interface ImportSummary {
 /** A source folder to create here. */
 export interface PlannedFolder {
   readonly sourceId: number;
+  /** Its source id is free here (when the read phase looked): it keeps it. */
+  readonly keepId: boolean;
   readonly title: string;
   /** The source parent, when it is imported too; else the root. */
   readonly sourceParent: number | undefined;
@@ -69,8 +95,12 @@ export interface PlannedFolder {
 /** A source item to add here, with its values as add/item takes them, but its folder. */
 export interface PlannedItem {
   readonly sourceId: number;
+  /** Its source id is free here (when the read phase looked): it keeps it. */
+  readonly keepId: boolean;
   readonly sourceFolder: number;
   readonly values: Omit<ItemValues, 'folderId'>;
+  /** Its TOTP secret and custom fields, where the source sent them. */
+  readonly extras: ItemExtras;
 }
 
 /** A source attachment to add here, its bytes already read. */

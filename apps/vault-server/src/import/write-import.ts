@@ -11,35 +11,59 @@ import * as directory from '../store/directory.ts';
 import { extensionOf } from '../store/file-names.ts';
 import * as files from '../store/files.ts';
 import * as folders from '../store/folders.ts';
+import { advanceIdentity, lockForIds, takenIds } from '../store/identity.ts';
 import { recordImported } from '../store/import-map.ts';
 import * as items from '../store/items.ts';
 import { createStoreContext } from '../store/store-context.ts';
 import type { Vault } from '../vault.ts';
 import { importedRoleName } from './read-import.ts';
-import type { ImportSnapshot } from './types.ts';
+import type { ImportedId, ImportSnapshot, ImportSummary } from './types.ts';
 
 /**
- * Writes what the read phase decided, in one transaction.
+ * Writes what the read phase decided, in one transaction. Each new folder and item keeps its
+ * source id where no folder or item here has it (checked again here, under a lock that holds off
+ * other writers until the end), and the identities are then moved past the largest id.
  *
  * @param vault This vault.
  * @param actor Who imports: every write is audited with it.
  * @param snapshot What to add.
+ * @returns The ids of what was added: kept, and every one that got another.
  */
-export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSnapshot): Promise<void> {
+export async function writeImport(
+  vault: Vault,
+  actor: Actor,
+  snapshot: ImportSnapshot,
+): Promise<ImportSummary['ids']> {
   const { source } = snapshot;
+  const changed: ImportedId[] = [];
+  let kept = 0;
   await vault.db.transaction(async (tx) => {
     const db = withinTransaction(vault.db.kind, tx);
     const ctx = createStoreContext(db, vault.ctx.box, 0);
+    await lockForIds(tx);
+    const takenFolders = await takenIds(
+      tx,
+      'folders',
+      snapshot.folders.map((folder) => folder.sourceId),
+    );
     const folderIdOf = new Map(snapshot.imported.folders);
     for (const folder of snapshot.folders) {
       const parent = folder.sourceParent === undefined ? 0 : folderIdOf.get(String(folder.sourceParent));
-      const id = await folders.addFolder(ctx, actor, {
-        title: folder.title,
-        parentId: parent ?? 0,
-        complexityLevel: 0,
-        renewalPeriod: 0,
-        personal: false,
-      });
+      const keep = !takenFolders.has(folder.sourceId);
+      const id = await folders.addFolder(
+        ctx,
+        actor,
+        {
+          title: folder.title,
+          parentId: parent ?? 0,
+          complexityLevel: 0,
+          renewalPeriod: 0,
+          personal: false,
+        },
+        { id: keep ? folder.sourceId : undefined },
+      );
+      if (keep) kept++;
+      else changed.push({ kind: 'folder', source: folder.sourceId, id });
       folderIdOf.set(String(folder.sourceId), id);
     }
     await recordImported(
@@ -51,6 +75,11 @@ export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSn
       ),
     );
     const placed = snapshot.items.filter((item) => folderIdOf.has(String(item.sourceFolder)));
+    const takenItems = await takenIds(
+      tx,
+      'items',
+      placed.map((item) => item.sourceId),
+    );
     const ids = await items.addItems(
       ctx,
       actor,
@@ -59,7 +88,18 @@ export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSn
         folderId: String(folderIdOf.get(String(item.sourceFolder))!),
       })),
       tx,
+      placed.map((item) => (takenItems.has(item.sourceId) ? undefined : item.sourceId)),
     );
+    for (const [index, item] of placed.entries()) {
+      if (item.extras.otp !== undefined || item.extras.fields !== undefined)
+        await items.setItemExtras(tx, ctx, ids[index]!, item.extras);
+      if (ids[index] === item.sourceId) kept++;
+      else changed.push({ kind: 'item', source: item.sourceId, id: ids[index]! });
+    }
+    if (kept > 0) {
+      await advanceIdentity(tx, 'folders');
+      await advanceIdentity(tx, 'items');
+    }
     await recordImported(
       tx,
       source,
@@ -79,6 +119,7 @@ export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSn
         bytes: file.bytes,
       });
       fileIds.push([String(file.sourceId), id]);
+      changed.push({ kind: 'file', source: file.sourceId, id });
     }
     await recordImported(tx, source, 'file', fileIds);
     for (const login of snapshot.logins) {
@@ -93,4 +134,5 @@ export async function writeImport(vault: Vault, actor: Actor, snapshot: ImportSn
     }
   });
   vault.ctx.invalidate();
+  return { kept, changed };
 }

@@ -21,9 +21,10 @@ export type StoreErrorKind =
 /**
  * Why, where the API tells the cases apart in TeamPass's words: a `conflict` with a similar label
  * ("Label already exists"), a `not_found` user ("User does not exist") or folder an item or a
- * folder is placed in ("Folder ID does not exist").
+ * folder is placed in ("Folder ID does not exist"), more folders than one delete/folder takes
+ * ("No folder specified").
  */
-export type StoreErrorReason = 'similar_label' | 'unknown_user' | 'unknown_folder';
+export type StoreErrorReason = 'similar_label' | 'unknown_user' | 'unknown_folder' | 'too_many_folders';
 
 /** An error of the store. Its message is safe to show: never a key, a password or a value. */
 export class StoreError extends Error {
@@ -46,8 +47,8 @@ export class StoreError extends Error {
 }
 
 /** Shorthand: the input breaks a rule. */
-export function invalid(message: string): StoreError {
-  return new StoreError('invalid', message);
+export function invalid(message: string, reason?: 'too_many_folders'): StoreError {
+  return new StoreError('invalid', message, reason);
 }
 
 /** Shorthand: the thing does not exist, or the caller may not see it. */

@@ -1,5 +1,5 @@
 import { COMPLEXITY_LEVELS } from '@vaultline/protocol';
-import type { DecodedFolderCreate } from '@vaultline/protocol/wire';
+import { type DecodedFolderCreate, endpoints } from '@vaultline/protocol/wire';
 import { MAX_FOLDER_DEPTH, MAX_RENEWAL_MONTHS, MAX_TITLE_LENGTH } from '../constants.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -9,17 +9,23 @@ import type { StoreContext } from './store-context.ts';
 import { checkText } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
 
-/** A read/userfolders record. */
+/**
+ * A read/userfolders record, its fields in TeamPass 2's order (`id`, `title`, `level`,
+ * `parent_id`, `access_type`: scripts such as tapiw read them by position), then Vaultline's own.
+ */
 export interface FolderRecord {
   id: string;
   title: string;
   level: string;
-  access_type: string;
   parent_id: string;
+  access_type: string;
   personal: string;
   /** The minimum password strength of its items (`"0"` … `"90"`). Not in TeamPass 2's record. */
   complexity_level: string;
 }
+
+/** The most folder ids one delete/folder takes: the endpoint table's batch, as TeamPass allows. */
+export const MAX_FOLDERS_PER_DELETE: number = endpoints.deleteFolders.batch.size;
 
 function checkTitle(title: string): string {
   checkText(title, 'the folder title', MAX_TITLE_LENGTH);
@@ -57,8 +63,8 @@ export async function readUserFolders(
       id: String(id),
       title: node.title,
       level: String(node.level),
-      access_type: rights.get(id)!,
       parent_id: String(node.parentId ?? 0),
+      access_type: rights.get(id)!,
       personal: node.personalOwner === null ? '0' : '1',
       complexity_level: String(node.complexityLevel),
     };
@@ -69,12 +75,14 @@ export async function readUserFolders(
 /**
  * add/folder. Public folders: admin keys only. Personal folders: the title is the owner's user id;
  * a user-bound key may create only its own; the parent is the root or another personal folder of
- * the same owner.
+ * the same owner. With `options.id` (the import keeping a source's id), that id instead of a new
+ * one: the caller checked it is free and advances the identity after (`store/identity.ts`).
  */
 export async function addFolder(
   ctx: StoreContext,
   actor: Actor,
   folder: DecodedFolderCreate,
+  options: { readonly id?: number | undefined } = {},
 ): Promise<number> {
   const { principal } = actor;
   const title = checkTitle(folder.title);
@@ -113,10 +121,15 @@ export async function addFolder(
       if (exists.length === 0)
         throw notFound(`Parent folder does not exist: ${parent.id}.`, 'unknown_folder');
     }
+    const values = [title, parent?.id ?? null, complexity, renewal, owner];
+    // An id of its own (the import keeping a source's): the caller advances the identity after.
     const [row] = await tx.query<{ id: number }>(
-      `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [title, parent?.id ?? null, complexity, renewal, owner],
+      options.id === undefined
+        ? `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner)
+           VALUES ($1, $2, $3, $4, $5) RETURNING id`
+        : `INSERT INTO folders (title, parent_id, complexity_level, renewal_period, personal_owner, id)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      options.id === undefined ? values : [...values, options.id],
     );
     const created = Number(row!.id);
     await auditWrite(tx, actor, 'addFolder', `folder ${created}`);
@@ -165,6 +178,13 @@ export async function updateFolder(
  * sub-folders not deleted in the same call, is refused (409).
  */
 export async function deleteFolders(ctx: StoreContext, actor: Actor, ids: readonly number[]) {
+  // TeamPass deletes one to four folders per call and refuses more with "No folder specified"
+  // (2.1.27.36, api/functions.php: `count($array_category) < 5`); the core sends four per call.
+  if (ids.length > MAX_FOLDERS_PER_DELETE)
+    throw invalid(
+      `Expected at most ${MAX_FOLDERS_PER_DELETE} folder ids in one delete/folder, received ${ids.length}; nothing was deleted.`,
+      'too_many_folders',
+    );
   const unique = [...new Set(ids)];
   const tree = await ctx.folders(true);
   for (const id of unique) checkFolderWrite(actor.principal, tree.get(id), id);

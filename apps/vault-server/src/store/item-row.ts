@@ -8,5 +8,9 @@ export interface ItemRow {
   email: string;
   url: string;
   password: Uint8Array;
+  /** Whether a TOTP secret is stored. */
+  has_otp: boolean;
+  /** The custom fields, sealed JSON; `null`: none. */
+  fields: Uint8Array | null;
   anyone_can_modify?: boolean;
 }

@@ -1,6 +1,14 @@
-import { MAX_SEARCH_LENGTH, parseId, permissionsOf, searchWords } from '@vaultline/protocol';
+import {
+  type ItemCustomField,
+  type ItemOtpSecret,
+  MAX_SEARCH_LENGTH,
+  parseId,
+  permissionsOf,
+  searchWords,
+} from '@vaultline/protocol';
 import type { ItemValues, ItemWireRecord } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
+import { Secret, TOTP } from 'otpauth';
 import { MAX_FIND_RESULTS, MAX_LABEL_LENGTH, MAX_PASSWORD_LENGTH, MAX_VALUE_LENGTH } from '../constants.ts';
 import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -14,10 +22,11 @@ import { auditWrite, auditWrites } from './write-audit.ts';
 /** An item record as the API answers it: every value a string. */
 export type ItemRecord = ItemWireRecord;
 
-const ITEM_COLUMNS = 'id, folder_id, label, description, login, email, url, password';
+const ITEM_COLUMNS =
+  'id, folder_id, label, description, login, email, url, password, totp IS NOT NULL AS has_otp, fields';
 
 function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord {
-  return {
+  const record: ItemRecord = {
     id: String(row.id),
     label: row.label,
     description: row.description,
@@ -28,6 +37,10 @@ function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord
     folder_id: String(row.folder_id),
     path: tree.get(Number(row.folder_id))?.path ?? '',
   };
+  // Only items that have them: records of the others stay as the spec shows them.
+  if (row.has_otp) record.otp = '1';
+  if (row.fields !== null) record.fields = JSON.parse(ctx.box.openText(row.fields)) as ItemCustomField[];
+  return record;
 }
 
 // Rights maps are cached and never mutated: derive the readable set once per map.
@@ -380,14 +393,17 @@ const ROWS_PER_INSERT = 500;
  * Adds many items at once with the checks of add/item (values, folder rights, labels similar to
  * one another or to any item of the vault) and one audit record each: for benchmarks and the
  * import. Runs in `within` when given (the caller's transaction), else in a transaction of its own.
+ * `ids` gives an item the id it must have (the import keeping a source's; `undefined`: a new one):
+ * the caller checked they are free and advances the identity after (`store/identity.ts`).
  *
- * @returns The new ids, in the order of `values`.
+ * @returns The ids, in the order of `values`.
  */
 export async function addItems(
   ctx: StoreContext,
   actor: Actor,
   values: readonly ItemValues[],
   within?: Queryable,
+  ids?: readonly (number | undefined)[],
 ): Promise<number[]> {
   const inputs = values.map(parseValues);
   const keys = inputs.map((input) => labelKey(input.label));
@@ -405,29 +421,32 @@ export async function addItems(
     }
     const taken = await tx.query('SELECT 1 FROM items WHERE label_key = ANY($1::text[]) LIMIT 1', [keys]);
     if (taken.length > 0) throw similarLabel();
-    const ids: number[] = [];
+    const added: number[] = [];
     for (let start = 0; start < inputs.length; start += ROWS_PER_INSERT) {
       const chunk = inputs.slice(start, start + ROWS_PER_INSERT);
       const params = chunk.flatMap((input, i) => itemColumns(ctx, input, keys[start + i]!));
-      const rows = chunk.map(
-        (_, i) =>
-          `(${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`,
-      );
-      const inserted = await tx.query<{ id: number }>(
-        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
-         VALUES ${rows.join(', ')} RETURNING id`,
+      const rows = chunk.map((_, i) => {
+        const own = ids?.[start + i];
+        if (own !== undefined) params.push(own);
+        const id = own === undefined ? 'DEFAULT' : `$${params.length}`;
+        return `(${id}, ${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`;
+      });
+      const inserted = await tx.query<{ id: number; label_key: string }>(
+        `INSERT INTO items (id, folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
+         VALUES ${rows.join(', ')} RETURNING id, label_key`,
         params,
       );
-      // Identity values follow the order of the rows of one statement.
-      ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
+      // Label keys are unique in the vault: each tells which row got which id.
+      const idOf = new Map(inserted.map((row) => [row.label_key, Number(row.id)]));
+      added.push(...chunk.map((_, i) => idOf.get(keys[start + i]!)!));
     }
     await auditWrites(
       tx,
       actor,
       'addItem',
-      ids.map((id) => `item ${id}`),
+      added.map((id) => `item ${id}`),
     );
-    return ids;
+    return added;
   };
   try {
     return within ? await run(within) : await ctx.db.transaction(run);
@@ -494,4 +513,113 @@ export async function deleteItems(ctx: StoreContext, actor: Actor, ids: readonly
   } finally {
     ctx.forgetItems(unique);
   }
+}
+
+/** What an item may hold besides the nine values of the legacy API: sealed like its password. */
+export interface ItemExtras {
+  /** Its TOTP secret and profile. */
+  readonly otp?: ItemOtpSecret | undefined;
+  /** Its custom fields. */
+  readonly fields?: readonly ItemCustomField[] | undefined;
+}
+
+const TOTP_ALGORITHMS = ['sha1', 'sha256', 'sha512'] as const;
+
+/**
+ * Checks a TOTP profile and normalises its secret as TeamPass does (spaces, hyphens and `=`
+ * padding dropped, upper case).
+ *
+ * @returns The profile to store.
+ * @throws {StoreError} `invalid`, saying what is wrong (never the secret).
+ */
+export function checkOtpSecret(otp: ItemOtpSecret): ItemOtpSecret {
+  const secret = otp.secret
+    .replace(/[\s-]+/g, '')
+    .replace(/=+$/, '')
+    .toUpperCase();
+  if (secret === '' || !/^[A-Z2-7]+$/.test(secret))
+    throw invalid('Expected the TOTP secret in Base32 (A to Z, 2 to 7).');
+  const algorithm = otp.algorithm.toLowerCase();
+  if (!(TOTP_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw invalid(`Expected the TOTP algorithm to be one of ${TOTP_ALGORITHMS.join(', ')}.`);
+  if (!Number.isInteger(otp.digits) || otp.digits < 6 || otp.digits > 8)
+    throw invalid('Expected TOTP codes of 6 to 8 digits.');
+  if (!Number.isInteger(otp.period) || otp.period < 1 || otp.period > 86_400)
+    throw invalid('Expected a TOTP period of 1 to 86400 seconds.');
+  return { secret, algorithm, digits: otp.digits, period: otp.period };
+}
+
+/**
+ * Stores an item's TOTP secret and custom fields, sealed (the import, in its transaction).
+ *
+ * @param tx The transaction.
+ * @param ctx The store (its secret box).
+ * @param id The item.
+ * @param extras What to store; what is absent stays as it is.
+ */
+export async function setItemExtras(tx: Queryable, ctx: StoreContext, id: number, extras: ItemExtras) {
+  if (extras.otp !== undefined) {
+    const otp = checkOtpSecret(extras.otp);
+    await tx.query('UPDATE items SET totp = $2 WHERE id = $1', [id, ctx.box.sealText(JSON.stringify(otp))]);
+  }
+  if (extras.fields !== undefined && extras.fields.length > 0) {
+    const fields = extras.fields.map((field) => ({
+      title: checkText(field.title, 'a custom field title', MAX_LABEL_LENGTH),
+      type: checkText(field.type, 'a custom field type', MAX_LABEL_LENGTH),
+      masked: field.masked,
+      value: checkText(field.value, 'a custom field value', MAX_VALUE_LENGTH),
+    }));
+    await tx.query('UPDATE items SET fields = $2 WHERE id = $1', [
+      id,
+      ctx.box.sealText(JSON.stringify(fields)),
+    ]);
+  }
+  ctx.forgetItems([id]);
+}
+
+/** read/otp: an item's current one-time code, as strings like every record of the API. */
+export interface OtpRecord {
+  item_id: string;
+  code: string;
+  expires_in: string;
+  period: string;
+  digits: string;
+}
+
+/**
+ * read/otp: the current one-time code of an item the caller may read (RFC 6238, as TeamPass
+ * computes it for `item/getOtp`). The secret never leaves the server.
+ *
+ * @param now The time, in ms.
+ * @throws {StoreError} `not_found` for an item that does not exist, that the caller may not read,
+ *   or that has no TOTP secret.
+ */
+export async function readOtp(
+  ctx: StoreContext,
+  principal: Principal,
+  id: number,
+  now: number = Date.now(),
+): Promise<OtpRecord> {
+  const [row] = await ctx.db.query<{ folder_id: number; totp: Uint8Array | null }>(
+    'SELECT folder_id, totp FROM items WHERE id = $1',
+    [id],
+  );
+  if (!row || !(await readable(ctx, principal)).has(Number(row.folder_id)))
+    throw notFound(`No item with id ${id}.`);
+  if (row.totp === null) throw notFound(`Item ${id} has no one-time code (no TOTP secret is set).`);
+  const otp = JSON.parse(ctx.box.openText(row.totp)) as ItemOtpSecret;
+  const totp = new TOTP({
+    secret: Secret.fromBase32(otp.secret),
+    algorithm: otp.algorithm.toUpperCase(),
+    digits: otp.digits,
+    period: otp.period,
+  });
+  const seconds = Math.floor(now / 1000);
+  return {
+    item_id: String(id),
+    code: totp.generate({ timestamp: now }),
+    expires_in: String(otp.period - (seconds % otp.period)),
+    period: String(otp.period),
+    digits: String(otp.digits),
+  };
 }

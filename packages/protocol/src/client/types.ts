@@ -125,6 +125,11 @@ export interface VaultClientOptions {
    * not allow this origin, `mixed-content` or `unreachable`.
    */
   requestOrigin?: string | undefined;
+  /**
+   * For a migration only (`vaultline-server import`): items read from TeamPass 3 keep their TOTP
+   * profile in {@link Item.otpSecret}, which is otherwise never kept. An app never sets it.
+   */
+  keepOtpSecrets?: boolean | undefined;
 }
 
 /** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */

@@ -38,7 +38,7 @@ import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.t
 import { REDACTED, VaultError } from '../errors.ts';
 import { generatePassword } from '../password-generator.ts';
 import { foldApiPermissions } from '../rights.ts';
-import type { Folder, FoundItem, Item } from '../schemas.ts';
+import { customFieldsOf, type Folder, type FoundItem, type Item } from '../schemas.ts';
 import type { ComplexityLevel } from '../segments.ts';
 import { foldLabel } from '../text.ts';
 import { decodeTeamPassEntities } from './html.ts';
@@ -127,6 +127,7 @@ export function createTeamPass3Client(
     );
   }
   const { credentials } = found;
+  const keepOtp = options.keepOtpSecrets === true;
   const settings = options.session ?? {};
   const session: TeamPass3Session = createTeamPass3Session({
     baseUrl: options.baseUrl,
@@ -178,7 +179,7 @@ export function createTeamPass3Client(
       const folders = unique.slice(start, start + FOLDERS_PER_READ);
       try {
         const page = await session.readAll('itemsInFolders', { folders }, signal(callOptions));
-        for (const record of page.items) if (wanted.has(record.folderId)) items.push(toItem(record));
+        for (const record of page.items) if (wanted.has(record.folderId)) items.push(toItem(record, keepOtp));
       } catch (error) {
         // TeamPass drops the folders the user cannot see, and answers 400 when none is left.
         if (!isNoFolderLeft(error)) throw error;
@@ -226,7 +227,7 @@ export function createTeamPass3Client(
     const items: Item[] = [];
     answers.forEach((records, index) => {
       const record = records.find((candidate) => candidate.id === unique[index]);
-      if (record) items.push(toItem(record));
+      if (record) items.push(toItem(record, keepOtp));
     });
     return items.sort((a, b) => a.id - b.id);
   }
@@ -242,7 +243,7 @@ export function createTeamPass3Client(
         { endpoint: 'getItem', status: 200 },
       );
     }
-    return toItem(record);
+    return toItem(record, keepOtp);
   }
 
   async function findItems(
@@ -407,6 +408,16 @@ export function createTeamPass3Client(
     findItems: ({ folderIds, query }, callOptions) => findItems(folderIds, query, callOptions),
     // TeamPass 3's API generates no passwords: the same generator answers here, sending nothing.
     generatePassword: async ({ rules }) => ({ password: generatePassword(rules) }),
+    async readOtp({ id }, callOptions): Promise<OtpCode> {
+      const otp = await session.call('getOtp', { id }, signal(callOptions));
+      return {
+        itemId: otp.itemId,
+        code: otp.code,
+        secondsLeft: otp.expiresIn,
+        period: otp.period,
+        digits: otp.digits,
+      };
+    },
   };
 
   async function call<K extends EndpointName>(
@@ -431,16 +442,6 @@ export function createTeamPass3Client(
     call,
     getItem: (id, callOptions) => getItem(id, callOptions),
     updateItemFields: (id, changes, callOptions) => updateItemFields(id, changes, callOptions),
-    async readOtp({ id }, callOptions): Promise<OtpCode> {
-      const otp = await session.call('getOtp', { id }, signal(callOptions));
-      return {
-        itemId: otp.itemId,
-        code: otp.code,
-        secondsLeft: otp.expiresIn,
-        period: otp.period,
-        digits: otp.digits,
-      };
-    },
     async readTags(callOptions): Promise<string[]> {
       return session.call('allTags', {}, signal(callOptions));
     },
@@ -468,9 +469,24 @@ export function createTeamPass3Client(
   };
 }
 
-/** A TeamPass 3 item as the apps' `Item`: the TOTP secret TeamPass sends in clear is not kept. */
-function toItem(record: TeamPass3Item): Item {
+/**
+ * A TeamPass 3 item as the apps' `Item`: the TOTP secret TeamPass sends in clear is not kept,
+ * unless the client was made for a migration (`keepOtpSecrets`).
+ */
+function toItem(record: TeamPass3Item, keepOtpSecret = false): Item {
+  const fields = customFieldsOf(record.raw.fields);
   return {
+    ...(fields ? { fields } : {}),
+    ...(keepOtpSecret && record.raw.totp !== ''
+      ? {
+          otpSecret: {
+            secret: record.raw.totp,
+            algorithm: record.raw.totp_algorithm || 'sha1',
+            digits: record.raw.totp_digits || 6,
+            period: record.raw.totp_period || 30,
+          },
+        }
+      : {}),
     id: record.id,
     label: record.label,
     description: record.description,

@@ -215,7 +215,7 @@ export class TeamPass3State {
       personal: this.folders.get(folderId)?.personal ?? false,
       deletedAt: item.deleted ? 1 : undefined,
       viewedNo: 0,
-      fields: [],
+      fields: item.fields ? item.fields.map((field) => ({ ...field })) : [],
     });
     return stored;
   }

@@ -160,6 +160,11 @@ export interface TeamPass3SeedItem {
   anyoneCanModify?: boolean | undefined;
   /** A TOTP secret, or a whole configuration. */
   totp?: string | TeamPass3SeedTotp | undefined;
+  /**
+   * Custom field values, as `item/get` answers them (`{id, title, type, masked, value}`, the
+   * shape of the API's `CustomField`).
+   */
+  fields?: readonly { id: number; title: string; type: string; masked: number; value: string }[] | undefined;
   /** Already deleted (in the recycle bin). */
   deleted?: boolean | undefined;
 }
@@ -234,7 +239,7 @@ export interface TeamPass3StoredItem {
   deletedAt: number | undefined;
   /** How often it was shown (TeamPass does not count API reads). */
   viewedNo: number;
-  /** Custom fields (none are defined in the fake). */
+  /** Custom field values, as seeded (`item/create` and `item/update` set none). */
   fields: unknown[];
 }
 

@@ -58,6 +58,10 @@ describe('createMasker', () => {
     expect(await through(needles, [Buffer.from('ref'), Buffer.from('   ')])).toBe(MASK);
     expect(await through(needles, [Buffer.from('ref'), Buffer.from(' x')])).toBe(`${MASK} x`);
     expect(await through(needles, [Buffer.from('ref')])).toBe(MASK);
+    // The shorter value matched, with part of the longer one's tail already received.
+    expect(await through(needles, [Buffer.from('ref '), Buffer.from('  ')])).toBe(MASK);
+    expect(await through(needles, [Buffer.from('ref  '), Buffer.from(' ')])).toBe(MASK);
+    expect(await through(needles, [Buffer.from('ref '), Buffer.from(' x')])).toBe(`${MASK}  x`);
   });
 
   it('keeps output without values as it is, and masks lines of a multi-line value', async () => {

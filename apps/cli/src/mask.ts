@@ -51,7 +51,7 @@ function matcher(haystack: Buffer, needles: readonly Buffer[]) {
   };
 }
 
-/** Whether `tail` (a match running to the end of the data) could still become a longer needle. */
+/** Whether `tail` (from a match to the end of the data) could still become a longer needle. */
 function couldGrow(tail: Buffer, needles: readonly Buffer[]): boolean {
   return needles.some(
     (needle) => needle.length > tail.length && needle.compare(tail, 0, tail.length, 0, tail.length) === 0,
@@ -92,9 +92,10 @@ export function createMasker(needles: readonly Buffer[]): Transform {
     let deferred = false;
     const nextMatch = matcher(data, needles);
     for (let match = nextMatch(0); match; match = nextMatch(from)) {
-      // A value that ends where the data ends may be the start of a longer value (`ref` and
-      // `ref   `): wait for the next chunk, as masking the whole output at once would.
-      if (!final && match.at + match.length === data.length && couldGrow(data.subarray(match.at), needles)) {
+      // A value whose start runs to the end of the data may be the start of a longer value (`ref`
+      // and `ref   `, with `ref`, `ref ` or `ref  ` received so far): wait for the next chunk, as
+      // masking the whole output at once would.
+      if (!final && couldGrow(data.subarray(match.at), needles)) {
         out.push(data.subarray(from, match.at));
         from = match.at;
         deferred = true;

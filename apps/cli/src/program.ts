@@ -10,7 +10,10 @@ import { EXIT } from '@vaultline/protocol';
 import { Argument, Command } from 'commander';
 import { connectCommand, disconnectCommand } from './commands/connect.ts';
 import { findCommand } from './commands/find.ts';
+import { generateCommand } from './commands/generate.ts';
 import { injectCommand } from './commands/inject.ts';
+import { itemCommand } from './commands/item.ts';
+import { lsCommand } from './commands/ls.ts';
 import { getCommand, readCommand } from './commands/read.ts';
 import { runCommand } from './commands/run.ts';
 import { completionScript, SHELLS, type Shell } from './completion.ts';
@@ -65,10 +68,13 @@ export function createProgram(context: CommandContext): Command {
     connectCommand(context),
     disconnectCommand(context),
     findCommand(context),
+    lsCommand(context),
     getCommand(context),
     readCommand(context),
     runCommand(context),
     injectCommand(context),
+    itemCommand(context),
+    generateCommand(context),
   ])
     program.addCommand(command);
   program.addCommand(

@@ -17,6 +17,8 @@ export interface FolderRecord {
   access_type: string;
   parent_id: string;
   personal: string;
+  /** The folder's strength rule, so that clients generate and check passwords by it (§2.2). */
+  complexity_level: string;
 }
 
 function checkTitle(title: string): string {
@@ -58,6 +60,7 @@ export async function readUserFolders(
       access_type: rights.get(id)!,
       parent_id: String(node.parentId ?? 0),
       personal: node.personalOwner === null ? '0' : '1',
+      complexity_level: String(node.complexityLevel),
     };
   }
   return out;

@@ -217,42 +217,55 @@ describe('writing with the CLI against the Vaultline server', () => {
       expect(await labelsIn(seeded.folders.dev)).not.toContain('not without yes');
     });
 
-    it('refuses a read-only folder, an unknown one, a folder of others, and a missing password', async () => {
-      const readOnly = await cli(
-        ['item', 'create', '--folder', 'Shared', '--label', 'in shared', '--password-stdin', '--yes'],
-        { input: 'Ro-Pw-123456!\n' },
-      );
-      expect(readOnly.code).toBe(EXIT.auth);
-      expect(readOnly.stderr).toContain(
-        'alice may not add items to it in "Shared": the right there is "read only"',
-      );
-      // With a key that may write everywhere acting for alice, the CLI checks alice's right itself.
-      const adminAsAlice = await cli(
-        ['item', 'create', '--folder', 'Shared', '--label', 'in shared', '--password-stdin', '--yes'],
-        { input: 'Ro-Pw-123456!\n', env: { VAULTLINE_API_KEY: seeded.vault.adminKey } },
-      );
-      expect(adminAsAlice.code).toBe(EXIT.auth);
-      expect(await labelsIn(seeded.folders.shared)).not.toContain('in shared');
-      const unknown = await cli([
-        'item',
-        'create',
-        '--folder',
-        '424242',
-        '--label',
-        'x',
-        '--generate',
-        '--yes',
-      ]);
-      expect(unknown.code).toBe(EXIT.reference);
-      const others = await cli(['item', 'create', '--folder', 'Ops', '--label', 'x', '--generate', '--yes']);
-      expect(others.code).toBe(EXIT.reference);
-      expect(others.stderr).toContain('No folder "Ops" among the folders alice may access');
-      const none = await cli(['item', 'create', '--folder', 'Engineering', '--label', 'no pw', '--yes']);
-      expect(none.code).toBe(EXIT.usage);
-      expect(none.stderr).toContain(
-        'A new item needs a password: --password-stdin, --password-file or --generate',
-      );
-    });
+    it(
+      'refuses a read-only folder, an unknown one, a folder of others, and a missing password',
+      async () => {
+        const readOnly = await cli(
+          ['item', 'create', '--folder', 'Shared', '--label', 'in shared', '--password-stdin', '--yes'],
+          { input: 'Ro-Pw-123456!\n' },
+        );
+        expect(readOnly.code).toBe(EXIT.auth);
+        expect(readOnly.stderr).toContain(
+          'alice may not add items to it in "Shared": the right there is "read only"',
+        );
+        // With a key that may write everywhere acting for alice, the CLI checks alice's right itself.
+        const adminAsAlice = await cli(
+          ['item', 'create', '--folder', 'Shared', '--label', 'in shared', '--password-stdin', '--yes'],
+          { input: 'Ro-Pw-123456!\n', env: { VAULTLINE_API_KEY: seeded.vault.adminKey } },
+        );
+        expect(adminAsAlice.code).toBe(EXIT.auth);
+        expect(await labelsIn(seeded.folders.shared)).not.toContain('in shared');
+        const unknown = await cli([
+          'item',
+          'create',
+          '--folder',
+          '424242',
+          '--label',
+          'x',
+          '--generate',
+          '--yes',
+        ]);
+        expect(unknown.code).toBe(EXIT.reference);
+        const others = await cli([
+          'item',
+          'create',
+          '--folder',
+          'Ops',
+          '--label',
+          'x',
+          '--generate',
+          '--yes',
+        ]);
+        expect(others.code).toBe(EXIT.reference);
+        expect(others.stderr).toContain('No folder "Ops" among the folders alice may access');
+        const none = await cli(['item', 'create', '--folder', 'Engineering', '--label', 'no pw', '--yes']);
+        expect(none.code).toBe(EXIT.usage);
+        expect(none.stderr).toContain(
+          'A new item needs a password: --password-stdin, --password-file or --generate',
+        );
+      },
+      startsTimeout(5),
+    );
 
     it('takes no password as an argument, and refuses oversized values without echoing them', async () => {
       const argv = await cli([
@@ -345,25 +358,36 @@ describe('writing with the CLI against the Vaultline server', () => {
       });
     });
 
-    it('refuses malformed ids, items of others, moves into a read-only folder and empty edits', async () => {
-      const malformed = await cli(['item', 'edit', '12abc', '--url', 'x']);
-      expect(malformed.code).toBe(EXIT.usage);
-      expect(malformed.stderr).toContain('Expected an item id (a positive whole number), received "12abc"');
-      const others = await cli(['item', 'edit', String(id('ops secret')), '--url', 'x', '--yes'], {
-        env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
-      });
-      expect(others.code).toBe(EXIT.reference);
-      expect(others.stderr).toContain(`No item ${id('ops secret')} that alice may read`);
-      const move = await cli(['item', 'edit', String(id('api token')), '--folder', 'Shared', '--yes']);
-      expect(move.code).toBe(EXIT.auth);
-      expect(move.stderr).toContain('may not add items to it in "Shared"');
-      const readOnly = await cli(['item', 'edit', String(id('Café ☕ 100% / wifi')), '--url', 'x', '--yes']);
-      expect(readOnly.code).toBe(EXIT.auth);
-      expect(readOnly.stderr).toContain('alice may not edit its items in "Shared"');
-      const nothing = await cli(['item', 'edit', String(id('api token')), '--yes']);
-      expect(nothing.code).toBe(EXIT.usage);
-      expect(nothing.stderr).toContain('Nothing to change');
-    });
+    it(
+      'refuses malformed ids, items of others, moves into a read-only folder and empty edits',
+      async () => {
+        const malformed = await cli(['item', 'edit', '12abc', '--url', 'x']);
+        expect(malformed.code).toBe(EXIT.usage);
+        expect(malformed.stderr).toContain('Expected an item id (a positive whole number), received "12abc"');
+        const others = await cli(['item', 'edit', String(id('ops secret')), '--url', 'x', '--yes'], {
+          env: { VAULTLINE_API_KEY: seeded.vault.adminKey },
+        });
+        expect(others.code).toBe(EXIT.reference);
+        expect(others.stderr).toContain(`No item ${id('ops secret')} that alice may read`);
+        const move = await cli(['item', 'edit', String(id('api token')), '--folder', 'Shared', '--yes']);
+        expect(move.code).toBe(EXIT.auth);
+        expect(move.stderr).toContain('may not add items to it in "Shared"');
+        const readOnly = await cli([
+          'item',
+          'edit',
+          String(id('Café ☕ 100% / wifi')),
+          '--url',
+          'x',
+          '--yes',
+        ]);
+        expect(readOnly.code).toBe(EXIT.auth);
+        expect(readOnly.stderr).toContain('alice may not edit its items in "Shared"');
+        const nothing = await cli(['item', 'edit', String(id('api token')), '--yes']);
+        expect(nothing.code).toBe(EXIT.usage);
+        expect(nothing.stderr).toContain('Nothing to change');
+      },
+      startsTimeout(5),
+    );
   });
 
   describe('item delete', () => {

@@ -10,11 +10,13 @@
  */
 
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chown, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -222,18 +224,7 @@ describe('the server image, built and run with podman', () => {
       `${data}:/data`,
       serverImage,
     ]);
-    const started = Date.now();
-    let status = 0;
-    while (Date.now() - started < 90_000) {
-      status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const { stdout: logs, stderr } = await podman(['logs', container]);
-    expect(status, logs + stderr).toBe(200);
+    await readyz(container, port);
     const info = await fetch(`http://127.0.0.1:${port}/api/index.php/info/version`).then((r) => r.json());
     expect(info).toMatchObject({ server: 'vaultline' });
     const { stdout: inspected } = await podman([
@@ -249,6 +240,53 @@ describe('the server image, built and run with podman', () => {
     console.info(
       `server image: ${(Number(size) / 1024 / 1024).toFixed(0)} MiB (Node binary and libraries, the server and its production dependencies)`,
     );
+  }, 180_000);
+
+  /** Waits until the server in a container answers /readyz; the container's logs otherwise. */
+  async function readyz(name: string, port: number): Promise<void> {
+    const started = Date.now();
+    let status = 0;
+    while (Date.now() - started < 90_000) {
+      status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const { stdout, stderr } = await podman(['logs', name]);
+    expect(status, stdout + stderr).toBe(200);
+  }
+
+  it('serves from PostgreSQL with DATABASE_URL and the master key from the environment', async () => {
+    const cluster = await startPostgresCluster();
+    const name = `${container}-pg`;
+    try {
+      const port = await freePort();
+      await podman([
+        'run',
+        '--detach',
+        '--name',
+        name,
+        '--read-only',
+        '--network',
+        'host',
+        ...LIMITS,
+        '--env',
+        'VAULTLINE_HOST=127.0.0.1',
+        '--env',
+        `VAULTLINE_PORT=${port}`,
+        '--env',
+        `DATABASE_URL=${await cluster.createDatabase()}`,
+        '--env',
+        `VAULTLINE_MASTER_KEY=${randomBytes(32).toString('base64')}`,
+        serverImage,
+      ]);
+      await readyz(name, port);
+    } finally {
+      await podman(['rm', '--force', '--ignore', name]).catch(() => undefined);
+      await cluster.stop();
+    }
   }, 180_000);
 
   it('refuses to run as root', async () => {

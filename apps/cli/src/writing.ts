@@ -1,6 +1,6 @@
 /**
  * What the commands that list and write (`ls`, `item`, `generate`) share: a folder named by id or
- * path among those the acting login may access, the right it has there (the core's rights table),
+ * path among those the acting login may access, what it may do there (the core's access checker),
  * item ids checked before anything is sent, a new secret from stdin, a file or a prompt without
  * echo (never from an argument: argv shows in `ps`), and the confirmation a write asks on a
  * terminal (`--yes` elsewhere).
@@ -10,13 +10,12 @@
 
 import { createReadStream } from 'node:fs';
 import {
+  createAccessChecker,
   decodeId,
-  describeRight,
   EXIT,
   type Folder,
   foldLabel,
   type Permissions,
-  permissionsOf,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
 import { type Connection, openConnection } from './connection.ts';
@@ -151,20 +150,15 @@ const DOING: Readonly<Record<keyof Permissions, string>> = {
   delete: 'delete its items',
 };
 
-/**
- * Fails unless the login's right on a folder allows something (the core's rights table).
- *
- * @param placed The folder.
- * @param permission What is about to be done.
- * @param login The login.
- * @throws {CliError} `forbidden` (exit 4).
- */
-export function requireRight(placed: PlacedFolder, permission: keyof Permissions, login: string): void {
-  const right = permissionsOf(placed.folder.accessType);
-  if (right[permission]) return;
-  throw new CliError(
+function refusal(
+  placed: PlacedFolder,
+  permission: keyof Permissions,
+  login: string,
+  words: string,
+): CliError {
+  return new CliError(
     'forbidden',
-    `${login} may not ${DOING[permission]} in ${JSON.stringify(printable(placed.path.join('/')))}: the right there is "${describeRight(placed.folder.accessType)}". A vault administrator sets folder rights.`,
+    `${login} may not ${DOING[permission]} in ${JSON.stringify(printable(placed.path.join('/')))}: the right there is "${words}". A vault administrator sets folder rights.`,
     EXIT.auth,
   );
 }
@@ -298,6 +292,16 @@ export interface VaultSession {
   readonly login: string;
   /** The login's folders with their paths: one read/userfolders, no secrets. */
   folders(): Promise<PlacedFolder[]>;
+  /**
+   * Fails unless the core's access checker lets the login do something in a folder (to an item
+   * there): its rights table, on the rights read/userfolders reports.
+   *
+   * @param placed The folder.
+   * @param permission What is about to be done.
+   * @param itemId The item it is done to, for edit and delete.
+   * @throws {CliError} `forbidden` (exit 4), naming the right.
+   */
+  require(placed: PlacedFolder, permission: keyof Permissions, itemId?: number): Promise<void>;
 }
 
 /**
@@ -321,13 +325,27 @@ export async function withSession<T>(
   });
   try {
     const login = await connection.actingLogin(what);
+    const access = createAccessChecker(connection.client);
     let placed: Promise<PlacedFolder[]> | undefined;
     return await work({
       connection,
       login,
       folders: () => {
-        placed ??= connection.client.readUserFolders({ login }).then(placeFolders);
+        placed ??= access.folders(login).then(placeFolders);
         return placed;
+      },
+      async require(folder, permission, itemId) {
+        const folderId = folder.folder.id;
+        const item = { id: itemId ?? 0, folderId };
+        const allowed =
+          permission === 'add'
+            ? await access.canAdd(login, folderId)
+            : permission === 'edit'
+              ? await access.canWrite(login, item)
+              : permission === 'delete'
+                ? await access.canDelete(login, item)
+                : (await access.rightOn(login, folderId)).read;
+        if (!allowed) throw refusal(folder, permission, login, (await access.rightOn(login, folderId)).words);
       },
     });
   } catch (error) {

@@ -27,7 +27,6 @@ import {
   type PlacedFolder,
   parseItemId,
   readNewPassword,
-  requireRight,
   type VaultSession,
   withSession,
 } from '../writing.ts';
@@ -174,7 +173,7 @@ function createCommand(context: CommandContext): Command {
       const warn = (message: string) => context.output.err(`vaultline: ${message}`);
       const created = await withSession(context, command, 'item create', async (session) => {
         const folder = findFolder(await session.folders(), options.folder!, session.login);
-        requireRight(folder, 'add', session.login);
+        await session.require(folder, 'add');
         const password = await newPassword(options, folder, true, warn);
         if (password === undefined)
           throw new CliError(
@@ -227,13 +226,13 @@ modify" given here: pass --tags (and --anyone-can-modify) to keep them.`,
         const [item] = await readExisting(session, [id]);
         const folders = await session.folders();
         const from = folderOf(folders, item!, session.login);
-        requireRight(from, 'edit', session.login);
+        await session.require(from, 'edit', id);
         const changes = fieldChanges(options);
         let to = from;
         if (options.folder !== undefined) {
           to = findFolder(folders, options.folder, session.login);
           if (to.folder.id !== from.folder.id) {
-            requireRight(to, 'add', session.login);
+            await session.require(to, 'add');
             changes.folderId = to.folder.id;
           }
         }
@@ -299,11 +298,12 @@ function deleteCommand(context: CommandContext): Command {
     const deleted = await withSession(context, command, 'item delete', async (session) => {
       const items = await readExisting(session, ids);
       const folders = await session.folders();
-      const rows = items.map((item) => {
+      const rows: ReturnType<typeof shown>[] = [];
+      for (const item of items) {
         const folder = folderOf(folders, item, session.login);
-        requireRight(folder, 'delete', session.login);
-        return shown(session, item, folder.path);
-      });
+        await session.require(folder, 'delete', item.id);
+        rows.push(shown(session, item, folder.path));
+      }
       const names = rows.map((row) => `${row.id} ${JSON.stringify(printable(row.label))}`).join(', ');
       await confirmWrite(
         `Delete ${rows.length === 1 ? 'item' : `${rows.length} items:`} ${names}`,

@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import type { CommandContext } from '../context.ts';
 import { columns, printable } from '../output.ts';
 import { withSpinner } from '../spinner.ts';
-import { complexityOf, findFolder, requireRight, withSession } from '../writing.ts';
+import { complexityOf, findFolder, withSession } from '../writing.ts';
 
 /**
  * The `ls` command.
@@ -63,7 +63,7 @@ export function lsCommand(context: CommandContext): Command {
         () =>
           withSession(context, command, 'ls', async (session) => {
             const folder = findFolder(await session.folders(), folderText, session.login);
-            requireRight(folder, 'read', session.login);
+            await session.require(folder, 'read');
             const id = folder.folder.id;
             const read = await session.connection.client.readFolders({ ids: [id] });
             // Only the fields shown are kept: the passwords go no further than this line.

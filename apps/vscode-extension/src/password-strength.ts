@@ -27,9 +27,9 @@ export function complexityName(level: number): string {
 
 /**
  * What is wrong with a password for a folder, in one message that shows the folder's rule and
- * what is missing: how many more characters, or fewer with the kinds it lacks. The vault's API
- * does not say a folder's rule (read/userfolders has no complexity level), so an unknown rule is
- * the strongest, and the message says that too.
+ * what is missing: how many more characters, or fewer with the kinds it lacks. The Vaultline
+ * server says a folder's rule (`complexity_level` in read/userfolders); TeamPass does not, so there
+ * an unknown rule is the strongest, and the message says that too.
  *
  * @param password The password typed.
  * @param complexityLevel The folder's level, when known.

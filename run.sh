@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Vaultline quick start. Sets up what it needs (the Node of .node-version and pnpm in .tools/ when
-# the system Node's major is older, the workspace's packages, and for tests Chromium, code-server and PostgreSQL),
+# the system Node's major is older, the workspace's packages, and for tests Chromium, code-server, PostgreSQL and podman),
 # reuses it on the next run, and prints what it is doing.
 #
 #   ./run.sh start   start the vault server on 127.0.0.1 with the demo vault
@@ -65,6 +65,10 @@ ensure_test_tools() {
   command -v chromium >/dev/null || need+=(chromium)
   [ -f /usr/include/krb5.h ] || [ -f /usr/include/gssapi/gssapi.h ] || need+=(libkrb5-dev)
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql postgresql-contrib)
+  # The server's container image is built and run with podman (runc: crun cannot use this
+  # machine's cgroups).
+  command -v podman >/dev/null || need+=(podman)
+  command -v runc >/dev/null || need+=(runc uidmap fuse-overlayfs)
   if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
   PG_BIN_DIR=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
   export PG_BIN_DIR

@@ -22,11 +22,18 @@ interface CommandShape {
 
 function shape(command: Command): CommandShape {
   const args = (command as Command & { registeredArguments: readonly Argument[] }).registeredArguments;
+  // A command with subcommands (item create|edit|delete) offers their names, and their options.
+  const options = [...command.options, ...command.commands.flatMap((sub) => sub.options)].filter(
+    (option) => !option.hidden,
+  );
+  const unique = options.filter(
+    (option, index) => options.findIndex((other) => other.flags === option.flags) === index,
+  );
   return {
     name: command.name(),
     description: command.description(),
-    options: command.options.filter((option) => !option.hidden),
-    choices: args.flatMap((arg) => arg.argChoices ?? []),
+    options: unique,
+    choices: [...command.commands.map((sub) => sub.name()), ...args.flatMap((arg) => arg.argChoices ?? [])],
   };
 }
 

@@ -23,7 +23,14 @@ const env = readEnvironment();
 const output = processOutput();
 const program = createProgram({ env, output });
 program.exitOverride();
-for (const command of program.commands) command.exitOverride();
+// Every level of the tree (item create, …) reports usage errors to the one handler below.
+const overrideExits = (command: typeof program): void => {
+  for (const sub of command.commands) {
+    sub.exitOverride();
+    overrideExits(sub);
+  }
+};
+overrideExits(program);
 const redact = createRedactor(env.secrets);
 
 try {

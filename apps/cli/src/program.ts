@@ -11,7 +11,10 @@ import { Argument, Command } from 'commander';
 import { cacheCommand } from './commands/cache.ts';
 import { connectCommand, disconnectCommand } from './commands/connect.ts';
 import { findCommand } from './commands/find.ts';
+import { generateCommand } from './commands/generate.ts';
 import { injectCommand } from './commands/inject.ts';
+import { itemCommand } from './commands/item.ts';
+import { lsCommand } from './commands/ls.ts';
 import { mcpCommand } from './commands/mcp.ts';
 import { getCommand, readCommand } from './commands/read.ts';
 import { runCommand } from './commands/run.ts';
@@ -67,12 +70,15 @@ export function createProgram(context: CommandContext): Command {
     connectCommand(context),
     disconnectCommand(context),
     findCommand(context),
+    lsCommand(context),
     getCommand(context),
     readCommand(context),
     runCommand(context),
     injectCommand(context),
     mcpCommand(context),
     cacheCommand(context),
+    itemCommand(context),
+    generateCommand(context),
   ])
     program.addCommand(command);
   program.addCommand(

@@ -44,6 +44,8 @@ export async function startVaultProcess(
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm bench does).`);
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
+    // The benchmark machines may run as root.
+    VAULTLINE_ALLOW_ROOT: '1',
     ...env,
     VAULTLINE_HOST: '127.0.0.1',
     VAULTLINE_PORT: '0',

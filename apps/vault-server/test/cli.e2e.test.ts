@@ -281,7 +281,12 @@ describe('vaultline-server CLI', () => {
 
   it('finishes a request in flight on SIGTERM, then exits 0, and never logs the key', async () => {
     const dataDir = await tempDir();
-    const env = { ...process.env, VAULTLINE_DATA_DIR: dataDir, VAULTLINE_PORT: '0' };
+    const env = {
+      ...process.env,
+      VAULTLINE_ALLOW_ROOT: '1',
+      VAULTLINE_DATA_DIR: dataDir,
+      VAULTLINE_PORT: '0',
+    };
     const created = await cli(['keys', 'create', '--label', 'term'], { VAULTLINE_DATA_DIR: dataDir });
     const key = created.stdout.trim();
     const seed = await startTestVault({ dataDir });

@@ -14,6 +14,7 @@ import { QUICKSTART_KEY_FILE } from '../../constants.ts';
 import { writeSecretFile } from '../../crypto/master-key.ts';
 import { startVaultServer } from '../../start-vault-server.ts';
 import { type CliContext, type CliIo, config, operator, repoRoot } from '../context.ts';
+import { rootRefusal } from '../root-check.ts';
 
 function untilSignal(io: CliIo, close: () => Promise<void>): void {
   let stopping = false;
@@ -44,6 +45,8 @@ export function startCommand(context: CliContext): Command {
     .description('Serve the API (configuration from VAULTLINE_* env and DATABASE_URL).')
     .action(async () => {
       const { io } = context;
+      const refusal = rootRefusal(process.getuid?.(), process.env);
+      if (refusal !== undefined) throw new Error(refusal);
       const server = await startVaultServer(config(resolve('.data/vault')));
       untilSignal(io, () => server.close());
       io.err(`Vaultline vault server listening on ${server.url}\n`);

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { replaceUnsafeCharacters } from '@vaultline/protocol';
+
 /** Where a command writes. */
 export interface Output {
   /** Writes text to stdout. */
@@ -52,17 +54,15 @@ export function columns(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-/** C0 and C1 controls, and the bidi overrides and isolates that reorder what a terminal shows. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
 /**
- * Makes text safe for a terminal: control characters (escape sequences a hostile label could
- * carry) are shown as `\u{…}`.
+ * Makes text safe for a terminal: every character of the core's one rule for text from outside
+ * (controls, which carry the escape sequences a hostile label could hold, line and paragraph
+ * separators, format characters such as bidi overrides, zero-width characters or tag characters,
+ * invisible fillers) is shown as `\u{…}`.
  *
  * @param text The text.
  * @returns The safe text.
  */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
+  return replaceUnsafeCharacters(text, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
 }

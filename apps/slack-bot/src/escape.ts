@@ -9,8 +9,8 @@ const WORD_JOINER = '\u2060';
  * `<http://…|link>` can be formed), broadcast words (`@here`, `@channel`, `@everyone`) get an
  * invisible word joiner so they never notify anyone, and the core's `neutralizeText` makes the rest
  * inert: line breaks and control characters become spaces (a label cannot fake extra lines of the
- * message), bidirectional controls and zero-width characters (which reorder or hide text, e.g.
- * U+202E, U+200B) become U+FFFD, visibly.
+ * message), format characters and invisible fillers (which reorder or hide text, e.g. U+202E,
+ * U+200B, U+00AD, U+3164) become U+FFFD, visibly.
  *
  * @see https://api.slack.com/reference/surfaces/formatting#escaping
  * @param value The text.
@@ -20,13 +20,12 @@ const WORD_JOINER = '\u2060';
 export function escapeText(value: string, max = MAX_SHOWN_TEXT): string {
   const chars = [...value.normalize('NFC')];
   const shortened = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
-  return neutralizeText(
-    shortened
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`),
-  );
+  // Neutralised first: the word joiner added after is itself a format character of the rule.
+  return neutralizeText(shortened)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`);
 }
 
 /** Mrkdwn's formatting characters and the look-alikes that show them without formatting. */

@@ -9,6 +9,8 @@ import {
   DEFAULT_MAX_URL_LENGTH,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_TRANSFER_IDLE_MS,
 } from './constants.ts';
 import { invalid } from './errors.ts';
 import { parseCidrList } from './net/ip-rules.ts';
@@ -31,6 +33,12 @@ export interface VaultServerConfig {
   maxFileBytes: number;
   /** Attachment transfers (add/file and read/files together) at once; one more gets 503. */
   maxTransfers: number;
+  /** Attachment transfers of one API key at once; half of maxTransfers (at least 1) when undefined. */
+  maxTransfersPerKey: number | undefined;
+  /** How long a transfer may move no byte before its place is given back and its socket closed, in ms. */
+  transferIdleMs: number;
+  /** How long a client may take to send a whole request, in ms; past it: 408 and the socket closed. */
+  requestTimeoutMs: number;
   /** Requests per client address per minute; more get 429. */
   rateLimitPerMinute: number;
   /** Failed keys per client address per 15 minutes before the address is refused. */
@@ -91,6 +99,17 @@ export const EnvSchema = v.object({
   VAULTLINE_MAX_URL_LENGTH: integer(1_024, 1_000_000, DEFAULT_MAX_URL_LENGTH),
   VAULTLINE_MAX_FILE_BYTES: integer(1, 1024 * 1024 * 1024, DEFAULT_MAX_FILE_BYTES),
   VAULTLINE_MAX_TRANSFERS: integer(1, 1_000, DEFAULT_MAX_TRANSFERS),
+  VAULTLINE_MAX_TRANSFERS_PER_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^\d*$/, 'must be a whole number'),
+      v.transform((text) => (text === '' ? undefined : Number(text))),
+      v.check((count) => count === undefined || (count >= 1 && count <= 1_000), 'must be 1 to 1000'),
+    ),
+  ),
+  VAULTLINE_TRANSFER_IDLE_MS: integer(100, 3_600_000, DEFAULT_TRANSFER_IDLE_MS),
+  VAULTLINE_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, DEFAULT_REQUEST_TIMEOUT_MS),
   VAULTLINE_RATE_LIMIT_PER_MINUTE: integer(1, 100_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE),
   VAULTLINE_FAILED_KEY_LIMIT: integer(1, 1_000_000, DEFAULT_FAILED_KEY_LIMIT),
   VAULTLINE_TRUSTED_PROXIES: v.optional(v.string(), ''),
@@ -184,6 +203,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     maxUrlLength: out.VAULTLINE_MAX_URL_LENGTH,
     maxFileBytes: out.VAULTLINE_MAX_FILE_BYTES,
     maxTransfers: out.VAULTLINE_MAX_TRANSFERS,
+    maxTransfersPerKey: out.VAULTLINE_MAX_TRANSFERS_PER_KEY,
+    transferIdleMs: out.VAULTLINE_TRANSFER_IDLE_MS,
+    requestTimeoutMs: out.VAULTLINE_REQUEST_TIMEOUT_MS,
     rateLimitPerMinute: out.VAULTLINE_RATE_LIMIT_PER_MINUTE,
     failedKeyLimit: out.VAULTLINE_FAILED_KEY_LIMIT,
     trustedProxies,

@@ -15,6 +15,17 @@ export const DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024;
  * answered 503 at once. Each holds about one chunk (see `crypto/chunk-cipher.ts`) in memory.
  */
 export const DEFAULT_MAX_TRANSFERS = 8;
+/**
+ * How long an attachment transfer may move no byte (an upload whose client stopped sending, a
+ * download whose client stopped reading) before it gives its place back and its socket is closed.
+ */
+export const DEFAULT_TRANSFER_IDLE_MS = 30_000;
+/**
+ * How long a client may take to send a whole request (headers and body), in ms: past it the
+ * request is answered 408 and its socket closed (so that an upload whose client stopped sending
+ * fails, and gives its transfer place back).
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 /** The `Retry-After` of a transfer refused at the bound, in seconds. */
 export const TRANSFER_RETRY_AFTER_S = 1;
 /** Requests per client address per minute. */

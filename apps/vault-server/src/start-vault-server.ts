@@ -91,14 +91,23 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     limiters,
     maxUrlLength: config.maxUrlLength,
     maxFileBytes: config.maxFileBytes,
-    transfers: createTransferGate(config.maxTransfers),
+    transfers: createTransferGate({
+      max: config.maxTransfers,
+      perKey: config.maxTransfersPerKey,
+      idleMs: config.transferIdleMs,
+    }),
     trustedProxies: config.trustedProxies,
     queryKeys: config.queryKeys,
     corsOrigins: config.corsOrigins,
   });
   const serverOptions = {
     maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384),
-    requestTimeout: 120_000,
+    requestTimeout: config.requestTimeoutMs,
+    // node:http refuses headers allowed longer than the whole request.
+    headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+    // How often node:http looks for requests past their time (its default, 30 s, would let one
+    // run up to 30 s over).
+    connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.requestTimeoutMs / 4))),
   };
   const listener = createNodeListener({ fetch: app.fetch, api, cors, logger });
   const server: Server | HttpsServer = tls

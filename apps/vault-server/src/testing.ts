@@ -36,6 +36,12 @@ export interface TestVaultOptions {
   maxFileBytes?: number;
   /** Attachment transfers at once. */
   maxTransfers?: number;
+  /** Attachment transfers of one key at once. */
+  maxTransfersPerKey?: number;
+  /** How long a transfer may move no byte, in ms. */
+  transferIdleMs?: number;
+  /** How long a client may take to send a request, in ms. */
+  requestTimeoutMs?: number;
   /** Longest URL. */
   maxUrlLength?: number;
   /** Trusted proxies (CIDR). */
@@ -108,6 +114,9 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     failedKeyLimit: options.failedKeyLimit ?? 1_000,
     maxFileBytes: options.maxFileBytes,
     maxTransfers: options.maxTransfers,
+    maxTransfersPerKey: options.maxTransfersPerKey,
+    transferIdleMs: options.transferIdleMs,
+    requestTimeoutMs: options.requestTimeoutMs,
     maxUrlLength: options.maxUrlLength,
     trustedProxies: options.trustedProxies,
     cacheTtlMs: options.cacheTtlMs,

@@ -7,6 +7,7 @@ import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { FeedLog } from './db/listen-postgres.ts';
 import { migrateSchema } from './db/migrations.ts';
+import { APPLICATION_NAME, checkNoOlderInstances } from './db/older-instances.ts';
 import { VaultServerError } from './errors.ts';
 import type { Actor } from './store/actor.ts';
 import * as keys from './store/api-keys.ts';
@@ -118,7 +119,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       const url = options.databaseUrl;
       const [{ listenToChanges }, opened] = await Promise.all([
         import('./db/listen-postgres.ts'),
-        openPostgres({ url }),
+        openPostgres({ url, applicationName: APPLICATION_NAME }),
       ]);
       db = opened;
       const log = options.log ?? SILENT;
@@ -127,6 +128,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
       db = await openPglite({ dataDir: options.dataDir, extensions: { pg_trgm } });
     }
+    if (options.databaseUrl !== undefined) await checkNoOlderInstances(db);
     await migrateSchema(db);
     await fillSearchKeys(db);
     if (

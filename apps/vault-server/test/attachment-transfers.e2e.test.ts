@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
@@ -257,7 +258,7 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
 
   describe('the bound on transfers at once', () => {
     it('answers 503 with Retry-After at once over the bound, and takes transfers again after', async () => {
-      const { extra, client, item } = await startExtra({ maxTransfers: 2 });
+      const { extra, client, item } = await startExtra({ maxTransfers: 2, maxTransfersPerKey: 2 });
       const stored = await client.addFile({ itemId: item, file: randomBytes(1000), fileName: 's.bin' });
       const size = 2 * MiB;
       const slow = [
@@ -365,6 +366,122 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
         expect([200, 503]).toContain(again.status);
         return again.status === 200 && again.complete;
       }, 'the download place given back');
+    });
+  });
+
+  describe('stalled transfers', () => {
+    /** Whether one small upload and its download go through (the bound has a free place). */
+    const placeFree = async (client: VaultClient, item: number): Promise<boolean> => {
+      try {
+        const added = await client.addFile({ itemId: item, file: randomBytes(10), fileName: 'free.bin' });
+        return (await client.downloadFile({ id: added.id! })).bytes.byteLength === 10;
+      } catch (error) {
+        if (error instanceof VaultError && error.status === 503) return false;
+        throw error;
+      }
+    };
+
+    it('gives back the place of an upload that stops sending, and closes its socket', async () => {
+      const { extra, client, item } = await startExtra({ maxTransfers: 1, transferIdleMs: 1_500 });
+      const upload = openUpload(extra.url, extra.adminKey, item, 4 * MiB);
+      await upload.send(randomBytes(256 * 1024));
+      await waitFor(async () => (await countRows(extra)).files === 1, 'the upload started');
+      expect(await placeFree(client, item)).toBe(false);
+      const closed = new Promise<void>(
+        (resolve) => upload.req.socket?.once('close', () => resolve()) ?? resolve(),
+      );
+      await waitFor(() => placeFree(client, item), 'the stalled upload gave its place back');
+      await closed;
+      await waitFor(async () => (await countRows(extra)).files === 1, 'the stalled upload thrown away');
+      expect((await client.listFiles({ itemId: item })).map((file) => file.name)).toEqual(['free.bin']);
+    });
+
+    it('gives back the place of a download that is never read, and closes its socket', async () => {
+      const { extra, client, item } = await startExtra({ maxTransfers: 1, transferIdleMs: 1_500 });
+      const size = 12 * MiB;
+      const added = await client.addFile({ itemId: item, file: randomBytes(size), fileName: 'unread.bin' });
+      const target = new URL(extra.url);
+      const socket = connect(Number(target.port), target.hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.pause();
+      socket.write(
+        `GET /api/index.php/read/files/${added.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${extra.adminKey}\r\n\r\n`,
+      );
+      await waitFor(
+        async () => (await download(extra.url, extra.adminKey, added.id!)).status === 503,
+        'the download holding the place',
+      );
+      await waitFor(() => placeFree(clientOf(extra), item), 'the unread download gave its place back');
+      // Read at last: the answer ends short, the server closed the socket.
+      let received = 0;
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      await new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.resume();
+      });
+      expect(received).toBeGreaterThan(0);
+      expect(received).toBeLessThan(size);
+    });
+
+    it('answers an upload not sent within the request timeout 408, and gives its place back', async () => {
+      const { extra, client, item } = await startExtra({
+        maxTransfers: 1,
+        requestTimeoutMs: 2_000,
+        transferIdleMs: 600_000,
+      });
+      const upload = openUpload(extra.url, extra.adminKey, item, 4 * MiB);
+      await upload.send(randomBytes(64 * 1024));
+      await waitFor(async () => (await countRows(extra)).files === 1, 'the upload started');
+      const answer = await upload.answer.catch(() => undefined);
+      // The client may see the 408, or only the reset of a socket it was still writing to.
+      if (answer) {
+        expect(answer.status).toBe(408);
+        expect(JSON.parse(answer.body)).toEqual({
+          err: 'The request was not received in time.',
+          code: 'timeout',
+        });
+      }
+      await waitFor(() => placeFree(client, item), 'the timed-out upload gave its place back');
+    });
+
+    it('answers a request whose headers never end 408 and closes the socket', async () => {
+      const { extra } = await startExtra({ requestTimeoutMs: 1_000 });
+      const target = new URL(extra.url);
+      const socket = connect(Number(target.port), target.hostname);
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+        });
+        socket.once('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        err: 'The request was not received in time.',
+        code: 'timeout',
+      });
+    });
+
+    it('keeps one key to its share of the bound', async () => {
+      const { extra, item } = await startExtra({ maxTransfers: 2 });
+      const other = await extra.admin.createKey({ label: 'second transfer key' });
+      const upload = openUpload(extra.url, extra.adminKey, item, 2 * MiB);
+      await upload.send(randomBytes(64 * 1024));
+      await waitFor(async () => (await countRows(extra)).files === 1, 'the upload started');
+      const refused = await expectVaultError(
+        clientOf(extra).addFile({ itemId: item, file: randomBytes(10), fileName: 'same-key.bin' }),
+        'rate_limited',
+        503,
+      );
+      expect(refused.message).toMatch(/This key is moving 1 attachments already/);
+      const byOther = createVaultClient({ baseUrl: extra.url, apiKey: other, retries: 0 });
+      await byOther.addFile({ itemId: item, file: randomBytes(10), fileName: 'other-key.bin' });
+      await upload.send(randomBytes(2 * MiB - 64 * 1024));
+      upload.finish();
+      expect((await upload.answer).status).toBe(200);
     });
   });
 

@@ -106,6 +106,62 @@ describe('values the client sent, echoed in error texts', () => {
   });
 });
 
+/**
+ * Characters that show as nothing (the soft hyphen, the word joiner and invisible operators, a tag
+ * character, the Hangul filler, the combining grapheme joiner): each one hides in a text, so
+ * neither an error text nor a stored name may carry one.
+ */
+const INVISIBLE = 'a\u00adb\u2060c\u2064d\u{e0041}e\u3164f\u034fg';
+/** The same as one rule for every surface sees it: each a format character or a filler. */
+const UNSEEN = /\p{Cf}|\u034f|\u115f|\u1160|\u3164|\uffa0/u;
+
+describe('invisible characters, echoed or stored', () => {
+  const suite = vaultForSuite('pglite');
+
+  it('shows each one as U+FFFD in an echoed error text', async () => {
+    const answer = await rawRequest(
+      suite.vault.url,
+      `/api/index.php/read/userfolders/${encodeURIComponent(INVISIBLE)}?apikey=${suite.vault.adminKey}`,
+    );
+    expect(answer.status).toBe(404);
+    const { err } = JSON.parse(answer.body) as { err: string };
+    expect(err).toMatch(/^User does not exist/);
+    expect(err).not.toMatch(UNSEEN);
+    expect(err).toContain('a\ufffdb\ufffdc\ufffdd\ufffde\ufffdf\ufffdg');
+  });
+
+  it('keeps none of them in an attachment name', async () => {
+    const folder = await suite.admin.addFolder({ folder: { title: 'Invisible names' } });
+    const item = await suite.admin.addItem({
+      item: { label: 'invisible names', password: suite.pw('inv-pw-1'), folderId: folder.id },
+    });
+    const form = [
+      '--b',
+      'content-disposition: form-data; name="item_id"',
+      '',
+      String(item.id),
+      '--b',
+      `content-disposition: form-data; name="file"; filename="${INVISIBLE}.txt"`,
+      '',
+      'abc',
+      '--b--',
+      '',
+    ].join('\r\n');
+    const answer = await rawRequest(
+      suite.vault.url,
+      `/api/index.php/add/file?apikey=${suite.vault.adminKey}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        body: Buffer.from(form),
+      },
+    );
+    expect(answer.status).toBe(200);
+    const [file] = await suite.admin.listFiles({ itemId: item.id });
+    expect(file?.name).toBe('abcdefg.txt');
+  });
+});
+
 describe('values the operator typed, echoed by vaultline-server', () => {
   const tempDir = tempDirs('vaultline-echo-');
 

@@ -168,4 +168,10 @@ export {
 } from './search.ts';
 export { COMPLEXITY_LEVELS, type ComplexityLevel, type FolderCreate, type FolderUpdate } from './segments.ts';
 export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
-export { foldLabel, MAX_SEARCH_LENGTH, neutralizeText } from './text.ts';
+export {
+  foldLabel,
+  isLineBreaking,
+  MAX_SEARCH_LENGTH,
+  neutralizeText,
+  replaceUnsafeCharacters,
+} from './text.ts';

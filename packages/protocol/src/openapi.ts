@@ -91,7 +91,7 @@ export interface ErrorAnswer {
    * Which operations can get it: all, writes only, multipart uploads only, or the operations that
    * move an attachment's bytes (add/file, read/files).
    */
-  readonly applies: 'all' | 'write' | 'multipart' | 'transfer';
+  readonly applies: 'all' | 'write' | 'multipart' | 'transfer' | 'not-transfer';
 }
 
 /**
@@ -128,6 +128,14 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
     codes: ['not_found', 'invalid_request'],
     description:
       'An unknown id on a single-target operation, an unknown login, a folder the key cannot see (`not_found`); a path that is no operation (`invalid_request`).',
+    applies: 'all',
+  },
+  {
+    status: 408,
+    name: 'RequestTimeout',
+    codes: ['timeout'],
+    description:
+      'The request (headers and body) was not received within the request timeout; the connection is then closed.',
     applies: 'all',
   },
   {
@@ -168,10 +176,18 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
   },
   {
     status: 503,
-    name: 'TransfersBusy',
-    codes: ['rate_limited'],
+    name: 'Unavailable',
+    codes: ['server'],
     description:
-      'The server already moves its most attachments at once; nothing of the request was read or stored. Retry after `Retry-After`.',
+      'The database is not reachable (a restart of PostgreSQL, say); nothing was changed. Retry after `Retry-After`.',
+    applies: 'not-transfer',
+  },
+  {
+    status: 503,
+    name: 'TransfersBusy',
+    codes: ['rate_limited', 'server'],
+    description:
+      'The server already moves its most attachments at once, or the key its share of them (`rate_limited`), or the database is not reachable (`server`); nothing of the request was read or stored. Retry after `Retry-After`.',
     applies: 'transfer',
   },
 ];
@@ -414,7 +430,8 @@ function responsesOf(row: EndpointDefinition): OpenApiObject {
       answer.applies === 'all' ||
       (answer.applies === 'write' && row.access === 'write') ||
       (answer.applies === 'multipart' && row.multipart === true) ||
-      (answer.applies === 'transfer' && (row.multipart === true || row.response === 'binary'));
+      (answer.applies === 'transfer' && (row.multipart === true || row.response === 'binary')) ||
+      (answer.applies === 'not-transfer' && row.multipart !== true && row.response !== 'binary');
     if (applies) responses[String(answer.status)] = { $ref: `#/components/responses/${answer.name}` };
   }
   responses[String(TEAMPASS_PROFILE_REFUSAL.status)] = {

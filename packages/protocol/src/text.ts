@@ -23,21 +23,62 @@ export function foldLabel(label: string): string {
  */
 export const MAX_SEARCH_LENGTH = 100;
 
-/** C0 and C1 control characters and the line and paragraph separators: they break lines or drive terminals. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
 /**
- * Characters that reorder or hide text: the Arabic letter mark, zero-width characters and
- * directional marks, bidirectional embeddings, overrides and isolates, the byte order mark.
+ * Characters that break a line or drive a terminal: controls (`Cc`: C0, C1, DEL) and the line and
+ * paragraph separators (`Zl`, `Zp`).
  */
-const HIDING_CHARACTERS = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const BREAKING = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 
 /**
- * Makes text from outside (a value a client sent, a label from a vault) inert wherever it is shown:
- * control characters and line breaks become spaces (no fake lines, no terminal escapes), and
- * characters that reorder or hide text (bidirectional controls such as U+202E, zero-width
- * characters) become U+FFFD, visibly. Each character stands for one: the length stays the same.
+ * The one rule for text from outside: every character that breaks a line, drives a terminal, or
+ * cannot be seen. That is every control (`Cc`), line and paragraph separator (`Zl`, `Zp`) and format
+ * character (`Cf`: soft hyphen U+00AD, zero-width characters, word joiner and invisible operators
+ * U+2060–2064, directional marks, embeddings, overrides and isolates, the byte order mark, Unicode
+ * tag characters U+E0001–E007F, …), and the fillers that show as nothing: the Hangul fillers
+ * (U+115F, U+1160, U+3164, U+FFA0), the combining grapheme joiner (U+034F), the Khmer inherent
+ * vowels (U+17B4, U+17B5) and the Braille blank (U+2800).
+ */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each one is matched alone, combining ones too.
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]/gu;
+
+/**
+ * Replaces every character of {@link neutralizeText}'s rule (controls, line and paragraph
+ * separators, format characters such as U+202E, U+200B, U+00AD or the tag characters, and the
+ * invisible fillers such as U+3164), each by what `replace` gives for it. Every surface that shows
+ * or keeps text from outside uses this one rule, rendered its own way: the server's error texts and
+ * the Slack bot through {@link neutralizeText}, attachment names drop them, a terminal shows them
+ * escaped.
+ *
+ * @param text The text.
+ * @param replace What stands for one such character (one code point, possibly outside the BMP).
+ * @returns The text with each such character replaced.
+ * @example
+ * ```ts
+ * replaceUnsafeCharacters('a\u00adb', (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`); // 'a\\u{ad}b'
+ * ```
+ */
+export function replaceUnsafeCharacters(text: string, replace: (char: string) => string): string {
+  return text.replace(UNSAFE_CHARACTERS, replace);
+}
+
+/**
+ * Whether a character breaks a line or drives a terminal (`Cc`, `Zl`, `Zp`) rather than hides.
+ *
+ * @param char One character, as {@link replaceUnsafeCharacters} hands it.
+ * @returns True for a control or a line or paragraph separator.
+ */
+export function isLineBreaking(char: string): boolean {
+  return BREAKING.test(char);
+}
+
+const neutral = (char: string): string => (BREAKING.test(char) ? ' ' : '\ufffd');
+
+/**
+ * Makes text from outside (a value a client sent, a label from a vault) inert wherever it is shown,
+ * by the rule of {@link replaceUnsafeCharacters}: control characters and line breaks become spaces
+ * (no fake lines, no terminal escapes), and characters that reorder or hide text (bidirectional
+ * controls such as U+202E, zero-width and other format characters, tag characters, the Hangul
+ * fillers) become U+FFFD, visibly. Each character (code point) stands for one.
  * The one rule for echoed values: the Vaultline server's error texts and the Slack bot's labels.
  *
  * @param text The text.
@@ -48,5 +89,5 @@ const HIDING_CHARACTERS = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]
  * ```
  */
 export function neutralizeText(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, ' ').replace(HIDING_CHARACTERS, '\ufffd');
+  return text.replace(UNSAFE_CHARACTERS, neutral);
 }

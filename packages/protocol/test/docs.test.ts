@@ -78,7 +78,8 @@ describe('docs/api.md errors', () => {
     const generated = ERROR_ANSWERS.flatMap((answer) =>
       answer.codes.map((code) => `${answer.status} ${code}`),
     );
-    expect(documented.sort()).toEqual(generated.sort());
+    // A status and code two answers share (503 server: transfers and the rest) is one row.
+    expect(documented.sort()).toEqual([...new Set(generated)].sort());
   });
 });
 

@@ -76,6 +76,11 @@ export interface PostgresOptions {
   url: string;
   /** The most connections held; 10 by default. */
   poolSize?: number | undefined;
+  /**
+   * The `application_name` its connections give PostgreSQL (shown in `pg_stat_activity`): how an
+   * application tells its own sessions from others'.
+   */
+  applicationName?: string | undefined;
 }
 
 /** Where a database lives: a PGlite directory (or memory), or a PostgreSQL server. */

@@ -30,6 +30,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
+    ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
     types: { getTypeParser },
   });
   // An idle client that loses its server must not crash the process: the next query fails instead.

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { loggableError } from '../logger.ts';
 import { CHANGES_CHANNEL, type ChangeFeed, type ChangeHandlers, parseChange } from './changes.ts';
+import { APPLICATION_NAME } from './older-instances.ts';
 
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5_000;
@@ -108,7 +109,7 @@ export function listenToChanges(
 
   async function connect(): Promise<void> {
     // keepAlive: a connection that dies silently (a dropped network path) is noticed, not trusted.
-    const next = new pg.Client({ connectionString, keepAlive: true });
+    const next = new pg.Client({ connectionString, keepAlive: true, application_name: APPLICATION_NAME });
     // Why the connection ended: the first error it reports. The server says why (terminated by an
     // administrator, shutting down) before it closes; pg then adds "Connection terminated
     // unexpectedly", which says less.

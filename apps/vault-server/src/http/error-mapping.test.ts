@@ -5,7 +5,41 @@ import { RateLimitedError, VaultServerError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { StoreError } from '../store/errors.ts';
 import type { AppEnv } from './app-env.ts';
-import { apiErrorHandler, apiNotFound, INTERNAL_ERROR, toApiError } from './error-mapping.ts';
+import {
+  apiErrorHandler,
+  apiNotFound,
+  INTERNAL_ERROR,
+  isDatabaseUnavailable,
+  toApiError,
+} from './error-mapping.ts';
+
+describe('isDatabaseUnavailable', () => {
+  const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+
+  it.each([
+    ['a refused connection', coded('ECONNREFUSED')],
+    ['a reset connection', coded('ECONNRESET')],
+    ['an administrator shutdown', coded('57P01', 'terminating connection due to administrator command')],
+    ['a server starting up', coded('57P03', 'the database system is starting up')],
+    ['no connection slot', coded('53300')],
+    ['a connection exception', coded('08006')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['every address refused', new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')])],
+    ['a wrapped one', new Error('query failed', { cause: coded('ECONNREFUSED') })],
+  ])('knows %s', (_what, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(toApiError(error)).toMatchObject({ status: 503, headers: { 'retry-after': '2' } });
+  });
+
+  it.each([
+    ['a syntax error', coded('42601')],
+    ['a unique violation', coded('23505')],
+    ['a plain error', new Error('boom')],
+    ['nothing', undefined],
+  ])('leaves %s alone', (_what, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
 
 describe('toApiError', () => {
   it('maps the server errors with their own status', () => {

@@ -40,6 +40,52 @@ const STORE_ERRORS: Readonly<Record<StoreErrorKind, { code: VaultErrorCode; stat
 const CONFLICT_SQL_STATES = new Set(['23503', '23505', '40001', '40P01']);
 
 /**
+ * SQL states of a database that cannot serve now: connection exceptions (class 08), an
+ * administrator's or a crash's shutdown, a server starting up, no connection slot left.
+ */
+const UNAVAILABLE_SQL_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** Network errors of a connection to the database. */
+const UNAVAILABLE_NET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** How node-postgres says its connection is gone (these errors carry no code). */
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended|Client was closed)/;
+
+/** The `Retry-After` of an answer while the database is unreachable, in seconds. */
+export const DATABASE_RETRY_AFTER_S = 2;
+
+/**
+ * Whether an error says the database cannot be reached now (PostgreSQL restarting, a network cut,
+ * no connection slot), as opposed to a defect: such a request is answered 503, like `/readyz`.
+ *
+ * @param error Whatever was thrown.
+ * @returns True for a connection failure.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return error.errors.every((inner) => isDatabaseUnavailable(inner, depth + 1));
+  }
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_NET_CODES.has(code) || UNAVAILABLE_SQL_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) {
+      return true;
+    }
+  }
+  const message = (error as { message?: unknown }).message;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  return isDatabaseUnavailable((error as { cause?: unknown }).cause, depth + 1);
+}
+
+/**
  * Maps an error to the API's answer.
  *
  * @param error Whatever was thrown.
@@ -71,6 +117,13 @@ export function toApiError(error: unknown): ApiError | undefined {
         err: 'The request conflicts with a change made at the same time; try again.',
         code: 'invalid_request',
       },
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      body: { err: 'The database is not reachable; try again shortly.', code: 'server' },
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_S) },
     };
   }
   return undefined;

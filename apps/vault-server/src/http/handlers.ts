@@ -91,6 +91,9 @@ async function* counted(chunks: AsyncIterable<Buffer>, transfer: Transfer): Asyn
   }
 }
 
+/** Why a transfer's stream is destroyed when it moved no byte for the idle bound. */
+const stalled = () => new Error('The attachment transfer moved no byte for too long.');
+
 /** The server side of every operation. */
 export const handlers: Handlers = {
   async addItem({ params, actor, ctx }) {
@@ -120,8 +123,9 @@ export const handlers: Handlers = {
     return { body: profile.deleted, target: `folders ${ids.join(',')}` };
   },
   async addFile({ request, principal, actor, ctx, maxFileBytes, transfers }) {
-    // Before a byte of the body is read: a refused upload costs nothing.
-    const transfer = transfers.enter();
+    // Before a byte of the body is read: a refused upload costs nothing. A client that stops
+    // sending loses its place, and its socket: the body fails, the upload is thrown away.
+    const transfer = transfers.enter(principal.keyLabel, () => request.body().destroy(stalled()));
     try {
       const form = await readMultipart(request, {
         maxBytes: maxFileBytes,
@@ -164,7 +168,9 @@ export const handlers: Handlers = {
     };
   },
   async downloadFile({ params, principal, ctx, transfers }) {
-    const transfer = transfers.enter();
+    let bytes: Readable | undefined;
+    // A client that stops reading loses its place: the body fails, which destroys the socket.
+    const transfer = transfers.enter(principal.keyLabel, () => bytes?.destroy(stalled()));
     let file: files.StoredFile;
     try {
       file = await files.readFile(ctx, principal, params.id);
@@ -173,7 +179,7 @@ export const handlers: Handlers = {
       throw error;
     }
     // One chunk waits while the one before is written: backpressure from the socket reads the next.
-    const bytes = Readable.from(counted(file.chunks, transfer), {
+    bytes = Readable.from(counted(file.chunks, transfer), {
       objectMode: false,
       highWaterMark: CHUNK_BYTES,
     });

@@ -156,9 +156,35 @@ export function createNodeListener(
   };
 }
 
+/** The status line and body of each error node:http reports on a socket. */
+function clientErrorAnswer(code: string | undefined): { line: string; body: string; status: number } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      status: 414,
+      line: '414 URI Too Long',
+      body: JSON.stringify({ err: 'The request line or headers are too large.', code: 'too_large' }),
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      status: 408,
+      line: '408 Request Timeout',
+      body: JSON.stringify({ err: 'The request was not received in time.', code: 'timeout' }),
+    };
+  }
+  return {
+    status: 400,
+    line: '400 Bad Request',
+    body: JSON.stringify({ err: 'Malformed HTTP request.', code: 'invalid_request' }),
+  };
+}
+
 /**
  * Answers what Node itself refuses before any listener runs (a malformed request line, headers
- * too large) with the API's JSON, logged: Node would answer a bare 400 or 431.
+ * too large, a request not received within the request timeout) with the API's JSON, logged: Node
+ * would answer a bare 400, 431 or 408. A timed-out request's socket is destroyed, never
+ * half-closed: a request still being read (an upload whose client stopped sending) fails at once,
+ * so its handler lets go of what it holds (its transfer place, the chunks stored so far).
  *
  * @param logger The logger.
  * @returns A `clientError` handler.
@@ -171,14 +197,17 @@ export function createClientErrorHandler(
       socket.destroy();
       return;
     }
-    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-    const status = overflow ? 414 : 400;
-    const body = overflow
-      ? JSON.stringify({ err: 'The request line or headers are too large.', code: 'too_large' })
-      : JSON.stringify({ err: 'Malformed HTTP request.', code: 'invalid_request' });
+    const { status, line, body } = clientErrorAnswer(error.code);
     logger.info({ op: 'unknown', status, reason: error.code ?? 'malformed request' }, 'request');
-    socket.end(
-      `HTTP/1.1 ${overflow ? '414 URI Too Long' : '400 Bad Request'}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const answer = `HTTP/1.1 ${line}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+    if (status === 408) {
+      // Written, then destroyed as node:http does it itself: the request being read fails now
+      // (half-closed, its body would wait forever for bytes that never come).
+      socket.write(answer);
+      socket.destroy();
+    } else {
+      // Nothing was handed to a listener: the client gets the answer before the socket closes.
+      socket.end(answer);
+    }
   };
 }

@@ -7,6 +7,12 @@
  * tries again. A queue would hold the refused uploads' sockets open with their bodies unread, and
  * delay answers by however long the transfers ahead take.
  *
+ * A place is held only while bytes move: a transfer that moves no byte for `idleMs` (an upload
+ * whose client stopped sending, a download whose client stopped reading) is stalled. It gives its
+ * place back and its `onStall` destroys its socket, so that a client holding sockets open cannot
+ * keep the bound full. One key holds at most `perKey` places (half the bound by default): a single
+ * key cannot take every place, stalled or not.
+ *
  * Memory: a transfer holds about one chunk at a time, but every chunk leaves garbage behind (the
  * socket's reads, the database driver's buffers and strings, the sealed and opened copies), several
  * times its size, mostly in Buffers. V8 frees a Buffer's memory only when a collection finds it
@@ -43,15 +49,30 @@ export interface Transfer {
 export interface TransferGate {
   /** The most transfers at once. */
   readonly max: number;
+  /** The most transfers of one key at once. */
+  readonly perKey: number;
   /** Transfers running now. */
   readonly active: number;
   /**
    * Takes a place.
    *
+   * @param key Who moves the bytes (the API key's label): it holds at most {@link perKey} places.
+   * @param onStall Called once when the transfer moved no byte for the idle bound (its place is
+   *   given back just before): it destroys the transfer's socket.
    * @returns The transfer.
-   * @throws {RateLimitedError} 503 with `Retry-After` when every place is taken.
+   * @throws {RateLimitedError} 503 with `Retry-After` when every place, or the key's share, is taken.
    */
-  enter(): Transfer;
+  enter(key: string, onStall: () => void): Transfer;
+}
+
+/** How the bound is set. */
+export interface TransferGateOptions {
+  /** The most transfers at once. */
+  readonly max: number;
+  /** The most transfers of one key at once; half of `max` (at least 1) when absent. */
+  readonly perKey?: number | undefined;
+  /** How long a transfer may move no byte before it is stalled, in ms. */
+  readonly idleMs: number;
 }
 
 const MiB = 1024 * 1024;
@@ -99,11 +120,14 @@ const heldBytes = () => {
 /**
  * Creates the bound.
  *
- * @param max The most transfers at once.
+ * @param options The most transfers at once, per key, and the idle bound.
  * @returns The gate.
  */
-export function createTransferGate(max: number): TransferGate {
+export function createTransferGate(options: TransferGateOptions): TransferGate {
+  const { max, idleMs } = options;
+  const perKey = Math.min(max, options.perKey ?? Math.max(1, Math.ceil(max / 2)));
   let active = 0;
+  const byKey = new Map<string, number>();
   let sinceCheck = 0;
   let baseline = 0;
   let nextYoung = 0;
@@ -122,10 +146,11 @@ export function createTransferGate(max: number): TransferGate {
   };
   return {
     max,
+    perKey,
     get active() {
       return active;
     },
-    enter() {
+    enter(key, onStall) {
       if (active >= max) {
         throw new RateLimitedError(
           `The server is moving ${max} attachments already, its most at once; try again in ${TRANSFER_RETRY_AFTER_S} s.`,
@@ -133,25 +158,48 @@ export function createTransferGate(max: number): TransferGate {
           503,
         );
       }
+      const ofKey = byKey.get(key) ?? 0;
+      if (ofKey >= perKey) {
+        throw new RateLimitedError(
+          `This key is moving ${perKey} attachments already, its most at once; try again in ${TRANSFER_RETRY_AFTER_S} s.`,
+          TRANSFER_RETRY_AFTER_S,
+          503,
+        );
+      }
       clearTimeout(idleTimer);
       if (active === 0) baseline = heldBytes();
       active++;
+      byKey.set(key, ofKey + 1);
       let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        clearTimeout(stallTimer);
+        active--;
+        const remaining = (byKey.get(key) ?? 1) - 1;
+        if (remaining > 0) byKey.set(key, remaining);
+        else byKey.delete(key);
+        if (active > 0) return;
+        idleTimer = setTimeout(() => collect('shrink'), IDLE_DELAY_MS);
+        idleTimer.unref();
+      };
+      // Refreshed by every byte moved: it fires only after idleMs without one.
+      const stallTimer = setTimeout(() => {
+        if (left) return;
+        leave();
+        onStall();
+      }, idleMs);
+      stallTimer.unref();
       return {
         moved(bytes) {
+          if (left) return;
+          stallTimer.refresh();
           sinceCheck += bytes;
           if (sinceCheck < CHECK_EVERY) return;
           sinceCheck = 0;
           check();
         },
-        leave() {
-          if (left) return;
-          left = true;
-          active--;
-          if (active > 0) return;
-          idleTimer = setTimeout(() => collect('shrink'), IDLE_DELAY_MS);
-          idleTimer.unref();
-        },
+        leave,
       };
     },
   };

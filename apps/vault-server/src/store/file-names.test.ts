@@ -12,6 +12,7 @@ describe('safeFileName', () => {
     [undefined, 'file'],
     ['a\u0000b\nc.txt', 'abc.txt'],
     ['\u202egnp.exe', 'gnp.exe'],
+    ['in\u00advis\u2060ible\u{e0041}\u3164.txt', 'invisible.txt'],
     ['na"me<>|:*?.txt', 'name.txt'],
     ['  many   spaces .txt ', 'many spaces .txt'],
     ['😀 emoji ✓.txt', '😀 emoji ✓.txt'],

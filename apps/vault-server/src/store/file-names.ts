@@ -1,3 +1,4 @@
+import { replaceUnsafeCharacters } from '@vaultline/protocol';
 import { MAX_FILE_NAME_LENGTH } from '../constants.ts';
 
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
@@ -19,17 +20,17 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * A safe attachment name: the last path component only, no control characters, no leading dots,
- * at most {@link MAX_FILE_NAME_LENGTH} characters. Names are stored in the database, never used as
- * file system paths; this keeps what clients show and save harmless.
+ * A safe attachment name: the last path component only, without the characters of the core's one
+ * rule for text from outside (controls, line breaks, format characters such as bidirectional
+ * overrides, which let `exe.png` display as `gnp.exe`, zero-width characters, the soft hyphen, tag
+ * characters, and invisible fillers: see `replaceUnsafeCharacters`), nor `"<>|:*?`, no leading
+ * dots, at most {@link MAX_FILE_NAME_LENGTH} characters. Names are stored in the database, never
+ * used as file system paths; this keeps what clients show and save harmless.
  */
 export function safeFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
-  const cleaned = base
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
-    .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '')
-    // Bidirectional overrides let a name display as something else (`exe.png` shown as `gnp.exe`).
-    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+  const cleaned = replaceUnsafeCharacters(base, () => '')
+    .replace(/["<>|:*?]/g, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');

@@ -10,7 +10,8 @@
  * {@link STALE_UPLOAD_MS}.
  *
  * Rows written before migration 6 (`format` 1) hold one AES-256-GCM blob in `files.content`;
- * {@link upgradeLegacyFiles} rewrites them in chunks when a vault is opened.
+ * {@link upgradeLegacyFiles} rewrites them in chunks when a vault is opened, and `readFile` the one it
+ * reads (one an instance of the previous release uploaded during an upgrade: `db/older-instances.ts`).
  *
  * @module
  */
@@ -346,7 +347,11 @@ export async function readFile(ctx: StoreContext, principal: Principal, fileId: 
   } catch {
     throw notFound(`No file with id ${fileId}.`);
   }
-  // A row still in the old format is one the upgrade could not rewrite: it failed its check then.
+  // A row in the old format: one an instance of the previous release uploaded after this one
+  // started (during an upgrade), or one that failed its check when the vault was opened. It is
+  // rewritten in chunks now, or fails its check again.
+  if (Number(row.format) === FORMAT_BLOB)
+    Object.assign(row, await upgradeLegacyFile(ctx.db, ctx.box, fileId));
   const count = Number(row.chunks);
   if (Number(row.format) !== FORMAT_CHUNKS || row.content_key === null || count < 1) {
     throw integrityError(fileId);
@@ -412,6 +417,34 @@ async function rewriteBlob(tx: Queryable, from: SecretBox, to: SecretBox, fileId
     `UPDATE files SET format = ${FORMAT_CHUNKS}, content = NULL, content_key = $2, chunks = $3, size = $4 WHERE id = $1`,
     [fileId, key.sealed, writer.chunks, writer.size],
   );
+}
+
+/**
+ * Rewrites one blob-format attachment in chunks, in a transaction of its own (unless another
+ * instance did it meanwhile).
+ *
+ * @returns The row's format, content key and chunk count after it.
+ * @throws {IntegrityError} When the blob fails its check (the row is left as it was).
+ */
+async function upgradeLegacyFile(
+  db: Database,
+  box: SecretBox,
+  fileId: number,
+): Promise<{ format: number; content_key: Uint8Array | null; chunks: number; size: number }> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ format: number }>('SELECT format FROM files WHERE id = $1 FOR UPDATE', [
+      fileId,
+    ]);
+    if (row && Number(row.format) === FORMAT_BLOB) await rewriteBlob(tx, box, box, fileId);
+    const [after] = await tx.query<{
+      format: number;
+      content_key: Uint8Array | null;
+      chunks: number;
+      size: number;
+    }>('SELECT format, content_key, chunks, size FROM files WHERE id = $1', [fileId]);
+    if (!after) throw notFound(`No file with id ${fileId}.`);
+    return after;
+  });
 }
 
 /** What {@link upgradeLegacyFiles} did. */

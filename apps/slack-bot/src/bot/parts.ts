@@ -11,8 +11,6 @@ import { exactLimiter, postgresCounter } from '@vaultline/rate-limit';
 import type { Database } from '@vaultline/store';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { createAccessRequests } from '../access-requests.ts';
-import { type Accounts, linkedAccounts, sharedAccounts } from '../accounts.ts';
 import type { AckFirst } from '../ack-first.ts';
 import { type AuditLog, createAuditLog } from '../audit.ts';
 import {
@@ -28,17 +26,19 @@ import type { Deps, LinkParts } from '../deps.ts';
 import type { Config } from '../env.ts';
 import type { IdentityResolver } from '../identity.ts';
 import { createLimiters, createSignInGuard } from '../limits.ts';
-import { createLinkedClients } from '../linked/clients.ts';
-import { createLinkStore, type LinkCredentials } from '../linked/links.ts';
-import { createSealer } from '../linked/sealer.ts';
+import { type Accounts, linkedAccounts, sharedAccounts } from '../linking/accounts.ts';
+import { createLinkedClients } from '../linking/clients.ts';
+import { tellLinkAdmins } from '../linking/link.ts';
+import { createLinkStore, type LinkCredentials } from '../linking/links.ts';
+import { createSealer } from '../linking/sealer.ts';
 import { createRedactions } from '../redactions.ts';
+import { createAccessRequests } from '../requests/store.ts';
 import { errorFields } from '../safe-error.ts';
 import { createItemSearch } from '../search.ts';
 import type { SecretRegistry } from '../secret-registry.ts';
 import { RATE_LIMIT_TABLE } from '../store/migrations.ts';
 import { createViewOwners } from '../view-owners.ts';
 import { redactionPoster } from './deliver-redaction.ts';
-import { tellLinkAdmins } from './link.ts';
 import type { VaultMode } from './vault-mode.ts';
 
 /** What the parts are built on. */

@@ -1,10 +1,10 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
-import { linkCommand, unlinkCommand } from '../bot/link.ts';
 import { isEchoableWord, parseCommandText } from '../command-text.ts';
 import { LINK_WORDS, SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
+import { linkCommand, unlinkCommand } from '../linking/link.ts';
 import { findCommand } from './find.ts';
 import { getCommand } from './get.ts';
 import { helpCommand } from './help.ts';

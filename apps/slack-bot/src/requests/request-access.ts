@@ -1,17 +1,17 @@
 import type { App, BlockAction, ButtonAction, Middleware, types } from '@slack/bolt';
 import { foldLabel, type Item, isVaultError, type VaultClient } from '@vaultline/protocol';
-import type { AccessRequest, Created, NewRequest } from './access-requests.ts';
-import { LINK_MESSAGES } from './account-messages.ts';
-import type { Account, AccountUse } from './accounts.ts';
-import { type ButtonClick, callerOf, readItemId } from './actions/button-args.ts';
-import { note, plain } from './blocks.ts';
-import { queryProblem } from './command-text.ts';
-import { ACTIONS, AUDIT_EVENTS, COMMAND, MAX_REASON_LENGTH } from './constants.ts';
-import type { Deps } from './deps.ts';
-import { friendlyMessage } from './error-messages.ts';
-import { escapeText } from './escape.ts';
-import { auditWho, type Caller, runAsUser } from './run-as-user.ts';
-import { errorFields } from './safe-error.ts';
+import { type ButtonClick, callerOf, readItemId } from '../actions/button-args.ts';
+import { note, plain } from '../blocks.ts';
+import { queryProblem } from '../command-text.ts';
+import { ACTIONS, AUDIT_EVENTS, COMMAND, MAX_REASON_LENGTH } from '../constants.ts';
+import type { Deps } from '../deps.ts';
+import { friendlyMessage } from '../error-messages.ts';
+import { escapeText } from '../escape.ts';
+import { LINK_MESSAGES } from '../linking/account-messages.ts';
+import type { Account, AccountUse } from '../linking/accounts.ts';
+import { auditWho, type Caller, runAsUser } from '../run-as-user.ts';
+import { errorFields } from '../safe-error.ts';
+import type { AccessRequest, Created, NewRequest } from './store.ts';
 
 type Block = types.KnownBlock;
 

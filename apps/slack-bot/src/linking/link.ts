@@ -11,20 +11,20 @@ import type {
   webApi,
 } from '@slack/bolt';
 import { isVaultError } from '@vaultline/protocol';
-import { accountProblemText } from '../account-messages.ts';
-import type { AccountIdentity } from '../accounts.ts';
 import { LINK_BUTTON, linkOffer, modalOf, note, plain } from '../blocks.ts';
+import { publishHome } from '../bot/home.ts';
 import { parseCommandText } from '../command-text.ts';
 import { ACTIONS, AUDIT_EVENTS, COMMAND, ENV, LINK_INPUT_MAX } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { friendlyMessage, UNEXPECTED_ERROR_MESSAGE } from '../error-messages.ts';
 import { escapeText } from '../escape.ts';
 import type { SignInPause } from '../limits.ts';
-import type { LinkCredentials } from '../linked/links.ts';
-import { expand } from '../request-access.ts';
+import { expand } from '../requests/request-access.ts';
 import { commandCaller } from '../run-as-user.ts';
 import { errorFields } from '../safe-error.ts';
-import { publishHome } from './home.ts';
+import { accountProblemText } from './account-messages.ts';
+import type { AccountIdentity } from './accounts.ts';
+import type { LinkCredentials } from './links.ts';
 
 type Block = types.KnownBlock;
 

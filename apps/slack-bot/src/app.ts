@@ -17,7 +17,7 @@ import { ACK_MAX_DEFER_MS, ACK_QUIET_MS } from './constants.ts';
 import type { Deps } from './deps.ts';
 import type { Config } from './env.ts';
 import { createIdentityResolver } from './identity.ts';
-import { registerLink } from './linking/link.ts';
+import { registerLink } from './linking/register.ts';
 import { createLogger } from './logger.ts';
 import { errorFields } from './safe-error.ts';
 import { openDatabase } from './store/database.ts';

@@ -4,7 +4,7 @@ import { HOME_RECENT_REVEALS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeText } from '../escape.ts';
 import { accountProblemText } from '../linking/account-messages.ts';
-import { linkBlocks } from '../linking/link.ts';
+import { linkBlocks } from '../linking/home-blocks.ts';
 import { errorFields } from '../safe-error.ts';
 import { searchInput } from './views.ts';
 

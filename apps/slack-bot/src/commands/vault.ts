@@ -4,11 +4,12 @@ import { isEchoableWord, parseCommandText } from '../command-text.ts';
 import { LINK_WORDS, SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeMrkdwn } from '../escape.ts';
-import { linkCommand, unlinkCommand } from '../linking/link.ts';
 import { findCommand } from './find.ts';
 import { getCommand } from './get.ts';
 import { helpCommand } from './help.ts';
+import { linkCommand } from './link.ts';
 import { requestCommand } from './request.ts';
+import { unlinkCommand } from './unlink.ts';
 
 /**
  * `/vault <subcommand> …`: hands the command to its subcommand; unknown ones get the help.

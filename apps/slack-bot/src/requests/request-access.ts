@@ -11,6 +11,7 @@ import { LINK_MESSAGES } from '../linking/account-messages.ts';
 import type { Account, AccountUse } from '../linking/accounts.ts';
 import { auditWho, type Caller, runAsUser } from '../run-as-user.ts';
 import { errorFields } from '../safe-error.ts';
+import { expand } from '../user-groups.ts';
 import type { AccessRequest, Created, NewRequest } from './store.ts';
 
 type Block = types.KnownBlock;
@@ -152,25 +153,6 @@ async function resolveTarget(
         found.set(item.id, { id: item.id, label: item.label, folderId: item.folderId });
   }
   return found.size === 1 ? [...found.values()][0] : undefined;
-}
-
-/**
- * The Slack users a list of ids names: user ids as they are, user groups expanded through the Web
- * API (`usergroups.users.list`), now.
- *
- * @param deps The bot's parts.
- * @param ids User ids (U…, W…) and user group ids (S…).
- * @returns User ids.
- */
-export async function expand(deps: Pick<Deps, 'slack'>, ids: readonly string[]): Promise<string[]> {
-  const users = new Set<string>();
-  for (const id of ids) {
-    if (!id.startsWith('S')) users.add(id);
-    else
-      for (const user of (await deps.slack().usergroups.users.list({ usergroup: id })).users ?? [])
-        users.add(user);
-  }
-  return [...users];
 }
 
 const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));

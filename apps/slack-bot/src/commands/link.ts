@@ -1,8 +1,9 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { linkOffer, note } from '../blocks.ts';
+import { note } from '../blocks.ts';
 import { parseCommandText } from '../command-text.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
+import { linkOffer } from '../linking/offer.ts';
 
 /**
  * `/vault link`: never takes credentials. With anything after `link` (a login, a password typed by

@@ -1,11 +1,12 @@
 import type { types } from '@slack/bolt';
-import { LINK_BUTTON, plain } from '../blocks.ts';
+import { plain } from '../blocks.ts';
 import { ACTIONS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeText } from '../escape.ts';
 import { accountProblemText } from './account-messages.ts';
 import type { AccountIdentity } from './accounts.ts';
 import { isLinkAdmin } from './admins.ts';
+import { LINK_BUTTON } from './offer.ts';
 
 type Block = types.KnownBlock;
 

@@ -199,22 +199,28 @@ export function resultPage(
  */
 export function requestAccessOffer(typed: string): EphemeralMessage {
   const text = `No item you can read has the id or label “${escapeText(typed, 200)}”. If you need it, you can ask the approvers for access.`;
+  return offerWithButton(text, 'request_access', {
+    type: 'button',
+    action_id: ACTIONS.requestAccess,
+    text: plain('Request access'),
+    value: [...typed].slice(0, 1000).join(''),
+  });
+}
+
+/**
+ * A message of one sentence with one button under it (an offer: link, request access).
+ *
+ * @param text The bot's own sentence, already escaped.
+ * @param blockId The block id of the button's row.
+ * @param button The button.
+ * @returns The message.
+ */
+export function offerWithButton(text: string, blockId: string, button: types.Button): EphemeralMessage {
   return {
     ...note(text),
     blocks: [
       { type: 'section', text: plain(text) },
-      {
-        type: 'actions',
-        block_id: 'request_access',
-        elements: [
-          {
-            type: 'button',
-            action_id: ACTIONS.requestAccess,
-            text: plain('Request access'),
-            value: [...typed].slice(0, 1000).join(''),
-          },
-        ],
-      },
+      { type: 'actions', block_id: blockId, elements: [button] },
     ],
   };
 }
@@ -294,32 +300,6 @@ export function loginShown(item: ListedItem): EphemeralMessage {
     unfurl_media: false,
   };
 }
-
-/**
- * A message that asks the person to link their vault account, with the button that opens the
- * link form in a modal (only they see it; nothing is typed in the channel).
- *
- * @param text The bot's own sentence.
- * @returns The message.
- */
-export function linkOffer(text: string): EphemeralMessage {
-  return {
-    ...note(text),
-    blocks: [
-      { type: 'section', text: plain(text) },
-      {
-        type: 'actions',
-        block_id: 'link_offer',
-        elements: [
-          { type: 'button', action_id: ACTIONS.linkOpen, style: 'primary', text: plain(LINK_BUTTON) },
-        ],
-      },
-    ],
-  };
-}
-
-/** The label of the button that opens the link form. */
-export const LINK_BUTTON = 'Link your TeamPass account';
 
 /** The help text. */
 export const HELP_TEXT = [

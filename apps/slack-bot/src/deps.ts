@@ -4,14 +4,14 @@ import type { Limiter } from '@vaultline/rate-limit';
 import type { Database } from '@vaultline/store';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
-import type { AccessRequests } from './access-requests.ts';
-import type { Accounts } from './accounts.ts';
 import type { AckFirst } from './ack-first.ts';
 import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
 import type { SignInGuard } from './limits.ts';
-import type { LinkCredentials, LinkStore } from './linked/links.ts';
+import type { Accounts } from './linking/accounts.ts';
+import type { LinkCredentials, LinkStore } from './linking/links.ts';
 import type { Redactions } from './redactions.ts';
+import type { AccessRequests } from './requests/store.ts';
 import type { SecretRegistry } from './secret-registry.ts';
 import type { ViewOwners } from './view-owners.ts';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULTS, ENV, MAX_PAGE_SIZE, SLACK_HOOKS_ORIGIN } from './constants.ts';
-import { parseLinkKey } from './linked/sealer.ts';
+import { parseLinkKey } from './linking/sealer.ts';
 
 /** A configuration error: lists every missing or malformed setting at once. */
 export class ConfigError extends Error {

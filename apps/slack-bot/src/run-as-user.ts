@@ -1,12 +1,12 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs, webApi } from '@slack/bolt';
 import { isVaultError } from '@vaultline/protocol';
-import { accountProblem } from './account-messages.ts';
-import type { Account } from './accounts.ts';
 import type { AuditRecord } from './audit.ts';
 import { note } from './blocks.ts';
 import type { Deps } from './deps.ts';
 import { friendlyMessage } from './error-messages.ts';
 import { UNKNOWN_LOGIN_MESSAGE } from './identity.ts';
+import { accountProblem } from './linking/account-messages.ts';
+import type { Account } from './linking/accounts.ts';
 import { errorFields } from './safe-error.ts';
 
 /** Who asked, and where. */

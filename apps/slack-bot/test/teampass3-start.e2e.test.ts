@@ -8,7 +8,7 @@ import { startReplayServer } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBot } from '../src/app.ts';
 import { ConfigError, readConfig } from '../src/env.ts';
-import { keyIdOf, parseLinkKey } from '../src/linked/sealer.ts';
+import { keyIdOf, parseLinkKey } from '../src/linking/sealer.ts';
 import { BOT_TOKEN, nextId, SIGNING_SECRET, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import { buttonsOf, labelsOf } from './support/messages.ts';

@@ -1,10 +1,10 @@
 import type { Middleware } from '@slack/bolt';
 import { type Item, isVaultError } from '@vaultline/protocol';
-import type { AccessRequest } from '../access-requests.ts';
 import type { AuditRecord } from '../audit.ts';
 import { note, redacted, redactedModal, revealed, revealedModal, revealingModal } from '../blocks.ts';
 import { AUDIT_EVENTS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
+import type { AccessRequest } from '../requests/store.ts';
 import { auditWho, runAsUser } from '../run-as-user.ts';
 import { errorFields } from '../safe-error.ts';
 import { toListed } from '../search.ts';

@@ -5,7 +5,7 @@ import { revealAction } from '../actions/reveal.ts';
 import { showLoginAction } from '../actions/show-login.ts';
 import { ACTIONS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { registerRequestAccess } from '../request-access.ts';
+import { registerRequestAccess } from '../requests/register.ts';
 
 /**
  * Registers the buttons: Show login, Reveal password, Open URL, the page buttons, and the request

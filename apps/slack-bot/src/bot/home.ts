@@ -1,11 +1,11 @@
 import type { App, types, webApi } from '@slack/bolt';
-import { accountProblemText } from '../account-messages.ts';
 import { plain } from '../blocks.ts';
 import { HOME_RECENT_REVEALS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeText } from '../escape.ts';
+import { accountProblemText } from '../linking/account-messages.ts';
+import { linkBlocks } from '../linking/home-blocks.ts';
 import { errorFields } from '../safe-error.ts';
-import { linkBlocks } from './link.ts';
 import { searchInput } from './views.ts';
 
 type Block = types.KnownBlock;

@@ -1,7 +1,7 @@
 import type { AckFirst } from '../ack-first.ts';
 import { SWEEP_INTERVAL_MS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import { sweepRequests } from '../request-access.ts';
+import { sweepRequests } from '../requests/sweep.ts';
 import { errorFields } from '../safe-error.ts';
 import type { SeenSignatures } from '../store/seen-signatures.ts';
 

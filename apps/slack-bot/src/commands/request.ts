@@ -4,7 +4,8 @@ import { parseCommandText, queryProblem } from '../command-text.ts';
 import { COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { escapeText } from '../escape.ts';
-import { parseRequestText, requestAccess } from '../request-access.ts';
+import { parseRequestText } from '../requests/parse.ts';
+import { requestAccess } from '../requests/request.ts';
 import { commandCaller } from '../run-as-user.ts';
 
 /**

@@ -1,6 +1,5 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { HELP_TEXT, noteMrkdwn } from '../blocks.ts';
-import { linkCommand, unlinkCommand } from '../bot/link.ts';
 import { isEchoableWord, parseCommandText } from '../command-text.ts';
 import { LINK_WORDS, SUBCOMMANDS } from '../constants.ts';
 import type { Deps } from '../deps.ts';
@@ -8,7 +7,9 @@ import { escapeMrkdwn } from '../escape.ts';
 import { findCommand } from './find.ts';
 import { getCommand } from './get.ts';
 import { helpCommand } from './help.ts';
+import { linkCommand } from './link.ts';
 import { requestCommand } from './request.ts';
+import { unlinkCommand } from './unlink.ts';
 
 /**
  * `/vault <subcommand> …`: hands the command to its subcommand; unknown ones get the help.

@@ -86,7 +86,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: [
       // The vault accounts people link themselves, where the vault has no key that reads everyone's
       // rights (TeamPass 3). The credentials and the session token are sealed with AES-256-GCM
-      // (`src/linked/sealer.ts`, the key from LINK_ENCRYPTION_KEY), never in clear; `key_id` names
+      // (`src/linking/sealer.ts`, the key from LINK_ENCRYPTION_KEY), never in clear; `key_id` names
       // the key that sealed them (for rotation). `version` is new at each link: what is sealed is
       // bound to the Slack user and to it. `refused_at`: the vault refused the credentials, so the
       // bot stops signing in with them until the person links again.

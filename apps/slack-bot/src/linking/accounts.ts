@@ -1,9 +1,9 @@
 import type { webApi } from '@slack/bolt';
 import { type AccessChecker, isVaultError, type VaultClient } from '@vaultline/protocol';
-import type { Identity, IdentityResolver } from './identity.ts';
-import type { LinkedClients } from './linked/clients.ts';
-import type { LinkedAccount, LinkMethod, LinkStore } from './linked/links.ts';
-import type { ItemSearch } from './search.ts';
+import type { Identity, IdentityResolver } from '../identity.ts';
+import type { ItemSearch } from '../search.ts';
+import type { LinkedClients } from './clients.ts';
+import type { LinkedAccount, LinkMethod, LinkStore } from './links.ts';
 
 /** The vault account a piece of work runs as, and what the bot reads through it. */
 export interface Account {

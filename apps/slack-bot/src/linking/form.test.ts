@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LINK_BLOCKS, parseLinkForm } from './link.ts';
+import { LINK_BLOCKS, parseLinkForm } from './form.ts';
 
 const form = (values: Partial<Record<keyof typeof LINK_BLOCKS, string>>) => (block: string) => {
   const key = Object.entries(LINK_BLOCKS).find(([, id]) => id === block)?.[0] as keyof typeof LINK_BLOCKS;

@@ -1,6 +1,7 @@
+import { type EphemeralMessage, note } from '../blocks.ts';
+import { IDENTITY_MESSAGES } from '../identity.ts';
 import type { AccountFailure } from './accounts.ts';
-import { type EphemeralMessage, linkOffer, note } from './blocks.ts';
-import { IDENTITY_MESSAGES } from './identity.ts';
+import { linkOffer } from './offer.ts';
 
 /** What a person without a linked account is told (with a button that opens the link form). */
 export const LINK_MESSAGES: Readonly<Record<'unlinked' | 'link_refused' | 'link_unreadable', string>> = {

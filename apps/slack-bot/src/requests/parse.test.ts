@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequestText, requestKey } from './request-access.ts';
+import { parseRequestText, requestKey } from './parse.ts';
 
 describe('parseRequestText', () => {
   it.each([

@@ -5,17 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBenchmark } from '@vaultline/repo/benchmarks';
-import { cpu, ms, type Timing, timed, wall } from './timing.ts';
+import { cpu, ms, startCliBenchmark, type Timing, timed, wall } from './timing.ts';
 import { startBenchVault } from './vault.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-const bench = startBenchmark({
-  id: 'cli-start',
-  package: '@vaultline/cli',
-  script: 'bench/start.ts',
-  command: 'pnpm --filter @vaultline/cli bench',
-});
+const bench = startCliBenchmark('cli-start', 'bench/start.ts');
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 
 const { vault, admin, folderId } = await startBenchVault();

@@ -226,49 +226,61 @@ function checkUrl(url: string): void {
     );
 }
 
-/** What `connect` does. */
-export const connectAction = (context: CommandContext) => async (url: string, options: ConnectOptions) => {
-  const { env, output } = context;
-  checkUrl(url);
-  // The user says the vault is TeamPass 2: its key goes in the URL, as TeamPass requires.
-  const detection: DialectDetection = options.keyInUrl
-    ? {
-        detected: true,
-        dialect: 'legacy',
-        capabilities: teampassCapabilities('query'),
-        evidence: 'you said it is TeamPass 2 (--key-in-url)',
-      }
-    : await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
-  if (!detection.detected) {
-    // Nothing said which API this is: no key, password or token is asked for or sent.
-    throw new CliError(
-      'unreachable',
-      `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key. (TeamPass 2 behind a proxy that hides its answers: --key-in-url.)`,
-      EXIT.vault,
-    );
-  }
-  const signIn = chooseSignIn(detection.capabilities.credentials, options, env, url);
-  // Where what will be typed or piped goes, decided before it is asked for.
-  const toGive = SIGN_IN_SECRETS[signIn].filter(
-    (kind) => fromStdin(options, kind) || env.secretFor(kind, options.name) === undefined,
+/** What the connect flow has learnt so far: each step reads what earlier ones settled and adds its part. */
+interface ConnectFlow {
+  readonly url: string;
+  readonly options: ConnectOptions;
+  readonly env: CliEnvironment;
+  readonly output: Output;
+  /** The session token signing in once leaves, kept by the last steps. */
+  readonly verification: ReturnType<typeof memoryTokenCache>;
+  /** Which API the vault speaks (a detected one). */
+  detection?: Extract<DialectDetection, { detected: true }>;
+  signIn?: SignIn;
+  /** Where typed or piped secrets go: `--store`, else the keychain unless a step chooses. */
+  store: Store;
+  secrets?: Secrets;
+  /** The secrets typed or piped (the ones kept); the others come from the environment. */
+  given?: SecretKind[];
+  /** The client that signed in once. */
+  client?: VaultClient;
+  /** The secrets now in the keychain. */
+  stored: SecretKind[];
+  /** Why the keychain refused one, reported once all else is done. */
+  keychainError?: CliError;
+}
+
+/** One step of `connect`: what it settles, when it applies, and how (asking, checking, storing). */
+interface ConnectStep {
+  /** What it asks for or settles. */
+  readonly settles: string;
+  /** When it applies; always without. */
+  readonly when?: (flow: ConnectFlow) => boolean;
+  /** Asks or checks, and keeps what it settles in the flow (or stores it). */
+  readonly run: (flow: ConnectFlow) => Promise<void> | void;
+}
+
+/** The secrets to be typed or piped here (not read from the environment). */
+const toGive = (flow: ConnectFlow): SecretKind[] =>
+  SIGN_IN_SECRETS[flow.signIn!].filter(
+    (kind) => fromStdin(flow.options, kind) || flow.env.secretFor(kind, flow.options.name) === undefined,
   );
-  const store: Store =
-    toGive.length > 0 ? await chooseStore(options, env, output, toGive) : (options.store ?? 'keychain');
-  const { secrets, given } = await gatherSecrets(signIn, options, env, url);
-  const sealing = sealingSecrets(secrets);
-  const verification = memoryTokenCache();
+
+/** Signs in once with what was given, and says what it could read; a failure keeps nothing. */
+async function check(flow: ConnectFlow): Promise<void> {
+  const { url, options, output, secrets, detection } = flow;
   let client: VaultClient;
   try {
     client = createVaultClient({
       baseUrl: url,
-      apiKey: secrets['api-key'],
+      apiKey: secrets!['api-key'],
       login: options.login,
-      password: secrets.password,
-      personalAccessToken: secrets['personal-access-token'],
-      dialect: detection.dialect,
-      server: detection.capabilities.server,
+      password: secrets!.password,
+      personalAccessToken: secrets!['personal-access-token'],
+      dialect: detection!.dialect,
+      server: detection!.capabilities.server,
       keyTransport: options.keyInUrl ? 'query' : undefined,
-      tokenCache: verification,
+      tokenCache: flow.verification,
     });
   } catch (error) {
     throw new CliError('invalid_url', toCliError(error).message, EXIT.usage);
@@ -277,7 +289,7 @@ export const connectAction = (context: CommandContext) => async (url: string, op
     name: options.name,
     url: client.baseUrl,
     login: options.login,
-    signedIn: sealing !== undefined,
+    signedIn: sealingSecrets(secrets!) !== undefined,
   };
   let folders: number;
   try {
@@ -306,49 +318,28 @@ export const connectAction = (context: CommandContext) => async (url: string, op
     );
   }
   output.err(`Connected to ${client.baseUrl} as ${options.login} (${folders} folders readable).`);
+  flow.client = client;
+}
 
-  const config = await readConfig(env.configDir);
-  const previous = config.connections[options.name];
-  config.connections[options.name] = {
-    url: client.baseUrl,
-    login: options.login,
-    dialect: detection.dialect,
-    server: detection.capabilities.server,
-    ...(options.keyInUrl ? { keyTransport: 'query' as const } : {}),
-    signIn,
-    ...(store === 'keychain' ? {} : { store }),
-  };
-  await writeConfig(env.configDir, config);
-  output.err(
-    `Saved connection ${JSON.stringify(options.name)} to ${configPath(env.configDir)} (URL, login and dialect; no secrets).`,
-  );
-  if (previous && (previous.url !== client.baseUrl || previous.login !== options.login)) {
-    await forgetKept(env, previous, true);
-  }
-
-  // What another store kept for this vault and login goes (connect again with another --store).
-  const target = { url: client.baseUrl, login: options.login };
-  if (store !== 'file') await removeSecretsFile(env, target.url, target.login).catch(() => false);
-  if (store !== 'keychain' && given.length > 0)
-    for (const kind of SECRET_KINDS)
-      await deleteSecret(keychainAccount(target.url, target.login, kind)).catch(() => false);
-
-  const stored: SecretKind[] = [];
-  let keychainError: CliError | undefined;
+/** Keeps the typed or piped secrets where the flow's store says. */
+async function keepSecrets(flow: ConnectFlow): Promise<void> {
+  const { env, output, options, store, secrets } = flow;
+  const given = flow.given!;
+  const target = { url: flow.client!.baseUrl, login: options.login };
   if (store === 'keychain') {
     for (const kind of given) {
       try {
-        await storeSecret(keychainAccount(client.baseUrl, options.login, kind), secrets[kind]!);
-        stored.push(kind);
+        await storeSecret(keychainAccount(target.url, target.login, kind), secrets![kind]!);
+        flow.stored.push(kind);
       } catch (error) {
-        keychainError = toCliError(error);
+        flow.keychainError = toCliError(error);
         break;
       }
     }
-    if (stored.length > 0) output.err(`Stored the ${listed(stored)} in the OS keychain.`);
+    if (flow.stored.length > 0) output.err(`Stored the ${listed(flow.stored)} in the OS keychain.`);
   } else if (store === 'file' && given.length > 0) {
     const kept: Secrets = {};
-    for (const kind of given) kept[kind] = secrets[kind]!;
+    for (const kind of given) kept[kind] = secrets![kind]!;
     const path = await writeSecretsFile(env, target.url, target.login, kept);
     output.err(
       `Stored the ${listed(given)} in ${path}, sealed (AES-256-GCM) with the key in ${machineKeyPath(env)}: the file alone shows nothing; programs running as you can read both.`,
@@ -358,46 +349,164 @@ export const connectAction = (context: CommandContext) => async (url: string, op
       `Did not store the ${listed(given)} (--store none): later commands ask for ${given.length === 1 ? 'it' : 'them'} on a terminal; scripts set ${given.map((kind) => secretVariable(kind, options.name)).join(' and ')}.`,
     );
   }
-  const fromEnv = SIGN_IN_SECRETS[signIn].filter((kind) => !given.includes(kind));
-  if (fromEnv.length > 0) {
-    output.err(
-      `The ${listed(fromEnv)} ${fromEnv.length === 1 ? 'was' : 'were'} not stored: later commands read ${fromEnv.length === 1 ? 'it' : 'them'} from ${fromEnv.map((kind) => secretVariable(kind, options.name)).join(' and ')}.`,
-    );
-  }
+}
 
-  // The session token waits where the secret that signs in waits.
-  const token = verification.token;
-  if (token !== undefined && sealing !== undefined) {
-    const inKeychain =
-      store === 'keychain' && (stored.includes('password') || stored.includes('personal-access-token'));
-    const cache = inKeychain
-      ? keychainTokenCache(keychainAccount(client.baseUrl, options.login, 'session-token'))
-      : fileTokenCache({
-          dir: env.cacheDir,
-          url: client.baseUrl,
-          login: options.login,
-          secrets: sealing,
-          dialect: async () => detection.dialect,
-          warn: warnTo(output),
-        });
-    await cache.set(token);
-    output.err(
-      inKeychain
-        ? 'Kept the session token in the OS keychain, for the next commands.'
-        : `Cached the session token in ${env.cacheDir}, sealed with the credentials, for the next commands.`,
-    );
-  }
-  await client.dispose({ signOut: false });
+/** The steps of `connect`, in order; {@link connectAction} runs those that apply. */
+const CONNECT_STEPS: readonly ConnectStep[] = [
+  {
+    settles: 'the URL: an http:// or https:// base URL',
+    run: (flow) => checkUrl(flow.url),
+  },
+  {
+    settles: 'which API the vault speaks (one keyless request; --key-in-url says TeamPass 2)',
+    run: async (flow) => {
+      const { url, options } = flow;
+      // The user says the vault is TeamPass 2: its key goes in the URL, as TeamPass requires.
+      const detection: DialectDetection = options.keyInUrl
+        ? {
+            detected: true,
+            dialect: 'legacy',
+            capabilities: teampassCapabilities('query'),
+            evidence: 'you said it is TeamPass 2 (--key-in-url)',
+          }
+        : await withSpinner(`Looking at ${url}…`, () => detectDialect({ baseUrl: url }));
+      if (!detection.detected) {
+        // Nothing said which API this is: no key, password or token is asked for or sent.
+        throw new CliError(
+          'unreachable',
+          `Could not tell which API ${url} speaks: ${detection.evidence}. Is the vault running, and is the URL its base URL (the part before /api/index.php)? Nothing was sent with a key. (TeamPass 2 behind a proxy that hides its answers: --key-in-url.)`,
+          EXIT.vault,
+        );
+      }
+      flow.detection = detection;
+    },
+  },
+  {
+    settles: 'how to sign in: what the vault needs, and what was offered',
+    run: (flow) => {
+      flow.signIn = chooseSignIn(flow.detection!.capabilities.credentials, flow.options, flow.env, flow.url);
+    },
+  },
+  {
+    // Where what will be typed or piped goes, decided before it is asked for.
+    settles: 'where the secrets to type or pipe will be kept',
+    when: (flow) => toGive(flow).length > 0,
+    run: async (flow) => {
+      flow.store = await chooseStore(flow.options, flow.env, flow.output, toGive(flow));
+    },
+  },
+  {
+    settles: 'the secrets: piped, from the environment, or asked for without echo',
+    run: async (flow) => {
+      Object.assign(flow, await gatherSecrets(flow.signIn!, flow.options, flow.env, flow.url));
+    },
+  },
+  { settles: 'that they sign in: one check, nothing kept when it fails', run: check },
+  {
+    settles: 'the connection in the config file (URL, login, dialect; no secrets)',
+    run: async (flow) => {
+      const { env, options, output } = flow;
+      const client = flow.client!;
+      const config = await readConfig(env.configDir);
+      const previous = config.connections[options.name];
+      config.connections[options.name] = {
+        url: client.baseUrl,
+        login: options.login,
+        dialect: flow.detection!.dialect,
+        server: flow.detection!.capabilities.server,
+        ...(options.keyInUrl ? { keyTransport: 'query' as const } : {}),
+        signIn: flow.signIn!,
+        ...(flow.store === 'keychain' ? {} : { store: flow.store }),
+      };
+      await writeConfig(env.configDir, config);
+      output.err(
+        `Saved connection ${JSON.stringify(options.name)} to ${configPath(env.configDir)} (URL, login and dialect; no secrets).`,
+      );
+      if (previous && (previous.url !== client.baseUrl || previous.login !== options.login)) {
+        await forgetKept(env, previous, true);
+      }
+    },
+  },
+  {
+    // Connect again with another --store: what the other store kept for this vault and login goes.
+    settles: 'what another store kept for this vault and login, forgotten',
+    run: async (flow) => {
+      const target = { url: flow.client!.baseUrl, login: flow.options.login };
+      if (flow.store !== 'file')
+        await removeSecretsFile(flow.env, target.url, target.login).catch(() => false);
+      if (flow.store !== 'keychain' && flow.given!.length > 0)
+        for (const kind of SECRET_KINDS)
+          await deleteSecret(keychainAccount(target.url, target.login, kind)).catch(() => false);
+    },
+  },
+  { settles: 'the typed or piped secrets, kept where the store says', run: keepSecrets },
+  {
+    settles: 'the secrets from the environment: said not to be stored',
+    when: (flow) => SIGN_IN_SECRETS[flow.signIn!].some((kind) => !flow.given!.includes(kind)),
+    run: (flow) => {
+      const fromEnv = SIGN_IN_SECRETS[flow.signIn!].filter((kind) => !flow.given!.includes(kind));
+      flow.output.err(
+        `The ${listed(fromEnv)} ${fromEnv.length === 1 ? 'was' : 'were'} not stored: later commands read ${fromEnv.length === 1 ? 'it' : 'them'} from ${fromEnv.map((kind) => secretVariable(kind, flow.options.name)).join(' and ')}.`,
+      );
+    },
+  },
+  {
+    // The session token waits where the secret that signs in waits.
+    settles: 'the session token of the check, kept for the next commands',
+    when: (flow) => flow.verification.token !== undefined && sealingSecrets(flow.secrets!) !== undefined,
+    run: async (flow) => {
+      const { env, options, output, store, stored } = flow;
+      const client = flow.client!;
+      const inKeychain =
+        store === 'keychain' && (stored.includes('password') || stored.includes('personal-access-token'));
+      const cache = inKeychain
+        ? keychainTokenCache(keychainAccount(client.baseUrl, options.login, 'session-token'))
+        : fileTokenCache({
+            dir: env.cacheDir,
+            url: client.baseUrl,
+            login: options.login,
+            secrets: sealingSecrets(flow.secrets!)!,
+            dialect: async () => flow.detection!.dialect,
+            warn: warnTo(output),
+          });
+      await cache.set(flow.verification.token!);
+      output.err(
+        inKeychain
+          ? 'Kept the session token in the OS keychain, for the next commands.'
+          : `Cached the session token in ${env.cacheDir}, sealed with the credentials, for the next commands.`,
+      );
+    },
+  },
+  {
+    settles: 'the end: the client closed (its session kept), a keychain refusal reported',
+    run: async (flow) => {
+      await flow.client!.dispose({ signOut: false });
+      const { keychainError } = flow;
+      if (keychainError) {
+        const variables = flow.given!.map((kind) => secretVariable(kind, flow.options.name)).join(' and ');
+        throw new CliError(
+          keychainError.code,
+          `${keychainError.message} Set ${variables} in the environment instead.`,
+          keychainError.exitCode,
+          { cause: keychainError },
+        );
+      }
+    },
+  },
+];
 
-  if (keychainError) {
-    const variables = given.map((kind) => secretVariable(kind, options.name)).join(' and ');
-    throw new CliError(
-      keychainError.code,
-      `${keychainError.message} Set ${variables} in the environment instead.`,
-      keychainError.exitCode,
-      { cause: keychainError },
-    );
-  }
+/** What `connect` does: the steps that apply, in order. */
+export const connectAction = (context: CommandContext) => async (url: string, options: ConnectOptions) => {
+  const flow: ConnectFlow = {
+    url,
+    options,
+    env: context.env,
+    output: context.output,
+    verification: memoryTokenCache(),
+    store: options.store ?? 'keychain',
+    stored: [],
+  };
+  for (const step of CONNECT_STEPS) if (step.when?.(flow) ?? true) await step.run(flow);
 };
 
 /** What `disconnect` does. */

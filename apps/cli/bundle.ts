@@ -1,9 +1,60 @@
 // Bundles the program (src/main.ts and its dependencies) into dist/main.js, one file: loading one
 // module instead of about a hundred cuts the CLI's start-up. Run after tsc, which emits the
-// types and dist/cli.js; the native keychain module stays external. What only `vaultline mcp`
-// loads (the MCP SDK) is split into dist/chunks/, so that no other command parses it.
-import { rmSync } from 'node:fs';
-import { build } from 'esbuild';
+// types and dist/cli.js; the native keychain module stays external. Each command's action is
+// loaded with import() when it runs (src/actions/, see lazy in src/context.ts), so esbuild splits
+// it and what it needs (the vault client, prompts, the keychain, the MCP SDK) into dist/chunks/:
+// `--version` and `--help` parse only the command tree, `read` only what reading needs.
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+/**
+ * The protocol core's entry re-exports every module. esbuild's code splitting follows each of
+ * those re-exports, so a module that imports EXIT from it would share one chunk with the whole
+ * core (the vault client, its schemas): `--version` would load it all. This plugin gives each
+ * importer an entry of its own that re-exports only the names it imports, from their modules.
+ */
+function protocolEntryPerImporter(): Plugin {
+  const entry = fileURLToPath(import.meta.resolve('@vaultline/protocol'));
+  const moduleOf = new Map<string, string>();
+  for (const [, names, from] of readFileSync(entry, 'utf8').matchAll(
+    /^export \{([^}]*)\} from '([^']+)';$/gm,
+  ))
+    for (const name of names!
+      .split(',')
+      .map((word) => word.trim())
+      .filter(Boolean))
+      moduleOf.set(name, from!);
+  return {
+    name: 'protocol-entry-per-importer',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^@vaultline\/protocol$/ }, ({ importer }) => ({
+        path: importer,
+        namespace: 'protocol-entry',
+      }));
+      plugin.onLoad({ filter: /.*/, namespace: 'protocol-entry' }, ({ path }) => {
+        const byModule = new Map<string, string[]>();
+        const clauses = readFileSync(path, 'utf8').matchAll(
+          /(?:import|export)\s+(type\s+)?\{([^}]*)\}\s*from\s*'@vaultline\/protocol'/g,
+        );
+        for (const [, typeOnly, names] of clauses) {
+          if (typeOnly) continue;
+          for (const name of names!.split(',').map((word) => word.trim().split(/\s+as\s+/)[0]!)) {
+            if (name === '' || name.startsWith('type ')) continue;
+            const from = moduleOf.get(name);
+            if (from === undefined) throw new Error(`${path}: @vaultline/protocol exports no ${name}`);
+            byModule.set(from, [...(byModule.get(from) ?? []), name]);
+          }
+        }
+        const contents = [...byModule].map(
+          ([from, names]) => `export { ${names.join(', ')} } from '${from}';`,
+        );
+        return { contents: contents.join('\n'), resolveDir: dirname(entry), loader: 'js' };
+      });
+    },
+  };
+}
 
 // Chunks are named by their hash: drop the last build's, so that none is left over (or packed).
 rmSync('dist/chunks', { recursive: true, force: true });
@@ -27,5 +78,6 @@ await build({
   banner: {
     js: "import { createRequire as __vaultlineRequire } from 'node:module';\nconst require = __vaultlineRequire(import.meta.url);",
   },
+  plugins: [protocolEntryPerImporter()],
   logLevel: 'warning',
 });

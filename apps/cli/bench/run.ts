@@ -5,10 +5,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createVaultClient } from '@vaultline/protocol';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
-import { startTestVault } from '@vaultline/vault-server/testing';
 import { cpu, ms, type Timing, timed, wall } from './timing.ts';
+import { startBenchVault } from './vault.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const bench = startBenchmark({
@@ -21,17 +20,9 @@ const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 const CHILD = [process.execPath, '-e', 'if (!process.env.REF_9) process.exit(3)'];
 
 const logLines: string[] = [];
-const vault = await startTestVault({ logLines });
+const { vault, admin, folderId } = await startBenchVault(logLines);
 const home = await mkdtemp(join(tmpdir(), 'vaultline-bench-'));
 try {
-  await vault.admin.createUser({ login: 'bench' });
-  await vault.admin.createRole({ name: 'bench' });
-  await vault.admin.assignRole('bench', 'bench');
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-  const { id: folderId } = await admin.addFolder({
-    folder: { title: 'Bench', complexityLevel: 0, parentId: 0 },
-  });
-  await vault.admin.grant('bench', folderId, 'R');
   const refs: Record<string, string> = {};
   for (let i = 0; i < 10; i++) {
     const { id } = await admin.addItem({

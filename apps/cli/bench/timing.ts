@@ -1,6 +1,11 @@
 // What both benches of `vaultline run` share: timing a command under bash (wall and CPU time) and
 // the medians.
 import { spawn } from 'node:child_process';
+import { type BenchmarkRun, startBenchmark } from '@vaultline/repo/benchmarks';
+
+/** Starts one of this package's benches, run by `pnpm --filter @vaultline/cli bench`. */
+export const startCliBenchmark = (id: string, script: string): BenchmarkRun =>
+  startBenchmark({ id, package: '@vaultline/cli', script, command: 'pnpm --filter @vaultline/cli bench' });
 
 /** One timed run. */
 export interface Timing {

@@ -36,3 +36,21 @@ export function connectionOption(command: Command): string | undefined {
 export function warnTo(output: Output): (message: string) => void {
   return (message) => output.err(`vaultline: ${message}`);
 }
+
+/**
+ * A command's action, loaded when the command runs: what it imports (the vault client, the
+ * keychain, prompts, …) is split out of the bundle's entry, so a command loads only what it needs
+ * and `--version` or `--help` load none of it.
+ *
+ * @param context The environment and output.
+ * @param load Loads the action (a dynamic `import()` of its module).
+ * @returns The action commander calls.
+ */
+export function lazy<Args extends unknown[]>(
+  context: CommandContext,
+  load: () => Promise<(context: CommandContext) => (...args: Args) => Promise<void> | void>,
+): (...args: Args) => Promise<void> {
+  return async (...args) => {
+    await (await load())(context)(...args);
+  };
+}

@@ -46,6 +46,172 @@ interface PickStep {
   value: string;
 }
 
+/** What one run of the dialog knows while it asks: the answers so far and the server's profile. */
+interface AskState {
+  /** The answers so far (the prefill before a step is answered). */
+  readonly values: Record<StepKey, string>;
+  /** What the caller gave: those steps are not asked. */
+  readonly known: Partial<ConnectionSettings>;
+  /** The names of the stored connections. */
+  readonly existing: ReadonlySet<string>;
+  /** The connection this run gives new credentials to: its name is not flagged as taken. */
+  readonly replacing: string | undefined;
+  /** What detection learnt of the URL, once asked. */
+  profile: ServerProfile | undefined;
+}
+
+/** Whether the server signs each user in (password and API key, or a personal access token). */
+const signsIn = (state: AskState) => state.profile?.credentials === 'password';
+/** The login, for the prompts. */
+const loginOf = (state: AskState) => state.values.login.trim() || '<login>';
+
+/**
+ * One step of the dialog: what it asks (the box or the pick, with its prompt and prefill), when it
+ * applies, how the answer is checked (`validate`) and what it stores (its key of the answers).
+ */
+interface DialogStep {
+  /** The answer it stores. */
+  readonly key: StepKey;
+  /** When it applies: what the caller gave, what the server signs in with, the method chosen. */
+  readonly when: (state: AskState) => boolean;
+  /** What it asks, and how the answer is checked. */
+  readonly asks: (state: AskState, detect: (url: string) => Promise<void>) => InputStep | PickStep;
+  /** Stored as typed (a password); other answers are trimmed. */
+  readonly asTyped?: boolean;
+}
+
+/** The steps, in order; {@link ConnectFlow.ask} asks those that apply. */
+const DIALOG_STEPS: readonly DialogStep[] = [
+  {
+    key: 'name',
+    when: (state) => state.known.name === undefined,
+    asks: ({ values, existing, replacing }) => ({
+      kind: 'input',
+      prompt: vscode.l10n.t('A name for this connection: it is the root of the Vault view.'),
+      value: values.name || (existing.has('vault') ? '' : 'vault'),
+      validate: (text) => {
+        if (text.trim() === '') return vscode.l10n.t('Enter a name.');
+        if (existing.has(text.trim()) && text.trim() !== replacing)
+          return {
+            message: vscode.l10n.t(
+              'A connection named "{0}" exists: you will be asked before it is replaced.',
+              text.trim(),
+            ),
+            severity: vscode.InputBoxValidationSeverity.Warning,
+          };
+        return undefined;
+      },
+    }),
+  },
+  {
+    key: 'url',
+    when: (state) => state.known.url === undefined,
+    asks: ({ values }, detect) => ({
+      kind: 'input',
+      prompt: vscode.l10n.t("The vault's base URL: where its API answers (TeamPass: the site's address)."),
+      placeholder: 'https://vault.example.com',
+      value: values.url,
+      validate: (text) =>
+        /^https?:\/\/\S+$/i.test(text.trim())
+          ? undefined
+          : vscode.l10n.t('Enter an http:// or https:// URL.'),
+      // The server tells what it signs in with: the steps that follow depend on it.
+      accept: detect,
+    }),
+  },
+  {
+    key: 'login',
+    when: (state) => state.known.login === undefined,
+    asks: ({ values, profile }) => ({
+      kind: 'input',
+      prompt:
+        profile?.otherUsers === false
+          ? vscode.l10n.t(
+              'Your login on this vault: every request runs as this user, with the rights the vault gives them.',
+            )
+          : vscode.l10n.t(
+              'The login the view acts for: the vault user whose folders and rights the tree shows (an admin key can act for any user).',
+            ),
+      value: values.login,
+      validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a login.') : undefined),
+    }),
+  },
+  {
+    key: 'method',
+    when: signsIn,
+    asks: (state) => ({
+      kind: 'pick',
+      placeholder: vscode.l10n.t('How does {0} sign in to this vault?', loginOf(state)),
+      value: state.values.method,
+      items: [
+        {
+          value: 'password',
+          label: vscode.l10n.t('$(key) Password and API key'),
+          detail: vscode.l10n.t(
+            "{0}'s password, and the personal API key of their profile page.",
+            loginOf(state),
+          ),
+        },
+        {
+          value: 'token',
+          label: vscode.l10n.t('$(shield) Personal access token'),
+          detail: vscode.l10n.t(
+            'Where the site allows them (single sign-on accounts): a token created in the profile.',
+          ),
+        },
+      ],
+    }),
+  },
+  {
+    key: 'password',
+    when: (state) => signsIn(state) && state.values.method !== 'token',
+    asTyped: true,
+    asks: (state) => ({
+      kind: 'input',
+      prompt: vscode.l10n.t(
+        "{0}'s password on this vault. Kept in VS Code's SecretStorage: the vault's sessions run out, and signing in again needs it.",
+        loginOf(state),
+      ),
+      value: '',
+      password: true,
+      validate: (text) => (text === '' ? vscode.l10n.t('Enter the password.') : undefined),
+    }),
+  },
+  {
+    key: 'personalAccessToken',
+    when: (state) => signsIn(state) && state.values.method === 'token',
+    asks: (state) => ({
+      kind: 'input',
+      prompt: vscode.l10n.t(
+        "{0}'s personal access token (created in the vault's profile page, where the administrator allows them).",
+        loginOf(state),
+      ),
+      value: '',
+      password: true,
+      validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the token.') : undefined),
+    }),
+  },
+  {
+    key: 'apiKey',
+    when: (state) => !signsIn(state) || state.values.method !== 'token',
+    asks: (state) => ({
+      kind: 'input',
+      prompt: signsIn(state)
+        ? vscode.l10n.t(
+            "{0}'s personal API key: the vault's profile page shows it (TeamPass: your profile → API key).",
+            loginOf(state),
+          )
+        : vscode.l10n.t(
+            "The API key. Vaultline server: an administrator's `vaultline-server keys create --user {0}` prints one (with the embedded store, while the server is stopped); the quick start's admin key (.data/vault/quickstart-admin.key) works too. TeamPass: an administrator creates one under Settings → API.",
+            loginOf(state),
+          ),
+      value: state.values.apiKey,
+      password: true,
+      validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the API key.') : undefined),
+    }),
+  },
+];
+
 /**
  * The connect dialog: titled steps with Back, each saying what it asks for and where it comes
  * from: a name, the URL (whose server is then detected with one keyless request, `detectDialect`),
@@ -141,142 +307,23 @@ export class ConnectFlow implements vscode.Disposable {
     if (known.name !== undefined) values.name = known.name;
     if (known.url !== undefined) values.url = known.url;
     if (known.login !== undefined) values.login = known.login;
-    const existing = new Set(this.connections.list().map((c) => c.name));
-    let profile: ServerProfile | undefined;
+    const state: AskState = {
+      values,
+      known,
+      existing: new Set(this.connections.list().map((c) => c.name)),
+      replacing,
+      profile: undefined,
+    };
     const detect = async (url: string) => {
-      if (profile?.url !== url.trim()) profile = await ConnectFlow.profile(url.trim());
+      if (state.profile?.url !== url.trim()) state.profile = await ConnectFlow.profile(url.trim());
     };
-    const signsIn = () => profile?.credentials === 'password';
-    const login = () => values.login.trim() || '<login>';
-
-    const step = (key: StepKey): InputStep | PickStep => {
-      switch (key) {
-        case 'name':
-          return {
-            kind: 'input',
-            prompt: vscode.l10n.t('A name for this connection: it is the root of the Vault view.'),
-            value: values.name || (existing.has('vault') ? '' : 'vault'),
-            validate: (text) => {
-              if (text.trim() === '') return vscode.l10n.t('Enter a name.');
-              if (existing.has(text.trim()) && text.trim() !== replacing)
-                return {
-                  message: vscode.l10n.t(
-                    'A connection named "{0}" exists: you will be asked before it is replaced.',
-                    text.trim(),
-                  ),
-                  severity: vscode.InputBoxValidationSeverity.Warning,
-                };
-              return undefined;
-            },
-          };
-        case 'url':
-          return {
-            kind: 'input',
-            prompt: vscode.l10n.t(
-              "The vault's base URL: where its API answers (TeamPass: the site's address).",
-            ),
-            placeholder: 'https://vault.example.com',
-            value: values.url,
-            validate: (text) =>
-              /^https?:\/\/\S+$/i.test(text.trim())
-                ? undefined
-                : vscode.l10n.t('Enter an http:// or https:// URL.'),
-            // The server tells what it signs in with: the steps that follow depend on it.
-            accept: detect,
-          };
-        case 'login':
-          return {
-            kind: 'input',
-            prompt:
-              profile?.otherUsers === false
-                ? vscode.l10n.t(
-                    'Your login on this vault: every request runs as this user, with the rights the vault gives them.',
-                  )
-                : vscode.l10n.t(
-                    'The login the view acts for: the vault user whose folders and rights the tree shows (an admin key can act for any user).',
-                  ),
-            value: values.login,
-            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a login.') : undefined),
-          };
-        case 'method':
-          return {
-            kind: 'pick',
-            placeholder: vscode.l10n.t('How does {0} sign in to this vault?', login()),
-            value: values.method,
-            items: [
-              {
-                value: 'password',
-                label: vscode.l10n.t('$(key) Password and API key'),
-                detail: vscode.l10n.t(
-                  "{0}'s password, and the personal API key of their profile page.",
-                  login(),
-                ),
-              },
-              {
-                value: 'token',
-                label: vscode.l10n.t('$(shield) Personal access token'),
-                detail: vscode.l10n.t(
-                  'Where the site allows them (single sign-on accounts): a token created in the profile.',
-                ),
-              },
-            ],
-          };
-        case 'password':
-          return {
-            kind: 'input',
-            prompt: vscode.l10n.t(
-              "{0}'s password on this vault. Kept in VS Code's SecretStorage: the vault's sessions run out, and signing in again needs it.",
-              login(),
-            ),
-            value: '',
-            password: true,
-            validate: (text) => (text === '' ? vscode.l10n.t('Enter the password.') : undefined),
-          };
-        case 'personalAccessToken':
-          return {
-            kind: 'input',
-            prompt: vscode.l10n.t(
-              "{0}'s personal access token (created in the vault's profile page, where the administrator allows them).",
-              login(),
-            ),
-            value: '',
-            password: true,
-            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the token.') : undefined),
-          };
-        case 'apiKey':
-          return {
-            kind: 'input',
-            prompt: signsIn()
-              ? vscode.l10n.t(
-                  "{0}'s personal API key: the vault's profile page shows it (TeamPass: your profile → API key).",
-                  login(),
-                )
-              : vscode.l10n.t(
-                  "The API key. Vaultline server: an administrator's `vaultline-server keys create --user {0}` prints one (with the embedded store, while the server is stopped); the quick start's admin key (.data/vault/quickstart-admin.key) works too. TeamPass: an administrator creates one under Settings → API.",
-                  login(),
-                ),
-            value: values.apiKey,
-            password: true,
-            validate: (text) => (text.trim() === '' ? vscode.l10n.t('Enter the API key.') : undefined),
-          };
-      }
-    };
-    const plan = (): StepKey[] => {
-      const keys: StepKey[] = ['name', 'url', 'login'];
-      if (!signsIn()) keys.push('apiKey');
-      else if (values.method === 'token') keys.push('method', 'personalAccessToken');
-      else keys.push('method', 'password', 'apiKey');
-      return keys.filter(
-        (key) => !((key === 'name' || key === 'url' || key === 'login') && known[key] !== undefined),
-      );
-    };
+    const plan = () => DIALOG_STEPS.filter((step) => step.when(state));
 
     for (let i = 0; i < plan().length; ) {
-      const keys = plan();
-      const key = keys[i]!;
+      const step = plan()[i]!;
       // A URL given by the caller is detected before the first step that depends on it.
-      if (key !== 'name' && key !== 'url') await detect(values.url);
-      const current = step(key);
+      if (step.key !== 'name' && step.key !== 'url') await detect(values.url);
+      const current = step.asks(state, detect);
       const answer =
         current.kind === 'pick'
           ? await this.pick(current, i + 1, plan().length)
@@ -286,18 +333,18 @@ export class ConnectFlow implements vscode.Disposable {
         i = Math.max(0, i - 1);
         continue;
       }
-      values[key] = key === 'password' ? answer : answer.trim();
+      values[step.key] = step.asTyped ? answer : answer.trim();
       i++;
     }
     await detect(values.url);
-    const detection = profile?.detection;
+    const detection = state.profile?.detection;
     const settings: ConnectionSettings = {
       name: values.name.trim(),
       url: values.url.trim(),
       login: values.login.trim(),
       ...(detection?.detected ? { dialect: detection.dialect } : {}),
     };
-    const credentials: Credentials = !signsIn()
+    const credentials: Credentials = !signsIn(state)
       ? { apiKey: values.apiKey }
       : values.method === 'token'
         ? { personalAccessToken: values.personalAccessToken }

@@ -5,10 +5,9 @@
  * @module
  */
 
-import { clearValueCaches } from '@vaultline/protocol/node';
 import { Command } from 'commander';
 import { ENV } from '../constants.ts';
-import type { CommandContext } from '../context.ts';
+import { type CommandContext, lazy } from '../context.ts';
 
 /**
  * The `cache` command.
@@ -23,15 +22,7 @@ export function cacheCommand(context: CommandContext): Command {
   cache.addCommand(
     new Command('clear')
       .description('Delete every cached value, of every connection (the session tokens stay).')
-      .action(async () => {
-        const { env, output } = context;
-        const count = await clearValueCaches(env.cacheDir);
-        output.err(
-          count === 0
-            ? `No cached values in ${env.cacheDir}.`
-            : `Deleted the cached values of ${count} connection${count === 1 ? '' : 's'} from ${env.cacheDir}.`,
-        );
-      }),
+      .action(lazy(context, async () => (await import('../actions/cache.ts')).clearAction)),
   );
   return cache;
 }

@@ -13,8 +13,8 @@
 import type { ServerCapabilities } from './capabilities.ts';
 import type { DialectOption, RequestEvent, VaultClient } from './client/types.ts';
 import { createVaultClient } from './create-client.ts';
-import { ENDPOINT_NAMES, type EndpointName, endpoints } from './endpoints.ts';
 import { isVaultError, serverWordsOf, toVaultError } from './errors.ts';
+import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
 import { searchItems } from './search.ts';
 
 /** Options of {@link runConformance}. */

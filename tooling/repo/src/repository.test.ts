@@ -13,7 +13,7 @@ const repo = openRepository();
 describe('the repository', () => {
   it('is read whole: its Markdown and source files, and nothing from node_modules or dist', () => {
     expect(repo.files).toContain('README.md');
-    expect(repo.files).toContain('packages/protocol/src/endpoints.ts');
+    expect(repo.files).toContain('packages/protocol/src/legacy/endpoints.ts');
     expect(repo.files.filter((path) => /(^|\/)(node_modules|dist)\//.test(path))).toEqual([]);
   });
 

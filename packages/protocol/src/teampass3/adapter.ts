@@ -33,13 +33,13 @@ import type {
   VaultIdentity,
   VaultMethods,
 } from '../client/types.ts';
-import { encodeId, encodeIdList, type ItemWrite } from '../codec.ts';
-import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import { REDACTED, VaultError } from '../errors.ts';
+import { encodeId, encodeIdList, type ItemWrite } from '../legacy/codec.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
+import { customFieldsOf, type Folder, type FoundItem, type Item } from '../legacy/schemas.ts';
+import type { ComplexityLevel } from '../legacy/segments.ts';
 import { generatePassword } from '../password-generator.ts';
 import { foldApiPermissions } from '../rights.ts';
-import { customFieldsOf, type Folder, type FoundItem, type Item } from '../schemas.ts';
-import type { ComplexityLevel } from '../segments.ts';
 import { foldLabel } from '../text.ts';
 import { decodeTeamPassEntities } from './html.ts';
 import type { TeamPass3Item } from './schemas.ts';

@@ -13,13 +13,13 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomIndex } from '../password-generator.ts';
 import {
   TEAMPASS2_API_VERSION,
   TEAMPASS2_ERRORS,
   type TeamPass2Answer,
   type TeamPass2Error,
-} from '../teampass2.ts';
+} from '../legacy/teampass2.ts';
+import { randomIndex } from '../password-generator.ts';
 
 /** One request as the server received it: the raw URL, never percent-decoded. */
 export interface SeenRequest {

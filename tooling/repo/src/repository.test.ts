@@ -40,6 +40,20 @@ describe('the repository', () => {
     expect(symbolicLinks(repo.root)).toEqual([]);
   });
 
+  it('has tsconfig.base.json at its root, the one base tooling/tsconfig builds on', () => {
+    const read = (path: string) => JSON.parse(readFileSync(join(repo.root, path), 'utf8'));
+    const base = read('tsconfig.base.json');
+    expect(base.compilerOptions).toMatchObject({ strict: true, verbatimModuleSyntax: true });
+    const shared = read('tooling/tsconfig/base.json');
+    // through the link tooling/tsconfig/node_modules/vaultline to the root: a relative path would
+    // resolve from each package's node_modules link, where Vite reads it without following it
+    expect(shared.extends).toBe('vaultline/tsconfig.base.json');
+    expect(shared.compilerOptions, 'tooling/tsconfig/base.json writes no setting of its own').toBeUndefined();
+    for (const kind of ['app', 'library', 'bundled']) {
+      expect(read(`tooling/tsconfig/${kind}.json`).extends).toBe('./base.json');
+    }
+  });
+
   it(`has commit subjects of at most ${MAX_SUBJECT_LENGTH} characters since the rule was checked`, () => {
     expect(longSubjects(repo.root)).toEqual([]);
   });

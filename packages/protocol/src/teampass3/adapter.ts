@@ -37,7 +37,7 @@ import type {
 import { VaultError } from '../errors.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { generatePassword } from '../password-generator.ts';
-import { signalOf, type TeamPass3ClientState } from './client/context.ts';
+import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './client/context.ts';
 import {
   addFolder,
   deleteFolders,
@@ -135,24 +135,28 @@ function methodsOf(state: TeamPass3ClientState): VaultMethods {
       { endpoint: operation },
     );
   };
+  const bound =
+    <K extends EndpointName>(operation: TeamPass3Operation<K>) =>
+    (input: EndpointInput<K>, callOptions?: CallOptions) =>
+      operation(state, input, callOptions);
   return {
-    addItem: ({ item }, callOptions) => addItem(state, item, callOptions),
-    updateItem: ({ id, item }, callOptions) => updateItem(state, id, item, callOptions),
-    deleteItems: ({ ids }, callOptions) => deleteItems(state, ids, callOptions),
-    addFolder: ({ folder }, callOptions) => addFolder(state, folder, callOptions),
-    updateFolder: ({ id, folder }, callOptions) => updateFolder(state, id, folder, callOptions),
-    deleteFolders: ({ ids }, callOptions) => deleteFolders(state, ids, callOptions),
+    addItem: bound(addItem),
+    updateItem: bound(updateItem),
+    deleteItems: bound(deleteItems),
+    addFolder: bound(addFolder),
+    updateFolder: bound(updateFolder),
+    deleteFolders: bound(deleteFolders),
     addFile: noFiles('addFile'),
-    readFolders: ({ ids }, callOptions) => readFolders(state, ids, callOptions),
-    readItems: ({ ids }, callOptions) => readItems(state, ids, callOptions),
-    readUserItems: ({ login }, callOptions) => readUserItems(state, login, callOptions),
-    readUserFolders: ({ login }, callOptions) => readUserFolders(state, login, callOptions),
+    readFolders: bound(readFolders),
+    readItems: bound(readItems),
+    readUserItems: bound(readUserItems),
+    readUserFolders: bound(readUserFolders),
     listFiles: noFiles('listFiles'),
     downloadFile: noFiles('downloadFile'),
-    findItems: ({ folderIds, query }, callOptions) => findItems(state, folderIds, query, callOptions),
+    findItems: bound(findItems),
     // TeamPass 3's API generates no passwords: the same generator answers here, sending nothing.
     generatePassword: async ({ rules }) => ({ password: generatePassword(rules) }),
-    readOtp: ({ id }, callOptions) => readOtp(state, id, callOptions),
+    readOtp: bound(readOtp),
   };
 }
 

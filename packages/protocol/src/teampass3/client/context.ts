@@ -6,6 +6,7 @@
  */
 
 import type { CallOptions } from '../../client/types.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../../legacy/endpoints.ts';
 import type { TeamPass3Credentials, TeamPass3Session } from '../session.ts';
 
 /** The client's state, shared by its operations. */
@@ -22,3 +23,10 @@ export interface TeamPass3ClientState {
 export const signalOf = (callOptions: CallOptions | undefined): { signal: AbortSignal | undefined } => ({
   signal: callOptions?.signal,
 });
+
+/** One operation of the client interface over TeamPass 3: the client's state, the operation's input. */
+export type TeamPass3Operation<K extends EndpointName> = (
+  state: TeamPass3ClientState,
+  input: EndpointInput<K>,
+  callOptions?: CallOptions,
+) => Promise<EndpointOutput<K>>;

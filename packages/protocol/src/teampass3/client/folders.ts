@@ -9,12 +9,11 @@
 import type { CallOptions } from '../../client/types.ts';
 import { VaultError } from '../../errors.ts';
 import { encodeId, encodeIdList } from '../../legacy/codec.ts';
-import type { Folder, Item } from '../../legacy/schemas.ts';
-import type { FolderCreate, FolderUpdate } from '../../legacy/segments.ts';
+import type { Item } from '../../legacy/schemas.ts';
 import { foldApiPermissions } from '../../rights.ts';
 import { decodeTeamPassEntities } from '../html.ts';
 import type { TeamPass3Claims } from '../schemas.ts';
-import { signalOf, type TeamPass3ClientState } from './context.ts';
+import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './context.ts';
 import { complexityOf, toFolder, toItem } from './records.ts';
 
 /** How many folder ids go into one `item/inFolders` read. */
@@ -49,11 +48,11 @@ function isNoFolderLeft(error: unknown): boolean {
 }
 
 /** The items of folders, every page; folders the user cannot see give nothing. */
-export async function readFolders(
-  { session, keepOtp }: TeamPass3ClientState,
-  ids: readonly number[],
-  callOptions: CallOptions | undefined,
-): Promise<Item[]> {
+export const readFolders: TeamPass3Operation<'readFolders'> = async (
+  { session, keepOtp },
+  { ids },
+  callOptions,
+) => {
   encodeIdList(ids);
   const unique = [...new Set(ids)];
   const wanted = new Set(unique);
@@ -69,36 +68,28 @@ export async function readFolders(
     }
   }
   return items;
-}
+};
 
 /** The signed-in user's folders, their rights folded with the API permissions. */
-export async function readUserFolders(
-  state: TeamPass3ClientState,
-  login: string,
-  callOptions: CallOptions | undefined,
-): Promise<Folder[]> {
+export const readUserFolders: TeamPass3Operation<'readUserFolders'> = async (
+  state,
+  { login },
+  callOptions,
+) => {
   const user = await requireSelf(state, login, 'readUserFolders', callOptions);
   const records = await state.session.call('writableFolders', {}, signalOf(callOptions));
   return records.map((record) => toFolder(record, foldApiPermissions(record.accessType, user.api)));
-}
+};
 
 /** The items of every folder the signed-in user may read. */
-export async function readUserItems(
-  state: TeamPass3ClientState,
-  login: string,
-  callOptions: CallOptions | undefined,
-): Promise<Item[]> {
-  const folders = await readUserFolders(state, login, callOptions);
+export const readUserItems: TeamPass3Operation<'readUserItems'> = async (state, { login }, callOptions) => {
+  const folders = await readUserFolders(state, { login }, callOptions);
   const readable = folders.filter((folder) => folder.accessType !== 'none').map((folder) => folder.id);
-  return readable.length === 0 ? [] : readFolders(state, readable, callOptions);
-}
+  return readable.length === 0 ? [] : readFolders(state, { ids: readable }, callOptions);
+};
 
 /** Creates a folder; personal folders are TeamPass's own interface's to create. */
-export async function addFolder(
-  { session }: TeamPass3ClientState,
-  folder: FolderCreate,
-  callOptions: CallOptions | undefined,
-): Promise<{ status: string; id: number }> {
+export const addFolder: TeamPass3Operation<'addFolder'> = async ({ session }, { folder }, callOptions) => {
   if (folder.personal) {
     throw new VaultError(
       'unsupported',
@@ -117,15 +108,14 @@ export async function addFolder(
     signalOf(callOptions),
   );
   return { status: 'folder created', id: created.id };
-}
+};
 
 /** Replaces a folder's title, complexity and renewal period. */
-export async function updateFolder(
-  { session }: TeamPass3ClientState,
-  id: number,
-  folder: FolderUpdate,
-  callOptions: CallOptions | undefined,
-): Promise<{ status: string }> {
+export const updateFolder: TeamPass3Operation<'updateFolder'> = async (
+  { session },
+  { id, folder },
+  callOptions,
+) => {
   encodeId(id);
   const updated = await session.call(
     'updateFolder',
@@ -138,14 +128,14 @@ export async function updateFolder(
     signalOf(callOptions),
   );
   return { status: updated.message || 'folder updated' };
-}
+};
 
 /** Deletes folders one at a time: a delete takes its subfolders with it, those already gone are skipped. */
-export async function deleteFolders(
-  { session }: TeamPass3ClientState,
-  ids: readonly number[],
-  callOptions: CallOptions | undefined,
-): Promise<{ status: 'OK' }> {
+export const deleteFolders: TeamPass3Operation<'deleteFolders'> = async (
+  { session },
+  { ids },
+  callOptions,
+) => {
   encodeIdList(ids);
   const gone = new Set<number>();
   for (const id of new Set(ids)) {
@@ -154,5 +144,5 @@ export async function deleteFolders(
     gone.add(id);
     for (const folderId of deleted.folderIds) gone.add(folderId);
   }
-  return { status: 'OK' as const };
-}
+  return { status: 'OK' };
+};

@@ -6,20 +6,17 @@
  * @module
  */
 
-import type { CallOptions, OtpCode } from '../../client/types.ts';
+import type { CallOptions } from '../../client/types.ts';
 import { VaultError } from '../../errors.ts';
 import { encodeId, encodeIdList, type ItemWrite } from '../../legacy/codec.ts';
 import type { Item } from '../../legacy/schemas.ts';
-import { signalOf, type TeamPass3ClientState } from './context.ts';
+import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './context.ts';
 import { tagsOf, toItem } from './records.ts';
 
 /** Items by id, a few reads at a time; an id TeamPass answers `[]` for is left out. */
-export async function readItems(
-  { session, keepOtp }: TeamPass3ClientState,
-  ids: readonly number[],
-  callOptions: CallOptions | undefined,
-): Promise<Item[]> {
+export const readItems: TeamPass3Operation<'readItems'> = async (state, { ids }, callOptions) => {
   encodeIdList(ids);
+  const { session, keepOtp } = state;
   const unique = [...new Set(ids)];
   const answers = await session.callEach(
     'getItem',
@@ -32,7 +29,7 @@ export async function readItems(
     if (record) items.push(toItem(record, keepOtp));
   });
   return items.sort((a, b) => a.id - b.id);
-}
+};
 
 /** One item; `not_found` when TeamPass answers `[]` (not found, or not permitted). */
 export async function getItem(
@@ -54,11 +51,7 @@ export async function getItem(
 }
 
 /** Creates an item. */
-export async function addItem(
-  { session }: TeamPass3ClientState,
-  item: ItemWrite,
-  callOptions: CallOptions | undefined,
-): Promise<{ status: string; id: number }> {
+export const addItem: TeamPass3Operation<'addItem'> = async ({ session }, { item }, callOptions) => {
   const created = await session.call(
     'createItem',
     {
@@ -75,15 +68,14 @@ export async function addItem(
     signalOf(callOptions),
   );
   return { status: created.message || 'item added', id: created.id };
-}
+};
 
 /** Replaces all values of an item. */
-export async function updateItem(
-  { session }: TeamPass3ClientState,
-  id: number,
-  item: ItemWrite,
-  callOptions: CallOptions | undefined,
-): Promise<{ status: string }> {
+export const updateItem: TeamPass3Operation<'updateItem'> = async (
+  { session },
+  { id, item },
+  callOptions,
+) => {
   encodeId(id);
   const changed = await session.call(
     'updateItem',
@@ -102,7 +94,7 @@ export async function updateItem(
     signalOf(callOptions),
   );
   return { status: changed.message || 'item updated' };
-}
+};
 
 /** Sends only the values that changed (TeamPass 3 updates only the fields it is sent). */
 export async function updateItemFields(
@@ -134,26 +126,18 @@ export async function updateItemFields(
 }
 
 /** Deletes items, one `item/delete` per id. */
-export async function deleteItems(
-  { session }: TeamPass3ClientState,
-  ids: readonly number[],
-  callOptions: CallOptions | undefined,
-): Promise<{ status: 'OK' }> {
+export const deleteItems: TeamPass3Operation<'deleteItems'> = async ({ session }, { ids }, callOptions) => {
   encodeIdList(ids);
   await session.callEach(
     'deleteItem',
     [...new Set(ids)].map((id) => ({ id })),
     signalOf(callOptions),
   );
-  return { status: 'OK' as const };
-}
+  return { status: 'OK' };
+};
 
 /** An item's current one-time code. */
-export async function readOtp(
-  { session }: TeamPass3ClientState,
-  id: number,
-  callOptions: CallOptions | undefined,
-): Promise<OtpCode> {
+export const readOtp: TeamPass3Operation<'readOtp'> = async ({ session }, { id }, callOptions) => {
   const otp = await session.call('getOtp', { id }, signalOf(callOptions));
   return {
     itemId: otp.itemId,
@@ -162,4 +146,4 @@ export async function readOtp(
     period: otp.period,
     digits: otp.digits,
   };
-}
+};

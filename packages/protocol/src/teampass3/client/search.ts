@@ -7,18 +7,16 @@
 
 import type { CallOptions, UrlMatch } from '../../client/types.ts';
 import { encodeIdList } from '../../legacy/codec.ts';
-import type { FoundItem } from '../../legacy/schemas.ts';
 import { foldLabel } from '../../text.ts';
-import { signalOf, type TeamPass3ClientState } from './context.ts';
+import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './context.ts';
 import { toItem } from './records.ts';
 
 /** `item/get?label=…&like=1`, every page, kept to the given folders and to labels holding the text. */
-export async function findItems(
-  { session }: TeamPass3ClientState,
-  folderIds: readonly number[],
-  query: string,
-  callOptions: CallOptions | undefined,
-): Promise<FoundItem[]> {
+export const findItems: TeamPass3Operation<'findItems'> = async (
+  { session },
+  { folderIds, query },
+  callOptions,
+) => {
   encodeIdList(folderIds);
   const folders = new Set(folderIds);
   const page = await session.readAll('searchItems', { label: query, like: true }, signalOf(callOptions));
@@ -27,7 +25,7 @@ export async function findItems(
   return page.items
     .filter((record) => folders.has(record.folderId) && foldLabel(record.label).includes(wanted))
     .map((record) => ({ ...toItem(record), status: 'OK' }));
-}
+};
 
 /** The items whose URL matches, as `item/findByUrl` answers. */
 export async function findByUrl(

@@ -11,9 +11,8 @@ import { maskPasswords, type Redactor, VaultError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/retry-after.ts';
 import type { TeamPass3EndpointDefinition, TeamPass3EndpointName, TeamPass3Output } from '../endpoints.ts';
 import { TeamPass3ProblemSchema } from '../schemas.ts';
-import type { Origin, Received } from './exchange.ts';
 import { classifyTeamPass3Error, codeOfStatus } from './failures.ts';
-import type { TeamPass3Failure, TeamPass3Result } from './types.ts';
+import type { Origin, Received, TeamPass3Failure, TeamPass3Result } from './types.ts';
 
 /** A 2xx answer: its body parsed with the row's schema. */
 function successOf<K extends TeamPass3EndpointName>(

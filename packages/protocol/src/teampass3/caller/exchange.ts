@@ -8,26 +8,9 @@
 import type { createFetch } from 'ofetch';
 import { FetchError } from 'ofetch';
 
-import type { TeamPass3EndpointDefinition, TeamPass3EndpointName } from '../endpoints.ts';
+import type { Received } from './types.ts';
 
 const utf8 = /* @__PURE__ */ new TextDecoder();
-
-/** What came back: the status, the headers that matter and the body's text. */
-export interface Received {
-  status: number;
-  contentType: string;
-  total: string | null;
-  retryAfter: string | null;
-  location: string | null;
-  text: string;
-}
-
-/** The call an answer belongs to. */
-export interface Origin {
-  name: TeamPass3EndpointName;
-  row: TeamPass3EndpointDefinition;
-  url: string;
-}
 
 /** Parameters as a query string: booleans as `1`/`0`, absent values left out. */
 export function toQuery(params: unknown): string {

@@ -8,7 +8,8 @@
 import type { Redactor } from '../../errors.ts';
 import { VaultError, type VaultErrorCode } from '../../errors.ts';
 import { innermost, thrownWords } from '../../internal/thrown.ts';
-import { type Origin, TooLargeError } from './exchange.ts';
+import { TooLargeError } from './exchange.ts';
+import type { Origin } from './types.ts';
 
 /** What TeamPass 3's words mean, checked before the status. */
 const WORDS: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [

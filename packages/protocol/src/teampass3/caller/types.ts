@@ -5,7 +5,12 @@
  */
 
 import type { Redactor, VaultError } from '../../errors.ts';
-import type { TeamPass3EndpointName, TeamPass3Input, TeamPass3Output } from '../endpoints.ts';
+import type {
+  TeamPass3EndpointDefinition,
+  TeamPass3EndpointName,
+  TeamPass3Input,
+  TeamPass3Output,
+} from '../endpoints.ts';
 
 /** A redacted record of one HTTP exchange, for request logs: never a secret, never a body. */
 export interface TeamPass3RequestEvent {
@@ -122,4 +127,21 @@ export interface TeamPass3Caller {
     input: TeamPass3Input<K>,
     options?: TeamPass3CallOptions,
   ): Promise<TeamPass3Output<K>>;
+}
+
+/** What came back: the status, the headers that matter and the body's text. */
+export interface Received {
+  status: number;
+  contentType: string;
+  total: string | null;
+  retryAfter: string | null;
+  location: string | null;
+  text: string;
+}
+
+/** The call an answer belongs to. */
+export interface Origin {
+  name: TeamPass3EndpointName;
+  row: TeamPass3EndpointDefinition;
+  url: string;
 }

@@ -8,10 +8,10 @@
 
 import { dirname, relative } from 'node:path/posix';
 import { fileURLToPath } from 'node:url';
-import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
-import { API_BASE_PATH, OPENAPI_DOCUMENT_PATH } from '../src/openapi.ts';
-import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/profiles.ts';
-import { SERVER_INFO_PATH } from '../src/server-info.ts';
+import { ENDPOINT_NAMES, endpoints } from '../src/legacy/endpoints.ts';
+import { API_BASE_PATH, OPENAPI_DOCUMENT_PATH } from '../src/legacy/openapi.ts';
+import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/legacy/profiles.ts';
+import { SERVER_INFO_PATH } from '../src/legacy/server-info.ts';
 
 /** The repository's root. */
 export const REPO_ROOT: string = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,7 +24,7 @@ export const LIST_FILES: readonly string[] = ['README.md', 'docs/api.md'];
 
 /** The comment that opens a generated endpoint list. */
 export const LIST_START =
-  '<!-- endpoints:start (generated from packages/protocol/src/endpoints.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
+  '<!-- endpoints:start (generated from packages/protocol/src/legacy/endpoints.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
 
 /** The comment that closes it. */
 export const LIST_END = '<!-- endpoints:end -->';
@@ -71,7 +71,7 @@ export const PROFILE_FILE = 'docs/api.md';
 
 /** The comment that opens the generated table of the teampass profile's differences. */
 export const PROFILES_START =
-  '<!-- profiles:start (generated from packages/protocol/src/profiles.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
+  '<!-- profiles:start (generated from packages/protocol/src/legacy/profiles.ts: pnpm --filter @vaultline/protocol docs:generate) -->';
 
 /** The comment that closes it. */
 export const PROFILES_END = '<!-- profiles:end -->';

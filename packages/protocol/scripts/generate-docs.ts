@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOpenApiDocument } from '../src/openapi.ts';
+import { createOpenApiDocument } from '../src/legacy/openapi.ts';
 import {
   LIST_FILES,
   OPENAPI_FILE,

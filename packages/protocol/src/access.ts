@@ -45,8 +45,8 @@
 
 import { LRUCache } from 'lru-cache';
 import type { CallOptions, VaultClient } from './client/types.ts';
+import type { Folder } from './legacy/schemas.ts';
 import { type AccessType, type Permissions, permissionsOf, type RightDefinition } from './rights.ts';
-import type { Folder } from './schemas.ts';
 
 /** What the checker keeps of one user: the folder records, no passwords. */
 export interface UserAccess {

@@ -9,7 +9,7 @@
 
 import * as v from 'valibot';
 import { innermost, thrownWords } from './internal/thrown.ts';
-import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './server-info.ts';
+import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 
 /** How the API key travels: `Authorization: Bearer <key>`, or `?apikey=` first in the query. */
 export type KeyTransport = 'header' | 'query';

@@ -29,6 +29,8 @@ import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './client/types.ts';
+import { createRedactor, isVaultError, VaultError } from './errors.ts';
+import { checkBaseUrl } from './internal/base-url.ts';
 import {
   ENDPOINT_NAMES,
   type EndpointDefinition,
@@ -36,10 +38,8 @@ import {
   type EndpointName,
   type EndpointOutput,
   endpoints,
-} from './endpoints.ts';
-import { createRedactor, isVaultError, VaultError } from './errors.ts';
-import { checkBaseUrl } from './internal/base-url.ts';
-import { SERVER_INFO_PATH } from './server-info.ts';
+} from './legacy/endpoints.ts';
+import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 
 const DEFAULTS = {

@@ -26,7 +26,7 @@ import {
   teampass3Capabilities,
 } from './capabilities.ts';
 import { baseOfPath } from './internal/base-url.ts';
-import { SERVER_INFO_PATH } from './server-info.ts';
+import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { teampass3Endpoints } from './teampass3/endpoints.ts';
 import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
 

@@ -51,10 +51,8 @@ export type {
   VaultIdentity,
   VaultMethods,
 } from './client/types.ts';
-export { decodeId, type FolderEncoding, type ItemWrite, parseId } from './codec.ts';
 export { createVaultClient } from './create-client.ts';
 export { type DetectDialectOptions, type DialectDetection, detectDialect } from './dialect.ts';
-export type { DownloadedFile, FileUpload } from './endpoints.ts';
 export {
   createRedactor,
   isVaultError,
@@ -75,6 +73,15 @@ export {
   withTokensRedacted,
 } from './errors.ts';
 export { EXIT, type ExitCode } from './exit-codes.ts';
+export { decodeId, type FolderEncoding, type ItemWrite, parseId } from './legacy/codec.ts';
+export type { DownloadedFile, FileUpload } from './legacy/endpoints.ts';
+export type { FileInfo, Folder, FoundItem, Item, ItemCustomField, ItemOtpSecret } from './legacy/schemas.ts';
+export {
+  COMPLEXITY_LEVELS,
+  type ComplexityLevel,
+  type FolderCreate,
+  type FolderUpdate,
+} from './legacy/segments.ts';
 export {
   compareSearchHits,
   matchWords,
@@ -154,7 +161,6 @@ export {
   type RightDefinition,
   unionOfRights,
 } from './rights.ts';
-export type { FileInfo, Folder, FoundItem, Item, ItemCustomField, ItemOtpSecret } from './schemas.ts';
 export {
   planSearch,
   type SearchFallback,
@@ -166,7 +172,6 @@ export {
   searchableRuns,
   searchItems,
 } from './search.ts';
-export { COMPLEXITY_LEVELS, type ComplexityLevel, type FolderCreate, type FolderUpdate } from './segments.ts';
 export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
 export {
   foldLabel,

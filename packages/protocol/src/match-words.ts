@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Item } from './schemas.ts';
+import type { Item } from './legacy/schemas.ts';
 import { foldLabel } from './text.ts';
 
 /** The values of an item a search word is looked for in. */

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { VaultError } from './errors.ts';
+import { COMPLEXITY_LEVELS } from './legacy/segments.ts';
 import {
   characterKinds,
   estimateBits,
@@ -9,7 +10,6 @@ import {
   randomIndex,
   requiredBits,
 } from './password-generator.ts';
-import { COMPLEXITY_LEVELS } from './segments.ts';
 
 const LOOK_ALIKES = /[lIO01]/;
 

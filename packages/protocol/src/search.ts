@@ -14,6 +14,7 @@
 import type { ServerCapabilities } from './capabilities.ts';
 import type { CallOptions, VaultClient } from './client/types.ts';
 import { VaultError } from './errors.ts';
+import type { Item } from './legacy/schemas.ts';
 import {
   compareSearchHits,
   matchWords,
@@ -21,7 +22,6 @@ import {
   type SearchScope,
   searchWords,
 } from './match-words.ts';
-import type { Item } from './schemas.ts';
 import { MAX_SEARCH_LENGTH } from './text.ts';
 
 /** What to search. */

@@ -7,7 +7,7 @@
  */
 
 import { VaultError } from './errors.ts';
-import { TEAMPASS2_ERRORS } from './teampass2.ts';
+import { TEAMPASS2_ERRORS } from './legacy/teampass2.ts';
 
 /**
  * The fixed wordings, as servers write them; `#` stands for a number (an id, a count, a limit),

@@ -39,7 +39,7 @@ export {
   isValidId,
   itemToValues,
   MAX_ID,
-} from './codec.ts';
+} from './legacy/codec.ts';
 export {
   ENDPOINT_NAMES,
   type EndpointDefinition,
@@ -51,7 +51,7 @@ export {
   endpoints,
   type NoResults,
   type ResponseKind,
-} from './endpoints.ts';
+} from './legacy/endpoints.ts';
 export {
   API_BASE_PATH,
   createOpenApiDocument,
@@ -59,14 +59,14 @@ export {
   type OpenApiDocument,
   type OpenApiObject,
   type OpenApiOptions,
-} from './openapi.ts';
+} from './legacy/openapi.ts';
 export {
   API_PROFILES,
   type ApiProfile,
   DEFAULT_API_PROFILE,
   type ProfileDifference,
   TEAMPASS_PROFILE_DIFFERENCES,
-} from './profiles.ts';
+} from './legacy/profiles.ts';
 export {
   AddFileResultSchema,
   AddFolderResultSchema,
@@ -85,7 +85,7 @@ export {
   OkResultSchema,
   OtpResultSchema,
   StatusResultSchema,
-} from './schemas.ts';
+} from './legacy/schemas.ts';
 export {
   type DecodedFolderCreate,
   decodeLenientFolderUpdate,
@@ -99,7 +99,7 @@ export {
   type PasswordRequest,
   passwordRulesSegment,
   type Segment,
-} from './segments.ts';
+} from './legacy/segments.ts';
 export {
   KEY_HEADER,
   SERVER_FEATURES,
@@ -107,7 +107,7 @@ export {
   type ServerFeature,
   type ServerInfo,
   ServerInfoSchema,
-} from './server-info.ts';
+} from './legacy/server-info.ts';
 export {
   TEAMPASS2_API_VERSION,
   TEAMPASS2_COMPLEXITY_LEVELS_BODY,
@@ -117,4 +117,4 @@ export {
   TEAMPASS2_VERSION_BODY,
   type TeamPass2Answer,
   type TeamPass2Error,
-} from './teampass2.ts';
+} from './legacy/teampass2.ts';

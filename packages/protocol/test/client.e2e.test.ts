@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestEvent, VaultClientOptions } from '../src/client/types.ts';
-import { decodeFolderValues, decodeItemValues } from '../src/codec.ts';
 import { createVaultClient } from '../src/create-client.ts';
 import { REDACTED, VaultError, type VaultErrorCode } from '../src/errors.ts';
+import { decodeFolderValues, decodeItemValues } from '../src/legacy/codec.ts';
 import {
   ERROR_TABLE,
   NON_JSON_BODIES,

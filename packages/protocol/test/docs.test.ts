@@ -15,9 +15,9 @@ import {
   withEndpointList,
   withProfileTable,
 } from '../scripts/docs.ts';
-import { ENDPOINT_NAMES, endpoints } from '../src/endpoints.ts';
-import { createOpenApiDocument, ERROR_ANSWERS } from '../src/openapi.ts';
-import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/profiles.ts';
+import { ENDPOINT_NAMES, endpoints } from '../src/legacy/endpoints.ts';
+import { createOpenApiDocument, ERROR_ANSWERS } from '../src/legacy/openapi.ts';
+import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/legacy/profiles.ts';
 
 const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
 

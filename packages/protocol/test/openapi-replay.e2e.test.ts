@@ -1,8 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVaultClient } from '../src/create-client.ts';
-import { ENDPOINT_NAMES, type EndpointName, endpoints } from '../src/endpoints.ts';
-import { API_BASE_PATH, createOpenApiDocument, type OpenApiObject } from '../src/openapi.ts';
+import { ENDPOINT_NAMES, type EndpointName, endpoints } from '../src/legacy/endpoints.ts';
+import { API_BASE_PATH, createOpenApiDocument, type OpenApiObject } from '../src/legacy/openapi.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 
 const KEY = 'openapiReplayKey0123456789abcdef';

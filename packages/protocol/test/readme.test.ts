@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeItemValues } from '../src/codec.ts';
+import { decodeItemValues } from '../src/legacy/codec.ts';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));

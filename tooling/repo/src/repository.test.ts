@@ -13,7 +13,7 @@ const repo = openRepository();
 describe('the repository', () => {
   it('is read whole: its Markdown and source files, and nothing from node_modules or dist', () => {
     expect(repo.files).toContain('README.md');
-    expect(repo.files).toContain('packages/protocol/src/endpoints.ts');
+    expect(repo.files).toContain('packages/protocol/src/legacy/endpoints.ts');
     expect(repo.files.filter((path) => /(^|\/)(node_modules|dist)\//.test(path))).toEqual([]);
   });
 
@@ -38,6 +38,20 @@ describe('the repository', () => {
 
   it('holds no symbolic links (they break on checkouts without symlinks)', () => {
     expect(symbolicLinks(repo.root)).toEqual([]);
+  });
+
+  it('has tsconfig.base.json at its root, the one base tooling/tsconfig builds on', () => {
+    const read = (path: string) => JSON.parse(readFileSync(join(repo.root, path), 'utf8'));
+    const base = read('tsconfig.base.json');
+    expect(base.compilerOptions).toMatchObject({ strict: true, verbatimModuleSyntax: true });
+    const shared = read('tooling/tsconfig/base.json');
+    // through the link tooling/tsconfig/node_modules/vaultline to the root: a relative path would
+    // resolve from each package's node_modules link, where Vite reads it without following it
+    expect(shared.extends).toBe('vaultline/tsconfig.base.json');
+    expect(shared.compilerOptions, 'tooling/tsconfig/base.json writes no setting of its own').toBeUndefined();
+    for (const kind of ['app', 'library', 'bundled']) {
+      expect(read(`tooling/tsconfig/${kind}.json`).extends).toBe('./base.json');
+    }
   });
 
   it(`has commit subjects of at most ${MAX_SUBJECT_LENGTH} characters since the rule was checked`, () => {

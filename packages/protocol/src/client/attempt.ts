@@ -7,11 +7,16 @@
  */
 
 import { createFetch, type FetchContext, FetchError } from 'ofetch';
-import { type DownloadedFile, type EndpointDefinition, type EndpointName, endpoints } from '../endpoints.ts';
 import { type Redactor, toVaultError, VaultError } from '../errors.ts';
 import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../internal/response.ts';
 import { parseRetryAfter, withRetryAfter } from '../internal/retry-after.ts';
 import { innermost, thrownWords } from '../internal/thrown.ts';
+import {
+  type DownloadedFile,
+  type EndpointDefinition,
+  type EndpointName,
+  endpoints,
+} from '../legacy/endpoints.ts';
 import type { CallOptions, RequestEvent } from './types.ts';
 
 /** A request ready to send: its URL, the same URL redacted for reports, and its headers. */

@@ -14,10 +14,10 @@ import {
   type Detection,
   identifyRequestOf,
 } from '../dialect.ts';
-import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
-import { ENDPOINT_NAMES } from '../endpoints.ts';
 import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
 import { untilAborted } from '../internal/abort.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
+import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
 import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './types.ts';
 

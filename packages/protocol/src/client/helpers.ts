@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { ItemWrite } from '../codec.ts';
 import { VaultError } from '../errors.ts';
-import type { Item } from '../schemas.ts';
+import type { ItemWrite } from '../legacy/codec.ts';
+import type { Item } from '../legacy/schemas.ts';
 import type { CallOptions, VaultMethods } from './types.ts';
 
 /**

@@ -9,15 +9,15 @@
  */
 
 import type { KeyTransport } from '../capabilities.ts';
+import { REDACTED, VaultError } from '../errors.ts';
 import {
   type EndpointDefinition,
   type EndpointName,
   endpoints,
   type FileUpload,
   fillPath,
-} from '../endpoints.ts';
-import { REDACTED, VaultError } from '../errors.ts';
-import type { EncodeContext } from '../segments.ts';
+} from '../legacy/endpoints.ts';
+import type { EncodeContext } from '../legacy/segments.ts';
 import type { PreparedRequest } from './attempt.ts';
 
 /** What {@link createCallPlanner} needs. */

@@ -7,11 +7,11 @@
  */
 
 import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
-import type { FolderEncoding, ItemWrite } from '../codec.ts';
-import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
 import type { Redactor } from '../errors.ts';
+import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
+import type { Item } from '../legacy/schemas.ts';
 import type { ApiPermissions } from '../rights.ts';
-import type { Item } from '../schemas.ts';
 import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
 import type { TeamPass3TokenCache } from '../teampass3/session.ts';
 

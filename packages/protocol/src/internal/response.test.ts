@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { endpoints } from '../endpoints.ts';
 import { createRedactor, REDACTED, VaultError } from '../errors.ts';
+import { endpoints } from '../legacy/endpoints.ts';
 import { classifyError, excerptOf, interpretJson, type ResponseOrigin } from './response.ts';
 
 const KEY = 'resp0nse-test-key-0123456789abcdef';

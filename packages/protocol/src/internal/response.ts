@@ -7,7 +7,6 @@
  */
 
 import * as v from 'valibot';
-import type { EndpointDefinition } from '../endpoints.ts';
 import {
   maskPasswords,
   REASON_CODES,
@@ -18,7 +17,8 @@ import {
   type VaultErrorCode,
   type VaultErrorReason,
 } from '../errors.ts';
-import { ErrorBodySchema } from '../schemas.ts';
+import type { EndpointDefinition } from '../legacy/endpoints.ts';
+import { ErrorBodySchema } from '../legacy/schemas.ts';
 
 /** Where a response came from, for error messages. */
 export interface ResponseOrigin {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { decodeId, isValidId } from '../codec.ts';
+import { decodeId, isValidId } from '../legacy/codec.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
 /** The scheme every reference starts with. */

@@ -9,8 +9,8 @@
 import { type AccessChecker, createAccessChecker, type UserAccess } from '../access.ts';
 import type { CallOptions, VaultClient } from '../client/types.ts';
 import { isVaultError } from '../errors.ts';
+import type { FileInfo, Item } from '../legacy/schemas.ts';
 import { permissionsOf } from '../rights.ts';
-import type { FileInfo, Item } from '../schemas.ts';
 import { foldLabel } from '../text.ts';
 import { fieldText, formatReference, parseReference, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';

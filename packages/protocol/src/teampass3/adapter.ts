@@ -19,6 +19,9 @@
  * | `generatePassword` | the core's generator, here: TeamPass 3's API has none, and nothing is sent |
  * | `identity`, `dispose` | the token's claims; `auth/logout` |
  *
+ * The operations live by concern in `client/` (`items.ts`, `folders.ts`, `search.ts`, with the
+ * records' mapping in `records.ts`); this file wires them into the one client.
+ *
  * @see ./README.md
  * @module
  */
@@ -26,59 +29,47 @@
 import { type ServerCapabilities, teampass3Capabilities } from '../capabilities.ts';
 import type {
   CallOptions,
-  OtpCode,
-  UrlMatch,
   VaultClient,
   VaultClientOptions,
   VaultIdentity,
   VaultMethods,
 } from '../client/types.ts';
-import { encodeId, encodeIdList, type ItemWrite } from '../codec.ts';
-import type { EndpointInput, EndpointName, EndpointOutput } from '../endpoints.ts';
-import { REDACTED, VaultError } from '../errors.ts';
+import { VaultError } from '../errors.ts';
+import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { generatePassword } from '../password-generator.ts';
-import { foldApiPermissions } from '../rights.ts';
-import { customFieldsOf, type Folder, type FoundItem, type Item } from '../schemas.ts';
-import type { ComplexityLevel } from '../segments.ts';
-import { foldLabel } from '../text.ts';
+import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './client/context.ts';
+import {
+  addFolder,
+  deleteFolders,
+  readFolders,
+  readUserFolders,
+  readUserItems,
+  updateFolder,
+} from './client/folders.ts';
+import {
+  addItem,
+  deleteItems,
+  getItem,
+  readItems,
+  readOtp,
+  updateItem,
+  updateItemFields,
+} from './client/items.ts';
+import { findByUrl, findItems, readTags } from './client/search.ts';
 import { decodeTeamPassEntities } from './html.ts';
-import type { TeamPass3Item } from './schemas.ts';
-import { createTeamPass3Session, type TeamPass3Credentials, type TeamPass3Session } from './session.ts';
+import {
+  createTeamPass3Session,
+  type TeamPass3Credentials,
+  type TeamPass3Session,
+  type TeamPass3SessionOptions,
+} from './session.ts';
 
-/** TeamPass 3's folder complexity levels (minimum password strength: very weak, weak, medium, strong, very strong). */
-export const TEAMPASS3_COMPLEXITY_LEVELS = [0, 20, 38, 48, 60] as const;
-
-/** A TeamPass 3 complexity level. */
-export type TeamPass3ComplexityLevel = (typeof TEAMPASS3_COMPLEXITY_LEVELS)[number];
-
-/**
- * The legacy complexity levels as TeamPass 3 names the same strengths: 0 very weak, 25 weak → 20,
- * 50 medium → 38, 60 strong → 48, and 70 very strong, 80 heavy, 90 very heavy → 60 (TeamPass 3's
- * strongest).
- */
-export const COMPLEXITY_TO_TEAMPASS3: Readonly<Record<ComplexityLevel, TeamPass3ComplexityLevel>> = {
-  0: 0,
-  25: 20,
-  50: 38,
-  60: 48,
-  70: 60,
-  80: 60,
-  90: 60,
-};
-
-/**
- * A TeamPass 3 folder's complexity as the legacy level of the same strength (the weakest legacy
- * level TeamPass 3's maps to: 60, its strongest, is 70 "very strong"), or `undefined` for a value
- * that is not one of its levels.
- */
-export function complexityFromTeamPass3(complexity: number): ComplexityLevel | undefined {
-  const levels = Object.entries(COMPLEXITY_TO_TEAMPASS3) as unknown as [string, number][];
-  const found = levels.find(([, mapped]) => mapped === complexity);
-  return found ? (Number(found[0]) as ComplexityLevel) : undefined;
-}
-
-/** How many folder ids go into one `item/inFolders` read. */
-const FOLDERS_PER_READ = 200;
+export {
+  COMPLEXITY_TO_TEAMPASS3,
+  complexityFromTeamPass3,
+  TEAMPASS3_COMPLEXITY_LEVELS,
+  type TeamPass3ComplexityLevel,
+} from './client/records.ts';
 
 /** What the client knows of the server before it calls (from a detection). */
 export interface TeamPass3ClientContext {
@@ -106,6 +97,69 @@ export function teampass3CredentialsOf(
   return { credentials: { login, password: options.password, apiKey: options.apiKey } };
 }
 
+/** The session's options from the client's: the transport's as they are, the `session` settings by name. */
+function sessionOptionsOf(
+  options: VaultClientOptions,
+  credentials: TeamPass3Credentials,
+): TeamPass3SessionOptions {
+  const settings = options.session ?? {};
+  return {
+    baseUrl: options.baseUrl,
+    apiPath: options.apiPath,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+    maxResponseBytes: options.maxResponseBytes,
+    headers: options.headers,
+    onRequest: options.onRequest,
+    credentials,
+    tokenCache: options.tokenCache,
+    refreshMarginMs: settings.refreshMarginMs,
+    maxRetryAfterMs: settings.maxRetryAfterMs,
+    rateLimitRetries: settings.rateLimitRetries,
+    maxItems: settings.maxItems,
+    pageSize: settings.pageSize,
+    pageConcurrency: settings.concurrency,
+    now: settings.now,
+    sleep: settings.sleep,
+  };
+}
+
+/** The legacy operations' table over TeamPass 3: each entry one operation of `client/`. */
+function methodsOf(state: TeamPass3ClientState): VaultMethods {
+  const noFiles = (operation: string) => async (): Promise<never> => {
+    throw new VaultError(
+      'unsupported',
+      `${operation}: TeamPass 3 has no attachments (capabilities: files false); nothing was sent.`,
+      { endpoint: operation },
+    );
+  };
+  const bound =
+    <K extends EndpointName>(operation: TeamPass3Operation<K>) =>
+    (input: EndpointInput<K>, callOptions?: CallOptions) =>
+      operation(state, input, callOptions);
+  return {
+    addItem: bound(addItem),
+    updateItem: bound(updateItem),
+    deleteItems: bound(deleteItems),
+    addFolder: bound(addFolder),
+    updateFolder: bound(updateFolder),
+    deleteFolders: bound(deleteFolders),
+    addFile: noFiles('addFile'),
+    readFolders: bound(readFolders),
+    readItems: bound(readItems),
+    readUserItems: bound(readUserItems),
+    readUserFolders: bound(readUserFolders),
+    listFiles: noFiles('listFiles'),
+    downloadFile: noFiles('downloadFile'),
+    findItems: bound(findItems),
+    // TeamPass 3's API generates no passwords: the same generator answers here, sending nothing.
+    generatePassword: async ({ rules }) => ({ password: generatePassword(rules) }),
+    readOtp: bound(readOtp),
+  };
+}
+
 /**
  * Creates the `VaultClient` of a TeamPass 3 server. Nothing is sent until the first call.
  *
@@ -127,298 +181,13 @@ export function createTeamPass3Client(
     );
   }
   const { credentials } = found;
-  const keepOtp = options.keepOtpSecrets === true;
-  const settings = options.session ?? {};
-  const session: TeamPass3Session = createTeamPass3Session({
-    baseUrl: options.baseUrl,
-    apiPath: options.apiPath,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    retries: options.retries,
-    retryDelayMs: options.retryDelayMs,
-    maxResponseBytes: options.maxResponseBytes,
-    headers: options.headers,
-    onRequest: options.onRequest,
-    credentials,
-    tokenCache: options.tokenCache,
-    refreshMarginMs: settings.refreshMarginMs,
-    maxRetryAfterMs: settings.maxRetryAfterMs,
-    rateLimitRetries: settings.rateLimitRetries,
-    maxItems: settings.maxItems,
-    pageSize: settings.pageSize,
-    pageConcurrency: settings.concurrency,
-    now: settings.now,
-    sleep: settings.sleep,
-  });
+  const session: TeamPass3Session = createTeamPass3Session(sessionOptionsOf(options, credentials));
+  const state: TeamPass3ClientState = { session, credentials, keepOtp: options.keepOtpSecrets === true };
   const capabilities: ServerCapabilities = teampass3Capabilities({
-    maxResults: settings.maxItems ?? 100_000,
+    maxResults: options.session?.maxItems ?? 100_000,
     detected: context.detected ?? true,
   });
-  const signal = (callOptions: CallOptions | undefined) => ({ signal: callOptions?.signal });
-
-  /** The signed-in user, when `login` names them; `unsupported` for anyone else. */
-  async function requireSelf(login: string, operation: string, callOptions: CallOptions | undefined) {
-    const user = await session.user(signal(callOptions));
-    const self = decodeTeamPassEntities(user.login || credentials.login);
-    if (self.trim().toLowerCase() !== login.trim().toLowerCase()) {
-      throw new VaultError(
-        'unsupported',
-        `${operation}: TeamPass 3 lets the signed-in user (${JSON.stringify(self)}) read only their own data, not that of ${JSON.stringify(login)}.`,
-        { endpoint: operation },
-      );
-    }
-    return user;
-  }
-
-  async function readFolders(ids: readonly number[], callOptions: CallOptions | undefined): Promise<Item[]> {
-    encodeIdList(ids);
-    const unique = [...new Set(ids)];
-    const wanted = new Set(unique);
-    const items: Item[] = [];
-    for (let start = 0; start < unique.length; start += FOLDERS_PER_READ) {
-      const folders = unique.slice(start, start + FOLDERS_PER_READ);
-      try {
-        const page = await session.readAll('itemsInFolders', { folders }, signal(callOptions));
-        for (const record of page.items) if (wanted.has(record.folderId)) items.push(toItem(record, keepOtp));
-      } catch (error) {
-        // TeamPass drops the folders the user cannot see, and answers 400 when none is left.
-        if (!isNoFolderLeft(error)) throw error;
-      }
-    }
-    return items;
-  }
-
-  async function readUserFolders(login: string, callOptions: CallOptions | undefined): Promise<Folder[]> {
-    const user = await requireSelf(login, 'readUserFolders', callOptions);
-    const records = await session.call('writableFolders', {}, signal(callOptions));
-    return records.map((record) => {
-      const accessType = foldApiPermissions(record.accessType, user.api);
-      const parentId = record.parentId;
-      return {
-        id: record.id,
-        title: record.title,
-        level: record.level,
-        accessType,
-        parentId,
-        personal: record.personal,
-        complexityLevel: complexityFromTeamPass3(record.complexity),
-        raw: {
-          ...record.raw,
-          id: record.id,
-          title: record.title,
-          level: record.level,
-          access_type: accessType,
-          parent_id: parentId,
-          personal: record.personal ? '1' : '0',
-          complexity_level: String(complexityFromTeamPass3(record.complexity) ?? ''),
-        },
-      };
-    });
-  }
-
-  async function readItems(ids: readonly number[], callOptions: CallOptions | undefined): Promise<Item[]> {
-    encodeIdList(ids);
-    const unique = [...new Set(ids)];
-    const answers = await session.callEach(
-      'getItem',
-      unique.map((id) => ({ id })),
-      signal(callOptions),
-    );
-    const items: Item[] = [];
-    answers.forEach((records, index) => {
-      const record = records.find((candidate) => candidate.id === unique[index]);
-      if (record) items.push(toItem(record, keepOtp));
-    });
-    return items.sort((a, b) => a.id - b.id);
-  }
-
-  async function getItem(id: number, callOptions: CallOptions | undefined): Promise<Item> {
-    encodeId(id);
-    const records = await session.call('getItem', { id }, signal(callOptions));
-    const record = records.find((candidate) => candidate.id === id);
-    if (!record) {
-      throw new VaultError(
-        'not_found',
-        `item/get: item ${id} was not found, or the signed-in user may not read it (TeamPass 3 answers both the same way).`,
-        { endpoint: 'getItem', status: 200 },
-      );
-    }
-    return toItem(record, keepOtp);
-  }
-
-  async function findItems(
-    folderIds: readonly number[],
-    query: string,
-    callOptions: CallOptions | undefined,
-  ): Promise<FoundItem[]> {
-    encodeIdList(folderIds);
-    const folders = new Set(folderIds);
-    const page = await session.readAll('searchItems', { label: query, like: true }, signal(callOptions));
-    const wanted = foldLabel(query);
-    // TeamPass's LIKE reads % and _ as wildcards: the text is matched here as written.
-    return page.items
-      .filter((record) => folders.has(record.folderId) && foldLabel(record.label).includes(wanted))
-      .map((record) => ({ ...toItem(record), status: 'OK' }));
-  }
-
-  async function updateItem(id: number, item: ItemWrite, callOptions: CallOptions | undefined) {
-    encodeId(id);
-    const changed = await session.call(
-      'updateItem',
-      {
-        id,
-        label: item.label,
-        password: item.password,
-        description: item.description ?? '',
-        login: item.login ?? '',
-        email: item.email ?? '',
-        url: item.url ?? '',
-        tags: tagsOf(item.tags) ?? '',
-        anyone_can_modify: item.anyoneCanModify ?? false,
-        folder_id: item.folderId,
-      },
-      signal(callOptions),
-    );
-    return { status: changed.message || 'item updated' };
-  }
-
-  async function updateItemFields(
-    id: number,
-    changes: Partial<ItemWrite>,
-    callOptions: CallOptions | undefined,
-  ) {
-    encodeId(id);
-    // TeamPass 3 updates only the fields it is sent: nothing to read and merge first.
-    const input = {
-      id,
-      ...(changes.label === undefined ? {} : { label: changes.label }),
-      ...(changes.password === undefined ? {} : { password: changes.password }),
-      ...(changes.description === undefined ? {} : { description: changes.description }),
-      ...(changes.login === undefined ? {} : { login: changes.login }),
-      ...(changes.email === undefined ? {} : { email: changes.email }),
-      ...(changes.url === undefined ? {} : { url: changes.url }),
-      ...(changes.tags === undefined ? {} : { tags: tagsOf(changes.tags) ?? '' }),
-      ...(changes.anyoneCanModify === undefined ? {} : { anyone_can_modify: changes.anyoneCanModify }),
-      ...(changes.folderId === undefined ? {} : { folder_id: changes.folderId }),
-    };
-    if (Object.keys(input).length === 1) {
-      await getItem(id, callOptions);
-      return { status: 'unchanged' };
-    }
-    const changed = await session.call('updateItem', input, signal(callOptions));
-    return { status: changed.message || 'item updated' };
-  }
-
-  async function deleteFolders(ids: readonly number[], callOptions: CallOptions | undefined) {
-    encodeIdList(ids);
-    // A folder delete takes its subfolders with it: one at a time, skipping those already gone.
-    const gone = new Set<number>();
-    for (const id of new Set(ids)) {
-      if (gone.has(id)) continue;
-      const deleted = await session.call('deleteFolder', { id }, signal(callOptions));
-      gone.add(id);
-      for (const folderId of deleted.folderIds) gone.add(folderId);
-    }
-    return { status: 'OK' as const };
-  }
-
-  const noFiles = (operation: string) => async (): Promise<never> => {
-    throw new VaultError(
-      'unsupported',
-      `${operation}: TeamPass 3 has no attachments (capabilities: files false); nothing was sent.`,
-      { endpoint: operation },
-    );
-  };
-
-  const methods: VaultMethods = {
-    addItem: async ({ item }, callOptions) => {
-      const created = await session.call(
-        'createItem',
-        {
-          label: item.label,
-          folder_id: item.folderId,
-          password: item.password,
-          login: item.login ?? '',
-          email: item.email ?? '',
-          url: item.url ?? '',
-          tags: tagsOf(item.tags) ?? '',
-          anyone_can_modify: item.anyoneCanModify ?? false,
-          ...(item.description === undefined ? {} : { description: item.description }),
-        },
-        signal(callOptions),
-      );
-      return { status: created.message || 'item added', id: created.id };
-    },
-    updateItem: ({ id, item }, callOptions) => updateItem(id, item, callOptions),
-    deleteItems: async ({ ids }, callOptions) => {
-      encodeIdList(ids);
-      await session.callEach(
-        'deleteItem',
-        [...new Set(ids)].map((id) => ({ id })),
-        signal(callOptions),
-      );
-      return { status: 'OK' as const };
-    },
-    addFolder: async ({ folder }, callOptions) => {
-      if (folder.personal) {
-        throw new VaultError(
-          'unsupported',
-          'folder/create: TeamPass 3 creates personal folders in its own interface, not through the API; nothing was sent.',
-          { endpoint: 'addFolder' },
-        );
-      }
-      const created = await session.call(
-        'createFolder',
-        {
-          title: folder.title,
-          parent_id: folder.parentId ?? 0,
-          complexity: complexityOf(folder.complexityLevel ?? 0),
-          duration: folder.renewalPeriod ?? 0,
-        },
-        signal(callOptions),
-      );
-      return { status: 'folder created', id: created.id };
-    },
-    updateFolder: async ({ id, folder }, callOptions) => {
-      encodeId(id);
-      const updated = await session.call(
-        'updateFolder',
-        {
-          id,
-          title: folder.title,
-          complexity: complexityOf(folder.complexityLevel),
-          duration: folder.renewalPeriod,
-        },
-        signal(callOptions),
-      );
-      return { status: updated.message || 'folder updated' };
-    },
-    deleteFolders: ({ ids }, callOptions) => deleteFolders(ids, callOptions),
-    addFile: noFiles('addFile'),
-    readFolders: ({ ids }, callOptions) => readFolders(ids, callOptions),
-    readItems: ({ ids }, callOptions) => readItems(ids, callOptions),
-    readUserItems: async ({ login }, callOptions) => {
-      const folders = await readUserFolders(login, callOptions);
-      const readable = folders.filter((folder) => folder.accessType !== 'none').map((folder) => folder.id);
-      return readable.length === 0 ? [] : readFolders(readable, callOptions);
-    },
-    readUserFolders: ({ login }, callOptions) => readUserFolders(login, callOptions),
-    listFiles: noFiles('listFiles'),
-    downloadFile: noFiles('downloadFile'),
-    findItems: ({ folderIds, query }, callOptions) => findItems(folderIds, query, callOptions),
-    // TeamPass 3's API generates no passwords: the same generator answers here, sending nothing.
-    generatePassword: async ({ rules }) => ({ password: generatePassword(rules) }),
-    async readOtp({ id }, callOptions): Promise<OtpCode> {
-      const otp = await session.call('getOtp', { id }, signal(callOptions));
-      return {
-        itemId: otp.itemId,
-        code: otp.code,
-        secondsLeft: otp.expiresIn,
-        period: otp.period,
-        digits: otp.digits,
-      };
-    },
-  };
+  const methods = methodsOf(state);
 
   async function call<K extends EndpointName>(
     name: K,
@@ -440,24 +209,12 @@ export function createTeamPass3Client(
     redact: session.redact,
     capabilities: async () => capabilities,
     call,
-    getItem: (id, callOptions) => getItem(id, callOptions),
-    updateItemFields: (id, changes, callOptions) => updateItemFields(id, changes, callOptions),
-    async readTags(callOptions): Promise<string[]> {
-      return session.call('allTags', {}, signal(callOptions));
-    },
-    async findByUrl({ url }, callOptions): Promise<UrlMatch[]> {
-      const matches = await session.call('findByUrl', { url }, signal(callOptions));
-      return matches.map((match) => ({
-        id: match.id,
-        label: match.label,
-        login: match.login,
-        url: match.url,
-        folderId: match.folderId,
-        otp: match.otp,
-      }));
-    },
+    getItem: (id, callOptions) => getItem(state, id, callOptions),
+    updateItemFields: (id, changes, callOptions) => updateItemFields(state, id, changes, callOptions),
+    readTags: (callOptions) => readTags(state, callOptions),
+    findByUrl: ({ url }, callOptions) => findByUrl(state, url, callOptions),
     async identity(callOptions): Promise<VaultIdentity> {
-      const user = await session.user(signal(callOptions));
+      const user = await session.user(signalOf(callOptions));
       return {
         login: decodeTeamPassEntities(user.login) || credentials.login,
         userId: user.userId,
@@ -467,61 +224,4 @@ export function createTeamPass3Client(
     },
     dispose: (disposeOptions) => session.dispose(disposeOptions),
   };
-}
-
-/**
- * A TeamPass 3 item as the apps' `Item`: the TOTP secret TeamPass sends in clear is not kept,
- * unless the client was made for a migration (`keepOtpSecrets`).
- */
-function toItem(record: TeamPass3Item, keepOtpSecret = false): Item {
-  const fields = customFieldsOf(record.raw.fields);
-  return {
-    ...(fields ? { fields } : {}),
-    ...(keepOtpSecret && record.raw.totp !== ''
-      ? {
-          otpSecret: {
-            secret: record.raw.totp,
-            algorithm: record.raw.totp_algorithm || 'sha1',
-            digits: record.raw.totp_digits || 6,
-            period: record.raw.totp_period || 30,
-          },
-        }
-      : {}),
-    id: record.id,
-    label: record.label,
-    description: record.description,
-    login: record.login,
-    email: record.email,
-    url: record.url,
-    password: record.password,
-    folderId: record.folderId,
-    path: record.path,
-    tags: record.tags,
-    otp: record.otp,
-    raw: { ...record.raw, totp: record.raw.totp === '' ? '' : REDACTED },
-  };
-}
-
-function tagsOf(tags: ItemWrite['tags']): string | undefined {
-  if (tags === undefined) return undefined;
-  return typeof tags === 'string' ? tags : tags.join(' ');
-}
-
-function complexityOf(level: number): TeamPass3ComplexityLevel {
-  const mapped = COMPLEXITY_TO_TEAMPASS3[level as ComplexityLevel];
-  if (mapped === undefined) {
-    throw new VaultError(
-      'invalid_request',
-      `Expected a complexity level of ${Object.keys(COMPLEXITY_TO_TEAMPASS3).join(', ')}, received ${JSON.stringify(level)}.`,
-    );
-  }
-  return mapped;
-}
-
-function isNoFolderLeft(error: unknown): boolean {
-  return (
-    error instanceof VaultError &&
-    error.status === 400 &&
-    /Folders are mandatory/i.test(error.serverMessage ?? '')
-  );
 }

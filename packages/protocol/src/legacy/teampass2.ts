@@ -4,7 +4,7 @@
  * the Vaultline server's TeamPass profile answers with it, the TeamPass 2 fake of
  * `@vaultline/protocol/testing` emulates it, and the core recognises its words.
  *
- * @see ../../../docs/teampass.md
+ * @see ../../../../docs/teampass.md
  * @module
  */
 

@@ -4,15 +4,15 @@
  * `@valibot/to-json-schema`), every error answer, and the two ways a key travels. No TeamPass
  * release describes its API in a form tools can read; this one is derived, so it cannot drift.
  *
- * @see ../../../docs/api.md
+ * @see ../../../../docs/api.md
  * @module
  */
 
 import { type ConversionConfig, type OverrideSchemaContext, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import type { VaultErrorCode } from '../errors.ts';
 import { MAX_ID } from './codec.ts';
 import { ENDPOINT_NAMES, type EndpointDefinition, endpoints } from './endpoints.ts';
-import type { VaultErrorCode } from './errors.ts';
 import { API_PROFILES, DEFAULT_API_PROFILE, TEAMPASS_PROFILE_DIFFERENCES } from './profiles.ts';
 import {
   ErrorBodySchema,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { VaultError } from '../errors.ts';
 import {
   decodeFolderValues,
   decodeId,
@@ -22,7 +23,6 @@ import {
   MAX_ID,
   parseId,
 } from './codec.ts';
-import { VaultError } from './errors.ts';
 
 /** Text with the characters that break naive encoders, mixed into arbitrary unicode. */
 const hostileChar = fc.constantFrom(

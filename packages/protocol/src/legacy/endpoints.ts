@@ -3,7 +3,7 @@
  * parameters and how they are encoded, and its response. Client methods, server routes, docs and
  * the conformance suite are derived from it.
  *
- * @see ../../../docs/spec.md §4
+ * @see ../../../../docs/spec.md §4
  * @module
  */
 
@@ -75,7 +75,7 @@ export interface EndpointDefinition {
 /**
  * Every operation of the API.
  *
- * @see ../../../docs/spec.md §4.2, §4.3, §4.5
+ * @see ../../../../docs/spec.md §4.2, §4.3, §4.5
  */
 export const endpoints = {
   addItem: {

@@ -5,7 +5,7 @@
  * `teampass` answers where a script can tell as TeamPass 2.1.27.36 does (the core's
  * `TEAMPASS2_ERRORS`). The core's client works with keys of either profile.
  *
- * @see ../../../docs/api.md
+ * @see ../../../../docs/api.md
  * @module
  */
 

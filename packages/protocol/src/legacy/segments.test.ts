@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VaultError } from './errors.ts';
+import { VaultError } from '../errors.ts';
 import {
   COMPLEXITY_LEVELS,
   decodeLenientFolderUpdate,

@@ -1,12 +1,12 @@
 /**
  * The path codec: how write data, id lists and raw values travel in the URL path. Pure, no I/O.
  *
- * @see ../../../docs/spec.md §4.1
+ * @see ../../../../docs/spec.md §4.1
  * @module
  */
 
-import { VaultError } from './errors.ts';
-import { base64ToBytes, bytesToBase64 } from './internal/base64.ts';
+import { VaultError } from '../errors.ts';
+import { base64ToBytes, bytesToBase64 } from '../internal/base64.ts';
 
 const utf8Encoder = /* @__PURE__ */ new TextEncoder();
 const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

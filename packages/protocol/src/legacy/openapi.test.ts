@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { VAULT_ERROR_CODES } from '../errors.ts';
 import { ENDPOINT_NAMES, endpoints } from './endpoints.ts';
-import { VAULT_ERROR_CODES } from './errors.ts';
 import {
   API_BASE_PATH,
   createOpenApiDocument,

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { VaultError } from '../errors.ts';
+import { type PasswordRules, passwordLength } from '../password-generator.ts';
 import {
   decodeFolderValues,
   decodeId,
@@ -21,8 +23,6 @@ import {
   type ItemValues,
   type ItemWrite,
 } from './codec.ts';
-import { VaultError } from './errors.ts';
-import { type PasswordRules, passwordLength } from './password-generator.ts';
 
 /** Settings the encoders may need. */
 export interface EncodeContext {

@@ -7,7 +7,7 @@
  */
 
 import * as v from 'valibot';
-import { type AccessType, parseRight } from './rights.ts';
+import { type AccessType, parseRight } from '../rights.ts';
 import { COMPLEXITY_LEVELS, type ComplexityLevel } from './segments.ts';
 
 /**
@@ -269,7 +269,7 @@ function canonicalToItem(r: ItemWireRecord): ItemFields {
  * canonical form takes a fast path; anything else goes through the tolerant schema, which also
  * names what is wrong.
  *
- * @see ../../../docs/spec.md §2.1
+ * @see ../../../../docs/spec.md §2.1
  */
 export const ItemRecordSchema = v.union([
   v.pipe(v.custom<ItemWireRecord>(isItemWireRecord), v.transform(canonicalToItem)),

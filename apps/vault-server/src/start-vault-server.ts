@@ -11,6 +11,7 @@ import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
 import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
+import { createLocalStore } from './store/vault-store.ts';
 import { openVault, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
@@ -84,8 +85,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     await vault.close();
     throw error;
   }
+  const store = createLocalStore(vault.ctx);
   const { app, api, cors } = createApp({
     ctx: vault.ctx,
+    store,
     audit,
     logger,
     limiters,
@@ -161,6 +164,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         await closed;
         clearTimeout(timer);
+        await store.close();
         await audit.flush();
         await limiters.close();
         await vault.close();

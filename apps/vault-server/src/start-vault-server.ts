@@ -11,7 +11,9 @@ import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
 import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
-import { createLocalStore } from './store/vault-store.ts';
+import { createUpstreamSessions } from './store/upstream-sessions.ts';
+import { createUpstreamStore } from './store/upstream-store.ts';
+import { createLocalStore, type VaultStore } from './store/vault-store.ts';
 import { openVault, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
@@ -85,7 +87,19 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     await vault.close();
     throw error;
   }
-  const store = createLocalStore(vault.ctx);
+  // Upstream mode: the items are the upstream TeamPass's; keys, accounts, audit and limits stay here.
+  const store: VaultStore =
+    config.upstreamUrl === undefined
+      ? createLocalStore(vault.ctx)
+      : createUpstreamStore({
+          db: vault.db,
+          sessions: createUpstreamSessions({
+            url: config.upstreamUrl,
+            db: vault.db,
+            box: vault.ctx.box,
+            logger,
+          }),
+        });
   const { app, api, cors } = createApp({
     ctx: vault.ctx,
     store,
@@ -146,6 +160,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       host: config.host,
       store: config.databaseUrl ? 'postgres' : config.dataDir ? 'pglite-dir' : 'pglite-memory',
       tls: tls !== undefined,
+      ...(config.upstreamUrl === undefined ? {} : { upstream: config.upstreamUrl }),
     },
     'vault server listening',
   );

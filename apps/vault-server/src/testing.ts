@@ -46,6 +46,8 @@ export interface TestVaultOptions {
   queryKeys?: 'accept' | 'refuse';
   /** Origins allowed by CORS. Default none. */
   corsOrigins?: string[];
+  /** Upstream mode: the TeamPass (fake) whose items the server serves. */
+  upstreamUrl?: string;
 }
 
 /** The administration a test needs. */
@@ -113,6 +115,7 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     cacheTtlMs: options.cacheTtlMs,
     queryKeys: options.queryKeys,
     corsOrigins: options.corsOrigins,
+    upstreamUrl: options.upstreamUrl,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

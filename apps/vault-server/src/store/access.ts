@@ -11,6 +11,8 @@ export interface UpstreamGrant {
   readonly folders: readonly number[] | undefined;
   /** Whether the scope's folders include their subfolders. */
   readonly subfolders: boolean;
+  /** Whether the key may write (read-only by default). */
+  readonly write: boolean;
 }
 
 /** Who is calling: an admin key (bound to an upstream account in upstream mode), or a key bound to one user. */

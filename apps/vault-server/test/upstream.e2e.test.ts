@@ -6,6 +6,7 @@
  * line, error or audit row.
  */
 
+import { createVaultClient } from '@vaultline/protocol';
 import {
   type ReplayServer,
   startReplayServer,
@@ -34,7 +35,10 @@ const PASSWORDS = {
   token: 'tok_live_upstream_42',
   wiki: 'Wiki-Shared-Secret-5',
   ops: 'Ops-Hidden-Secret-3',
+  entity: 'Entity-Secret-&amp;-6',
 };
+/** A label full of what TeamPass 3 stores HTML-escaped. */
+const ENTITY_LABEL = `Tom & Jerry <db> "quoted" O'Brien 🦄 café`;
 
 /** GET under the API with a key in the header; the body parsed. */
 async function api(vault: TestVault, key: string, path: string) {
@@ -88,6 +92,13 @@ describe('upstream mode in front of TeamPass 3', () => {
           { id: 2, label: 'api token', folder: 'Engineering', password: PASSWORDS.token },
           { id: 3, label: 'shared wiki', folder: 'Shared', password: PASSWORDS.wiki },
           { id: 4, label: 'ops secret', folder: 'Ops', password: PASSWORDS.ops },
+          {
+            id: 5,
+            label: ENTITY_LABEL,
+            folder: 'Shared',
+            password: PASSWORDS.entity,
+            login: 'müller & <co>',
+          },
         ],
       },
     });
@@ -112,6 +123,7 @@ describe('upstream mode in front of TeamPass 3', () => {
     await vault?.close();
     await fake?.close();
     const secrets = [ALICE.password, ALICE.apiKey, ...Object.values(PASSWORDS), ...Object.values(keys)];
+    secrets.push('Script-Pw-9', 'Deploy-Pw-Added-8');
     secrets.push(...(fake?.tokens() ?? []));
     expectNoSecrets(logLines, secrets);
   });
@@ -120,9 +132,85 @@ describe('upstream mode in front of TeamPass 3', () => {
     const { vault } = get();
     const answer = await api(vault, keys.all!, '/read/items/1;2;3;4;999');
     expect(answer.status).toBe(200);
+    // One sign-in verified the account at `upstream add`; the server's session is the second.
+    expect(get().fake.signIns('alice')).toBe(2);
     expect(ids(answer.json)).toEqual([1, 2, 3]);
     const prod = (answer.json as { id: string; pw: string; folder_id: string; path: string }[])[0]!;
     expect(prod).toMatchObject({ pw: PASSWORDS.prod, folder_id: '2', path: 'Engineering > Databases' });
+  });
+
+  it('passes labels through as people wrote them', async () => {
+    const { vault } = get();
+    const [item] = (await api(vault, keys.all!, '/read/items/5')).json as {
+      label: string;
+      login: string;
+      pw: string;
+    }[];
+    expect(item).toMatchObject({ label: ENTITY_LABEL, login: 'müller & <co>', pw: PASSWORDS.entity });
+  });
+
+  it('says what the upstream lacks: info/version without files or word search, 501 unsupported for attachments', async () => {
+    const { vault, fake } = get();
+    const info = JSON.parse((await rawRequest(vault.url, '/api/index.php/info/version')).body) as {
+      features: string[];
+    };
+    expect(info.features).not.toContain('files');
+    expect(info.features).not.toContain('word-search');
+    const capabilities = await createVaultClient({ baseUrl: vault.url, apiKey: keys.all! }).capabilities();
+    expect(capabilities.files).toBe(false);
+    for (const path of ['/read/listfiles/1', '/read/files/1']) {
+      const body = expectJsonError(await api(vault, keys.all!, path), 501, 'unsupported');
+      expect(body.err).toMatch(/attachments/i);
+    }
+    const sent = fake.requests.length;
+    const generated = await api(vault, keys.db!, '/new_password/20;1;1;1;0;1;0');
+    expect(generated.status).toBe(200);
+    expect((generated.json as { password: string }).password).toHaveLength(20);
+    expect(fake.requests.length).toBe(sent);
+  });
+
+  it('refuses 10,000 ids and malformed ids before anything is sent upstream', async () => {
+    const { vault, fake } = get();
+    const sent = fake.requests.length;
+    const many = Array.from({ length: 10_000 }, (_, i) => i + 1).join(';');
+    const tooMany = await api(vault, keys.all!, `/read/items/${many}`);
+    expect([400, 414]).toContain(tooMany.status);
+    for (const path of ['/read/items/1;abc', '/read/items/+1', '/read/folder/1.0', '/find/item/x/prod']) {
+      expect((await api(vault, keys.all!, path)).status).toBe(400);
+    }
+    expect(fake.requests.length).toBe(sent);
+  });
+
+  it('signs in again once when TeamPass 3 lets the session token expire', async () => {
+    const { vault, fake } = get();
+    expect((await api(vault, keys.all!, '/read/items/1')).status).toBe(200);
+    const before = fake.signIns('alice');
+    fake.clock.advance((fake.settings.tokenDurationMinutes + 1) * 60_000);
+    expect((await api(vault, keys.all!, '/read/items/1')).status).toBe(200);
+    expect(fake.signIns('alice')).toBe(before + 1);
+  });
+
+  it('serves a TeamPass 2 script on a key of the teampass profile', async () => {
+    const { vault } = get();
+    const key = await admin().createKey({
+      label: 'tp2-script',
+      profile: 'teampass',
+      upstream: { account: 'ci', folders: [1], subfolders: true, write: true },
+    });
+    keys.script = key;
+    const read = await rawRequest(vault.url, `/api/index.php/read/items/1;2?apikey=${key}`);
+    expect(read.status).toBe(200);
+    expect(ids(JSON.parse(read.body))).toEqual([1, 2]);
+    const version = await rawRequest(vault.url, `/api/index.php/info/version?apikey=${key}`);
+    expect(JSON.parse(version.body)).toEqual({ 'api-version': '2.1.5' });
+    const added = await rawRequest(
+      vault.url,
+      `/api/index.php/add/item/${newItem('script item', 1, 'Script-Pw-9')}?apikey=${key}`,
+    );
+    expect(JSON.parse(added.body)).toMatchObject({ status: 'item added' });
+    const id = (JSON.parse(added.body) as { new_item_id: string }).new_item_id;
+    const deleted = await rawRequest(vault.url, `/api/index.php/delete/item/${id}?apikey=${key}`);
+    expect(JSON.parse(deleted.body)).toEqual({ status: 'OK' });
   });
 
   it('answers outside a key scope as it answers what does not exist: by id, by folder, by find', async () => {
@@ -185,7 +273,6 @@ describe('upstream mode in front of TeamPass 3', () => {
     const before = fake.signIns('alice');
     await Promise.all(Array.from({ length: 20 }, () => api(vault, keys.all!, '/read/items/1;2')));
     expect(fake.signIns('alice')).toBe(before);
-    expect(before).toBeLessThanOrEqual(2); // the verification at `upstream add`, and the server's session
   });
 
   it('refuses a key bound to no account, and an expired key', async () => {

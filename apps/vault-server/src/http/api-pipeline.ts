@@ -91,7 +91,7 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const requests = options.limiters.requests;
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
-  const info = serverInfoAnswer(options.queryKeys);
+  const info = serverInfoAnswer(options.queryKeys, options.store.features);
   const noSuchOperation = errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body);
 
   return async (request) => {

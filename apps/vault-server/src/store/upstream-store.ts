@@ -179,6 +179,9 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   };
 
   return {
+    // What every upstream can: TeamPass 3 has no attachments and searches labels only; TeamPass 2
+    // searches restricted text and stores no emoji. Clients read this and adapt.
+    features: [],
     admit(principal) {
       grantOf(principal);
     },

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DecodedFolderCreate, ItemValues } from '@vaultline/protocol/wire';
+import type { DecodedFolderCreate, ItemValues, ServerFeature } from '@vaultline/protocol/wire';
 import { MAX_LOGIN_LENGTH } from '../constants.ts';
 import { forbidden } from '../errors.ts';
 import type { Principal } from './access.ts';
@@ -38,6 +38,8 @@ export type FileMeta = files.FileMeta;
  * rights apply and whom the audit names). Bodies are in the API's wire form.
  */
 export interface VaultStore {
+  /** What it can do, as `info/version` reports it: attachments, search, text beyond the BMP. */
+  readonly features: readonly ServerFeature[];
   /**
    * Refuses a key this store cannot serve (a key bound to an upstream account on the local
    * store, a key bound to none in upstream mode): called before every operation.
@@ -88,6 +90,7 @@ export function createLocalStore(ctx: StoreContext): VaultStore {
     return userIdOf(ctx.db, login);
   };
   return {
+    features: ['files', 'unicode-search', 'word-search', 'four-byte-text'],
     admit(principal) {
       if (principal.kind === 'admin' && principal.upstream !== undefined) {
         throw forbidden(

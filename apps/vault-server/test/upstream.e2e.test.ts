@@ -7,6 +7,7 @@
  */
 
 import { createVaultClient } from '@vaultline/protocol';
+import { runConformance } from '@vaultline/protocol/conformance';
 import {
   type ReplayServer,
   startReplayServer,
@@ -80,7 +81,7 @@ describe('upstream mode in front of TeamPass 3', () => {
           { id: 4, title: 'Ops' },
         ],
         roles: [{ name: 'Devs', folders: { Engineering: 'W', 'Engineering/Databases': 'W', Shared: 'R' } }],
-        users: [{ ...ALICE, roles: ['Devs'] }],
+        users: [{ ...ALICE, roles: ['Devs'], canCreateRootFolder: true }],
         items: [
           {
             id: 1,
@@ -211,6 +212,23 @@ describe('upstream mode in front of TeamPass 3', () => {
     const id = (JSON.parse(added.body) as { new_item_id: string }).new_item_id;
     const deleted = await rawRequest(vault.url, `/api/index.php/delete/item/${id}?apikey=${key}`);
     expect(JSON.parse(deleted.body)).toEqual({ status: 'OK' });
+  });
+
+  it('passes the conformance suite with a writable all-folders key (attachments reported absent)', async () => {
+    const { vault } = get();
+    const key = await admin().createKey({
+      label: 'conformance',
+      upstream: { account: 'ci', folders: 'all', write: true },
+    });
+    keys.conformance = key;
+    const report = await runConformance({ baseUrl: vault.url, apiKey: key, login: 'alice', files: false });
+    const failed = report.results.filter((result) => result.ok !== true);
+    expect(failed.map((result) => [result.operation, result.detail])).toEqual(
+      ['add/file', 'read/listfiles', 'read/files'].map((operation) => [
+        operation,
+        'not run (file operations disabled)',
+      ]),
+    );
   });
 
   it('answers outside a key scope as it answers what does not exist: by id, by folder, by find', async () => {

@@ -56,6 +56,13 @@ export interface VaultServerConfig {
    * serves, as the upstream accounts its keys are bound to; `undefined` for the server's own vault.
    */
   upstreamUrl: string | undefined;
+  /** Upstream mode: how long answers to reads are kept per key scope, in ms; 0 (default) keeps none. */
+  upstreamCacheTtlMs: number;
+  /**
+   * Upstream mode: how old a kept answer may be and still be served while the upstream is down,
+   * in ms; 0 (default) never serves one. Never used for a refusal.
+   */
+  upstreamStaleIfErrorMs: number;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -116,6 +123,8 @@ export const EnvSchema = v.object({
   VAULTLINE_CORS_ORIGINS: v.optional(v.string(), ''),
   VAULTLINE_TLS_CERT: optionalText,
   VAULTLINE_TLS_KEY: optionalText,
+  VAULTLINE_UPSTREAM_CACHE_TTL_MS: integer(0, 3_600_000, 0),
+  VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS: integer(0, 86_400_000, 0),
   VAULTLINE_UPSTREAM_URL: v.optional(
     v.pipe(
       v.string(),
@@ -211,6 +220,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     tlsKey: out.VAULTLINE_TLS_KEY === undefined ? undefined : resolve(out.VAULTLINE_TLS_KEY),
     allowPlainHttp: out.VAULTLINE_ALLOW_PLAIN_HTTP,
     upstreamUrl: out.VAULTLINE_UPSTREAM_URL,
+    upstreamCacheTtlMs: out.VAULTLINE_UPSTREAM_CACHE_TTL_MS,
+    upstreamStaleIfErrorMs: out.VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS,
   };
 }
 

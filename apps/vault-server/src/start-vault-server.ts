@@ -11,6 +11,7 @@ import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
 import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
+import { createUpstreamCache } from './store/upstream-cache.ts';
 import { createUpstreamSessions } from './store/upstream-sessions.ts';
 import { createUpstreamStore } from './store/upstream-store.ts';
 import { createLocalStore, type VaultStore } from './store/vault-store.ts';
@@ -93,6 +94,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       ? createLocalStore(vault.ctx)
       : createUpstreamStore({
           db: vault.db,
+          cache: createUpstreamCache({
+            ttlMs: config.upstreamCacheTtlMs,
+            staleIfErrorMs: config.upstreamStaleIfErrorMs,
+          }),
           sessions: createUpstreamSessions({
             url: config.upstreamUrl,
             db: vault.db,

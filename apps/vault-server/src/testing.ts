@@ -48,6 +48,10 @@ export interface TestVaultOptions {
   corsOrigins?: string[];
   /** Upstream mode: the TeamPass (fake) whose items the server serves. */
   upstreamUrl?: string;
+  /** Upstream mode: the read cache's time, in ms (0, off, by default). */
+  upstreamCacheTtlMs?: number;
+  /** Upstream mode: the stale-if-error limit, in ms (0, off, by default). */
+  upstreamStaleIfErrorMs?: number;
 }
 
 /** The administration a test needs. */
@@ -116,6 +120,8 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     queryKeys: options.queryKeys,
     corsOrigins: options.corsOrigins,
     upstreamUrl: options.upstreamUrl,
+    upstreamCacheTtlMs: options.upstreamCacheTtlMs,
+    upstreamStaleIfErrorMs: options.upstreamStaleIfErrorMs,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

@@ -445,3 +445,92 @@ describe('upstream mode in front of TeamPass 2', () => {
     expect((await api(v, key, '/read/folder/1')).json).toEqual([]);
   });
 });
+
+describe('the read cache of upstream mode (on, with stale-if-error)', () => {
+  const TTL_MS = 2_000;
+  let fake: TeamPass3Fake | undefined;
+  let vault: TestVault | undefined;
+  const logLines: string[] = [];
+  const keys: Record<string, string> = {};
+  const get = () => ({ fake: setByBeforeAll(fake, 'the fake'), vault: setByBeforeAll(vault, 'the vault') });
+  /** Item reads TeamPass 3 answered. */
+  const itemReads = () => get().fake.requests.filter((request) => request.url.includes('/item/get')).length;
+  const pw = async (key: string, id: number) =>
+    ((await api(get().vault, key, `/read/items/${id}`)).json as { pw: string }[]).map((item) => item.pw);
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({
+      seed: {
+        folders: [
+          { id: 1, title: 'Engineering' },
+          { id: 3, title: 'Shared' },
+        ],
+        roles: [{ name: 'Devs', folders: { Engineering: 'W', Shared: 'R' } }],
+        users: [{ ...ALICE, roles: ['Devs'] }],
+        items: [
+          { id: 1, label: 'api token', folder: 'Engineering', password: PASSWORDS.token },
+          { id: 2, label: 'shared wiki', folder: 'Shared', password: PASSWORDS.wiki },
+        ],
+      },
+    });
+    vault = await startTestVault({
+      upstreamUrl: fake.url,
+      logLines,
+      upstreamCacheTtlMs: TTL_MS,
+      upstreamStaleIfErrorMs: 600_000,
+    });
+    const admin = vault.server.vault.adminAs(TEST_OPERATOR);
+    await admin.addUpstreamAccount({
+      name: 'ci',
+      url: fake.url,
+      login: ALICE.login,
+      method: 'password',
+      secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+    });
+    keys.all = await admin.createKey({
+      label: 'all',
+      upstream: { account: 'ci', folders: 'all', write: true },
+    });
+    keys.eng = await admin.createKey({ label: 'eng', upstream: { account: 'ci', folders: [1] } });
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    await fake?.close();
+    expectNoSecrets(logLines, [
+      ALICE.password,
+      ALICE.apiKey,
+      ...Object.values(PASSWORDS),
+      ...Object.values(keys),
+      'Cached-Rotated-1',
+    ]);
+  });
+
+  it('reads an item once per scope and time, and forgets it on a write through the server', async () => {
+    const before = itemReads();
+    expect(await pw(keys.all!, 1)).toEqual([PASSWORDS.token]);
+    expect(await pw(keys.all!, 1)).toEqual([PASSWORDS.token]);
+    expect(itemReads()).toBe(before + 1);
+    expect(await pw(keys.eng!, 1)).toEqual([PASSWORDS.token]); // another scope: its own entry
+    expect(itemReads()).toBe(before + 2);
+    const values = encodeItemValues({ label: 'api token', password: 'Cached-Rotated-1', folderId: 1 });
+    expect((await api(get().vault, keys.all!, `/update/item/1/${values}`)).status).toBe(200);
+    expect(await pw(keys.all!, 1)).toEqual(['Cached-Rotated-1']);
+    expect(await pw(keys.eng!, 1)).toEqual(['Cached-Rotated-1']);
+  });
+
+  it('serves a kept answer while TeamPass is down, never in place of a refusal', async () => {
+    const { fake } = get();
+    expect(await pw(keys.all!, 2)).toEqual([PASSWORDS.wiki]);
+    fake.setRoleRight('Devs', 'Shared', undefined);
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    // TeamPass answers: the right it revoked wins over the kept answer.
+    expect(await pw(keys.all!, 2)).toEqual([]);
+    expect(await pw(keys.all!, 1)).toEqual(['Cached-Rotated-1']);
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await fake.close();
+    // TeamPass down: the kept answer, past its time but within the stale limit.
+    expect(await pw(keys.all!, 1)).toEqual(['Cached-Rotated-1']);
+    expectJsonError(await api(get().vault, keys.all!, '/read/items/3'), 502, 'server');
+  });
+});

@@ -51,6 +51,19 @@ export interface UpstreamSessions {
   close(): Promise<void>;
 }
 
+/**
+ * The upstream could not answer (down, hung, answering wrongly, rate-limiting): the failures a
+ * kept answer may stand in for (stale-if-error), never a refusal.
+ */
+export class UpstreamOutageError extends VaultServerError {
+  override name = 'UpstreamOutageError';
+}
+
+/** Whether an error is an outage of the upstream, for which a kept answer may be served. */
+export function isUpstreamOutage(error: unknown): boolean {
+  return error instanceof UpstreamOutageError || (error instanceof RateLimitedError && error.status === 503);
+}
+
 /** Seconds a caller is told to wait when the upstream's limit or the queue is full and the upstream said nothing. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
@@ -122,11 +135,11 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         503,
       );
     case 'timeout':
-      return new VaultServerError('server', 'The upstream TeamPass did not answer in time.', 503);
+      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503);
     case 'aborted':
       return new VaultServerError('server', 'The server is shutting down.', 503);
     default:
-      return new VaultServerError(
+      return new UpstreamOutageError(
         'server',
         `The upstream TeamPass could not be reached or answered wrongly (${error.code}).`,
         502,

@@ -16,6 +16,7 @@ import type { Principal, UpstreamGrant } from './access.ts';
 import type { Actor } from './actor.ts';
 import { notFound, refused } from './errors.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
+import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import type { UpstreamSessions } from './upstream-sessions.ts';
 import type { VaultStore } from './vault-store.ts';
 import { auditWrite, auditWrites } from './write-audit.ts';
@@ -28,6 +29,8 @@ export interface UpstreamStoreOptions {
   readonly sessions: UpstreamSessions;
   /** The server's own database: the audit of writes. */
   readonly db: Queryable;
+  /** The read cache; none by default. */
+  readonly cache?: UpstreamCache | undefined;
 }
 
 /** The folders a key reaches: `all` (every folder the account may reach) or these. */
@@ -98,6 +101,7 @@ function itemWrite(values: ItemValues): ItemWrite {
  */
 export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const { sessions, db } = options;
+  const cache = options.cache ?? createUpstreamCache({ ttlMs: 0, staleIfErrorMs: 0 });
   const trees = new Map<number, { at: number; folders: Folder[] }>();
 
   /** The account's folders (what it may reach), briefly cached for subfolder scopes. */
@@ -152,7 +156,15 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   ): Promise<T> {
     const grant = grantOf(actor.principal);
     if (!grant.write) throw refused('This key is read-only: it may not write (keys create --write).');
-    return withScope(actor.principal, work);
+    // Whatever the write did, what was kept of the account may be stale now.
+    return withScope(actor.principal, work).finally(() => cache.dropAccount(grant.accountId));
+  }
+
+  /** A read, through the cache of the key's account and scope (when the cache is on). */
+  function cachedRead<T>(principal: Principal, what: string, read: () => Promise<T>): Promise<T> {
+    const grant = grantOf(principal);
+    const scope = `${grant.folders === undefined ? '*' : [...grant.folders].sort((a, b) => a - b).join(',')}${grant.subfolders ? '+sub' : ''}`;
+    return cache.read(grant.accountId, `${scope}\u0000${what}`, read);
   }
 
   /** The items with these ids inside the scope; any other is "No item with id". */
@@ -256,42 +268,53 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
         );
       }),
     readFolderItems: (principal, folderIds) =>
-      withScope(principal, async (client, scope) => {
-        const wanted = [...new Set(folderIds)].filter((id) => inScope(scope, id));
-        if (wanted.length === 0) return [];
-        const found = await client.readFolders({ ids: wanted });
-        return found.filter((item) => inScope(scope, item.folderId)).map(itemRecord);
-      }),
+      cachedRead(principal, `folder ${folderIds.join(';')}`, () =>
+        withScope(principal, async (client, scope) => {
+          const wanted = [...new Set(folderIds)].filter((id) => inScope(scope, id));
+          if (wanted.length === 0) return [];
+          const found = await client.readFolders({ ids: wanted });
+          return found.filter((item) => inScope(scope, item.folderId)).map(itemRecord);
+        }),
+      ),
     readItems: (principal, ids) =>
-      withScope(principal, async (client, scope) => {
-        const found = await client.readItems({ ids: [...new Set(ids)] });
-        return found
-          .filter((item) => inScope(scope, item.folderId))
-          .sort((a, b) => a.id - b.id)
-          .map(itemRecord);
-      }),
+      cachedRead(principal, `items ${ids.join(';')}`, () =>
+        withScope(principal, async (client, scope) => {
+          const found = await client.readItems({ ids: [...new Set(ids)] });
+          return found
+            .filter((item) => inScope(scope, item.folderId))
+            .sort((a, b) => a.id - b.id)
+            .map(itemRecord);
+        }),
+      ),
     readUserItems: (principal, login) =>
-      withScope(principal, async (client, scope, account) => {
-        const found = await client.readUserItems({ login: loginOf(account, login) });
-        const body: Record<string, ReturnType<typeof itemRecord>> = {};
-        for (const item of found) if (inScope(scope, item.folderId)) body[String(item.id)] = itemRecord(item);
-        return { body, target: `user ${login}` };
-      }),
+      cachedRead(principal, `userpw ${login}`, () =>
+        withScope(principal, async (client, scope, account) => {
+          const found = await client.readUserItems({ login: loginOf(account, login) });
+          const body: Record<string, ReturnType<typeof itemRecord>> = {};
+          for (const item of found)
+            if (inScope(scope, item.folderId)) body[String(item.id)] = itemRecord(item);
+          return { body, target: `user ${login}` };
+        }),
+      ),
     readUserFolders: (principal, login) =>
-      withScope(principal, async (client, scope, account) => {
-        const found = await client.readUserFolders({ login: loginOf(account, login) });
-        const body: Record<string, ReturnType<typeof folderRecord>> = {};
-        for (const folder of found)
-          if (inScope(scope, folder.id)) body[String(folder.id)] = folderRecord(folder);
-        return { body, target: `user ${login}` };
-      }),
+      cachedRead(principal, `userfolders ${login}`, () =>
+        withScope(principal, async (client, scope, account) => {
+          const found = await client.readUserFolders({ login: loginOf(account, login) });
+          const body: Record<string, ReturnType<typeof folderRecord>> = {};
+          for (const folder of found)
+            if (inScope(scope, folder.id)) body[String(folder.id)] = folderRecord(folder);
+          return { body, target: `user ${login}` };
+        }),
+      ),
     findItems: (principal, folderIds, query) =>
-      withScope(principal, async (client, scope) => {
-        const wanted = [...new Set(folderIds)].filter((id) => inScope(scope, id));
-        if (wanted.length === 0) return [];
-        const found = await client.findItems({ folderIds: wanted, query });
-        return found.filter((item) => inScope(scope, item.folderId)).map(foundRecord);
-      }),
+      cachedRead(principal, `find ${folderIds.join(';')}\u0000${query}`, () =>
+        withScope(principal, async (client, scope) => {
+          const wanted = [...new Set(folderIds)].filter((id) => inScope(scope, id));
+          if (wanted.length === 0) return [];
+          const found = await client.findItems({ folderIds: wanted, query });
+          return found.filter((item) => inScope(scope, item.folderId)).map(foundRecord);
+        }),
+      ),
     async checkCanAttach() {
       throw unsupported('Attachments cannot be uploaded through a server in upstream mode.');
     },

@@ -519,6 +519,15 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
     expect(await pw(keys.eng!, 1)).toEqual(['Cached-Rotated-1']);
   });
 
+  it('lets concurrent callers share one upstream read', async () => {
+    const before = itemReads();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => api(get().vault, keys.all!, '/read/items/2;1')),
+    );
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(itemReads()).toBe(before + 2);
+  });
+
   it('serves a kept answer while TeamPass is down, never in place of a refusal', async () => {
     const { fake } = get();
     expect(await pw(keys.all!, 2)).toEqual([PASSWORDS.wiki]);

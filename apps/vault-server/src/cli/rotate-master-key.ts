@@ -55,7 +55,7 @@ export async function rotateMasterKey(
         tx,
         actor,
         'rotateMasterKey',
-        `${items.length} passwords, ${files} attachments, ${accounts} upstream accounts`,
+        `${items.length} passwords, ${files} attachments${accounts > 0 ? `, ${accounts} upstream accounts` : ''}`,
       );
       return { items: items.length, files, accounts };
     });

@@ -11,10 +11,13 @@
 import type { Folder, FoundItem, Item, ItemWrite, VaultClient } from '@vaultline/protocol';
 import type { DecodedFolderCreate, ItemValues } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
+import { MAX_LOGIN_LENGTH } from '../constants.ts';
 import { VaultServerError } from '../errors.ts';
 import type { Principal, UpstreamGrant } from './access.ts';
 import type { Actor } from './actor.ts';
 import { notFound, refused } from './errors.ts';
+import { checkSearchText } from './items.ts';
+import { checkText } from './text-rules.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import type { UpstreamSessions } from './upstream-sessions.ts';
@@ -180,7 +183,8 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
 
   const folderMissing = (id: number) => notFound(`Folder ID does not exist: ${id}.`, 'unknown_folder');
 
-  const loginOf = (account: UpstreamAccount, login: string) => {
+  const loginOf = (account: UpstreamAccount, text: string) => {
+    const login = checkText(text, 'the login', MAX_LOGIN_LENGTH);
     // TeamPass 3 acts as the signed-in user only; TeamPass 2's key reads any user's.
     if (account.dialect === 'teampass3' && login !== account.login) {
       throw unsupported(
@@ -306,15 +310,17 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
           return { body, target: `user ${login}` };
         }),
       ),
-    findItems: (principal, folderIds, query) =>
-      cachedRead(principal, `find ${folderIds.join(';')}\u0000${query}`, () =>
+    findItems: (principal, folderIds, query) => {
+      checkSearchText(query);
+      return cachedRead(principal, `find ${folderIds.join(';')}\u0000${query}`, () =>
         withScope(principal, async (client, scope) => {
           const wanted = [...new Set(folderIds)].filter((id) => inScope(scope, id));
           if (wanted.length === 0) return [];
           const found = await client.findItems({ folderIds: wanted, query });
           return found.filter((item) => inScope(scope, item.folderId)).map(foundRecord);
         }),
-      ),
+      );
+    },
     async checkCanAttach() {
       throw unsupported('Attachments cannot be uploaded through a server in upstream mode.');
     },

@@ -6,6 +6,8 @@
  * line, error or audit row.
  */
 
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createVaultClient } from '@vaultline/protocol';
 import { runConformance } from '@vaultline/protocol/conformance';
 import {
@@ -572,4 +574,76 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
     expect(await pw(keys.all!, 1)).toEqual(['Cached-Rotated-1']);
     expectJsonError(await api(get().vault, keys.all!, '/read/items/3'), 502, 'server');
   });
+});
+
+describe('upstream mode in front of a TeamPass 3 that hangs', () => {
+  let fake: TeamPass3Fake | undefined;
+  let proxy: Server | undefined;
+  let vault: TestVault | undefined;
+  let hang = false;
+  let key = '';
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({
+      seed: {
+        folders: [{ id: 1, title: 'Engineering' }],
+        roles: [{ name: 'Devs', folders: { Engineering: 'W' } }],
+        users: [{ ...ALICE, roles: ['Devs'] }],
+        items: [{ id: 1, label: 'api token', folder: 'Engineering', password: PASSWORDS.token }],
+      },
+    });
+    const target = new URL(fake.url);
+    // A proxy that forwards to the fake, or takes requests and never answers them.
+    proxy = createServer((incoming, outgoing) => {
+      if (hang) return;
+      const forwarded = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: incoming.url,
+          method: incoming.method,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      incoming.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    vault = await startTestVault({ upstreamUrl: url, logLines });
+    const admin = vault.server.vault.adminAs(TEST_OPERATOR);
+    await admin.addUpstreamAccount({
+      name: 'ci',
+      url,
+      login: ALICE.login,
+      method: 'password',
+      secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+    });
+    key = await admin.createKey({ label: 'all', upstream: { account: 'ci', folders: 'all' } });
+  });
+
+  afterAll(async () => {
+    await vault?.close();
+    proxy?.closeAllConnections();
+    await new Promise((resolve) => proxy?.close(resolve));
+    await fake?.close();
+    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey, PASSWORDS.token, key]);
+  });
+
+  it('answers 503 with a clear error once the upstream time is up, and serves again when it answers', async () => {
+    const v = setByBeforeAll(vault, 'the vault');
+    expect((await api(v, key, '/read/items/1')).status).toBe(200);
+    hang = true;
+    const started = Date.now();
+    const body = expectJsonError(await api(v, key, '/read/items/1'), 503, 'server');
+    expect(body.err).toMatch(/did not answer in time/);
+    // The upstream's own time (10 s), once: a read that ran out of time is not retried.
+    expect(Date.now() - started).toBeLessThan(25_000);
+    hang = false;
+    expect((await api(v, key, '/read/items/1')).status).toBe(200);
+  }, 60_000);
 });

@@ -258,6 +258,29 @@ describe('upstream mode in front of TeamPass 3', () => {
     expect(Object.keys(items)).toEqual(['1']);
   });
 
+  it('takes folders by path into a scope (TeamPass 3), and a path that names none reaches nothing', async () => {
+    const { vault } = get();
+    const byPath = await admin().createKey({
+      label: 'by-path',
+      upstream: { account: 'ci', folders: [], paths: ['Engineering/Databases'] },
+    });
+    const nowhere = await admin().createKey({
+      label: 'no-such-path',
+      upstream: { account: 'ci', folders: [], paths: ['Engineering/Nope'] },
+    });
+    keys.byPath = byPath;
+    keys.nowhere = nowhere;
+    expect(ids((await api(vault, byPath, '/read/items/1;2;3')).json)).toEqual([1]);
+    expect(ids((await api(vault, byPath, '/find/item/1;2;3/e')).json).every((id) => id === 1)).toBe(true);
+    expect((await api(vault, nowhere, '/read/items/1;2;3')).json).toEqual([]);
+    await expect(
+      admin().createKey({
+        label: 'bad-path',
+        upstream: { account: 'ci', folders: [], paths: ['Engineering//x'] },
+      }),
+    ).rejects.toThrow(/titles joined by "\/"/);
+  });
+
   it('takes subfolders into a scope when asked', async () => {
     const { vault } = get();
     expect(ids((await api(vault, keys.eng!, '/read/folder/1;2;3')).json)).toEqual([1, 2]);
@@ -459,7 +482,10 @@ describe('upstream mode in front of TeamPass 2', () => {
     key = await admin.createKey({ label: 'tp2-staging', upstream: { account: 'legacy', folders: [2] } });
     await expect(
       admin.createKey({ label: 'tp2-sub', upstream: { account: 'legacy', folders: [1], subfolders: true } }),
-    ).rejects.toThrow(/Subfolders need a TeamPass 3 account/);
+    ).rejects.toThrow(/Subfolders and folder paths need a TeamPass 3 account/);
+    await expect(
+      admin.createKey({ label: 'tp2-path', upstream: { account: 'legacy', folders: [], paths: ['Team'] } }),
+    ).rejects.toThrow(/need a TeamPass 3 account/);
   });
 
   afterAll(async () => {

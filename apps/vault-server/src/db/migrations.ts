@@ -238,6 +238,7 @@ CREATE TABLE upstream_accounts (
 );
 ALTER TABLE api_keys ADD COLUMN upstream_account_id bigint REFERENCES upstream_accounts(id);
 ALTER TABLE api_keys ADD COLUMN scope_folders text;
+ALTER TABLE api_keys ADD COLUMN scope_paths text NOT NULL DEFAULT '[]';
 ALTER TABLE api_keys ADD COLUMN scope_subfolders boolean NOT NULL DEFAULT false;
 ALTER TABLE api_keys ADD COLUMN can_write boolean NOT NULL DEFAULT true;
 ALTER TABLE api_keys ADD COLUMN expires_at timestamptz;

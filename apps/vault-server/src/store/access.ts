@@ -7,8 +7,10 @@ export interface UpstreamGrant {
   readonly accountId: number;
   /** The account's name, as the audit names it. */
   readonly accountName: string;
-  /** The folders of the scope; `undefined` for every folder the account may reach. */
+  /** The folders of the scope by id; `undefined` for every folder the account may reach. */
   readonly folders: readonly number[] | undefined;
+  /** The folders of the scope by path (titles joined by `/`, TeamPass 3), besides `folders`. */
+  readonly paths: readonly string[];
   /** Whether the scope's folders include their subfolders. */
   readonly subfolders: boolean;
   /** Whether the key may write (read-only by default). */

@@ -27,6 +27,8 @@ export interface KeyUpstreamOptions {
   readonly account: string;
   /** The folder ids of its scope, or `all` for every folder the account may reach. */
   readonly folders: readonly number[] | 'all';
+  /** Folders of its scope by path (titles joined by `/`; TeamPass 3 accounts), besides `folders`. */
+  readonly paths?: readonly string[] | undefined;
   /** Whether the scope's folders include their subfolders (TeamPass 3 accounts). */
   readonly subfolders?: boolean | undefined;
   /** Whether it may write; read-only by default. */
@@ -46,6 +48,8 @@ export interface KeyInfo {
   upstreamAccount: string | null;
   /** Its folder scope (upstream keys): ids, or `all`. */
   scope: readonly number[] | 'all' | null;
+  /** Its folder scope by path (upstream keys). */
+  paths: readonly string[];
   subfolders: boolean;
   /** Whether it may write (upstream keys; local keys follow their user's rights). */
   write: boolean;
@@ -86,11 +90,25 @@ export async function createKey(
   if (upstream !== undefined) {
     if (options.login !== undefined)
       throw invalid('A key bound to an upstream account acts as that account: it takes no --user.');
+    const paths = upstream.paths ?? [];
     if (upstream.folders !== 'all') {
-      if (upstream.folders.length === 0 || upstream.folders.some((id) => !Number.isSafeInteger(id) || id < 1))
-        throw invalid('Expected the folder scope as positive folder ids, or all folders.');
-    } else if (upstream.subfolders) {
-      throw invalid('Subfolders apply to a scope of folder ids, not to all folders.');
+      if (
+        upstream.folders.length + paths.length === 0 ||
+        upstream.folders.some((id) => !Number.isSafeInteger(id) || id < 1)
+      )
+        throw invalid('Expected the folder scope as positive folder ids or folder paths, or all folders.');
+      for (const path of paths) {
+        if (
+          checkText(path, 'a folder path', 1_000)
+            .split('/')
+            .some((title) => title.trim() === '')
+        )
+          throw invalid(
+            `Expected a folder path as titles joined by "/", received ${JSON.stringify(path.slice(0, 60))}.`,
+          );
+      }
+    } else if (upstream.subfolders || paths.length > 0) {
+      throw invalid('Subfolders and folder paths apply to a scope of folders, not to all folders.');
     }
   }
   const profile = profileOf(options.profile ?? DEFAULT_API_PROFILE);
@@ -111,9 +129,9 @@ export async function createKey(
         [upstream.account],
       );
       if (!rows[0]) throw notFound(`No upstream account named ${JSON.stringify(upstream.account)}.`);
-      if (upstream.subfolders && rows[0].dialect !== 'teampass3') {
+      if ((upstream.subfolders || (upstream.paths ?? []).length > 0) && rows[0].dialect !== 'teampass3') {
         throw invalid(
-          'Subfolders need a TeamPass 3 account (TeamPass 2 does not say which folder is whose parent): list every folder id.',
+          'Subfolders and folder paths need a TeamPass 3 account (TeamPass 2 does not say which folder is whose parent): list every folder id.',
         );
       }
       accountId = Number(rows[0].id);
@@ -122,7 +140,7 @@ export async function createKey(
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
     await tx.query(
       `INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile, upstream_account_id, scope_folders,
-         scope_subfolders, can_write, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         scope_subfolders, can_write, expires_at, scope_paths) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         label,
         hashKey(key),
@@ -139,6 +157,7 @@ export async function createKey(
         // Local keys write as their user's rights allow; upstream keys only when asked for.
         upstream === undefined ? true : (upstream.write ?? false),
         expiresAt ?? null,
+        JSON.stringify(upstream?.paths ?? []),
       ],
     );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
@@ -201,10 +220,11 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
     account_name: string | null;
     scope_folders: string | null;
     scope_subfolders: boolean;
+    scope_paths: string;
     can_write: boolean;
     expires_at: Date | string | null;
   }>(
-    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked,
+    `SELECT k.scope_paths, k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked,
             k.upstream_account_id AS account_id, a.name AS account_name, k.scope_folders, k.scope_subfolders,
             k.can_write, k.expires_at
        FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
@@ -225,6 +245,7 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
               accountName: row.account_name ?? '',
               folders:
                 scopeOf(row.scope_folders) === 'all' ? undefined : (scopeOf(row.scope_folders) as number[]),
+              paths: JSON.parse(row.scope_paths) as string[],
               subfolders: row.scope_subfolders,
               write: row.can_write,
             },
@@ -268,10 +289,11 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     account_name: string | null;
     scope_folders: string | null;
     scope_subfolders: boolean;
+    scope_paths: string;
     can_write: boolean;
     expires_at: Date | string | null;
   }>(
-    `SELECT k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at, a.name AS account_name,
+    `SELECT k.scope_paths, k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at, a.name AS account_name,
             k.scope_folders, k.scope_subfolders, k.can_write, k.expires_at FROM api_keys k
        LEFT JOIN users u ON u.id = k.user_id LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id
        ORDER BY k.id`,
@@ -286,6 +308,7 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
     upstreamAccount: row.account_name,
     scope: scopeOf(row.scope_folders),
+    paths: JSON.parse(row.scope_paths) as string[],
     subfolders: row.scope_subfolders,
     write: row.can_write,
     expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),

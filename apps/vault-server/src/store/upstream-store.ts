@@ -123,12 +123,35 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   ): Promise<Scope> {
     if (grant.folders === undefined) return 'all';
     const scope = new Set(grant.folders);
-    if (!grant.subfolders) return scope;
+    if (!grant.subfolders && grant.paths.length === 0) return scope;
+    const folders = await foldersOf(client, account);
     const children = new Map<number, number[]>();
-    for (const folder of await foldersOf(client, account)) {
+    for (const folder of folders) {
       const parent = folder.parentId ?? 0;
       children.set(parent, [...(children.get(parent) ?? []), folder.id]);
     }
+    if (grant.paths.length > 0) {
+      // A folder's path: the titles from its root down, joined by "/", as TeamPass shows them.
+      const byId = new Map(folders.map((folder) => [folder.id, folder]));
+      const pathOf = (folder: Folder): string => {
+        const titles: string[] = [];
+        for (let at: Folder | undefined = folder, depth = 0; at && depth < 100; depth++) {
+          titles.unshift(at.title.trim());
+          at = byId.get(at.parentId ?? 0);
+        }
+        return titles.join('/');
+      };
+      const wanted = new Set(
+        grant.paths.map((path) =>
+          path
+            .split('/')
+            .map((title) => title.trim())
+            .join('/'),
+        ),
+      );
+      for (const folder of folders) if (wanted.has(pathOf(folder))) scope.add(folder.id);
+    }
+    if (!grant.subfolders) return scope;
     const queue = [...scope];
     while (queue.length > 0) {
       for (const child of children.get(queue.pop()!) ?? []) {
@@ -166,7 +189,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   /** A read, through the cache of the key's account and scope (when the cache is on). */
   function cachedRead<T>(principal: Principal, what: string, read: () => Promise<T>): Promise<T> {
     const grant = grantOf(principal);
-    const scope = `${grant.folders === undefined ? '*' : [...grant.folders].sort((a, b) => a - b).join(',')}${grant.subfolders ? '+sub' : ''}`;
+    const scope = `${grant.folders === undefined ? '*' : [...grant.folders].sort((a, b) => a - b).join(',')}${grant.subfolders ? '+sub' : ''}${JSON.stringify(grant.paths)}`;
     return cache.read(grant.accountId, `${scope}\u0000${what}`, read);
   }
 

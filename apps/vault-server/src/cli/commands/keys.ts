@@ -28,11 +28,13 @@ export function expiryOf(text: string): Date {
 function upstreamOptions(options: {
   upstreamAccount?: string;
   folder: string[];
+  folderPath: string[];
   allFolders?: boolean;
   subfolders?: boolean;
   write?: boolean;
 }) {
-  const scoped = options.folder.length > 0 || options.allFolders || options.subfolders || options.write;
+  const named = options.folder.length + options.folderPath.length > 0;
+  const scoped = named || options.allFolders || options.subfolders || options.write;
   if (options.upstreamAccount === undefined) {
     if (scoped) throw new Error('--folder, --all-folders, --subfolders and --write need --upstream-account.');
     return undefined;
@@ -47,6 +49,7 @@ function upstreamOptions(options: {
   return {
     account: options.upstreamAccount,
     folders: options.allFolders ? ('all' as const) : folders,
+    paths: options.folderPath,
     subfolders: options.subfolders ?? false,
     write: options.write ?? false,
   };
@@ -77,6 +80,12 @@ export function keysCommand(context: CliContext): Command {
     )
     .option('--upstream-account <name>', 'upstream mode: bind the key to this account (upstream add)')
     .option('--folder <id>', 'upstream keys: a folder of its scope (repeatable)', collect, [])
+    .option(
+      '--folder-path <path>',
+      'upstream keys: a folder of its scope by path, titles joined by "/" (repeatable; TeamPass 3)',
+      collect,
+      [],
+    )
     .option('--all-folders', 'upstream keys: every folder the account may reach')
     .option('--subfolders', 'upstream keys: the scope includes the subfolders of its folders (TeamPass 3)')
     .option('--write', 'upstream keys: may add, update and delete (read-only without it)')
@@ -90,6 +99,7 @@ export function keysCommand(context: CliContext): Command {
         profile: ApiProfile;
         upstreamAccount?: string;
         folder: string[];
+        folderPath: string[];
         allFolders?: boolean;
         subfolders?: boolean;
         write?: boolean;
@@ -134,7 +144,7 @@ export function keysCommand(context: CliContext): Command {
           scope:
             k.scope === null
               ? ''
-              : `${k.scope === 'all' ? 'all' : k.scope.join(',')}${k.subfolders ? '+sub' : ''}`,
+              : `${k.scope === 'all' ? 'all' : [...k.scope, ...k.paths].join(',')}${k.subfolders ? '+sub' : ''}`,
           write: k.upstreamAccount === null ? '' : k.write ? 'yes' : 'no',
           expires: k.expiresAt ?? '',
           created: k.createdAt,

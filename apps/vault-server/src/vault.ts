@@ -191,7 +191,9 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       async addUpstreamAccount({ url, ...account }) {
         upstream.checkAccountName(account.name);
         const dialect = await verifyUpstreamAccount(url, account);
-        const id = await changed(upstream.addAccount(openDb, box, actor, { ...account, dialect }));
+        const id = await changed(
+          upstream.addAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
+        );
         return { id, dialect };
       },
       listUpstreamAccounts: () => upstream.listAccounts(openDb),

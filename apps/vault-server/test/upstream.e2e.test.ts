@@ -378,6 +378,33 @@ describe('upstream mode in front of TeamPass 3', () => {
     expect(JSON.stringify(await admin().listUpstreamAccounts())).not.toContain(token);
   });
 
+  it('sends an account credentials only to the TeamPass they were registered for', async () => {
+    const { vault } = get();
+    const other = await startTeamPass3Fake({ seed: { users: [ALICE] } });
+    try {
+      await admin().addUpstreamAccount({
+        name: 'elsewhere',
+        url: other.url,
+        login: ALICE.login,
+        method: 'password',
+        secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+      });
+      const key = await admin().createKey({
+        label: 'elsewhere',
+        upstream: { account: 'elsewhere', folders: 'all' },
+      });
+      keys.elsewhere = key;
+      const seen = other.requests.length;
+      const body = expectJsonError(await api(vault, key, '/read/items/1'), 502, 'server');
+      expect(body.err).toMatch(/registered for another TeamPass/);
+      expect(other.requests.length).toBe(seen);
+      const listed = await admin().listUpstreamAccounts();
+      expect(listed.find((account) => account.name === 'elsewhere')?.url).toBe(other.url);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses wrong credentials at registration and stores nothing', async () => {
     const { vault, fake } = get();
     await expect(

@@ -31,6 +31,8 @@ export interface UpstreamSecrets {
 export interface UpstreamAccount {
   readonly id: number;
   readonly name: string;
+  /** The TeamPass it was verified against: its credentials are sent nowhere else. */
+  readonly url: string;
   readonly dialect: UpstreamDialect;
   /** The TeamPass 3 login; empty on TeamPass 2, whose key acts for nobody in particular. */
   readonly login: string;
@@ -42,6 +44,7 @@ export interface UpstreamAccount {
 export interface UpstreamAccountInfo {
   id: number;
   name: string;
+  url: string;
   dialect: UpstreamDialect;
   login: string;
   method: UpstreamMethod;
@@ -87,9 +90,9 @@ export async function addAccount(
     const taken = await tx.query('SELECT 1 FROM upstream_accounts WHERE name = $1', [name]);
     if (taken.length > 0) throw conflict(`An upstream account named ${JSON.stringify(name)} already exists.`);
     const [row] = await tx.query<{ id: number }>(
-      `INSERT INTO upstream_accounts (name, dialect, login, method, credentials)
-         VALUES ($1, $2, $3, $4, '\\x') RETURNING id`,
-      [name, account.dialect, account.login, account.method],
+      `INSERT INTO upstream_accounts (name, url, dialect, login, method, credentials)
+         VALUES ($1, $2, $3, $4, $5, '\\x') RETURNING id`,
+      [name, account.url, account.dialect, account.login, account.method],
     );
     const id = Number(row!.id);
     await tx.query('UPDATE upstream_accounts SET credentials = $2 WHERE id = $1', [
@@ -106,19 +109,21 @@ export async function listAccounts(db: Queryable): Promise<UpstreamAccountInfo[]
   const rows = await db.query<{
     id: number;
     name: string;
+    url: string;
     dialect: UpstreamDialect;
     login: string;
     method: UpstreamMethod;
     keys: number;
     created_at: Date | string;
   }>(
-    `SELECT a.id, a.name, a.dialect, a.login, a.method, a.created_at,
+    `SELECT a.id, a.name, a.url, a.dialect, a.login, a.method, a.created_at,
             (SELECT count(*) FROM api_keys k WHERE k.upstream_account_id = a.id AND k.revoked_at IS NULL) AS keys
        FROM upstream_accounts a ORDER BY a.id`,
   );
   return rows.map((row) => ({
     id: Number(row.id),
     name: row.name,
+    url: row.url,
     dialect: row.dialect,
     login: row.login,
     method: row.method,
@@ -132,16 +137,18 @@ export async function openAccount(db: Queryable, box: SecretBox, id: number): Pr
   const rows = await db.query<{
     id: number;
     name: string;
+    url: string;
     dialect: UpstreamDialect;
     login: string;
     method: UpstreamMethod;
     credentials: Uint8Array;
-  }>('SELECT id, name, dialect, login, method, credentials FROM upstream_accounts WHERE id = $1', [id]);
+  }>('SELECT id, name, url, dialect, login, method, credentials FROM upstream_accounts WHERE id = $1', [id]);
   const row = rows[0];
   if (!row) throw notFound(`No upstream account with id ${id}.`);
   return {
     id: Number(row.id),
     name: row.name,
+    url: row.url,
     dialect: row.dialect,
     login: row.login,
     method: row.method,

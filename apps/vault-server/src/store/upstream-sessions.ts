@@ -170,12 +170,28 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
   const sessionOf = (accountId: number): Promise<Session> => {
     let found = sessions.get(accountId);
     if (!found) {
-      found = openAccount(options.db, options.box, accountId).then((account) => ({
-        account,
-        client: upstreamClient(options.url, account, options),
-        limit: pLimit(maxConcurrent),
-        refusedLogged: false,
-      }));
+      found = openAccount(options.db, options.box, accountId)
+        .then((account) => {
+          // Its credentials go only where they were verified: never to another TeamPass.
+          if (account.url !== options.url.replace(/\/+$/, '')) {
+            options.logger.error(
+              { account: account.name, registeredFor: account.url, upstream: options.url },
+              'upstream account registered for another TeamPass; not used',
+            );
+            throw new VaultServerError(
+              'server',
+              `The upstream account ${JSON.stringify(account.name)} was registered for another TeamPass; an operator must register it for this one.`,
+              502,
+            );
+          }
+          return account;
+        })
+        .then((account) => ({
+          account,
+          client: upstreamClient(options.url, account, options),
+          limit: pLimit(maxConcurrent),
+          refusedLogged: false,
+        }));
       // A failure to read the account is not kept: the next call reads it again.
       found.catch(() => sessions.delete(accountId));
       sessions.set(accountId, found);

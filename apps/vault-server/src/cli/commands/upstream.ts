@@ -72,6 +72,7 @@ export function upstreamCommand(context: CliContext): Command {
         options.json,
         found.map((a) => ({
           name: a.name,
+          url: a.url,
           dialect: a.dialect,
           login: a.login || '(api key)',
           signs_in_with: a.method,

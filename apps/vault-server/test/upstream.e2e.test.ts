@@ -397,7 +397,11 @@ describe('upstream mode in front of TeamPass 3', () => {
       const seen = other.requests.length;
       const body = expectJsonError(await api(vault, key, '/read/items/1'), 502, 'server');
       expect(body.err).toMatch(/registered for another TeamPass/);
+      expectJsonError(await api(vault, key, '/read/items/2'), 502, 'server');
       expect(other.requests.length).toBe(seen);
+      expect(
+        logLines.filter((line) => line.includes('registered for another TeamPass; not used')),
+      ).toHaveLength(1);
       const listed = await admin().listUpstreamAccounts();
       expect(listed.find((account) => account.name === 'elsewhere')?.url).toBe(other.url);
     } finally {

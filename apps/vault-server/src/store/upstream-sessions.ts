@@ -165,6 +165,8 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 200;
   const sessions = new Map<number, Promise<Session>>();
+  /** Accounts registered for another TeamPass, logged once each. */
+  const misdirected = new Set<number>();
   let closed = false;
 
   const sessionOf = (accountId: number): Promise<Session> => {
@@ -174,10 +176,13 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
         .then((account) => {
           // Its credentials go only where they were verified: never to another TeamPass.
           if (account.url !== options.url.replace(/\/+$/, '')) {
-            options.logger.error(
-              { account: account.name, registeredFor: account.url, upstream: options.url },
-              'upstream account registered for another TeamPass; not used',
-            );
+            if (!misdirected.has(account.id)) {
+              misdirected.add(account.id);
+              options.logger.error(
+                { account: account.name, registeredFor: account.url, upstream: options.url },
+                'upstream account registered for another TeamPass; not used',
+              );
+            }
             throw new VaultServerError(
               'server',
               `The upstream account ${JSON.stringify(account.name)} was registered for another TeamPass; an operator must register it for this one.`,

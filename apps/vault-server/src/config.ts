@@ -59,6 +59,18 @@ export interface VaultServerConfig {
   tlsKey: string | undefined;
   /** Whether plain HTTP may be served on a non-loopback address (behind a TLS-terminating proxy). */
   allowPlainHttp: boolean;
+  /**
+   * Upstream mode: the base URL of the TeamPass 3 (or TeamPass 2) server whose items the server
+   * serves, as the upstream accounts its keys are bound to; `undefined` for the server's own vault.
+   */
+  upstreamUrl: string | undefined;
+  /** Upstream mode: how long answers to reads are kept per key scope, in ms; 0 (default) keeps none. */
+  upstreamCacheTtlMs: number;
+  /**
+   * Upstream mode: how old a kept answer may be and still be served while the upstream is down,
+   * in ms; 0 (default) never serves one. Never used for a refusal.
+   */
+  upstreamStaleIfErrorMs: number;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -130,6 +142,19 @@ export const EnvSchema = v.object({
   VAULTLINE_CORS_ORIGINS: v.optional(v.string(), ''),
   VAULTLINE_TLS_CERT: optionalText,
   VAULTLINE_TLS_KEY: optionalText,
+  VAULTLINE_UPSTREAM_CACHE_TTL_MS: integer(0, 3_600_000, 0),
+  VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS: integer(0, 86_400_000, 0),
+  VAULTLINE_UPSTREAM_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check(
+        (text) => text === '' || /^https?:\/\/[^\s]+$/.test(text),
+        'must be an http:// or https:// URL',
+      ),
+      v.transform((text) => (text === '' ? undefined : text.replace(/\/+$/, ''))),
+    ),
+  ),
   VAULTLINE_ALLOW_PLAIN_HTTP: v.optional(
     v.pipe(
       v.string(),
@@ -216,6 +241,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     tlsCert: out.VAULTLINE_TLS_CERT === undefined ? undefined : resolve(out.VAULTLINE_TLS_CERT),
     tlsKey: out.VAULTLINE_TLS_KEY === undefined ? undefined : resolve(out.VAULTLINE_TLS_KEY),
     allowPlainHttp: out.VAULTLINE_ALLOW_PLAIN_HTTP,
+    upstreamUrl: out.VAULTLINE_UPSTREAM_URL,
+    upstreamCacheTtlMs: out.VAULTLINE_UPSTREAM_CACHE_TTL_MS,
+    upstreamStaleIfErrorMs: out.VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS,
   };
 }
 

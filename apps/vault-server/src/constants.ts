@@ -82,6 +82,7 @@ export const STATUS_OF: Readonly<Partial<Record<VaultErrorCode, number>>> = {
   too_large: 413,
   rate_limited: 429,
   api_disabled: 403,
+  unsupported: 501,
   server: 500,
 };
 

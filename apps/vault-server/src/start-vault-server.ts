@@ -11,6 +11,10 @@ import { checkPlainHttp, readTlsFiles } from './http/tls.ts';
 import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
+import { createUpstreamCache } from './store/upstream-cache.ts';
+import { createUpstreamSessions } from './store/upstream-sessions.ts';
+import { createUpstreamStore } from './store/upstream-store.ts';
+import { createLocalStore, type VaultStore } from './store/vault-store.ts';
 import { openVault, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
@@ -84,8 +88,26 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     await vault.close();
     throw error;
   }
+  // Upstream mode: the items are the upstream TeamPass's; keys, accounts, audit and limits stay here.
+  const store: VaultStore =
+    config.upstreamUrl === undefined
+      ? createLocalStore(vault.ctx)
+      : createUpstreamStore({
+          db: vault.db,
+          cache: createUpstreamCache({
+            ttlMs: config.upstreamCacheTtlMs,
+            staleIfErrorMs: config.upstreamStaleIfErrorMs,
+          }),
+          sessions: createUpstreamSessions({
+            url: config.upstreamUrl,
+            db: vault.db,
+            box: vault.ctx.box,
+            logger,
+          }),
+        });
   const { app, api, cors } = createApp({
     ctx: vault.ctx,
+    store,
     audit,
     logger,
     limiters,
@@ -152,6 +174,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       host: config.host,
       store: config.databaseUrl ? 'postgres' : config.dataDir ? 'pglite-dir' : 'pglite-memory',
       tls: tls !== undefined,
+      ...(config.upstreamUrl === undefined ? {} : { upstream: config.upstreamUrl }),
     },
     'vault server listening',
   );
@@ -170,6 +193,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         await closed;
         clearTimeout(timer);
+        await store.close();
         await audit.flush();
         await limiters.close();
         await vault.close();

@@ -52,6 +52,12 @@ export interface TestVaultOptions {
   queryKeys?: 'accept' | 'refuse';
   /** Origins allowed by CORS. Default none. */
   corsOrigins?: string[];
+  /** Upstream mode: the TeamPass (fake) whose items the server serves. */
+  upstreamUrl?: string;
+  /** Upstream mode: the read cache's time, in ms (0, off, by default). */
+  upstreamCacheTtlMs?: number;
+  /** Upstream mode: the stale-if-error limit, in ms (0, off, by default). */
+  upstreamStaleIfErrorMs?: number;
 }
 
 /** The administration a test needs. */
@@ -122,6 +128,9 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     cacheTtlMs: options.cacheTtlMs,
     queryKeys: options.queryKeys,
     corsOrigins: options.corsOrigins,
+    upstreamUrl: options.upstreamUrl,
+    upstreamCacheTtlMs: options.upstreamCacheTtlMs,
+    upstreamStaleIfErrorMs: options.upstreamStaleIfErrorMs,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

@@ -16,6 +16,8 @@ import * as directory from './store/directory.ts';
 import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './store/files.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
+import * as upstream from './store/upstream-accounts.ts';
+import { verifyUpstreamAccount } from './store/upstream-sessions.ts';
 
 const CANARY = 'vaultline master key check';
 
@@ -53,8 +55,25 @@ export interface VaultAdmin {
     login?: string;
     allowIps?: string[];
     profile?: ApiProfile;
+    /** Binds the key to an upstream account, with its folder scope and permissions. */
+    upstream?: keys.KeyUpstreamOptions | undefined;
+    /** When the key stops working. */
+    expiresAt?: Date | undefined;
   }): Promise<string>;
   listKeys(): Promise<keys.KeyInfo[]>;
+  /**
+   * Registers an upstream account after signing in with it at `url` (nothing is stored when the
+   * upstream refuses it); its secrets are sealed with the master key.
+   */
+  addUpstreamAccount(account: {
+    name: string;
+    url: string;
+    login: string;
+    method: upstream.UpstreamMethod;
+    secrets: upstream.UpstreamSecrets;
+  }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
+  listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;
+  removeUpstreamAccount(name: string): Promise<void>;
   revokeKey(label: string): Promise<void>;
   listUsers(): ReturnType<typeof directory.listUsers>;
   listRoles(): ReturnType<typeof directory.listRoles>;
@@ -171,6 +190,16 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       revoke: (role, folderId) => changed(directory.revoke(openDb, actor, role, folderId)),
       createKey: (key) => keys.createKey(openDb, actor, key),
       listKeys: () => keys.listKeys(openDb),
+      async addUpstreamAccount({ url, ...account }) {
+        upstream.checkAccountName(account.name);
+        const dialect = await verifyUpstreamAccount(url, account);
+        const id = await changed(
+          upstream.addAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
+        );
+        return { id, dialect };
+      },
+      listUpstreamAccounts: () => upstream.listAccounts(openDb),
+      removeUpstreamAccount: (name) => changed(upstream.removeAccount(openDb, actor, name)),
       revokeKey: (label) => changed(keys.revokeKey(openDb, actor, label)),
       listUsers: () => directory.listUsers(openDb),
       listRoles: () => directory.listRoles(openDb),

@@ -82,7 +82,7 @@ describe('vault server persistence', () => {
       masterKey: undefined,
       cacheTtlMs: 0,
     });
-    expect(result).toEqual({ newKey: undefined, items: 1, files: 1 });
+    expect(result).toEqual({ newKey: undefined, items: 1, files: 1, accounts: 0 });
     const newKey = (await readFile(join(dataDir, 'master.key'), 'utf8')).trim();
     expect(newKey).not.toBe(oldKey);
     expect((await stat(join(dataDir, 'master.key'))).mode & 0o777).toBe(0o600);

@@ -15,6 +15,7 @@ import { grantCommand, revokeCommand } from './commands/rights.ts';
 import { rolesCommand } from './commands/roles.ts';
 import { rotateMasterKeyCommand } from './commands/rotate-master-key.ts';
 import { quickstartCommand, startCommand } from './commands/start.ts';
+import { upstreamCommand } from './commands/upstream.ts';
 import { usersCommand } from './commands/users.ts';
 import type { CliContext } from './context.ts';
 import { printable } from './output.ts';
@@ -23,6 +24,7 @@ const ENVIRONMENT_HELP = `
 Environment: VAULTLINE_HOST, VAULTLINE_PORT (7700), VAULTLINE_DATA_DIR (./.data/vault), DATABASE_URL,
 VAULTLINE_MASTER_KEY, VAULTLINE_MAX_URL_LENGTH, VAULTLINE_MAX_FILE_BYTES, VAULTLINE_RATE_LIMIT_PER_MINUTE,
 VAULTLINE_FAILED_KEY_LIMIT, VAULTLINE_TRUSTED_PROXIES, VAULTLINE_LOG_LEVEL, VAULTLINE_CACHE_TTL_MS,
+VAULTLINE_UPSTREAM_URL (upstream mode: serve this TeamPass's items),
 VAULTLINE_MEMORY_TUNING (on|off: re-execute a server on PGlite with its memory settings).
 Exit codes: ${EXIT.ok} ok, ${EXIT.error} error, ${EXIT.usage} usage.`;
 
@@ -51,6 +53,7 @@ export function createProgram(context: CliContext): Command {
     quickstartCommand(context),
     demoCommand(context),
     keysCommand(context),
+    upstreamCommand(context),
     usersCommand(context),
     rolesCommand(context),
     grantCommand(context),

@@ -50,3 +50,30 @@ export async function readSecret(input: NodeJS.ReadStream, prompt: string): Prom
   if (secret === '') throw new Error('Expected the secret on stdin, received nothing.');
   return secret;
 }
+
+/**
+ * Reads several secrets: on a terminal, one prompt each without echo; from a pipe, one per line
+ * of stdin, in order (so `printf '%s\n%s\n' "$PW" "$KEY" | …`).
+ *
+ * @param input The stream to read (stdin).
+ * @param prompts What the terminal shows before each secret; their count is how many are read.
+ * @returns The secrets, in order.
+ * @throws {Error} When a secret is missing or empty, or stdin is longer than {@link MAX_SECRET_BYTES}.
+ */
+export async function readSecrets(input: NodeJS.ReadStream, prompts: readonly string[]): Promise<string[]> {
+  if (input.isTTY) {
+    const secrets: string[] = [];
+    for (const prompt of prompts) secrets.push(await readSecret(input, prompt));
+    return secrets;
+  }
+  const text = await readSecret(input, '');
+  const lines = text.split(/\r?\n/);
+  if (lines.length !== prompts.length || lines.some((line) => line === '')) {
+    throw new Error(
+      `Expected ${prompts.length} secret${prompts.length === 1 ? '' : 's'} on stdin, one per line (${prompts
+        .map((p) => p.replace(/[:\s]+$/, ''))
+        .join(', ')}).`,
+    );
+  }
+  return lines;
+}

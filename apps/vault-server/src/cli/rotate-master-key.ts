@@ -3,6 +3,7 @@ import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } fro
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from '../store/actor.ts';
 import { reencryptFiles } from '../store/files.ts';
+import { reencryptAccounts } from '../store/upstream-accounts.ts';
 import { auditWrite } from '../store/write-audit.ts';
 import { openVault, type VaultOptions } from '../vault.ts';
 
@@ -12,6 +13,8 @@ export interface RotationResult {
   newKey: string | undefined;
   items: number;
   files: number;
+  /** Upstream accounts whose credentials were re-sealed. */
+  accounts: number;
 }
 
 /**
@@ -50,12 +53,18 @@ export async function rotateMasterKey(
         ]);
       }
       const files = await reencryptFiles(tx, old, next);
+      const accounts = await reencryptAccounts(tx, old, next);
       const [canary] = await tx.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
       await tx.query("UPDATE meta SET value = $1 WHERE name = 'canary'", [
         next.seal(old.open(canary!.value)),
       ]);
-      await auditWrite(tx, actor, 'rotateMasterKey', `${items.length} passwords, ${files} attachments`);
-      return { items: items.length, files };
+      await auditWrite(
+        tx,
+        actor,
+        'rotateMasterKey',
+        `${items.length} passwords, ${files} attachments${accounts > 0 ? `, ${accounts} upstream accounts` : ''}`,
+      );
+      return { items: items.length, files, accounts };
     });
     if (path) await rename(`${path}.next`, path);
     return { newKey: usesFile ? undefined : newKey, ...counts };

@@ -23,10 +23,13 @@ export interface OpenInParts {
 
 /** Seals and opens secrets at rest with AES-256-GCM under the master key. */
 export interface SecretBox {
-  /** Encrypts: `version | iv | tag | ciphertext`. */
-  seal(plain: Uint8Array): Buffer;
-  /** Decrypts and authenticates; throws on a wrong key or altered data. */
-  open(sealed: Uint8Array): Buffer;
+  /**
+   * Encrypts: `version | iv | tag | ciphertext`. With `aad` (additional data, e.g. the row a value
+   * belongs to), the value opens only with the same `aad`: moved to another row, it fails.
+   */
+  seal(plain: Uint8Array, aad?: Uint8Array): Buffer;
+  /** Decrypts and authenticates (with the `aad` it was sealed with); throws on a wrong key or altered data. */
+  open(sealed: Uint8Array, aad?: Uint8Array): Buffer;
   sealText(plain: string): Buffer;
   openText(sealed: Uint8Array): string;
   /**
@@ -47,13 +50,14 @@ export function createSecretBox(rawKey: Uint8Array): SecretBox {
     throw new Error(`Expected a 32-byte master key, received ${rawKey.length} bytes.`);
   // One KeyObject for the life of the box: creating it per call costs more than the cipher itself.
   const key = createSecretKey(rawKey);
-  const seal = (plain: Uint8Array): Buffer => {
+  const seal = (plain: Uint8Array, aad?: Uint8Array): Buffer => {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
+    if (aad !== undefined) cipher.setAAD(aad);
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), body]);
   };
-  const open = (sealed: Uint8Array): Buffer => {
+  const open = (sealed: Uint8Array, aad?: Uint8Array): Buffer => {
     const data = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
     if (data.length < 1 + IV_BYTES + TAG_BYTES || data[0] !== VERSION) {
       throw new VaultError('server', 'A stored secret has an unknown format.');
@@ -62,6 +66,7 @@ export function createSecretBox(rawKey: Uint8Array): SecretBox {
     const tag = data.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
     decipher.setAuthTag(tag);
+    if (aad !== undefined) decipher.setAAD(aad);
     try {
       const plain = decipher.update(data.subarray(1 + IV_BYTES + TAG_BYTES));
       // GCM gives everything from update(); final() checks the tag and gives nothing more.
@@ -89,8 +94,8 @@ export function createSecretBox(rawKey: Uint8Array): SecretBox {
     };
   };
   return {
-    seal,
-    open,
+    seal: (plain, aad) => seal(plain, aad),
+    open: (sealed, aad) => open(sealed, aad),
     openInParts,
     sealText: (plain) => seal(Buffer.from(plain, 'utf8')),
     openText: (sealed) => open(sealed).toString('utf8'),

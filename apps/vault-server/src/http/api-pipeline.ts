@@ -23,6 +23,7 @@ import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors
 import { loggableError } from '../logger.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
+import type { VaultStore } from '../store/vault-store.ts';
 import { ANSWER_PROFILES, type AnswerProfile, DEFAULT_ANSWER_PROFILE } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { errorAnswer } from './api-response.ts';
@@ -38,6 +39,8 @@ import type { TransferGate } from './transfer-gate.ts';
 /** What the pipeline needs. */
 export interface ApiPipelineOptions {
   readonly ctx: StoreContext;
+  /** The vault's folders, items and attachments: the local store or the upstream one. */
+  readonly store: VaultStore;
   readonly audit: AuditWriter;
   readonly logger: Logger;
   readonly limiters: Limiters;
@@ -88,7 +91,7 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const requests = options.limiters.requests;
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
-  const info = serverInfoAnswer(options.queryKeys);
+  const info = serverInfoAnswer(options.queryKeys, options.store.features);
   const noSuchOperation = errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body);
 
   return async (request) => {

@@ -14,6 +14,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
+import type { VaultStore } from '../store/vault-store.ts';
 import type { ApiRequest } from './api-call.ts';
 import { type ApiPipeline, createApiPipeline } from './api-pipeline.ts';
 import { toResponse } from './api-response.ts';
@@ -30,6 +31,8 @@ import type { TransferGate } from './transfer-gate.ts';
 /** What the HTTP layer needs. */
 export interface AppOptions {
   ctx: StoreContext;
+  /** The vault's folders, items and attachments: the local store or the upstream one. */
+  store: VaultStore;
   audit: AuditWriter;
   logger: Logger;
   limiters: Limiters;

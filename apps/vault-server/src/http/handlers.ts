@@ -1,17 +1,12 @@
 import { Readable } from 'node:stream';
 import { decodeId, generatePassword } from '@vaultline/protocol';
 import type { EndpointName, EndpointParams, ItemValues } from '@vaultline/protocol/wire';
-import { MAX_IDS_PER_CALL, MAX_LOGIN_LENGTH } from '../constants.ts';
+import { MAX_IDS_PER_CALL } from '../constants.ts';
 import { CHUNK_BYTES } from '../crypto/chunk-cipher.ts';
-import { forbidden, invalid } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import type { Actor } from '../store/actor.ts';
-import { userIdOf } from '../store/directory.ts';
-import * as files from '../store/files.ts';
-import * as folders from '../store/folders.ts';
-import * as items from '../store/items.ts';
-import type { StoreContext } from '../store/store-context.ts';
-import { checkText } from '../store/text-rules.ts';
+import type { StoredFile, VaultStore } from '../store/vault-store.ts';
 import type { AnswerProfile } from './answer-profiles.ts';
 import type { ApiRequest } from './api-call.ts';
 import { FileBody } from './api-response.ts';
@@ -29,7 +24,8 @@ export interface HandlerInput<K extends EndpointName> {
   readonly request: ApiRequest;
   /** How the key is answered (a delete's status, what find/item matches). */
   readonly profile: AnswerProfile;
-  readonly ctx: StoreContext;
+  /** The vault's folders, items and attachments: the local store, or the upstream one. */
+  readonly store: VaultStore;
   readonly maxFileBytes: number;
   /** The bound on attachment transfers: add/file and read/files take a place for their bytes. */
   readonly transfers: TransferGate;
@@ -48,17 +44,6 @@ function idList(ids: readonly number[]): readonly number[] {
   if (ids.length > MAX_IDS_PER_CALL)
     throw invalid(`Expected at most ${MAX_IDS_PER_CALL} ids in one call, received ${ids.length}.`);
   return ids;
-}
-
-async function loginTarget(input: HandlerInput<'readUserItems' | 'readUserFolders'>): Promise<number> {
-  const login = checkText(input.params.login, 'the login', MAX_LOGIN_LENGTH);
-  const { principal, ctx } = input;
-  if (principal.kind === 'user') {
-    if (principal.login !== login)
-      throw forbidden("A user-bound key may only read its own user's items and folders.");
-    return principal.userId;
-  }
-  return userIdOf(ctx.db, login);
 }
 
 /**
@@ -96,41 +81,41 @@ const stalled = () => new Error('The attachment transfer moved no byte for too l
 
 /** The server side of every operation. */
 export const handlers: Handlers = {
-  async addItem({ params, actor, ctx }) {
-    const id = await items.addItem(ctx, actor, itemValues(params.item));
+  async addItem({ params, actor, store }) {
+    const id = await store.addItem(actor, itemValues(params.item));
     return { body: { status: 'item added', new_item_id: String(id) }, target: `item ${id}` };
   },
-  async updateItem({ params, actor, ctx }) {
-    await items.updateItem(ctx, actor, params.id, itemValues(params.item));
+  async updateItem({ params, actor, store }) {
+    await store.updateItem(actor, params.id, itemValues(params.item));
     return { body: { status: 'item updated' }, target: `item ${params.id}` };
   },
-  async deleteItems({ params, actor, ctx, profile }) {
+  async deleteItems({ params, actor, store, profile }) {
     const ids = idList(params.ids);
-    await items.deleteItems(ctx, actor, ids);
+    await store.deleteItems(actor, ids);
     return { body: profile.deleted, target: `items ${ids.join(',')}` };
   },
-  async addFolder({ params, actor, ctx }) {
-    const id = await folders.addFolder(ctx, actor, params.folder);
+  async addFolder({ params, actor, store }) {
+    const id = await store.addFolder(actor, params.folder);
     return { body: { status: 'folder created', new_folder_id: String(id) }, target: `folder ${id}` };
   },
-  async updateFolder({ params, actor, ctx }) {
-    await folders.updateFolder(ctx, actor, params.id, params.folder);
+  async updateFolder({ params, actor, store }) {
+    await store.updateFolder(actor, params.id, params.folder);
     return { body: { status: 'folder updated' }, target: `folder ${params.id}` };
   },
-  async deleteFolders({ params, actor, ctx, profile }) {
+  async deleteFolders({ params, actor, store, profile }) {
     const ids = idList(params.ids);
-    await folders.deleteFolders(ctx, actor, ids);
+    await store.deleteFolders(actor, ids);
     return { body: profile.deleted, target: `folders ${ids.join(',')}` };
   },
-  async addFile({ request, principal, actor, ctx, maxFileBytes, transfers }) {
+  async addFile({ request, principal, actor, store, maxFileBytes, transfers }) {
     // Before a byte of the body is read: a refused upload costs nothing. A client that stops
     // sending loses its place, and its socket: the body fails, the upload is thrown away.
     const transfer = transfers.enter(principal.keyLabel, () => request.body().destroy(stalled()));
     try {
       const form = await readMultipart(request, {
         maxBytes: maxFileBytes,
-        checkItem: async (text) => files.checkCanAttach(ctx, principal, itemIdOf(text)),
-        openFile: (meta) => files.startUpload(ctx, meta),
+        checkItem: async (text) => store.checkCanAttach(principal, itemIdOf(text)),
+        openFile: (meta) => store.startUpload(meta),
         onBytes: (count) => transfer.moved(count),
       });
       try {
@@ -145,35 +130,33 @@ export const handlers: Handlers = {
       transfer.leave();
     }
   },
-  async readFolders({ params, principal, ctx }) {
+  async readFolders({ params, principal, store }) {
     const ids = idList(params.ids);
-    return { body: await items.readFolderItems(ctx, principal, ids), target: `folders ${ids.join(',')}` };
+    return { body: await store.readFolderItems(principal, ids), target: `folders ${ids.join(',')}` };
   },
-  async readItems({ params, principal, ctx }) {
+  async readItems({ params, principal, store }) {
     const ids = idList(params.ids);
-    return { body: await items.readItems(ctx, principal, ids), target: `items ${ids.join(',')}` };
+    return { body: await store.readItems(principal, ids), target: `items ${ids.join(',')}` };
   },
-  async readUserItems(input) {
-    const userId = await loginTarget(input);
-    return { body: await items.readUserItems(input.ctx, userId), target: `user ${userId}` };
+  async readUserItems({ params, principal, store }) {
+    return store.readUserItems(principal, params.login);
   },
-  async readUserFolders(input) {
-    const userId = await loginTarget(input);
-    return { body: await folders.readUserFolders(input.ctx, userId), target: `user ${userId}` };
+  async readUserFolders({ params, principal, store }) {
+    return store.readUserFolders(principal, params.login);
   },
-  async listFiles({ params, principal, ctx }) {
+  async listFiles({ params, principal, store }) {
     return {
-      body: await files.listFiles(ctx, principal, params.itemId),
+      body: await store.listFiles(principal, params.itemId),
       target: `item ${params.itemId}`,
     };
   },
-  async downloadFile({ params, principal, ctx, transfers }) {
+  async downloadFile({ params, principal, store, transfers }) {
     let bytes: Readable | undefined;
     // A client that stops reading loses its place: the body fails, which destroys the socket.
     const transfer = transfers.enter(principal.keyLabel, () => bytes?.destroy(stalled()));
-    let file: files.StoredFile;
+    let file: StoredFile;
     try {
-      file = await files.readFile(ctx, principal, params.id);
+      file = await store.readFile(principal, params.id);
     } catch (error) {
       transfer.leave();
       throw error;
@@ -202,13 +185,13 @@ export const handlers: Handlers = {
     const body = params.rules.base64 ? Buffer.from(password, 'utf8').toString('base64') : password;
     return { body: { password: body }, target: '' };
   },
-  async readOtp({ params, principal, ctx }) {
-    return { body: await items.readOtp(ctx, principal, params.id), target: `item ${params.id}` };
+  async readOtp({ params, principal, store }) {
+    return { body: await store.readOtp(principal, params.id), target: `item ${params.id}` };
   },
-  async findItems({ params, principal, ctx, profile }) {
+  async findItems({ params, principal, store, profile }) {
     const ids = idList(params.folderIds);
     return {
-      body: await items.findItems(ctx, principal, ids, params.query, profile.find),
+      body: await store.findItems(principal, ids, params.query, profile.find),
       target: `folders ${ids.join(',')}`,
     };
   },

@@ -114,6 +114,10 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
         retryAfterSeconds,
       );
     }
+    if (found.kind === 'expired') {
+      await recordRefusal(found.principal, address, 'key expired');
+      throw new VaultServerError('unauthorized', 'API key expired.');
+    }
     if (found.kind === 'revoked') {
       // The audit names the revoked key, so that an administrator sees who still uses it.
       await recordRefusal(found.principal, address, 'key revoked');
@@ -134,6 +138,10 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
       if (found.kind !== 'valid') return refuse(found, address);
       identity = found.identity;
       if (ctx.accessGeneration() === started) ctx.keyCache.set(hash, identity);
+    }
+    if (identity.expiresAt !== undefined && identity.expiresAt <= Date.now()) {
+      ctx.keyCache.delete(hash);
+      return refuse({ kind: 'expired', principal: identity.principal }, address);
     }
     if (!identity.allows(address)) {
       await recordRefusal(identity.principal, address, 'address not allowed');

@@ -18,7 +18,7 @@ import { invalid, SegmentDecodeError, WrongMethodError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
-import type { StoreContext } from '../store/store-context.ts';
+import type { VaultStore } from '../store/vault-store.ts';
 import { ANSWER_PROFILES, type AnswerProfile } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
 import { answerOf } from './api-response.ts';
@@ -28,7 +28,8 @@ import type { TransferGate } from './transfer-gate.ts';
 
 /** What the operations need. */
 export interface OperationOptions {
-  readonly ctx: StoreContext;
+  /** The vault's folders, items and attachments. */
+  readonly store: VaultStore;
   readonly audit: AuditWriter;
   readonly maxFileBytes: number;
   readonly transfers: TransferGate;
@@ -121,6 +122,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
       if (params === undefined) {
         throw invalid('The path does not match the operation: dot segments and extra slashes are refused.');
       }
+      options.store.admit(principal);
       const actor = keyActor(principal, address);
       const result = await audited(actor, () =>
         handler({
@@ -129,7 +131,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           actor,
           request,
           profile,
-          ctx: options.ctx,
+          store: options.store,
           maxFileBytes: options.maxFileBytes,
           transfers: options.transfers,
         }),

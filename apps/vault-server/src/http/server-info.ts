@@ -24,12 +24,14 @@ export const SERVER_VERSION: string = version;
  * What this server answers to the identification request.
  *
  * @param queryKeys Whether `?apikey=` is accepted.
+ * @param storeFeatures What its store can do (attachments, search, text): all of it for the local
+ *   store; in upstream mode only what every upstream can, so that clients adapt.
  * @returns The answer.
  */
-export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
+export function serverInfo(queryKeys: QueryKeyPolicy, storeFeatures: readonly ServerFeature[]): ServerInfo {
   const features: ServerFeature[] = ['bearer-auth'];
   if (queryKeys === 'accept') features.push('query-key');
-  features.push('files', 'unicode-search', 'word-search', 'four-byte-text', 'otp');
+  features.push(...storeFeatures);
   return { server: 'vaultline', version, features, maxResults: MAX_FIND_RESULTS, maxIds: MAX_IDS_PER_CALL };
 }
 
@@ -37,8 +39,12 @@ export function serverInfo(queryKeys: QueryKeyPolicy): ServerInfo {
  * The answer to the identification request, built once.
  *
  * @param queryKeys Whether `?apikey=` is accepted.
+ * @param storeFeatures What its store can do.
  * @returns The answer.
  */
-export function serverInfoAnswer(queryKeys: QueryKeyPolicy): ApiAnswer {
-  return answer(200, JSON_HEADERS, JSON.stringify(serverInfo(queryKeys)));
+export function serverInfoAnswer(
+  queryKeys: QueryKeyPolicy,
+  storeFeatures: readonly ServerFeature[],
+): ApiAnswer {
+  return answer(200, JSON_HEADERS, JSON.stringify(serverInfo(queryKeys, storeFeatures)));
 }

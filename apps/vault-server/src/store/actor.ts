@@ -26,7 +26,8 @@ export interface Actor {
 export function keyActor(principal: Principal, address: string): Actor {
   return {
     principal,
-    name: principal.kind === 'admin' ? 'admin' : principal.login,
+    // A key bound to an upstream account acts as that account: the audit names it.
+    name: principal.kind === 'user' ? principal.login : (principal.upstream?.accountName ?? 'admin'),
     keyLabel: principal.keyLabel,
     address,
   };

@@ -17,6 +17,22 @@ export interface KeyIdentity {
   /** Tells whether a client address may use the key; always true without an allow-list. */
   readonly allows: (address: string) => boolean;
   readonly allowIps: readonly string[];
+  /** When the key stops working, in ms since the epoch; `undefined` for never. */
+  readonly expiresAt: number | undefined;
+}
+
+/** What a key bound to an upstream account may reach. */
+export interface KeyUpstreamOptions {
+  /** The account's name (`upstream add --name`). */
+  readonly account: string;
+  /** The folder ids of its scope, or `all` for every folder the account may reach. */
+  readonly folders: readonly number[] | 'all';
+  /** Folders of its scope by path (titles joined by `/`; TeamPass 3 accounts), besides `folders`. */
+  readonly paths?: readonly string[] | undefined;
+  /** Whether the scope's folders include their subfolders (TeamPass 3 accounts). */
+  readonly subfolders?: boolean | undefined;
+  /** Whether it may write; read-only by default. */
+  readonly write?: boolean | undefined;
 }
 
 /** A key as `keys list` shows it: never the key itself. */
@@ -28,6 +44,16 @@ export interface KeyInfo {
   profile: ApiProfile;
   createdAt: string;
   revokedAt: string | null;
+  /** The upstream account it acts as; `null` for a key of this server's own vault. */
+  upstreamAccount: string | null;
+  /** Its folder scope (upstream keys): ids, or `all`. */
+  scope: readonly number[] | 'all' | null;
+  /** Its folder scope by path (upstream keys). */
+  paths: readonly string[];
+  subfolders: boolean;
+  /** Whether it may write (upstream keys; local keys follow their user's rights). */
+  write: boolean;
+  expiresAt: string | null;
 }
 
 const KEY_PATTERN = /^vlk_[A-Za-z0-9_-]{43}$/;
@@ -50,10 +76,41 @@ export async function createKey(
     login?: string | undefined;
     allowIps?: readonly string[] | undefined;
     profile?: ApiProfile | undefined;
+    /** Binds the key to an upstream account, with a folder scope and permissions (upstream mode). */
+    upstream?: KeyUpstreamOptions | undefined;
+    /** When the key stops working. */
+    expiresAt?: Date | undefined;
   },
 ): Promise<string> {
   const label = checkText(options.label.trim(), 'the key label', 100);
   if (label === '') throw invalid('Expected a non-empty key label.');
+  const { upstream, expiresAt } = options;
+  if (expiresAt !== undefined && !(expiresAt.getTime() > Date.now()))
+    throw invalid('Expected an expiry in the future.');
+  if (upstream !== undefined) {
+    if (options.login !== undefined)
+      throw invalid('A key bound to an upstream account acts as that account: it takes no --user.');
+    const paths = upstream.paths ?? [];
+    if (upstream.folders !== 'all') {
+      if (
+        upstream.folders.length + paths.length === 0 ||
+        upstream.folders.some((id) => !Number.isSafeInteger(id) || id < 1)
+      )
+        throw invalid('Expected the folder scope as positive folder ids or folder paths, or all folders.');
+      for (const path of paths) {
+        if (
+          checkText(path, 'a folder path', 1_000)
+            .split('/')
+            .some((title) => title.trim() === '')
+        )
+          throw invalid(
+            `Expected a folder path as titles joined by "/", received ${JSON.stringify(path.slice(0, 60))}.`,
+          );
+      }
+    } else if (upstream.subfolders || paths.length > 0) {
+      throw invalid('Subfolders and folder paths apply to a scope of folders, not to all folders.');
+    }
+  }
   const profile = profileOf(options.profile ?? DEFAULT_API_PROFILE);
   const allowIps = (options.allowIps ?? []).map((range) => range.trim()).filter((range) => range !== '');
   allowListOf(allowIps);
@@ -65,11 +122,43 @@ export async function createKey(
       if (!rows[0]) throw notFound(`User does not exist: ${options.login}.`);
       userId = Number(rows[0].id);
     }
+    let accountId: number | null = null;
+    if (upstream !== undefined) {
+      const rows = await tx.query<{ id: number; dialect: string }>(
+        'SELECT id, dialect FROM upstream_accounts WHERE name = $1',
+        [upstream.account],
+      );
+      if (!rows[0]) throw notFound(`No upstream account named ${JSON.stringify(upstream.account)}.`);
+      if ((upstream.subfolders || (upstream.paths ?? []).length > 0) && rows[0].dialect !== 'teampass3') {
+        throw invalid(
+          'Subfolders and folder paths need a TeamPass 3 account (TeamPass 2 does not say which folder is whose parent): list every folder id.',
+        );
+      }
+      accountId = Number(rows[0].id);
+    }
     const taken = await tx.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
     await tx.query(
-      'INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile) VALUES ($1, $2, $3, $4, $5)',
-      [label, hashKey(key), userId, allowIps.join(','), profile],
+      `INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile, upstream_account_id, scope_folders,
+         scope_subfolders, can_write, expires_at, scope_paths) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        label,
+        hashKey(key),
+        userId,
+        allowIps.join(','),
+        profile,
+        accountId,
+        upstream === undefined
+          ? null
+          : upstream.folders === 'all'
+            ? '*'
+            : [...new Set(upstream.folders)].join(','),
+        upstream?.subfolders ?? false,
+        // Local keys write as their user's rights allow; upstream keys only when asked for.
+        upstream === undefined ? true : (upstream.write ?? false),
+        expiresAt ?? null,
+        JSON.stringify(upstream?.paths ?? []),
+      ],
     );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
   });
@@ -103,6 +192,8 @@ export type KeyLookup =
   | { readonly kind: 'valid'; readonly identity: KeyIdentity }
   /** A key this vault issued and revoked: its label is for the audit, never for the answer. */
   | { readonly kind: 'revoked'; readonly principal: Principal }
+  /** A key past its expiry. */
+  | { readonly kind: 'expired'; readonly principal: Principal }
   /** Anything else: a typo, a guess, a key of another vault. */
   | { readonly kind: 'unknown' };
 
@@ -125,18 +216,44 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
     allow_ips: string;
     profile: string;
     revoked: boolean;
+    account_id: number | null;
+    account_name: string | null;
+    scope_folders: string | null;
+    scope_subfolders: boolean;
+    scope_paths: string;
+    can_write: boolean;
+    expires_at: Date | string | null;
   }>(
-    `SELECT k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked
-       FROM api_keys k LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
+    `SELECT k.scope_paths, k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked,
+            k.upstream_account_id AS account_id, a.name AS account_name, k.scope_folders, k.scope_subfolders,
+            k.can_write, k.expires_at
+       FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
+       LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id WHERE k.key_hash = $1`,
     [hash],
   );
   const row = rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return UNKNOWN;
   const principal: Principal =
-    row.user_id === null
-      ? { kind: 'admin', keyLabel: row.label }
-      : { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' };
+    row.user_id !== null
+      ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' }
+      : row.account_id !== null
+        ? {
+            kind: 'admin',
+            keyLabel: row.label,
+            upstream: {
+              accountId: Number(row.account_id),
+              accountName: row.account_name ?? '',
+              folders:
+                scopeOf(row.scope_folders) === 'all' ? undefined : (scopeOf(row.scope_folders) as number[]),
+              paths: JSON.parse(row.scope_paths) as string[],
+              subfolders: row.scope_subfolders,
+              write: row.can_write,
+            },
+          }
+        : { kind: 'admin', keyLabel: row.label };
   if (row.revoked) return { kind: 'revoked', principal };
+  if (row.expires_at !== null && new Date(row.expires_at).getTime() <= Date.now())
+    return { kind: 'expired', principal };
   const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
   const inRange = allowListOf(allowIps);
   return {
@@ -147,8 +264,16 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
       profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
       allowIps,
       allows: (address) => allowIps.length === 0 || inRange(address),
+      expiresAt: row.expires_at === null ? undefined : new Date(row.expires_at).getTime(),
     },
   };
+}
+
+/** A stored scope: `*` for all folders, else ids joined by `,`. */
+function scopeOf(stored: string | null): number[] | 'all' | null {
+  if (stored === null) return null;
+  if (stored === '*') return 'all';
+  return stored === '' ? [] : stored.split(',').map(Number);
 }
 
 /** Lists keys (labels, owners, allow-lists), never the keys. */
@@ -161,9 +286,17 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     profile: string;
     created_at: Date | string;
     revoked_at: Date | string | null;
+    account_name: string | null;
+    scope_folders: string | null;
+    scope_subfolders: boolean;
+    scope_paths: string;
+    can_write: boolean;
+    expires_at: Date | string | null;
   }>(
-    `SELECT k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at FROM api_keys k
-       LEFT JOIN users u ON u.id = k.user_id ORDER BY k.id`,
+    `SELECT k.scope_paths, k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at, a.name AS account_name,
+            k.scope_folders, k.scope_subfolders, k.can_write, k.expires_at FROM api_keys k
+       LEFT JOIN users u ON u.id = k.user_id LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id
+       ORDER BY k.id`,
   );
   return rows.map((row) => ({
     id: Number(row.id),
@@ -173,6 +306,12 @@ export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
     profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
     createdAt: new Date(row.created_at).toISOString(),
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+    upstreamAccount: row.account_name,
+    scope: scopeOf(row.scope_folders),
+    paths: JSON.parse(row.scope_paths) as string[],
+    subfolders: row.scope_subfolders,
+    write: row.can_write,
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
   }));
 }
 

@@ -154,7 +154,7 @@ function narrowingWords(words: readonly string[]): string[] {
  * Checks a search text: at most the core's {@link MAX_SEARCH_LENGTH} characters, counted as the
  * core counts them (code points: 100 emoji are 200 UTF-16 units), and no NUL.
  */
-function checkSearchText(text: string): void {
+export function checkSearchText(text: string): void {
   const length = [...text.trim()].length;
   if (length > MAX_SEARCH_LENGTH)
     throw invalid(

@@ -24,6 +24,8 @@ export const WRITE_ACTIONS = {
   createKey: 'admin/key-create',
   revokeKey: 'admin/key-revoke',
   rotateMasterKey: 'admin/rotate-master-key',
+  addUpstreamAccount: 'admin/upstream-add',
+  removeUpstreamAccount: 'admin/upstream-remove',
 } as const;
 
 /** A store write, by name. */

@@ -29,6 +29,7 @@ export function rotateMasterKeyCommand(context: CliContext): Command {
         cacheTtlMs: 0,
       });
       io.out(`Re-encrypted ${result.items} passwords and ${result.files} attachments.\n`);
+      if (result.accounts > 0) io.out(`Re-sealed ${result.accounts} upstream accounts.\n`);
       if (result.newKey) {
         io.out(`New master key (set VAULTLINE_MASTER_KEY to it before the next start):\n${result.newKey}\n`);
       }

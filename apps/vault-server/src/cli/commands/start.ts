@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
 import { Command } from 'commander';
+import { configFromEnv } from '../../config.ts';
 import { QUICKSTART_KEY_FILE } from '../../constants.ts';
 import { writeSecretFile } from '../../crypto/master-key.ts';
 import { startVaultServer } from '../../start-vault-server.ts';
@@ -43,11 +44,19 @@ function untilSignal(io: CliIo, close: () => Promise<void>): void {
 export function startCommand(context: CliContext): Command {
   return new Command('start')
     .description('Serve the API (configuration from VAULTLINE_* env and DATABASE_URL).')
-    .action(async () => {
+    .option(
+      '--upstream <url>',
+      "upstream mode: serve this TeamPass 3 (or 2) server's items as the accounts of `upstream add` (VAULTLINE_UPSTREAM_URL)",
+    )
+    .action(async (options: { upstream?: string }) => {
       const { io } = context;
       const refusal = rootRefusal(process.getuid?.(), process.env);
       if (refusal !== undefined) throw new Error(refusal);
-      const server = await startVaultServer(config(resolve('.data/vault')));
+      const env =
+        options.upstream === undefined
+          ? process.env
+          : { ...process.env, VAULTLINE_UPSTREAM_URL: options.upstream };
+      const server = await startVaultServer(configFromEnv(env, resolve('.data/vault')));
       untilSignal(io, () => server.close());
       io.err(`Vaultline vault server listening on ${server.url}\n`);
       context.keepAlive();

@@ -1,0 +1,166 @@
+// pnpm bench:upstream: the server in upstream mode (the built `vaultline-server start`, its own
+// process, on PGlite) in front of the TeamPass 3 fake (in this process). Figures, in one run:
+// - 50 concurrent "runs" of 10 references each (a fresh client each, as a new `vaultline run`
+//   process is: its identification request, then one read/items of the 10 ids): TeamPass sign-ins
+//   and TeamPass item reads, with the read cache off and on;
+// - the added latency of the server over calling the fake directly with the core's client, warm,
+//   p50 and p99 of one read/items of one id, sequential;
+// - the server's idle RSS in upstream mode, on PGlite and on PostgreSQL.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVaultClient } from '@vaultline/protocol';
+import { startTeamPass3Fake } from '@vaultline/protocol/testing';
+import { startPostgresCluster } from '@vaultline/store/testing';
+import { generateMasterKey } from '../src/crypto/master-key.ts';
+import { CLI, rssMiB, startVaultProcess } from './vault-process.ts';
+
+const RUNS = 50;
+const REFERENCES = 10;
+const LATENCY_SAMPLES = 300;
+const ALICE = {
+  login: 'alice',
+  password: 'Bench-Upstream-Pw-1!',
+  apiKey: 'benchUpstreamApiKey0123456789abcdefghij',
+};
+
+function cli(args: string[], env: Record<string, string>, input = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    );
+    child.stdin?.end(input);
+  });
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+async function timed(samples: number, call: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 50; i++) await call();
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = performance.now();
+    await call();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
+}
+
+const fake = await startTeamPass3Fake({
+  settings: { rateLimitPerMinute: 1_000_000_000 },
+  seed: {
+    folders: [{ id: 1, title: 'Engineering' }],
+    roles: [{ name: 'Devs', folders: { Engineering: 'W' } }],
+    users: [{ ...ALICE, roles: ['Devs'] }],
+    items: Array.from({ length: REFERENCES }, (_, i) => ({
+      id: i + 1,
+      label: `bench ${i}`,
+      folder: 'Engineering',
+      password: `Bench-Secret-${i}`,
+    })),
+  },
+});
+const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-bench-upstream-'));
+const env = { VAULTLINE_DATA_DIR: dataDir, VAULTLINE_UPSTREAM_URL: fake.url, VAULTLINE_LOG_LEVEL: 'warn' };
+const figures: Record<string, unknown> = {};
+try {
+  await cli(
+    ['upstream', 'add', '--name', 'ci', '--login', ALICE.login],
+    env,
+    `${ALICE.password}\n${ALICE.apiKey}\n`,
+  );
+  const { key } = JSON.parse(
+    await cli(
+      ['keys', 'create', '--label', 'bench', '--upstream-account', 'ci', '--all-folders', '--json'],
+      env,
+    ),
+  ) as { key: string };
+  const ids = Array.from({ length: REFERENCES }, (_, i) => i + 1);
+  for (const cacheTtlMs of [0, 60_000]) {
+    const server = await startVaultProcess('pglite', dataDir, {
+      ...env,
+      VAULTLINE_UPSTREAM_CACHE_TTL_MS: String(cacheTtlMs),
+    });
+    try {
+      const url = String(server.info.url);
+      const mode = cacheTtlMs === 0 ? 'cacheOff' : 'cacheOn';
+      if (cacheTtlMs === 0) figures.idleRssPgliteMiB = server.info.rssIdleMiB;
+      fake.resetCounters();
+      await Promise.all(
+        Array.from({ length: RUNS }, async () => {
+          const client = createVaultClient({ baseUrl: url, apiKey: key, retries: 0 });
+          const items = await client.readItems({ ids });
+          if (items.length !== REFERENCES) throw new Error(`a run read ${items.length} items`);
+        }),
+      );
+      figures[mode] = {
+        runs: RUNS,
+        referencesPerRun: REFERENCES,
+        signIns: fake.signIns('alice'),
+        teampassItemReads: fake.requests.filter((request) => request.url.includes('/item/get')).length,
+      };
+      if (cacheTtlMs === 0) {
+        const viaServer = createVaultClient({ baseUrl: url, apiKey: key, retries: 0 });
+        const direct = createVaultClient({
+          baseUrl: fake.url,
+          dialect: 'teampass3',
+          login: ALICE.login,
+          password: ALICE.password,
+          apiKey: ALICE.apiKey,
+          retries: 0,
+        });
+        const server1 = await timed(LATENCY_SAMPLES, () => viaServer.readItems({ ids: [1] }));
+        const direct1 = await timed(LATENCY_SAMPLES, () => direct.readItems({ ids: [1] }));
+        await direct.dispose();
+        figures.latencyMs = {
+          direct: direct1,
+          throughServer: server1,
+          addedP50: round(server1.p50 - direct1.p50),
+          addedP99: round(server1.p99 - direct1.p99),
+        };
+        figures.rssAfterLoadMiB = rssMiB(server.child.pid!);
+      }
+    } finally {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+  }
+  // Idle RSS on PostgreSQL: the same server without PGlite in its memory.
+  const cluster = await startPostgresCluster();
+  try {
+    const databaseUrl = await cluster.createDatabase();
+    const pgEnv = {
+      DATABASE_URL: databaseUrl,
+      // Not the default ./.data/vault: the CLI creates its data directory even beside PostgreSQL.
+      VAULTLINE_DATA_DIR: join(dataDir, 'postgres'),
+      VAULTLINE_MASTER_KEY: generateMasterKey(),
+      VAULTLINE_UPSTREAM_URL: fake.url,
+      VAULTLINE_LOG_LEVEL: 'warn',
+    };
+    await cli(
+      ['upstream', 'add', '--name', 'ci', '--login', ALICE.login],
+      pgEnv,
+      `${ALICE.password}\n${ALICE.apiKey}\n`,
+    );
+    const server = await startVaultProcess('postgres', databaseUrl, pgEnv);
+    figures.idleRssPostgresMiB = server.info.rssIdleMiB;
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    await exited;
+  } finally {
+    await cluster.stop();
+  }
+} finally {
+  await fake.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
+console.log(JSON.stringify(figures, null, 2));

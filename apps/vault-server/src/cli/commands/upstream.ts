@@ -1,0 +1,94 @@
+/**
+ * `vaultline-server upstream add|list|remove`: the TeamPass accounts the server acts as in upstream
+ * mode. Secrets are read from a prompt or stdin, never from the command line; verified by signing
+ * in; sealed with the master key; listed without them.
+ *
+ * @module
+ */
+
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import type { UpstreamSecrets } from '../../store/upstream-accounts.ts';
+import { type CliContext, config, withAdmin } from '../context.ts';
+import { list } from '../output.ts';
+import { readSecrets } from '../read-secret.ts';
+
+/**
+ * The `upstream` command group.
+ *
+ * @param context Where output goes.
+ * @returns The command.
+ */
+export function upstreamCommand(context: CliContext): Command {
+  const { io } = context;
+  const upstream = new Command('upstream').description(
+    'Upstream accounts (upstream mode): the TeamPass accounts the server acts as.',
+  );
+  upstream
+    .command('add')
+    .description(
+      'Register a TeamPass account, verified by signing in. TeamPass 3: --login, then its password and API key (or --token: a personal access token). TeamPass 2: its API key alone. Secrets are asked for without echo, or read from stdin one per line.',
+    )
+    .requiredOption('--name <name>', 'the name keys are bound to (letters, digits, ".", "_", "-")')
+    .option('--url <url>', 'the TeamPass base URL (default: VAULTLINE_UPSTREAM_URL)')
+    .option('--login <login>', 'the TeamPass 3 login the server acts as')
+    .addOption(new Option('--token', 'sign in with a personal access token instead of password and API key'))
+    .action(async (options: { name: string; url?: string; login?: string; token?: boolean }) => {
+      const url = options.url ?? config(resolve('.data/vault')).upstreamUrl;
+      if (url === undefined)
+        throw new Error('Expected --url or VAULTLINE_UPSTREAM_URL: the TeamPass to sign in to.');
+      const login = options.login ?? '';
+      let method: 'api-key' | 'password' | 'token';
+      let secrets: UpstreamSecrets;
+      if (login === '') {
+        if (options.token) throw new Error('--token needs --login (a TeamPass 3 user).');
+        method = 'api-key';
+        const [apiKey] = await readSecrets(process.stdin, ['TeamPass 2 API key: ']);
+        secrets = { apiKey };
+      } else if (options.token) {
+        method = 'token';
+        const [personalAccessToken] = await readSecrets(process.stdin, ['Personal access token: ']);
+        secrets = { personalAccessToken };
+      } else {
+        method = 'password';
+        const [password, apiKey] = await readSecrets(process.stdin, ['Password: ', 'API key: ']);
+        secrets = { password, apiKey };
+      }
+      const added = await withAdmin((admin) =>
+        admin.addUpstreamAccount({ name: options.name, url, login, method, secrets }),
+      );
+      io.out(
+        `Registered ${options.name} (${added.dialect === 'teampass3' ? 'TeamPass 3' : 'TeamPass 2'}).\n`,
+      );
+    });
+  upstream
+    .command('list')
+    .description('List the accounts (never their secrets).')
+    .option('--json', 'one JSON record per line')
+    .action(async (options: { json?: boolean }) => {
+      const found = await withAdmin((admin) => admin.listUpstreamAccounts());
+      list(
+        io,
+        options.json,
+        found.map((a) => ({
+          name: a.name,
+          url: a.url,
+          dialect: a.dialect,
+          login: a.login || '(api key)',
+          signs_in_with: a.method,
+          keys: a.keys,
+          created: a.createdAt,
+        })),
+        found,
+      );
+    });
+  upstream
+    .command('remove')
+    .description('Remove an account; refused while an active key is bound to it.')
+    .requiredOption('--name <name>', 'the account')
+    .action(async (options: { name: string }) => {
+      await withAdmin((admin) => admin.removeUpstreamAccount(options.name));
+      io.out(`Removed ${options.name}.\n`);
+    });
+  return upstream;
+}

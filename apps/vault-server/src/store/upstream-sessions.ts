@@ -1,0 +1,307 @@
+/**
+ * The upstream sessions: one `VaultClient` per account and instance (so on TeamPass 3 one session
+ * token, renewed by the core's session shortly before it expires and once on a 401), its calls
+ * bounded, its failures answered as what they are for the server's own clients: the upstream's
+ * refusal of the server's credentials is the server's problem (502, logged once), a 429 queues
+ * within a bound then answers 503 with `Retry-After`, an upstream down 502, a hung one 503.
+ * Signed out on shutdown.
+ *
+ * @module
+ */
+
+import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
+import type { Queryable } from '@vaultline/store';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Logger } from 'pino';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { RateLimitedError, VaultServerError } from '../errors.ts';
+import { invalid } from './errors.ts';
+import {
+  openAccount,
+  type UpstreamAccount,
+  type UpstreamDialect,
+  type UpstreamMethod,
+} from './upstream-accounts.ts';
+
+/** Settings of the sessions. */
+export interface UpstreamSessionOptions {
+  /** The upstream's base URL. */
+  readonly url: string;
+  readonly db: Queryable;
+  readonly box: SecretBox;
+  readonly logger: Pick<Logger, 'warn' | 'error' | 'info'>;
+  /** Upstream calls at once per account. Default 8. */
+  readonly maxConcurrent?: number | undefined;
+  /** Callers waiting for a place per account before one more is answered 503. Default 200. */
+  readonly maxQueued?: number | undefined;
+  /** Time allowed for one upstream attempt, in ms. Default 10 000. */
+  readonly timeoutMs?: number | undefined;
+  /** The fetch to use (tests). */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+}
+
+/** What runs upstream calls. */
+export interface UpstreamSessions {
+  /**
+   * Runs `work` with the account's client, within the account's bound; the client's failures are
+   * mapped to the server's answers.
+   */
+  run<T>(accountId: number, work: (client: VaultClient, account: UpstreamAccount) => Promise<T>): Promise<T>;
+  /** Signs every session out. */
+  close(): Promise<void>;
+}
+
+/**
+ * The upstream could not answer (down, hung, answering wrongly, rate-limiting): the failures a
+ * kept answer may stand in for (stale-if-error), never a refusal.
+ */
+export class UpstreamOutageError extends VaultServerError {
+  override name = 'UpstreamOutageError';
+}
+
+/** Whether an error is an outage of the upstream, for which a kept answer may be served. */
+export function isUpstreamOutage(error: unknown): boolean {
+  return error instanceof UpstreamOutageError || (error instanceof RateLimitedError && error.status === 503);
+}
+
+/** Seconds a caller is told to wait when the upstream's limit or the queue is full and the upstream said nothing. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Creates the client of an account.
+ *
+ * @param url The upstream's base URL.
+ * @param account The account with its secrets.
+ * @param options Timeouts and fetch.
+ * @returns The client.
+ */
+export function upstreamClient(
+  url: string,
+  account: {
+    dialect: 'legacy' | 'teampass3' | 'auto';
+    login: string;
+    method: UpstreamMethod;
+    secrets: UpstreamAccount['secrets'];
+  },
+  options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
+): VaultClient {
+  const { secrets } = account;
+  return createVaultClient({
+    baseUrl: url,
+    dialect: account.dialect,
+    ...(account.method === 'api-key'
+      ? { apiKey: secrets.apiKey }
+      : account.method === 'token'
+        ? { login: account.login, personalAccessToken: secrets.personalAccessToken }
+        : { login: account.login, password: secrets.password, apiKey: secrets.apiKey }),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retries: 1,
+    fetch: options.fetch,
+    // A server holds its callers while it waits: wait out one short 429, then answer 503.
+    session: { maxRetryAfterMs: 5_000, rateLimitRetries: 1, concurrency: 4 },
+  });
+}
+
+/**
+ * Maps an upstream client's failure to the server's answer. Codes that describe the request
+ * (not found, invalid, a duplicate label, unsupported, forbidden) pass through; the rest is the
+ * upstream's or the server's problem, never the caller's key.
+ *
+ * @param error What the client threw.
+ * @param accountName The account, for messages.
+ * @returns The error to throw.
+ */
+export function upstreamError(error: unknown, accountName: string): unknown {
+  if (!(error instanceof VaultError) || error instanceof VaultServerError) return error;
+  switch (error.code) {
+    case 'not_found':
+    case 'invalid_request':
+    case 'duplicate_label':
+    case 'unsupported':
+    case 'too_large':
+    case 'forbidden':
+      return new VaultServerError(error.code, `Upstream TeamPass: ${error.message}`);
+    case 'unauthorized':
+    case 'api_disabled':
+      return new VaultServerError(
+        'server',
+        `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream add).`,
+        502,
+      );
+    case 'rate_limited':
+      return new RateLimitedError(
+        'The upstream TeamPass is rate-limiting this server; try again later.',
+        Math.max(1, Math.ceil((error.retryAfterMs ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / 1000)),
+        503,
+      );
+    case 'timeout':
+      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503);
+    case 'aborted':
+      return new VaultServerError('server', 'The server is shutting down.', 503);
+    default:
+      return new UpstreamOutageError(
+        'server',
+        `The upstream TeamPass could not be reached or answered wrongly (${error.code}).`,
+        502,
+      );
+  }
+}
+
+interface Session {
+  readonly account: UpstreamAccount;
+  readonly client: VaultClient;
+  readonly limit: LimitFunction;
+  /** Whether the refusal of its credentials was logged (once, until it signs in again). */
+  refusedLogged: boolean;
+}
+
+/**
+ * Creates the sessions of an instance.
+ *
+ * @param options The upstream, the database and secret box the accounts are read with, the bounds.
+ * @returns The sessions.
+ */
+export function createUpstreamSessions(options: UpstreamSessionOptions): UpstreamSessions {
+  const maxConcurrent = options.maxConcurrent ?? 8;
+  const maxQueued = options.maxQueued ?? 200;
+  const sessions = new Map<number, Promise<Session>>();
+  /** Accounts registered for another TeamPass, logged once each. */
+  const misdirected = new Set<number>();
+  let closed = false;
+
+  const sessionOf = (accountId: number): Promise<Session> => {
+    let found = sessions.get(accountId);
+    if (!found) {
+      found = openAccount(options.db, options.box, accountId)
+        .then((account) => {
+          // Its credentials go only where they were verified: never to another TeamPass.
+          if (account.url !== options.url.replace(/\/+$/, '')) {
+            if (!misdirected.has(account.id)) {
+              misdirected.add(account.id);
+              options.logger.error(
+                { account: account.name, registeredFor: account.url, upstream: options.url },
+                'upstream account registered for another TeamPass; not used',
+              );
+            }
+            throw new VaultServerError(
+              'server',
+              `The upstream account ${JSON.stringify(account.name)} was registered for another TeamPass; an operator must register it for this one.`,
+              502,
+            );
+          }
+          return account;
+        })
+        .then((account) => ({
+          account,
+          client: upstreamClient(options.url, account, options),
+          limit: pLimit(maxConcurrent),
+          refusedLogged: false,
+        }));
+      // A failure to read the account is not kept: the next call reads it again.
+      found.catch(() => sessions.delete(accountId));
+      sessions.set(accountId, found);
+    }
+    return found;
+  };
+
+  return {
+    async run(accountId, work) {
+      if (closed) throw new VaultServerError('server', 'The server is shutting down.', 503);
+      const session = await sessionOf(accountId);
+      const { account, limit } = session;
+      if (limit.pendingCount >= maxQueued) {
+        throw new RateLimitedError(
+          'Too many requests are waiting for the upstream TeamPass; try again later.',
+          DEFAULT_RETRY_AFTER_SECONDS,
+          503,
+        );
+      }
+      try {
+        const result = await limit(() => work(session.client, account));
+        session.refusedLogged = false;
+        return result;
+      } catch (error) {
+        const mapped = upstreamError(error, account.name);
+        if (error instanceof VaultError && !(error instanceof VaultServerError)) {
+          if (error.code === 'unauthorized' || error.code === 'api_disabled') {
+            if (!session.refusedLogged) {
+              session.refusedLogged = true;
+              options.logger.error(
+                { account: account.name, code: error.code },
+                'upstream TeamPass refused the account credentials; register them again',
+              );
+            }
+          } else if (mapped instanceof VaultServerError && mapped.code === 'server') {
+            options.logger.warn({ account: account.name, code: error.code }, 'upstream TeamPass failed');
+          }
+        }
+        throw mapped;
+      }
+    },
+    async close() {
+      closed = true;
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(
+        open.map(async (pending) => {
+          try {
+            await (await pending).client.dispose();
+          } catch {
+            // An upstream that is gone cannot sign out; its token expires on its own.
+          }
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * Verifies an account's credentials by signing in (TeamPass 3) or by one read (TeamPass 2), and
+ * tells which API the upstream speaks. Nothing of the credentials is said in its errors.
+ *
+ * @param url The upstream's base URL.
+ * @param account How it signs in, and its secrets.
+ * @param options Timeouts and fetch.
+ * @returns The upstream's dialect.
+ */
+export async function verifyUpstreamAccount(
+  url: string,
+  account: { login: string; method: UpstreamMethod; secrets: UpstreamAccount['secrets'] },
+  options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
+): Promise<UpstreamDialect> {
+  let client: VaultClient | undefined;
+  try {
+    client = upstreamClient(url, { ...account, dialect: 'auto' }, options);
+    const { dialect } = await client.capabilities();
+    if (dialect === 'teampass3') {
+      if (account.method === 'api-key')
+        throw invalid(
+          'This upstream is TeamPass 3: register a login (--login) with its password and API key, or --token.',
+        );
+      await client.identity();
+    } else {
+      if (account.method !== 'api-key')
+        throw invalid(
+          'This upstream speaks the legacy API (TeamPass 2): register its API key alone, without --login.',
+        );
+      await client.readFolders({ ids: [1] });
+    }
+    return dialect;
+  } catch (error) {
+    if (error instanceof VaultError && (error.code === 'unauthorized' || error.code === 'api_disabled'))
+      throw invalid('The upstream TeamPass refused these credentials: nothing was stored.');
+    if (
+      error instanceof VaultError &&
+      !(error instanceof VaultServerError) &&
+      error.code !== 'invalid_request'
+    )
+      throw new VaultServerError(
+        'server',
+        `Could not verify the account against ${url}: ${error.code}.`,
+        502,
+      );
+    throw error;
+  } finally {
+    await client?.dispose().catch(() => {});
+  }
+}

@@ -102,6 +102,7 @@ describe('upstream mode in front of TeamPass 3', () => {
             password: PASSWORDS.entity,
             login: 'müller & <co>',
           },
+          { id: 6, label: 'github 2fa', folder: 'Shared', password: 'Github-Pw-6', totp: 'JBSWY3DPEHPK3PXP' },
         ],
       },
     });
@@ -126,6 +127,7 @@ describe('upstream mode in front of TeamPass 3', () => {
     await vault?.close();
     await fake?.close();
     const secrets = [ALICE.password, ALICE.apiKey, ...Object.values(PASSWORDS), ...Object.values(keys)];
+    secrets.push('Github-Pw-6', 'JBSWY3DPEHPK3PXP');
     secrets.push('Script-Pw-9', 'Deploy-Pw-Added-8');
     secrets.push(...(fake?.tokens() ?? []));
     expectNoSecrets(logLines, secrets);
@@ -234,12 +236,23 @@ describe('upstream mode in front of TeamPass 3', () => {
     keys.conformance = key;
     const report = await runConformance({ baseUrl: vault.url, apiKey: key, login: 'alice', files: false });
     const failed = report.results.filter((result) => result.ok !== true);
-    expect(failed.map((result) => [result.operation, result.detail])).toEqual(
-      ['add/file', 'read/listfiles', 'read/files'].map((operation) => [
+    expect(failed.map((result) => [result.operation, result.detail])).toEqual([
+      ...['add/file', 'read/listfiles', 'read/files'].map((operation) => [
         operation,
         'not run (file operations disabled)',
       ]),
-    );
+      ['read/otp', 'not run (the server has no one-time codes: capabilities otp false)'],
+    ]);
+  });
+
+  it('answers read/otp 501 unsupported, as info/version lists no one-time codes', async () => {
+    const { vault } = get();
+    const info = JSON.parse((await rawRequest(vault.url, '/api/index.php/info/version')).body) as {
+      features: string[];
+    };
+    expect(info.features).not.toContain('otp');
+    const body = expectJsonError(await api(vault, keys.all!, '/read/otp/6'), 501, 'unsupported');
+    expect(body.err).toMatch(/one-time codes/i);
   });
 
   it('answers outside a key scope as it answers what does not exist: by id, by folder, by find', async () => {

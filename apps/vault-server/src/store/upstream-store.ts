@@ -344,19 +344,11 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
         }),
       );
     },
-    // Never cached: a code changes every period. The upstream says when it has no codes.
-    readOtp: (principal, id) =>
-      withScope(principal, async (client, scope) => {
-        await itemsInScope(client, scope, [id]);
-        const otp = await client.readOtp({ id });
-        return {
-          item_id: String(otp.itemId),
-          code: otp.code,
-          expires_in: String(otp.secondsLeft),
-          period: String(otp.period),
-          digits: String(otp.digits),
-        };
-      }),
+    // Not listed among the features (info/version cannot tell which upstream a key reaches), so
+    // no client asks; said, not faked.
+    async readOtp() {
+      throw unsupported('One-time codes are not served through a server in upstream mode.');
+    },
     async checkCanAttach() {
       throw unsupported('Attachments cannot be uploaded through a server in upstream mode.');
     },

@@ -175,6 +175,14 @@ export const ERROR_ANSWERS: readonly ErrorAnswer[] = [
     applies: 'all',
   },
   {
+    status: 501,
+    name: 'Unsupported',
+    codes: ['unsupported'],
+    description:
+      "A server in upstream mode only: what the TeamPass behind it lacks (attachments, one-time codes, another user's items or folders on TeamPass 3). Nothing was sent upstream.",
+    applies: 'all',
+  },
+  {
     status: 503,
     name: 'Unavailable',
     codes: ['server'],

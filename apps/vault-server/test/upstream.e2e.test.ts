@@ -633,6 +633,13 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
         items: [
           { id: 1, label: 'api token', folder: 'Engineering', password: PASSWORDS.token },
           { id: 2, label: 'shared wiki', folder: 'Shared', password: PASSWORDS.wiki },
+          {
+            id: 4,
+            label: 'github 2fa',
+            folder: 'Engineering',
+            password: 'Github-Pw-6',
+            totp: 'JBSWY3DPEHPK3PXP',
+          },
         ],
       },
     });
@@ -666,6 +673,8 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
       ...Object.values(PASSWORDS),
       ...Object.values(keys),
       'Cached-Rotated-1',
+      'Github-Pw-6',
+      'JBSWY3DPEHPK3PXP',
     ]);
   });
 
@@ -689,6 +698,15 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
     );
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     expect(itemReads()).toBe(before + 2);
+  });
+
+  it('never keeps a one-time code: the next read after the code turned over is the new code', async () => {
+    const { fake, vault } = get();
+    const first = (await api(vault, keys.all!, '/read/otp/4')).json as { code: string };
+    fake.clock.advance(30_000);
+    const second = (await api(vault, keys.all!, '/read/otp/4')).json as { code: string };
+    expect(second.code).toMatch(/^\d{6}$/);
+    expect(second.code).not.toBe(first.code);
   });
 
   it('serves a kept answer while TeamPass is down, never in place of a refusal', async () => {

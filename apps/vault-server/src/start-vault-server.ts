@@ -92,7 +92,9 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
   // Upstream mode: the items are the upstream TeamPass's; keys, accounts, audit and limits stay here.
   // Its one upstream is asked once, keylessly, what it can (one-time codes on TeamPass 3).
   const features =
-    config.upstreamUrl === undefined ? [] : await upstreamFeatures(config.upstreamUrl, vault.db, logger);
+    config.upstreamUrl === undefined
+      ? []
+      : await upstreamFeatures(config.upstreamUrl, vault.db, vault.ctx.box, logger);
   const store: VaultStore =
     config.upstreamUrl === undefined
       ? createLocalStore(vault.ctx)

@@ -6,8 +6,11 @@
  * line, error or audit row.
  */
 
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { runConformance } from '@vaultline/protocol/conformance';
 import {
@@ -796,3 +799,66 @@ describe('upstream mode in front of a TeamPass 3 that hangs', () => {
     expect((await api(v, key, '/read/items/1')).status).toBe(200);
   }, 60_000);
 });
+
+describe('the upstream features when TeamPass 3 does not answer at start', () => {
+  it('lists otp from the dialect the registered accounts were verified with, and none with no account', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-upstream-features-'));
+    const fake = await startTeamPass3Fake({
+      seed: {
+        folders: [{ id: 1, title: 'Engineering' }],
+        roles: [{ name: 'Devs', folders: { Engineering: 'W' } }],
+        users: [{ ...ALICE, roles: ['Devs'] }],
+        items: [],
+      },
+    });
+    const features = async (vault: TestVault) =>
+      (
+        JSON.parse((await rawRequest(vault.url, '/api/index.php/info/version')).body) as {
+          features: string[];
+        }
+      ).features;
+    try {
+      // No account yet, and nothing answers at the upstream's address: no one-time codes.
+      const down = `http://127.0.0.1:${await closedPort()}`;
+      const empty = await startTestVault({ upstreamUrl: down, dataDir: join(dataDir, 'empty') });
+      try {
+        expect(await features(empty)).not.toContain('otp');
+      } finally {
+        await empty.close();
+      }
+      const first = await startTestVault({ upstreamUrl: fake.url, dataDir: join(dataDir, 'kept') });
+      try {
+        expect(await features(first)).toContain('otp');
+        await first.server.vault.adminAs(TEST_OPERATOR).addUpstreamAccount({
+          name: 'ci',
+          url: fake.url,
+          login: ALICE.login,
+          method: 'password',
+          secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+        });
+      } finally {
+        await first.close();
+      }
+      const url = fake.url;
+      await fake.close();
+      const again = await startTestVault({ upstreamUrl: url, dataDir: join(dataDir, 'kept') });
+      try {
+        expect(await features(again)).toContain('otp');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await fake.close().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A port where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -7,10 +7,13 @@
  * @module
  */
 
-import { createVaultClient, detectDialect, type ServerCapabilities } from '@vaultline/protocol';
+import { detectDialect, type ServerCapabilities } from '@vaultline/protocol';
 import type { ServerFeature } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { openAccount } from './upstream-accounts.ts';
+import { upstreamClient } from './upstream-sessions.ts';
 
 /** How long the keyless request at start may take, in ms. */
 const DETECT_TIMEOUT_MS = 5_000;
@@ -21,12 +24,14 @@ const DETECT_TIMEOUT_MS = 5_000;
  *
  * @param url The upstream's base URL.
  * @param db The server's database (the registered accounts).
+ * @param box What opens an account's sealed credentials.
  * @param logger Where what told it is logged (no credential is involved).
  * @returns The features.
  */
 export async function upstreamFeatures(
   url: string,
   db: Queryable,
+  box: SecretBox,
   logger: Pick<Logger, 'info' | 'warn'>,
   options: { timeoutMs?: number | undefined } = {},
 ): Promise<ServerFeature[]> {
@@ -37,11 +42,14 @@ export async function upstreamFeatures(
     capabilities = found.capabilities;
     logger.info({ dialect: found.dialect, evidence: found.evidence }, 'upstream dialect detected');
   } else {
-    const [row] = await db.query<{ dialect: 'legacy' | 'teampass3' }>(
-      'SELECT dialect FROM upstream_accounts ORDER BY id LIMIT 1',
+    const [row] = await db.query<{ id: number; dialect: 'legacy' | 'teampass3' }>(
+      'SELECT id, dialect FROM upstream_accounts ORDER BY id LIMIT 1',
     );
     if (row) {
-      capabilities = await createVaultClient({ baseUrl: url, dialect: row.dialect, timeoutMs })
+      // The client of that account, made with the dialect it was verified with: TeamPass 3's
+      // client knows its capabilities without a request; the legacy one asks, and may fail.
+      const account = await openAccount(db, box, Number(row.id));
+      capabilities = await upstreamClient(url, account, { timeoutMs })
         .capabilities()
         .catch(() => undefined);
     }

@@ -7,7 +7,13 @@ import { startTestVault, type TestVault } from '@vaultline/vault-server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { leaks, runCli, tempHome } from './support/cli.ts';
-import { type SeededTeamPass3, startSeededTeamPass3, USERS } from './support/teampass3.ts';
+import {
+  type SeededTeamPass3,
+  startSeededTeamPass3,
+  TOTP_SECRET,
+  totpCode,
+  USERS,
+} from './support/teampass3.ts';
 
 describe('vaultline against a server in front of TeamPass 3', () => {
   let teampass: SeededTeamPass3 | undefined;
@@ -77,5 +83,18 @@ describe('vaultline against a server in front of TeamPass 3', () => {
     });
     expect(outside.code).not.toBe(0);
     expect(leaks(outside, [...teampass.secrets, key])).toEqual([]);
+  });
+
+  it('read …/otp prints the one-time code TeamPass 3 computes, through the server, within the scope', async () => {
+    const { teampass, vault, home } = ready();
+    const env = { VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: key };
+    const reference = `vaultline://${teampass.items['github 2fa']}/otp`;
+    const before = totpCode(TOTP_SECRET, teampass.fake.clock.now());
+    const read = await runCli(home.dir, ['read', reference], { env });
+    const after = totpCode(TOTP_SECRET, teampass.fake.clock.now());
+    expect(read.code, read.stderr).toBe(0);
+    // The code turns over every 30 s: it is the one before the read or the one after.
+    expect([`${before}\n`, `${after}\n`]).toContain(read.stdout);
+    expect(leaks(read, [...teampass.secrets, key])).toEqual([]);
   });
 });

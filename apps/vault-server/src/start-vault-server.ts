@@ -12,6 +12,7 @@ import { createTransferGate } from './http/transfer-gate.ts';
 import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { createUpstreamCache } from './store/upstream-cache.ts';
+import { upstreamFeatures } from './store/upstream-features.ts';
 import { createUpstreamSessions } from './store/upstream-sessions.ts';
 import { createUpstreamStore } from './store/upstream-store.ts';
 import { createLocalStore, type VaultStore } from './store/vault-store.ts';
@@ -89,11 +90,17 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     throw error;
   }
   // Upstream mode: the items are the upstream TeamPass's; keys, accounts, audit and limits stay here.
+  // Its one upstream is asked once, keylessly, what it can (one-time codes on TeamPass 3).
+  const features =
+    config.upstreamUrl === undefined
+      ? []
+      : await upstreamFeatures(config.upstreamUrl, vault.db, vault.ctx.box, logger);
   const store: VaultStore =
     config.upstreamUrl === undefined
       ? createLocalStore(vault.ctx)
       : createUpstreamStore({
           db: vault.db,
+          features,
           cache: createUpstreamCache({
             ttlMs: config.upstreamCacheTtlMs,
             staleIfErrorMs: config.upstreamStaleIfErrorMs,

@@ -6,8 +6,11 @@
  * line, error or audit row.
  */
 
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { runConformance } from '@vaultline/protocol/conformance';
 import {
@@ -241,18 +244,69 @@ describe('upstream mode in front of TeamPass 3', () => {
         operation,
         'not run (file operations disabled)',
       ]),
-      ['read/otp', 'not run (the server has no one-time codes: capabilities otp false)'],
     ]);
   });
 
-  it('answers read/otp 501 unsupported, as info/version lists no one-time codes', async () => {
-    const { vault } = get();
+  it('serves read/otp as the TeamPass 3 account computes it, inside the key scope only, never cached', async () => {
+    const { vault, fake } = get();
     const info = JSON.parse((await rawRequest(vault.url, '/api/index.php/info/version')).body) as {
       features: string[];
     };
-    expect(info.features).not.toContain('otp');
-    const body = expectJsonError(await api(vault, keys.all!, '/read/otp/6'), 501, 'unsupported');
-    expect(body.err).toMatch(/one-time codes/i);
+    expect(info.features).toContain('otp');
+    const capabilities = await createVaultClient({ baseUrl: vault.url, apiKey: keys.all! }).capabilities();
+    expect(capabilities.otp).toBe(true);
+    const direct = createVaultClient({
+      baseUrl: fake.url,
+      login: ALICE.login,
+      password: ALICE.password,
+      apiKey: ALICE.apiKey,
+    });
+    // The code turns over every 30 s: read it directly before and after; one of them matches.
+    let matched = false;
+    for (let attempt = 0; attempt < 3 && !matched; attempt++) {
+      const before = (await direct.readOtp({ id: 6 })).code;
+      const answer = await api(vault, keys.all!, '/read/otp/6');
+      expect(answer.status).toBe(200);
+      const after = (await direct.readOtp({ id: 6 })).code;
+      const otp = answer.json as Record<string, string>;
+      expect(otp).toMatchObject({ item_id: '6', period: '30', digits: '6' });
+      expect(otp.code).toMatch(/^\d{6}$/);
+      expect(Number(otp.expires_in)).toBeGreaterThan(0);
+      expect(Number(otp.expires_in)).toBeLessThanOrEqual(30);
+      expect(Object.keys(otp).sort()).toEqual(['code', 'digits', 'expires_in', 'item_id', 'period']);
+      if (before === after) {
+        expect(otp.code).toBe(before);
+        matched = true;
+      }
+    }
+    expect(matched).toBe(true);
+    // Never cached: a new code is read once the old one has turned over.
+    const first = (await api(vault, keys.all!, '/read/otp/6')).json as { code: string };
+    fake.clock.advance(30_000);
+    const later = (await api(vault, keys.all!, '/read/otp/6')).json as { code: string };
+    expect(later.code).toBe((await direct.readOtp({ id: 6 })).code);
+    expect(later.code).not.toBe(first.code);
+    // Outside the scope (item 6 lies in Shared, the key reaches Databases) as for an unknown id.
+    const outside = expectJsonError(await api(vault, keys.db!, '/read/otp/6'), 404, 'not_found');
+    const unknown = expectJsonError(await api(vault, keys.db!, '/read/otp/999'), 404, 'not_found');
+    expect(outside.err).toBe(unknown.err.replace('999', '6'));
+    // An item without a TOTP secret is not found either, as TeamPass 3 says.
+    expect((await api(vault, keys.all!, '/read/otp/3')).status).toBe(404);
+    // Audited with the item id only (the audit is written after the answer).
+    const deadline = Date.now() + 10_000;
+    let audit: Awaited<ReturnType<VaultAdmin['listAudit']>> = [];
+    while (Date.now() < deadline) {
+      audit = (await admin().listAudit({ limit: 1000, action: 'read/otp' })).filter(
+        (entry) => entry.keyLabel === 'all' && entry.outcome === 'ok',
+      );
+      if (audit.reduce((sum, entry) => sum + entry.count, 0) >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Repeated reads of one item by one key are kept as one row with a count.
+    expect(audit.reduce((sum, entry) => sum + entry.count, 0)).toBeGreaterThanOrEqual(3);
+    expect(new Set(audit.map((entry) => entry.target))).toEqual(new Set(['item 6']));
+    expect(JSON.stringify(audit)).not.toContain(first.code);
+    expect(JSON.stringify(audit)).not.toContain(later.code);
   });
 
   it('answers outside a key scope as it answers what does not exist: by id, by folder, by find', async () => {
@@ -546,6 +600,16 @@ describe('upstream mode in front of TeamPass 2', () => {
     expect((answer.json as { pw: string }[])[0]!.pw).toBe('pw-cache-seeded');
     expect((await api(v, key, '/read/folder/1')).json).toEqual([]);
   });
+
+  it('answers read/otp 501 unsupported, as TeamPass 2 has no one-time codes and info/version says so', async () => {
+    const v = setByBeforeAll(vault, 'the vault');
+    const info = JSON.parse((await rawRequest(v.url, '/api/index.php/info/version')).body) as {
+      features: string[];
+    };
+    expect(info.features).not.toContain('otp');
+    const body = expectJsonError(await api(v, key, '/read/otp/11'), 501, 'unsupported');
+    expect(body.err).toMatch(/one-time codes/i);
+  });
 });
 
 describe('the read cache of upstream mode (on, with stale-if-error)', () => {
@@ -572,6 +636,13 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
         items: [
           { id: 1, label: 'api token', folder: 'Engineering', password: PASSWORDS.token },
           { id: 2, label: 'shared wiki', folder: 'Shared', password: PASSWORDS.wiki },
+          {
+            id: 4,
+            label: 'github 2fa',
+            folder: 'Engineering',
+            password: 'Github-Pw-6',
+            totp: 'JBSWY3DPEHPK3PXP',
+          },
         ],
       },
     });
@@ -605,6 +676,8 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
       ...Object.values(PASSWORDS),
       ...Object.values(keys),
       'Cached-Rotated-1',
+      'Github-Pw-6',
+      'JBSWY3DPEHPK3PXP',
     ]);
   });
 
@@ -628,6 +701,15 @@ describe('the read cache of upstream mode (on, with stale-if-error)', () => {
     );
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     expect(itemReads()).toBe(before + 2);
+  });
+
+  it('never keeps a one-time code: the next read after the code turned over is the new code', async () => {
+    const { fake, vault } = get();
+    const first = (await api(vault, keys.all!, '/read/otp/4')).json as { code: string };
+    fake.clock.advance(30_000);
+    const second = (await api(vault, keys.all!, '/read/otp/4')).json as { code: string };
+    expect(second.code).toMatch(/^\d{6}$/);
+    expect(second.code).not.toBe(first.code);
   });
 
   it('serves a kept answer while TeamPass is down, never in place of a refusal', async () => {
@@ -717,3 +799,66 @@ describe('upstream mode in front of a TeamPass 3 that hangs', () => {
     expect((await api(v, key, '/read/items/1')).status).toBe(200);
   }, 60_000);
 });
+
+describe('the upstream features when TeamPass 3 does not answer at start', () => {
+  it('lists otp from the dialect the registered accounts were verified with, and none with no account', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-upstream-features-'));
+    const fake = await startTeamPass3Fake({
+      seed: {
+        folders: [{ id: 1, title: 'Engineering' }],
+        roles: [{ name: 'Devs', folders: { Engineering: 'W' } }],
+        users: [{ ...ALICE, roles: ['Devs'] }],
+        items: [],
+      },
+    });
+    const features = async (vault: TestVault) =>
+      (
+        JSON.parse((await rawRequest(vault.url, '/api/index.php/info/version')).body) as {
+          features: string[];
+        }
+      ).features;
+    try {
+      // No account yet, and nothing answers at the upstream's address: no one-time codes.
+      const down = `http://127.0.0.1:${await closedPort()}`;
+      const empty = await startTestVault({ upstreamUrl: down, dataDir: join(dataDir, 'empty') });
+      try {
+        expect(await features(empty)).not.toContain('otp');
+      } finally {
+        await empty.close();
+      }
+      const first = await startTestVault({ upstreamUrl: fake.url, dataDir: join(dataDir, 'kept') });
+      try {
+        expect(await features(first)).toContain('otp');
+        await first.server.vault.adminAs(TEST_OPERATOR).addUpstreamAccount({
+          name: 'ci',
+          url: fake.url,
+          login: ALICE.login,
+          method: 'password',
+          secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+        });
+      } finally {
+        await first.close();
+      }
+      const url = fake.url;
+      await fake.close();
+      const again = await startTestVault({ upstreamUrl: url, dataDir: join(dataDir, 'kept') });
+      try {
+        expect(await features(again)).toContain('otp');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await fake.close().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A port where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

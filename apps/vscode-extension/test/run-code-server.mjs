@@ -179,6 +179,7 @@ try {
       // TeamPass 3: every user's password and API key, and every session token the fake issued.
       ...Object.values(fixture.teampass3.users).flatMap((user) => [user.password, user.apiKey]),
       ...teampass3.fake.tokens(),
+      fixture.teampass3.upstream.apiKey,
     ];
     const scan = scanForSecrets(tmp, secrets);
     const outputLogs = scan.files.filter((file) => /Vaultline\.log$/.test(file));

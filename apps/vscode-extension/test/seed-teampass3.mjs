@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { startTeamPass3Fake } from '@vaultline/protocol/testing';
+import { startTestVault } from '@vaultline/vault-server/testing';
 
 /** A minute boundary plus one second: a rate limit then asks to wait 59 s (more than a client waits). */
 const START = Math.floor(Date.now() / 60_000) * 60_000 + 1000;
@@ -168,9 +169,30 @@ export async function seedTeamPass3(fixture, { bulkCount = 0 } = {}) {
   await new Promise((resolve) => control.listen(0, '127.0.0.1', resolve));
 
   const folderId = (path) => fake.folder(path)?.id ?? 0;
+  // A Vaultline server in upstream mode in front of the fake: a machine key bound to alice's
+  // account, cut to Infrastructure and its subfolders (alice reads Payments too, on TeamPass).
+  const upstreamVault = await startTestVault({ upstreamUrl: fake.url });
+  const upstreamAdmin = upstreamVault.server.vault.adminAs({
+    principal: { kind: 'admin', keyLabel: '' },
+    name: 'test',
+    keyLabel: '',
+    address: 'test',
+  });
+  await upstreamAdmin.addUpstreamAccount({
+    name: 'alice',
+    url: fake.url,
+    login: users.alice.login,
+    method: 'password',
+    secrets: { password: users.alice.password, apiKey: users.alice.apiKey },
+  });
+  const upstreamKey = await upstreamAdmin.createKey({
+    label: 'vscode',
+    upstream: { account: 'alice', folders: [folderId('Infrastructure')], subfolders: true },
+  });
   return {
     fake,
     close: async () => {
+      await upstreamVault.close();
       await new Promise((resolve) => control.close(resolve));
       await fake.close();
     },
@@ -196,6 +218,7 @@ export async function seedTeamPass3(fixture, { bulkCount = 0 } = {}) {
         folder: HOSTILE_FOLDER,
       },
       otp: { itemId: items.ci.id, tags: ['ci', 'deploy'] },
+      upstream: { url: upstreamVault.url, login: users.alice.login, apiKey: upstreamKey },
       bulkCount,
     },
   };

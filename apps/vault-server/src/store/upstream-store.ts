@@ -9,7 +9,7 @@
  */
 
 import type { Folder, FoundItem, Item, ItemWrite, VaultClient } from '@vaultline/protocol';
-import type { DecodedFolderCreate, ItemValues } from '@vaultline/protocol/wire';
+import type { DecodedFolderCreate, ItemValues, ServerFeature } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import { MAX_LOGIN_LENGTH } from '../constants.ts';
 import { VaultServerError } from '../errors.ts';
@@ -34,6 +34,11 @@ export interface UpstreamStoreOptions {
   readonly db: Queryable;
   /** The read cache; none by default. */
   readonly cache?: UpstreamCache | undefined;
+  /**
+   * What the one upstream adds to `info/version` (told once at start, `upstreamFeatures`): `otp`
+   * serves read/otp through the account's client. None by default.
+   */
+  readonly features?: readonly ServerFeature[] | undefined;
 }
 
 /** The folders a key reaches: `all` (every folder the account may reach) or these. */
@@ -104,6 +109,7 @@ function itemWrite(values: ItemValues): ItemWrite {
  */
 export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const { sessions, db } = options;
+  const features = [...(options.features ?? [])];
   const cache = options.cache ?? createUpstreamCache({ ttlMs: 0, staleIfErrorMs: 0 });
   const trees = new Map<number, { at: number; folders: Folder[] }>();
 
@@ -219,8 +225,9 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
 
   return {
     // What every upstream can: TeamPass 3 has no attachments and searches labels only; TeamPass 2
-    // searches restricted text and stores no emoji. Clients read this and adapt.
-    features: [],
+    // searches restricted text and stores no emoji. Clients read this and adapt. One-time codes
+    // where the one upstream has them (TeamPass 3).
+    features,
     admit(principal) {
       grantOf(principal);
     },
@@ -344,10 +351,23 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
         }),
       );
     },
-    // Not listed among the features (info/version cannot tell which upstream a key reaches), so
-    // no client asks; said, not faked.
-    async readOtp() {
-      throw unsupported('One-time codes are not served through a server in upstream mode.');
+    // Never cached: a code turns over every period. The scope is checked before the code is read.
+    readOtp: (principal, id) => {
+      if (!features.includes('otp'))
+        throw unsupported(
+          'One-time codes are not served through a server in upstream mode: the upstream has none.',
+        );
+      return withScope(principal, async (client, scope) => {
+        await itemsInScope(client, scope, [id]);
+        const otp = await client.readOtp({ id });
+        return {
+          item_id: String(id),
+          code: otp.code,
+          expires_in: String(otp.secondsLeft),
+          period: String(otp.period),
+          digits: String(otp.digits),
+        };
+      });
     },
     async checkCanAttach() {
       throw unsupported('Attachments cannot be uploaded through a server in upstream mode.');

@@ -88,6 +88,8 @@ export interface TeamPass3Fixture {
   hostile: { id: number; label: string; login: string; folder: string };
   /** The item with a one-time code (ci), and its tags. */
   otp: { itemId: number; tags: string[] };
+  /** A Vaultline server in upstream mode in front of the fake: a machine key as alice, cut to Infrastructure and its subfolders. */
+  upstream: { url: string; login: string; apiKey: string };
   bulkCount: number;
 }
 

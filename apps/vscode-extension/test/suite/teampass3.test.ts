@@ -546,5 +546,37 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
         );
       });
     });
+
+    describe('TeamPass 3 through a Vaultline server in upstream mode', () => {
+      const upstream = tp3.upstream;
+      const name = 'tp3-upstream';
+      after(() => disconnect(name));
+
+      it("connects with the server's machine key and lists the key's scope, nothing outside it", async function () {
+        this.timeout(60_000);
+        assert.equal(
+          await connect({ name, url: upstream.url, login: upstream.login, apiKey: upstream.apiKey }),
+          true,
+        );
+        const api = await extensionApi();
+        const folders = await folderPaths(api, name);
+        // alice reads Payments on TeamPass 3; the key reaches Infrastructure and its subfolders.
+        assert.deepEqual([...folders.keys()].sort(), ['Infrastructure', 'Infrastructure / Databases']);
+        const infra = (await itemNodes(api, folders.get('Infrastructure')!)).map((node) => node.item.label);
+        assert.ok(infra.includes(web.label), `${web.label} in ${infra.join(', ')}`);
+        assert.ok(infra.includes(ci.label), `${ci.label} in ${infra.join(', ')}`);
+        const databases = (await itemNodes(api, folders.get('Infrastructure / Databases')!)).map(
+          (node) => node.item.label,
+        );
+        assert.ok(databases.includes(tp3.items.db.label), `${tp3.items.db.label} in ${databases.join(', ')}`);
+        assert.equal([...infra, ...databases].includes(tp3.items.stripe.label), false, 'nothing of Payments');
+        const texts = [...api.log.lines, ...api.notifier.notices.map((notice) => notice.text)];
+        assert.deepEqual(await leaks(texts), []);
+        assert.equal(
+          texts.some((text) => text.includes(upstream.apiKey)),
+          false,
+        );
+      });
+    });
   });
 }

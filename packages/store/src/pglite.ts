@@ -88,7 +88,10 @@ export async function createPglite(options: PgliteOptions): Promise<PgliteDataba
     ...(options.extensions === undefined ? {} : { extensions: options.extensions as Extensions }),
     serializers: BYTEA_SERIALIZERS,
     parsers: { [INT8_OID]: parseBigint, [types.BYTEA]: (text: string) => Buffer.from(text.slice(2), 'hex') },
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...[...PGLITE_SETTINGS, ...(options.settings ?? [])].flatMap((setting) => ['-c', setting]),
+    ],
   });
   const wrap = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {

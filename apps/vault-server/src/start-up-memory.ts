@@ -7,8 +7,8 @@
  * while the server is idle: no allocations, no collection to shrink it. One memory-reducing
  * collection once the server listens shrinks it back and hands the freed pages to the system.
  * Measured on an idle upstream-mode server on PGlite: 145 → 123 MiB RSS (PostgreSQL 92 → 81 MiB),
- * for one collection at start (its time not measured apart: the start as a whole is unchanged
- * within noise); serving is unchanged (the young generation grows again under load, as before).
+ * for one collection at start (its duration not measured); requests run as before (the young
+ * generation grows again under load).
  *
  * @module
  */

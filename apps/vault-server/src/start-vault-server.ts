@@ -16,7 +16,7 @@ import { upstreamFeatures } from './store/upstream-features.ts';
 import { createUpstreamSessions } from './store/upstream-sessions.ts';
 import { createUpstreamStore } from './store/upstream-store.ts';
 import { createLocalStore, type VaultStore } from './store/vault-store.ts';
-import { openVault, type Vault } from './vault.ts';
+import { openVault, UPSTREAM_PGLITE_SETTINGS, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
 export type StartVaultServerOptions = {
@@ -68,6 +68,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     cacheTtlMs: config.cacheTtlMs,
     createMasterKey: createMasterKey ?? true,
     log: logger,
+    pgliteSettings: config.upstreamUrl === undefined ? undefined : UPSTREAM_PGLITE_SETTINGS,
   });
   if (vault.attachments.upgraded > 0) {
     logger.info({ count: vault.attachments.upgraded }, 'attachments rewritten in the chunked format');

@@ -68,6 +68,11 @@ export interface PgliteOptions {
    * (import it where it is used, so that a process on PostgreSQL never loads it).
    */
   extensions?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * PostgreSQL settings (`name=value`) applied after the store's own (`PGLITE_SETTINGS`), which
+   * they override: e.g. a smaller `shared_buffers` for a database that holds little.
+   */
+  settings?: readonly string[] | undefined;
 }
 
 /** Options of {@link openPostgres}. */

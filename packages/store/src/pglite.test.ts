@@ -30,6 +30,22 @@ describe('openPglite', () => {
     }
   });
 
+  it('applies the settings it is given after its own: a smaller buffer pool', async () => {
+    const db = await openPglite({ settings: ['shared_buffers=1MB'] });
+    try {
+      const rows = await db.query<{ name: string; setting: string }>(
+        `SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers', 'max_connections') ORDER BY name`,
+      );
+      // 128 pages of 8kB; the store's other settings stay.
+      expect(rows).toEqual([
+        { name: 'max_connections', setting: '5' },
+        { name: 'shared_buffers', setting: '128' },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('reads bigint as numbers, and fails a statement whose bigint a number cannot hold', async () => {
     const db = await openPglite();
     try {

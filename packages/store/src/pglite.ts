@@ -28,6 +28,13 @@ export const PGLITE_SETTINGS: readonly string[] = [
   'max_connections=5',
   // CREATE INDEX and VACUUM (migrations): the default 64MB would stay resident after one rebuild.
   'maintenance_work_mem=16MB',
+  // No WAL senders, replication slots, background workers or autovacuum workers run in PGlite's one
+  // process, but their defaults (10, 10, 8, 3) size the lock table and process slots PostgreSQL
+  // zeroes at start: 2 MiB of its 6 MiB of shared memory. (autovacuum_max_workers cannot be 0.)
+  'max_wal_senders=0',
+  'max_replication_slots=0',
+  'max_worker_processes=0',
+  'autovacuum_max_workers=1',
 ];
 
 /**
@@ -88,7 +95,10 @@ export async function createPglite(options: PgliteOptions): Promise<PgliteDataba
     ...(options.extensions === undefined ? {} : { extensions: options.extensions as Extensions }),
     serializers: BYTEA_SERIALIZERS,
     parsers: { [INT8_OID]: parseBigint, [types.BYTEA]: (text: string) => Buffer.from(text.slice(2), 'hex') },
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...[...PGLITE_SETTINGS, ...(options.settings ?? [])].flatMap((setting) => ['-c', setting]),
+    ],
   });
   const wrap = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {

@@ -13,6 +13,7 @@ import { Command } from 'commander';
 import { configFromEnv } from '../../config.ts';
 import { QUICKSTART_KEY_FILE } from '../../constants.ts';
 import { writeSecretFile } from '../../crypto/master-key.ts';
+import { releaseStartUpMemory } from '../../start-up-memory.ts';
 import { startVaultServer } from '../../start-vault-server.ts';
 import { type CliContext, type CliIo, config, operator, repoRoot } from '../context.ts';
 import { rootRefusal } from '../root-check.ts';
@@ -58,6 +59,8 @@ export function startCommand(context: CliContext): Command {
           : { ...process.env, VAULTLINE_UPSTREAM_URL: options.upstream };
       const server = await startVaultServer(configFromEnv(env, resolve('.data/vault')));
       untilSignal(io, () => server.close());
+      // What opening the store took and no longer needs, back to the system before serving.
+      releaseStartUpMemory();
       io.err(`Vaultline vault server listening on ${server.url}\n`);
       context.keepAlive();
     });

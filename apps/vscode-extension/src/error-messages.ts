@@ -51,6 +51,16 @@ const REASON_MESSAGES: Readonly<Partial<Record<VaultErrorReason, (where: string)
       '{0}: this API key was revoked. Ask your vault administrator for a new key, then run "Vaultline: Connect to a Vault" again.',
       where,
     ),
+  sign_in_locked: (where) =>
+    vscode.l10n.t(
+      '{0}: the vault locked signing in for a while after failed attempts (of this login, or from this address). Your credentials may be right: try again later, or ask your vault administrator to unlock it.',
+      where,
+    ),
+  https_required: (where) =>
+    vscode.l10n.t(
+      '{0}: the vault accepts API requests over HTTPS only. Run "Vaultline: Connect to a Vault" again with its https:// address.',
+      where,
+    ),
   sign_in_refused: (where) =>
     vscode.l10n.t(
       '{0}: the vault refused to sign in. Check the login, password and API key (or the personal access token) and run "Vaultline: Connect to a Vault" again; if they are right, ask your vault administrator whether your account may use the API (the vault answers both the same way).',

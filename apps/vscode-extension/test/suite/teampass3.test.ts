@@ -155,6 +155,45 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
         );
       });
 
+      it('says a locked sign-in is locked for a while, and an http:// URL that needs HTTPS, in their own words', async () => {
+        const api = await extensionApi();
+        const args = {
+          url: tp3.url,
+          login: 'erin',
+          password: tp3.users.erin.password,
+          apiKey: tp3.users.erin.apiKey,
+        };
+        await control('configure', { failedSignInsPerLogin: 1, lockMinutes: 1 });
+        try {
+          // One wrong password locks erin's login; then even the right one is refused, locked.
+          const before = api.notifier.notices.length;
+          assert.equal(
+            await connect({ ...args, name: 'tp3-lock', password: `${args.password}-wrong` }),
+            undefined,
+          );
+          assert.equal(await connect({ ...args, name: 'tp3-lock' }), undefined);
+          const locked = errorsSince(api, before).at(-1) ?? '';
+          assert.match(locked, /^tp3-lock: the vault locked signing in for a while after failed attempts/);
+          assert.match(locked, /try again later, or ask your vault administrator to unlock it/);
+          assert.match(locked, /The vault said: "Login failed\. \(Account temporarily locked\)"/);
+          assert.equal(locked.includes('Check the login'), false);
+        } finally {
+          await control('configure', { failedSignInsPerLogin: 0 });
+          await control('advanceClock', 61_000);
+        }
+        await control('configure', { requireHttps: true });
+        try {
+          const before = api.notifier.notices.length;
+          assert.equal(await connect({ ...args, name: 'tp3-https' }), undefined);
+          const https = errorsSince(api, before).at(-1) ?? '';
+          assert.match(https, /^tp3-https: the vault accepts API requests over HTTPS only\./);
+          assert.match(https, /HTTPS is required for API requests/);
+          assert.equal(https.includes('right'), false);
+        } finally {
+          await control('configure', { requireHttps: false });
+        }
+      });
+
       it("says when the user's API access is off, and when the site's API is", async () => {
         const api = await extensionApi();
         const args = {

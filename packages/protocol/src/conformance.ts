@@ -24,7 +24,7 @@ import {
   type ConformanceResult,
 } from './conformance/types.ts';
 import { createVaultClient } from './create-client.ts';
-import { ENDPOINT_NAMES, endpoints } from './legacy/endpoints.ts';
+import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
 
 export { formatFindings } from './conformance/report.ts';
 export {
@@ -97,6 +97,13 @@ async function runStep(run: Run, step: Step): Promise<void> {
     found(run, step.check, 'not-run', `not run: ${why}`);
 }
 
+/** What the report says of each operation its step's `when` can leave out. */
+const LEFT_OUT: ReadonlyMap<EndpointName, string> = new Map(
+  STEPS.flatMap((step) =>
+    'endpoint' in step && step.leftOut !== undefined ? [[step.endpoint, step.leftOut] as const] : [],
+  ),
+);
+
 /** The report: a result per operation in table order (those left out say why), the findings in check order. */
 function reportOf(run: Run): ConformanceReport {
   const results = ENDPOINT_NAMES.map(
@@ -105,10 +112,7 @@ function reportOf(run: Run): ConformanceReport {
         endpoint,
         operation: endpoints[endpoint].operation,
         ok: undefined,
-        detail:
-          endpoint === 'readOtp'
-            ? 'not run (the server has no one-time codes: capabilities otp false)'
-            : 'not run (file operations disabled)',
+        detail: LEFT_OUT.get(endpoint) ?? 'not run',
       },
   );
   const findings = run.findings.sort(

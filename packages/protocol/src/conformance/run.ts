@@ -84,6 +84,8 @@ export interface OperationStep {
   readonly needs: readonly EndpointName[];
   /** Whether the run includes it; always when absent. */
   readonly when?: (run: Run) => boolean;
+  /** What the report says of it when `when` leaves it out. */
+  readonly leftOut?: string;
   /** Checks the operation; returns what was checked, throws what failed. */
   readonly run: (run: Run) => Promise<string>;
 }

@@ -37,6 +37,7 @@ import { needs, type Run, type Step } from './run.ts';
 /** The optional checks need the main flow's items. */
 const mainItems = (run: Run): string | undefined => needs(run, 'addItem', 'updateItem');
 const withFiles = (run: Run): boolean => run.files;
+const FILES_OFF = 'not run (file operations disabled)';
 /** Why a capability the check needs is missing; `undefined` when the server has it. */
 const unlessCapable = (run: Run, has: boolean | undefined, missing: string): string | undefined =>
   run.capabilities === undefined ? 'the server could not be identified' : has ? undefined : missing;
@@ -61,6 +62,7 @@ export const STEPS: readonly Step[] = [
     endpoint: 'readOtp',
     needs: ['addItem'],
     when: (run) => run.capabilities?.otp === true,
+    leftOut: 'not run (the server has no one-time codes: capabilities otp false)',
     run: readOtp,
   },
   { check: 'four-byte-text', unless: mainItems, run: fourByteText },
@@ -82,9 +84,9 @@ export const STEPS: readonly Step[] = [
       mainItems(run) ?? unlessCapable(run, run.capabilities?.urlLookup, 'the server has no URL lookup'),
     run: urlLookup,
   },
-  { endpoint: 'addFile', needs: ['addItem'], when: withFiles, run: addFile },
-  { endpoint: 'listFiles', needs: ['addFile'], when: withFiles, run: listFiles },
-  { endpoint: 'downloadFile', needs: ['listFiles'], when: withFiles, run: downloadFile },
+  { endpoint: 'addFile', needs: ['addItem'], when: withFiles, leftOut: FILES_OFF, run: addFile },
+  { endpoint: 'listFiles', needs: ['addFile'], when: withFiles, leftOut: FILES_OFF, run: listFiles },
+  { endpoint: 'downloadFile', needs: ['listFiles'], when: withFiles, leftOut: FILES_OFF, run: downloadFile },
   {
     check: 'files',
     unless: (run) => (run.files ? needs(run, 'downloadFile') : 'file operations disabled'),

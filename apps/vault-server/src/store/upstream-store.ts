@@ -212,10 +212,11 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
 
   const folderMissing = (id: number) => notFound(`Folder ID does not exist: ${id}.`, 'unknown_folder');
 
-  const loginOf = (account: UpstreamAccount, text: string) => {
+  /** The login asked for, where the upstream lets the account read it (the core's `otherUsers`). */
+  const loginOf = async (client: VaultClient, account: UpstreamAccount, text: string) => {
     const login = checkText(text, 'the login', MAX_LOGIN_LENGTH);
     // TeamPass 3 acts as the signed-in user only; TeamPass 2's key reads any user's.
-    if (account.dialect === 'teampass3' && login !== account.login) {
+    if (login !== account.login && !(await client.capabilities()).otherUsers) {
       throw unsupported(
         `This server acts as one TeamPass 3 account; read/userpw and read/userfolders answer for ${JSON.stringify(account.login)} only.`,
       );
@@ -323,7 +324,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
     readUserItems: (principal, login) =>
       cachedRead(principal, `userpw ${login}`, () =>
         withScope(principal, async (client, scope, account) => {
-          const found = await client.readUserItems({ login: loginOf(account, login) });
+          const found = await client.readUserItems({ login: await loginOf(client, account, login) });
           const body: Record<string, ReturnType<typeof itemRecord>> = {};
           for (const item of found)
             if (inScope(scope, item.folderId)) body[String(item.id)] = itemRecord(item);
@@ -333,7 +334,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
     readUserFolders: (principal, login) =>
       cachedRead(principal, `userfolders ${login}`, () =>
         withScope(principal, async (client, scope, account) => {
-          const found = await client.readUserFolders({ login: loginOf(account, login) });
+          const found = await client.readUserFolders({ login: await loginOf(client, account, login) });
           const body: Record<string, ReturnType<typeof folderRecord>> = {};
           for (const folder of found)
             if (inScope(scope, folder.id)) body[String(folder.id)] = folderRecord(folder);

@@ -54,13 +54,7 @@ export const findAction =
     if (truncated)
       output.err('The vault capped the results: some items may be left out; search for more words.');
     const rows = items.map((item) => ({
-      id: item.id,
-      label: item.label,
-      path: item.path,
-      folderId: item.folderId,
-      login: item.login,
-      url: item.url,
-      ...(item.tags === undefined ? {} : { tags: item.tags }),
+      ...item,
       reference: formatReference({ kind: 'id', id: item.id, field: 'password' }),
       ...(connection.name === 'default' ? {} : { connection: connection.name }),
     }));

@@ -272,8 +272,9 @@ export async function verifyUpstreamAccount(
   let client: VaultClient | undefined;
   try {
     client = upstreamClient(url, { ...account, dialect: 'auto' }, options);
-    const { dialect } = await client.capabilities();
-    if (dialect === 'teampass3') {
+    const { dialect, credentials } = await client.capabilities();
+    // What signing in needs decides what to verify; the dialect is kept with the account.
+    if (credentials === 'password') {
       if (account.method === 'api-key')
         throw invalid(
           'This upstream is TeamPass 3: register a login (--login) with its password and API key, or --token.',

@@ -80,7 +80,16 @@ describe('TeamPass 2 clients in front of TeamPass 3', () => {
     expect((await get('read/items/1')).json).toMatchObject([{ id: '1', pw: SEEDED }]);
     expect((await get('read/folder/1')).json).toMatchObject([{ id: '1' }]);
     expect((await get('find/item/1/web1')).json).toMatchObject([{ id: '1' }]);
-    expect(Object.keys((await get('read/userfolders/bob')).json as object)).toEqual(['1']);
+    const folders = (await get('read/userfolders/bob')).json as Record<string, object>;
+    expect(Object.keys(folders)).toEqual(['1']);
+    // tapiw reads a folder's columns by position: TeamPass 2's order, then Vaultline's own.
+    expect(Object.keys(folders['1']!).slice(0, 5)).toEqual([
+      'id',
+      'title',
+      'level',
+      'parent_id',
+      'access_type',
+    ]);
     expect(Object.keys((await get('read/userpw/bob')).json as object)).toEqual(['1']);
     const values = [
       'tapiw item',

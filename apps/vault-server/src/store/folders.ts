@@ -48,6 +48,32 @@ function checkRenewal(months: number): number {
   return months;
 }
 
+/**
+ * One read/userfolders record, its fields in TeamPass 2's order: the one shape both stores answer.
+ *
+ * @param folder The folder, and the right the caller has on it.
+ * @returns The record.
+ */
+export function folderRecord(folder: {
+  id: number;
+  title: string;
+  level: number;
+  parentId: number | null | undefined;
+  accessType: string;
+  personal: boolean;
+  complexityLevel: number | undefined;
+}): FolderRecord {
+  return {
+    id: String(folder.id),
+    title: folder.title,
+    level: String(folder.level),
+    parent_id: String(folder.parentId ?? 0),
+    access_type: folder.accessType,
+    personal: folder.personal ? '1' : '0',
+    complexity_level: String(folder.complexityLevel ?? 0),
+  };
+}
+
 /** read/userfolders: every folder a user may access, keyed by id, with the right they have. */
 export async function readUserFolders(
   ctx: StoreContext,
@@ -59,15 +85,12 @@ export async function readUserFolders(
   for (const id of ids) {
     const node = tree.get(id);
     if (!node) continue;
-    out[String(id)] = {
-      id: String(id),
-      title: node.title,
-      level: String(node.level),
-      parent_id: String(node.parentId ?? 0),
-      access_type: rights.get(id)!,
-      personal: node.personalOwner === null ? '0' : '1',
-      complexity_level: String(node.complexityLevel),
-    };
+    out[String(id)] = folderRecord({
+      ...node,
+      id,
+      accessType: rights.get(id)!,
+      personal: node.personalOwner !== null,
+    });
   }
   return out;
 }

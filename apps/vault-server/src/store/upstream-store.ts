@@ -16,6 +16,7 @@ import { VaultServerError } from '../errors.ts';
 import type { Principal, UpstreamGrant } from './access.ts';
 import type { Actor } from './actor.ts';
 import { notFound, refused } from './errors.ts';
+import { folderRecord } from './folders.ts';
 import { checkSearchText } from './items.ts';
 import { checkText } from './text-rules.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
@@ -72,18 +73,6 @@ function itemRecord(item: Item) {
 
 function foundRecord(item: FoundItem) {
   return { ...itemRecord(item), status: item.status };
-}
-
-function folderRecord(folder: Folder) {
-  return {
-    id: String(folder.id),
-    title: folder.title,
-    level: String(folder.level),
-    access_type: folder.accessType,
-    parent_id: String(folder.parentId ?? 0),
-    personal: folder.personal ? '1' : '0',
-    complexity_level: String(folder.complexityLevel ?? 0),
-  };
 }
 
 /** The nine values of add/item and update/item as the client writes them. */

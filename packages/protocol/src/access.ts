@@ -44,9 +44,11 @@
  */
 
 import { LRUCache } from 'lru-cache';
-import type { CallOptions, VaultClient } from './client/types.ts';
+import type { CallOptions, WireClient } from './client/types.ts';
 import type { Folder } from './legacy/schemas.ts';
 import { type AccessType, type Permissions, permissionsOf, type RightDefinition } from './rights.ts';
+import type { VaultClient } from './vault/types.ts';
+import { asWire } from './vault/wire-of.ts';
 
 /** What the checker keeps of one user: the folder records, no passwords. */
 export interface UserAccess {
@@ -183,9 +185,10 @@ interface FolderEntry {
  * ```
  */
 export function createAccessChecker(
-  client: Pick<VaultClient, 'readUserFolders' | 'readItems'>,
+  source: VaultClient | Pick<WireClient, 'readUserFolders' | 'readItems'>,
   options: AccessCheckerOptions = {},
 ): AccessChecker {
+  const client = asWire(source);
   const ttl = options.ttlMs ?? 30_000;
   const max = options.maxUsers ?? 1000;
   const now = options.now ?? Date.now;

@@ -1,7 +1,7 @@
 /**
  * The conformance suite: exercises every operation of the endpoint table against a live server,
  * in a folder of its own that it creates and removes, and reports each operation pass or fail.
- * It runs through the one `VaultClient`, so a TeamPass 3 server is checked by the same main flow
+ * It runs through the one `WireClient`, so a TeamPass 3 server is checked by the same main flow
  * as a legacy one. The main flow uses text of the BMP only, so that it runs on any server; what
  * servers differ on (characters outside the BMP, file endpoints, full-text search, the key in a
  * header, reading another user's data, multi-id reads, URL lookup, the scope of tags) is checked
@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { RequestEvent, VaultClient } from './client/types.ts';
+import type { RequestEvent, WireClient } from './client/types.ts';
 import { found, type Run, randomToken, record, runOperation, type Step } from './conformance/run.ts';
 import { STEPS } from './conformance/steps.ts';
 import {
@@ -23,8 +23,8 @@ import {
   type ConformanceReport,
   type ConformanceResult,
 } from './conformance/types.ts';
-import { createVaultClient } from './create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
+import { createWireClient } from './vault/wire-client.ts';
 
 export { formatFindings } from './conformance/report.ts';
 export {
@@ -47,15 +47,17 @@ async function cleanUp(run: Run): Promise<void> {
 /** A run's shared state: the client (no retries, every request recorded) and what it writes. */
 async function startRun(options: ConformanceOptions): Promise<Run> {
   const events: RequestEvent[] = [];
-  const client: VaultClient = createVaultClient({
+  const client: WireClient = createWireClient({
     baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    login: options.login,
-    password: options.password,
-    personalAccessToken: options.personalAccessToken,
+    auth: {
+      apiKey: options.apiKey,
+      login: options.login,
+      password: options.password,
+      personalAccessToken: options.personalAccessToken,
+    },
     dialect: options.dialect,
     fetch: options.fetch,
-    retries: 0,
+    retry: { retries: 0 },
     onRequest: (event) => events.push(event),
   });
   const capabilities = await client.capabilities().catch(() => undefined);

@@ -1,6 +1,6 @@
 /**
  * The client. `createVaultClient` picks the dialect (`client/auto-dialect.ts` detects it once when
- * asked to) and hands out one of two implementations of the one `VaultClient` interface: the
+ * asked to) and hands out one of two implementations of the one `WireClient` interface: the
  * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
  *
  * The legacy client: one method per row of the endpoint table, derived, over ofetch. This file is
@@ -28,7 +28,7 @@ import { createAutoDialectClient } from './client/auto-dialect.ts';
 import { mergeItemFields, readOneItem } from './client/helpers.ts';
 import { createCallPlanner } from './client/plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
-import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './client/types.ts';
+import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './client/types.ts';
 import { createRedactor, isVaultError, VaultError } from './errors.ts';
 import { checkBaseUrl } from './internal/base-url.ts';
 import {
@@ -70,7 +70,7 @@ const DEFAULTS = {
  * const items = await vault.readItems({ ids: [1, 2] });
  * ```
  */
-export function createVaultClient(options: VaultClientOptions): VaultClient {
+export function openWireClient(options: WireClientOptions): WireClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
   const dialect =
     options.dialect ??
@@ -107,9 +107,9 @@ export interface LegacyClientContext {
  * @returns The client.
  */
 export function createLegacyVaultClient(
-  options: VaultClientOptions,
+  options: WireClientOptions,
   context: LegacyClientContext = {},
-): VaultClient {
+): WireClient {
   const settings = { ...DEFAULTS, ...stripUndefined(options) };
   const apiKey = options.apiKey ?? '';
   if (apiKey.length === 0)
@@ -279,8 +279,8 @@ export function createLegacyVaultClient(
       name,
       (input: never, callOptions?: CallOptions) => call(name, input, callOptions),
     ]),
-  ) as unknown as VaultMethods;
-  const client: VaultMethods = methods;
+  ) as unknown as WireMethods;
+  const client: WireMethods = methods;
 
   return {
     ...methods,
@@ -296,6 +296,10 @@ export function createLegacyVaultClient(
       return call('readOtp', input, callOptions);
     },
     readTags: unsupported('readTags', 'tags to list', 'tags'),
+    // The legacy API sends a folder whole: one page.
+    async *itemPages(ids, callOptions) {
+      yield await call('readFolders', { ids }, callOptions);
+    },
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');

@@ -4,16 +4,17 @@
  * redaction helpers), access checks, `vaultline://` references, the rights table, the one search,
  * and the records apps handle (`Item`, `Folder`, `FoundItem`, `FileInfo`, `ItemWrite`, …).
  *
- * Servers import the wire (endpoint table, codec, segments, schemas, OpenAPI) from
+ * Servers, and tools that speak the legacy API by its operations' names, import the wire
+ * (`createWireClient`, endpoint table, codec, segments, schemas, OpenAPI) from
  * `@vaultline/protocol/wire`; tests import the TeamPass fakes from `@vaultline/protocol/testing`.
  *
  * @example
  * ```ts
  * import { createVaultClient } from '@vaultline/protocol';
  *
- * const vault = createVaultClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
- * const { id } = await vault.addItem({ item: { label: 'db', password: 's3cret', folderId: 1 } });
- * const [item] = await vault.readItems({ ids: [id] });
+ * await using vault = createVaultClient({ baseUrl: 'http://127.0.0.1:8080', auth: apiKey });
+ * const { id } = await vault.items.create({ label: 'db', password: 's3cret', folderId: 1 });
+ * const item = await vault.items.get(id);
  * ```
  * @module
  */
@@ -25,7 +26,6 @@ export {
   type ItemRef,
   type UserAccess,
 } from './access.ts';
-export { actingLoginOf } from './acting-login.ts';
 export {
   type CredentialsNeeded,
   DIALECTS,
@@ -39,19 +39,13 @@ export {
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
 export type {
-  CallOptions,
   DialectOption,
   OtpCode,
   RequestEvent,
-  SessionSettings,
   TokenCache,
   UrlMatch,
-  VaultClient,
-  VaultClientOptions,
   VaultIdentity,
-  VaultMethods,
 } from './client/types.ts';
-export { createVaultClient } from './create-client.ts';
 export { type DetectDialectOptions, type DialectDetection, detectDialect } from './dialect.ts';
 export {
   createRedactor,
@@ -180,3 +174,20 @@ export {
   neutralizeText,
   replaceUnsafeCharacters,
 } from './text.ts';
+export { createVaultClient } from './vault/client.ts';
+export type {
+  ActingOptions,
+  ItemPages,
+  ItemSearchOptions,
+  LegacyOptions,
+  RequestOptions,
+  RetryOptions,
+  TeamPass3Options,
+  VaultAuth,
+  VaultClient,
+  VaultClientOptions,
+  VaultCredentials,
+  VaultFiles,
+  VaultFolders,
+  VaultItems,
+} from './vault/types.ts';

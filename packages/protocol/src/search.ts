@@ -12,7 +12,7 @@
  */
 
 import type { ServerCapabilities } from './capabilities.ts';
-import type { CallOptions, VaultClient } from './client/types.ts';
+import type { CallOptions, WireClient } from './client/types.ts';
 import { VaultError } from './errors.ts';
 import type { Item } from './legacy/schemas.ts';
 import {
@@ -172,7 +172,7 @@ export function planSearch(
  * ```
  */
 export async function searchItems(
-  client: Pick<VaultClient, 'findItems' | 'readFolders' | 'capabilities'>,
+  client: Pick<WireClient, 'findItems' | 'readFolders' | 'capabilities'>,
   query: SearchQuery,
   options: SearchOptions = {},
 ): Promise<SearchResult> {

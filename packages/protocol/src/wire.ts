@@ -7,6 +7,10 @@
  * a server may give per key (`API_PROFILES`, `TEAMPASS_PROFILE_DIFFERENCES`), and how TeamPass 2
  * answers (`TEAMPASS2_ERRORS`, `TEAMPASS2_API_VERSION`).
  *
+ * The legacy operations by their wire names (`readItems`, `readUserFolders`, `call(name, input)`):
+ * `createWireClient` takes `createVaultClient`'s options, and `wireOf(vault)` reaches the wire
+ * client under a `VaultClient` (same session and cache).
+ *
  * Client code imports from `@vaultline/protocol` instead.
  *
  * @example
@@ -19,6 +23,7 @@
  * @module
  */
 
+export type { CallOptions, WireClient, WireMethods } from './client/types.ts';
 export {
   decodeFolderValues,
   decodeIdList,
@@ -118,3 +123,5 @@ export {
   type TeamPass2Answer,
   type TeamPass2Error,
 } from './legacy/teampass2.ts';
+export { createWireClient } from './vault/wire-client.ts';
+export { wireOf } from './vault/wire-of.ts';

@@ -1,22 +1,22 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import type { VaultClient } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { WireClient } from '../src/client/types.ts';
 import { VaultError } from '../src/errors.ts';
 import { ACCESS_TYPES, RIGHTS } from '../src/rights.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'tpAccessKey0123456789abcdefghijklmnopqr';
 
 let server: ReplayServer;
-let vault: VaultClient;
+let vault: WireClient;
 /** Right → the folder and item created for it. */
 const seeded = new Map<string, { folderId: number; itemId: number; password: string }>();
 
 beforeAll(async () => {
   server = await startReplayServer({ apiKey: KEY });
-  vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, retries: 0 });
+  vault = createWireClient({ baseUrl: server.url, auth: KEY, retry: { retries: 0 } });
   const rights: Record<string, string> = {};
   for (const right of [...ACCESS_TYPES, 'SUPERUSER']) {
     const { id: folderId } = await vault.addFolder({ folder: { title: `folder ${right}` } });

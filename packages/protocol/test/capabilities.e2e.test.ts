@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
 import type { RequestEvent } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'capK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
@@ -28,7 +28,7 @@ beforeEach(() => {
 
 describe('server detection', () => {
   it('identifies TeamPass from its missing-key answer to the keyless info/version, once', async () => {
-    const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: teampass.url, auth: KEY });
     const items = await vault.readItems({ ids: [10] });
     expect(items.map((item) => item.id)).toEqual([10]);
     const capabilities = await vault.capabilities();
@@ -71,9 +71,9 @@ describe('server detection', () => {
 
   it('identifies a Vaultline server and moves the key to the Authorization header', async () => {
     const events: RequestEvent[] = [];
-    const vault = createVaultClient({
+    const vault = createWireClient({
       baseUrl: vaultline.url,
-      apiKey: KEY,
+      auth: KEY,
       onRequest: (e) => events.push(e),
     });
     const [item] = await vault.readItems({ ids: [1] });
@@ -105,7 +105,7 @@ describe('server detection', () => {
   });
 
   it('keeps the query when the option says so, and the header when forced', async () => {
-    const query = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY, keyTransport: 'query' });
+    const query = createWireClient({ baseUrl: vaultline.url, auth: KEY, legacy: { keyTransport: 'query' } });
     const error = await query.readItems({ ids: [1] }).catch((e: unknown) => e);
     // This server refuses keys in URLs: the forced query fails, and the key is nowhere in the error.
     expect(isVaultError(error, 'unauthorized')).toBe(true);
@@ -113,7 +113,7 @@ describe('server detection', () => {
     expect(String((error as VaultError).message)).not.toContain(KEY);
     expect((await query.capabilities()).keyTransport).toBe('query');
 
-    const header = createVaultClient({ baseUrl: teampass.url, apiKey: KEY, keyTransport: 'header' });
+    const header = createWireClient({ baseUrl: teampass.url, auth: KEY, legacy: { keyTransport: 'header' } });
     const refused = await header.readItems({ ids: [10] }).catch((e: unknown) => e);
     // TeamPass reads no header: it answers its missing-key error.
     expect(isVaultError(refused, 'unauthorized')).toBe(true);
@@ -126,7 +126,7 @@ describe('server detection', () => {
   it('uses the query on a Vaultline server without bearer-auth, and 1000 results when unreported', async () => {
     const stub = await startVaultlineStub({ apiKey: KEY, features: ['query-key'], reportMaxResults: false });
     try {
-      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      const vault = createWireClient({ baseUrl: stub.url, auth: KEY });
       await vault.readItems({ ids: [1] });
       expect(stub.requests[1]?.url).toBe(`/api/index.php/read/items/1?apikey=${KEY}`);
       const capabilities = await vault.capabilities();
@@ -167,7 +167,7 @@ describe('server detection', () => {
   });
 
   it('asks again on refresh, and shares one request between concurrent callers', async () => {
-    const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: vaultline.url, auth: KEY });
     const [a, b] = await Promise.all([vault.capabilities(), vault.capabilities()]);
     expect(a).toBe(b);
     expect(vaultline.requests).toHaveLength(1);
@@ -241,7 +241,7 @@ describe('server detection', () => {
 
   it('learns that a server has no file endpoints when add/file answers No results', async () => {
     teampass.fileEndpoints = false;
-    const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: teampass.url, auth: KEY });
     expect((await vault.capabilities()).files).toBe('unknown');
     expect(await vault.listFiles({ itemId: 10 })).toEqual([]);
     const error = await vault
@@ -281,7 +281,7 @@ describe("the server's id limit", () => {
       labels: { 1: 'one', 2: 'two', 3: 'three', 4: 'four', 5: 'five' },
     });
     try {
-      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      const vault = createWireClient({ baseUrl: stub.url, auth: KEY });
       const items = await vault.readItems({ ids: [1, 2, 3, 4, 5] });
       expect(items.map((item) => item.label)).toEqual(['one', 'two', 'three', 'four', 'five']);
       expect((await vault.capabilities()).maxIds).toBe(2);
@@ -293,7 +293,7 @@ describe("the server's id limit", () => {
       ]);
       // A forced key transport still asks the server's limit before a call with several ids.
       stub.requests.length = 0;
-      const forced = createVaultClient({ baseUrl: stub.url, apiKey: KEY, keyTransport: 'header' });
+      const forced = createWireClient({ baseUrl: stub.url, auth: KEY, legacy: { keyTransport: 'header' } });
       expect(await forced.readItems({ ids: [4] })).toHaveLength(1);
       expect(await forced.readItems({ ids: [1, 2, 3] })).toHaveLength(3);
       expect(stub.requests.map((request) => request.url)).toEqual([
@@ -313,7 +313,7 @@ describe("the server's id limit", () => {
       teampass.items.set(String(10_000 + id), { ...teampass.items.get('10')!, id: String(10_000 + id) });
     }
     try {
-      const vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY });
+      const vault = createWireClient({ baseUrl: teampass.url, auth: KEY });
       const items = await vault.readItems({ ids: wanted.map((id) => 10_000 + id) });
       expect(items).toHaveLength(1500);
       expect(sizes(teampass.requests.map((request) => request.url))).toEqual([1000, 500]);
@@ -331,7 +331,7 @@ describe('the key never leaks in header mode', () => {
   it('redacts the key from an error body that echoes it', async () => {
     const stub = await startVaultlineStub({ apiKey: 'other-key', features: ALL });
     try {
-      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY, retries: 0 });
+      const vault = createWireClient({ baseUrl: stub.url, auth: KEY, retry: { retries: 0 } });
       const error = (await vault.readItems({ ids: [1] }).catch((e: unknown) => e)) as VaultError;
       expect(error).toBeInstanceOf(VaultError);
       expect(stub.requests[1]?.authorization).toBe(`Bearer ${KEY}`);

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSender, type PreparedRequest } from '../src/client/attempt.ts';
 import { mergeItemFields, readOneItem } from '../src/client/helpers.ts';
 import type { RequestEvent } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
 import { createRedactor, REDACTED } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';
 
@@ -67,7 +67,7 @@ describe('client/attempt and client/helpers against the replay server', () => {
   });
 
   it('reads one item and merges fields into all nine values', async () => {
-    const vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, keyTransport: 'query' });
+    const vault = createWireClient({ baseUrl: server.url, auth: KEY, legacy: { keyTransport: 'query' } });
     expect((await readOneItem(vault, 10)).label).toBe('db');
     await expect(readOneItem(vault, 999)).rejects.toMatchObject({ code: 'not_found' });
     await mergeItemFields(vault, 10, { url: 'https://new.example.com', login: undefined });

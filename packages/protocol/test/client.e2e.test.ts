@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestEvent, VaultClientOptions } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { RequestEvent } from '../src/client/types.ts';
 import { REDACTED, VaultError, type VaultErrorCode } from '../src/errors.ts';
 import { decodeFolderValues, decodeItemValues } from '../src/legacy/codec.ts';
 import {
@@ -12,6 +11,8 @@ import {
   type SeenRequest,
   startReplayServer,
 } from '../src/testing/teampass-replay-server.ts';
+import type { VaultClientOptions } from '../src/vault/types.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'tpK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
 
@@ -24,7 +25,12 @@ afterAll(() => server.close());
 beforeEach(() => server.reset());
 
 function client(options: Partial<VaultClientOptions> = {}) {
-  return createVaultClient({ baseUrl: server.url, apiKey: KEY, retryDelayMs: 5, ...options });
+  return createWireClient({
+    baseUrl: server.url,
+    auth: KEY,
+    ...options,
+    retry: { delayMs: 5, ...options.retry },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<VaultError> {
@@ -81,7 +87,7 @@ describe('requests as TeamPass wants them', () => {
       `${server.url}/api/`,
     ]) {
       server.reset();
-      const items = await createVaultClient({ baseUrl, apiKey: KEY }).readItems({ ids: [11, 10] });
+      const items = await createWireClient({ baseUrl, auth: KEY }).readItems({ ids: [11, 10] });
       expect(items.map((item) => item.id)).toEqual([10, 11]);
       expect(server.requests.map((r) => r.url)).toEqual([`/api/index.php/read/items/11;10?apikey=${KEY}`]);
     }
@@ -103,7 +109,9 @@ describe('requests as TeamPass wants them', () => {
   });
 
   it("turns TeamPass's SQL answer to per-value folder encoding into a typed error", async () => {
-    const error = await failure(client({ folderEncoding: 'values' }).addFolder({ folder: { title: 'T' } }));
+    const error = await failure(
+      client({ legacy: { folderEncoding: 'values' } }).addFolder({ folder: { title: 'T' } }),
+    );
     expect(error.code).toBe('invalid_response');
     expect(error.message).toMatch(
       /^add\/folder expected JSON, received a database error \(HTTP 200\): Error: You have/,
@@ -135,15 +143,15 @@ describe('requests as TeamPass wants them', () => {
   });
 
   it('refuses a bad base URL, an empty key', () => {
-    expect(() => createVaultClient({ baseUrl: 'ftp://x', apiKey: KEY })).toThrow(/http/);
-    expect(() => createVaultClient({ baseUrl: 'not a url', apiKey: KEY })).toThrow(VaultError);
-    expect(() => createVaultClient({ baseUrl: 'http://x/?apikey=1', apiKey: KEY })).toThrow(/query/);
+    expect(() => createWireClient({ baseUrl: 'ftp://x', auth: KEY })).toThrow(/http/);
+    expect(() => createWireClient({ baseUrl: 'not a url', auth: KEY })).toThrow(VaultError);
+    expect(() => createWireClient({ baseUrl: 'http://x/?apikey=1', auth: KEY })).toThrow(/query/);
     // Credentials in the URL would be dropped silently and stay in configs and logs: refused, unechoed.
     const withCredentials = () =>
-      createVaultClient({ baseUrl: `http://alice:${KEY}@x/api/index.php`, apiKey: KEY });
+      createWireClient({ baseUrl: `http://alice:${KEY}@x/api/index.php`, auth: KEY });
     expect(withCredentials).toThrow(/credentials/);
     expect(withCredentials).not.toThrow(new RegExp(KEY));
-    expect(() => createVaultClient({ baseUrl: 'http://x', apiKey: '' })).toThrow(/API key/);
+    expect(() => createWireClient({ baseUrl: 'http://x', auth: '' })).toThrow(/API key/);
   });
 });
 
@@ -347,7 +355,7 @@ describe('the error table of the notes', () => {
     async (row, { status, body }) => {
       const reply = { status, body: body.replace('<key>', KEY) };
       server.fault({ reply });
-      const vault = client({ retries: 1 });
+      const vault = client({ retry: { retries: 1 } });
       const write = await failure(vault.addItem({ item: { label: 'x', password: 'y', folderId: 1 } }));
       expect(write.code).toBe(expected[row]);
       expect(write.status).toBe(status);
@@ -366,7 +374,7 @@ describe('the error table of the notes', () => {
   it('answers the real wrong-key echo with unauthorized and no key anywhere', async () => {
     const wrong = 'wr0ngKeyThatTheServerEchoesBack0123456789';
     const error = await failure(
-      createVaultClient({ baseUrl: server.url, apiKey: wrong }).readItems({ ids: [10] }),
+      createWireClient({ baseUrl: server.url, auth: wrong }).readItems({ ids: [10] }),
     );
     expect(error).toMatchObject({ code: 'unauthorized', status: 405, serverCode: 'API_KEY_NOT_FOUND' });
     expect(error.serverMessage).toBe(`This api_key ${REDACTED} doesn't exist`);
@@ -422,7 +430,7 @@ describe('slow and huge answers', () => {
 
   it('fails with timeout when the body stalls', async () => {
     server.fault({ reply: { body: '[{"id":"1","label":"x"}]', stallAfterBytes: 5 } });
-    const error = await failure(client({ timeoutMs: 500, retries: 0 }).readItems({ ids: [1] }));
+    const error = await failure(client({ timeoutMs: 500, retry: { retries: 0 } }).readItems({ ids: [1] }));
     expect(error.code).toBe('timeout');
     expect(error.message).toMatch(/body did not arrive within 500 ms/);
   });
@@ -430,7 +438,7 @@ describe('slow and huge answers', () => {
   it('fails with timeout under a caller signal too', async () => {
     server.fault({ reply: { delayMs: 5_000, body: '[]' } });
     const error = await failure(
-      client({ timeoutMs: 500, retries: 0 }).readItems(
+      client({ timeoutMs: 500, retry: { retries: 0 } }).readItems(
         { ids: [1] },
         { signal: new AbortController().signal },
       ),
@@ -456,7 +464,7 @@ describe('slow and huge answers', () => {
 describe('retries', () => {
   it('retries a read on 5xx with a growing backoff, then succeeds', async () => {
     server.fault({ reply: { status: 503, body: '' }, times: 2 });
-    const items = await client({ retries: 2, retryDelayMs: 40 }).readItems({ ids: [10] });
+    const items = await client({ retry: { retries: 2, delayMs: 40 } }).readItems({ ids: [10] });
     expect(items.map((item) => item.id)).toEqual([10]);
     const [a, b, c] = server.requests.map((request) => request.at);
     expect(server.requests).toHaveLength(3);
@@ -466,21 +474,23 @@ describe('retries', () => {
 
   it('gives up after the configured retries with the last answer', async () => {
     server.fault({ reply: { status: 500, body: '<html>oops</html>' } });
-    const error = await failure(client({ retries: 2 }).readItems({ ids: [10] }));
+    const error = await failure(client({ retry: { retries: 2 } }).readItems({ ids: [10] }));
     expect(error).toMatchObject({ code: 'server', status: 500 });
     expect(server.requests).toHaveLength(3);
   });
 
   it('retries a read after a dropped connection', async () => {
     server.fault({ reply: { destroy: true }, times: 1 });
-    const items = await client({ retries: 2 }).readItems({ ids: [10] });
+    const items = await client({ retry: { retries: 2 } }).readItems({ ids: [10] });
     expect(items).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
 
   it('does not retry a read on 429', async () => {
     server.fault({ reply: { status: 429, body: '{"err":"Too many requests"}' } });
-    expect((await failure(client({ retries: 2 }).readItems({ ids: [10] }))).code).toBe('rate_limited');
+    expect((await failure(client({ retry: { retries: 2 } }).readItems({ ids: [10] }))).code).toBe(
+      'rate_limited',
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -524,7 +534,7 @@ describe('retries', () => {
         vault.addFile({ itemId: 10, file: new Uint8Array([1]), fileName: 'a' }),
     ],
   ] as const)('never retries the write %s: one hit on a 500, one on a dropped connection', async (_, run) => {
-    const vault = client({ retries: 3 });
+    const vault = client({ retry: { retries: 3 } });
     server.fault({ reply: { status: 500, body: '' } });
     expect((await failure(run(vault))).code).toBe('server');
     expect(server.requests).toHaveLength(1);
@@ -539,7 +549,7 @@ describe('retries', () => {
     const url = closed.url;
     await closed.close();
     const error = await failure(
-      createVaultClient({ baseUrl: url, apiKey: KEY, retries: 0 }).readItems({ ids: [1] }),
+      createWireClient({ baseUrl: url, auth: KEY, retry: { retries: 0 } }).readItems({ ids: [1] }),
     );
     expect(error.code).toBe('network');
     expect(error.status).toBeUndefined();
@@ -553,7 +563,7 @@ describe('URL length limits', () => {
   it('splits a long id list so no URL exceeds maxUrlLength, and merges the answers', async () => {
     const maxUrlLength = 160;
     const ids = Array.from({ length: 120 }, (_, i) => 1000 + i).concat([10, 11]);
-    const items = await client({ maxUrlLength }).readItems({ ids });
+    const items = await client({ legacy: { maxUrlLength } }).readItems({ ids });
     expect(items.map((item) => item.id)).toEqual([10, 11]);
     expect(server.requests.length).toBeGreaterThan(5);
     const sent: number[] = [];
@@ -585,7 +595,7 @@ describe('URL length limits', () => {
   });
 
   it('fails with too_large when one id alone is too long for the limit', async () => {
-    const error = await failure(client({ maxUrlLength: 60 }).readItems({ ids: [1] }));
+    const error = await failure(client({ legacy: { maxUrlLength: 60 } }).readItems({ ids: [1] }));
     expect(error.code).toBe('too_large');
     expect(server.requests).toHaveLength(0);
   });
@@ -742,7 +752,7 @@ describe('attachments', () => {
 describe('request events', () => {
   it('reports every exchange, redacted: no key, no write values', async () => {
     const events: RequestEvent[] = [];
-    const vault = client({ onRequest: (event) => events.push(event), retries: 0 });
+    const vault = client({ onRequest: (event) => events.push(event), retry: { retries: 0 } });
     await vault.addItem({ item: { label: 'evented', password: 'event-secret-pw', folderId: 1 } });
     await vault.readItems({ ids: [10] });
     server.fault({ reply: { status: 500, body: '' } });

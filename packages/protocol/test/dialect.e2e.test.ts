@@ -7,10 +7,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient } from '../src/create-client.ts';
 import { createDialectProbe, detectDialect, identifyRequestOf } from '../src/dialect.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'dialectK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O';
@@ -217,14 +217,14 @@ describe('detectDialect', () => {
 
 describe('createVaultClient with dialect auto', () => {
   it('detects once per client, however many calls, and speaks the dialect found', async () => {
-    const legacy = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY });
+    const legacy = createWireClient({ baseUrl: teampass2.url, auth: KEY });
     await Promise.all([
       legacy.readItems({ ids: [10] }),
       legacy.readItems({ ids: [11] }),
       legacy.capabilities(),
     ]);
     expect(teampass2.identifications).toHaveLength(1);
-    const modern = createVaultClient({ baseUrl: teampass3.url, ...ALICE });
+    const modern = createWireClient({ baseUrl: teampass3.url, auth: ALICE });
     await Promise.all([modern.readItems({ ids: [1] }), modern.getItem(1), modern.capabilities()]);
     expect(teampass3.requests.filter((r) => r.url.endsWith('/info/version'))).toHaveLength(1);
     expect(teampass3.signIns('alice')).toBe(1);
@@ -232,7 +232,7 @@ describe('createVaultClient with dialect auto', () => {
   });
 
   it('asks again on refresh with one request, whatever the dialect', async () => {
-    const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: vaultline.url, auth: KEY });
     await vault.capabilities();
     await vault.capabilities({ refresh: true });
     expect(vaultline.requests).toHaveLength(2);
@@ -241,25 +241,25 @@ describe('createVaultClient with dialect auto', () => {
   it('follows the credentials when the server cannot be told, and says it was not detected', async () => {
     proxy.rule = (path) =>
       path.endsWith('/info/version') || path.endsWith('/openapi.json') ? html(503) : undefined;
-    const vault = createVaultClient({ baseUrl: proxy.url, ...ALICE, retries: 0 });
+    const vault = createWireClient({ baseUrl: proxy.url, auth: ALICE, retry: { retries: 0 } });
     expect(await vault.getItem(1)).toMatchObject({ id: 1, label: 'db' });
     expect(await vault.capabilities()).toMatchObject({ dialect: 'teampass3', detected: false });
     await vault.dispose();
   });
 
   it('refuses credentials that can sign in to no dialect before sending anything', () => {
-    expect(() => createVaultClient({ baseUrl: teampass3.url, login: 'alice', password: 'x' })).toThrow(
-      /missing the user's personal API key/,
-    );
-    expect(() => createVaultClient({ baseUrl: teampass3.url })).toThrow(/Expected an API key/);
     expect(() =>
-      createVaultClient({ baseUrl: teampass3.url, apiKey: KEY, dialect: 'other' as never }),
-    ).toThrow(/dialect of auto, legacy or teampass3/);
+      createWireClient({ baseUrl: teampass3.url, auth: { login: 'alice', password: 'x' } }),
+    ).toThrow(/missing the user's personal API key/);
+    expect(() => createWireClient({ baseUrl: teampass3.url, auth: {} })).toThrow(/Expected an API key/);
+    expect(() => createWireClient({ baseUrl: teampass3.url, auth: KEY, dialect: 'other' as never })).toThrow(
+      /dialect of auto, legacy or teampass3/,
+    );
     expect(teampass3.requests).toEqual([]);
   });
 
   it('takes TeamPass 2 as stored with the connection: no identification, the key in the query', async () => {
-    const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY, server: 'teampass-compatible' });
+    const vault = createWireClient({ baseUrl: teampass2.url, auth: KEY, server: 'teampass-compatible' });
     await vault.readItems({ ids: [10, 11] });
     expect(await vault.capabilities()).toMatchObject({
       server: 'teampass-compatible',
@@ -275,7 +275,7 @@ describe('createVaultClient with dialect auto', () => {
   });
 
   it('treats a forced key transport as the legacy dialect: no probe', async () => {
-    const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY, keyTransport: 'query' });
+    const vault = createWireClient({ baseUrl: teampass2.url, auth: KEY, legacy: { keyTransport: 'query' } });
     await vault.readItems({ ids: [10] });
     expect(teampass2.identifications).toHaveLength(0);
   });

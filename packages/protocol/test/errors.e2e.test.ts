@@ -1,7 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VaultClient } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { WireClient } from '../src/client/types.ts';
 import {
   REDACTED,
   serverWordsOf,
@@ -15,6 +14,7 @@ import {
   type ReplayServer,
   startReplayServer,
 } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 // Errors the client raises from what a server answered over HTTP (the TeamPass replay server):
 // the server's own words kept next to a plain sentence, and the API key never leaking. The
@@ -25,11 +25,16 @@ describe("the server's own words", () => {
   const NOT_FOUND = 'not found in the vault (it may have been deleted)';
 
   let teampass: ReplayServer;
-  let vault: VaultClient;
+  let vault: WireClient;
 
   beforeAll(async () => {
     teampass = await startReplayServer({ apiKey: KEY });
-    vault = createVaultClient({ baseUrl: teampass.url, apiKey: KEY, retries: 0, keyTransport: 'query' });
+    vault = createWireClient({
+      baseUrl: teampass.url,
+      auth: KEY,
+      retry: { retries: 0 },
+      legacy: { keyTransport: 'query' },
+    });
   });
   afterAll(() => teampass.close());
   beforeEach(() => teampass.reset());
@@ -110,7 +115,7 @@ interface Scenario {
   code: VaultErrorCode;
   name: string;
   /** Produces the error; `key` is the client's key, echoed into bodies wherever a server could. */
-  run: (vault: VaultClient, key: string) => Promise<unknown>;
+  run: (vault: WireClient, key: string) => Promise<unknown>;
   /** Whether the error comes from an HTTP exchange (so it carries a URL). */
   http: boolean;
 }
@@ -324,14 +329,13 @@ const scenarios: Scenario[] = [
   },
 ];
 
-function clientFor(key: string): VaultClient {
-  return createVaultClient({
+function clientFor(key: string): WireClient {
+  return createWireClient({
     baseUrl: server.url,
-    apiKey: key,
-    retries: 0,
-    // Generous: only the two timeout scenarios should time out, even on a loaded CI machine.
+    auth: key,
     timeoutMs: 1_500,
     maxResponseBytes: 2_000,
+    retry: { retries: 0 },
   });
 }
 
@@ -378,7 +382,7 @@ describe('the API key never leaks from an error', () => {
     );
 
     it('network: nothing listening', async () => {
-      const error: unknown = await createVaultClient({ baseUrl: closedUrl, apiKey: key, retries: 0 })
+      const error: unknown = await createWireClient({ baseUrl: closedUrl, auth: key, retry: { retries: 0 } })
         .readItems({ ids: [1] })
         .catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(VaultError);

@@ -9,7 +9,6 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient } from '../src/create-client.ts';
 import { detectDialect } from '../src/dialect.ts';
 import { isVaultError, type VaultError } from '../src/errors.ts';
 import { parseReference } from '../src/references/reference.ts';
@@ -23,6 +22,7 @@ import {
   startTeamPass3Fake,
   type TeamPass3Fake,
 } from '../src/testing.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 import { browserFetch } from './browser-fetch.ts';
 
 const KEY = 'urlK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';
@@ -42,7 +42,7 @@ function secretUrls(urls: readonly string[]): string[] {
 }
 
 /** Everything an app does with a client; every failure is kept, none is thrown. */
-async function useEverything(vault: ReturnType<typeof createVaultClient>): Promise<unknown[]> {
+async function useEverything(vault: ReturnType<typeof createWireClient>): Promise<unknown[]> {
   const failures: unknown[] = [];
   const attempt = async (work: () => Promise<unknown>) => {
     try {
@@ -100,7 +100,12 @@ beforeEach(() => {
 describe('a server that does not identify itself', () => {
   it.each(RECORDING_MODES)('answering %s never gets a key in a URL, and every call fails', async (mode) => {
     recorder.mode = mode;
-    const vault = createVaultClient({ baseUrl: recorder.url, apiKey: KEY, retries: 0, timeoutMs: 2000 });
+    const vault = createWireClient({
+      baseUrl: recorder.url,
+      auth: KEY,
+      timeoutMs: 2000,
+      retry: { retries: 0 },
+    });
     const failures = await useEverything(vault);
     expect(recorder.urls.length).toBeGreaterThan(0);
     expect(secretUrls(recorder.urls)).toEqual([]);
@@ -122,7 +127,7 @@ describe('a server that does not identify itself', () => {
 
   it('says that a web page is not the API, and that the key was not sent', async () => {
     recorder.mode = 'page';
-    const vault = createVaultClient({ baseUrl: recorder.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: recorder.url, auth: KEY });
     const error = (await vault.readUserFolders({ login: 'alice' }).catch((e: unknown) => e)) as VaultError;
     expect(error.code).toBe('invalid_response');
     expect(error.message).toBe(
@@ -136,13 +141,11 @@ describe('a server that does not identify itself', () => {
 
   it('with a password too: no key, password or token in a URL (the sign-in carries them in its body)', async () => {
     recorder.mode = 'page';
-    const vault = createVaultClient({
+    const vault = createWireClient({
       baseUrl: recorder.url,
-      login: 'alice',
-      password: PASSWORD,
-      apiKey: KEY,
-      retries: 0,
+      auth: { login: 'alice', password: PASSWORD, apiKey: KEY },
       timeoutMs: 2000,
+      retry: { retries: 0 },
     });
     await useEverything(vault);
     expect(secretUrls(recorder.urls)).toEqual([]);
@@ -150,7 +153,7 @@ describe('a server that does not identify itself', () => {
 
   it("reads the web app's address (…/index.php, with its query) as the vault's base URL", async () => {
     recorder.mode = 'page';
-    const vault = createVaultClient({ baseUrl: `${recorder.url}/index.php?page=items`, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: `${recorder.url}/index.php?page=items`, auth: KEY });
     expect(vault.baseUrl).toBe(recorder.url);
     await vault.readUserFolders({ login: 'alice' }).catch(() => undefined);
     expect(recorder.urls[0]).toBe('/api/index.php/info/version');
@@ -158,11 +161,9 @@ describe('a server that does not identify itself', () => {
 
     const found = await detectDialect({ baseUrl: `${teampass3.url}/index.php` });
     expect(found).toMatchObject({ detected: true, dialect: 'teampass3' });
-    const signedIn = createVaultClient({
+    const signedIn = createWireClient({
       baseUrl: `${teampass3.url}/index.php`,
-      login: 'alice',
-      password: PASSWORD,
-      apiKey: KEY,
+      auth: { login: 'alice', password: PASSWORD, apiKey: KEY },
     });
     expect(signedIn.baseUrl).toBe(teampass3.url);
     expect((await signedIn.getItem(1)).label).toBe('db');
@@ -172,12 +173,12 @@ describe('a server that does not identify itself', () => {
 
 describe('in a browser', () => {
   it('stops at a CORS refusal of the keyless identification: nothing keyed is sent, the error says CORS', async () => {
-    const vault = createVaultClient({
+    const vault = createWireClient({
       baseUrl: teampass2.url,
-      apiKey: KEY,
+      auth: KEY,
       fetch: browserFetch(PAGE),
       requestOrigin: PAGE,
-      retries: 0,
+      retry: { retries: 0 },
     });
     const error = (await vault.readUserFolders({ login: 'alice' }).catch((e: unknown) => e)) as VaultError;
     expect(error.code).toBe('network');
@@ -196,7 +197,7 @@ describe('in a browser', () => {
 
 describe('TeamPass 2, identified by its answer (the control)', () => {
   it('gets the key in the query, as it requires', async () => {
-    const vault = createVaultClient({ baseUrl: teampass2.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: teampass2.url, auth: KEY });
     expect(await vault.readItems({ ids: [10] })).toHaveLength(1);
     const urls = teampass2.requests.map((request) => request.url);
     expect(secretUrls(urls)).toEqual([`/api/index.php/read/items/10?apikey=${KEY}`]);
@@ -204,11 +205,11 @@ describe('TeamPass 2, identified by its answer (the control)', () => {
 
   it('gets it in the query when the user says so for the connection, without a probe', async () => {
     recorder.mode = 'page';
-    const vault = createVaultClient({
+    const vault = createWireClient({
       baseUrl: recorder.url,
-      apiKey: KEY,
-      keyTransport: 'query',
-      retries: 0,
+      auth: KEY,
+      retry: { retries: 0 },
+      legacy: { keyTransport: 'query' },
     });
     await vault.readItems({ ids: [1] }).catch(() => undefined);
     expect(recorder.urls).toEqual([`/api/index.php/read/items/1?apikey=${KEY}`]);

@@ -1,9 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVaultClient } from '../src/create-client.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from '../src/legacy/endpoints.ts';
 import { API_BASE_PATH, createOpenApiDocument, type OpenApiObject } from '../src/legacy/openapi.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'openapiReplayKey0123456789abcdef';
 const doc = createOpenApiDocument();
@@ -80,7 +80,12 @@ beforeEach(() => {
 
 /** Runs every operation of the table once through the client. */
 async function everyOperation(): Promise<void> {
-  const vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, fetch: recordingFetch, retries: 0 });
+  const vault = createWireClient({
+    baseUrl: server.url,
+    auth: KEY,
+    fetch: recordingFetch,
+    retry: { retries: 0 },
+  });
   const folder = await vault.addFolder({ folder: { title: 'OpenAPI', parentId: 1 } });
   await vault.updateFolder({
     id: folder.id,

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VaultClient } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { WireClient } from '../src/client/types.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { searchItems } from '../src/search.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { MAX_SEARCH_LENGTH } from '../src/text.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 
 const KEY = 'srchK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
 
 let teampass: ReplayServer;
 let vaultline: VaultlineStub;
-let tp: VaultClient;
+let tp: WireClient;
 
 function addItem(id: string, label: string, folder = '1', more: { login?: string; url?: string } = {}): void {
   teampass.items.set(id, {
@@ -55,7 +55,7 @@ afterAll(async () => {
 beforeEach(() => {
   teampass.reset();
   vaultline.requests.length = 0;
-  tp = createVaultClient({ baseUrl: teampass.url, apiKey: KEY, retries: 0 });
+  tp = createWireClient({ baseUrl: teampass.url, auth: KEY, retry: { retries: 0 } });
 });
 
 function findUrls(): string[] {
@@ -226,7 +226,7 @@ describe('searchItems on a Vaultline server', () => {
       teampassProfile: true,
     });
     try {
-      const vault = createVaultClient({ baseUrl: stub.url, apiKey: KEY });
+      const vault = createWireClient({ baseUrl: stub.url, auth: KEY });
       // "svc" is every item's login and "team" its folder path: no label holds them.
       const result = await searchItems(vault, { folderIds: [1], text: 'svc prod team' });
       expect(result.items.map((item) => item.id)).toEqual([1]);
@@ -254,7 +254,7 @@ describe('searchItems on a Vaultline server', () => {
       labels: { 1: 'Postgres prod', 2: 'postgres prod EU', 3: 'postgres prod US', 4: 'Café crème' },
     });
     try {
-      const vault = createVaultClient({ baseUrl: words.url, apiKey: KEY });
+      const vault = createWireClient({ baseUrl: words.url, auth: KEY });
       const result = await searchItems(vault, { folderIds: [1], text: 'prod postgres' });
       expect(result).toMatchObject({
         strategy: 'words',
@@ -281,7 +281,7 @@ describe('searchItems on a Vaultline server', () => {
   });
 
   it('reads the folders of a Vaultline server without word search (its find/item matches labels only)', async () => {
-    const vault = createVaultClient({ baseUrl: vaultline.url, apiKey: KEY });
+    const vault = createWireClient({ baseUrl: vaultline.url, auth: KEY });
     const result = await searchItems(vault, { folderIds: [1], text: 'prod postgres' });
     expect(result).toMatchObject({ strategy: 'folders', serverQuery: undefined, truncated: false });
     expect(result.items.map((item) => item.id)).toEqual([1, 2, 3]);

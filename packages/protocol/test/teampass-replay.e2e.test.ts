@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VaultClient } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { WireClient } from '../src/client/types.ts';
 import { serverWordsOf, VaultError } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'replayK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5';
 
 let server: ReplayServer;
-let vault: VaultClient;
+let vault: WireClient;
 
 beforeAll(async () => {
   server = await startReplayServer({ apiKey: KEY });
-  vault = createVaultClient({ baseUrl: server.url, apiKey: KEY, retries: 0 });
+  vault = createWireClient({ baseUrl: server.url, auth: KEY, retry: { retries: 0 } });
 });
 afterAll(() => server.close());
 beforeEach(() => server.reset());

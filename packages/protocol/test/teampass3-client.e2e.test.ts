@@ -9,11 +9,12 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import type { RequestEvent, TokenCache, VaultClient, VaultClientOptions } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { RequestEvent, TokenCache, WireClient } from '../src/client/types.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import type { VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = {
   login: 'alice',
@@ -34,7 +35,7 @@ const HOSTILE_LABEL = `Tom & Jerry <b>"x"</b> 'y' 😀🎉 Ärger € “q” �
 let fake: TeamPass3Fake;
 const events: RequestEvent[] = [];
 const errors: unknown[] = [];
-const clients: VaultClient[] = [];
+const clients: WireClient[] = [];
 
 beforeAll(async () => {
   let tree: { title: string; children?: unknown[] } = { title: LEVELS.at(-1)! };
@@ -118,21 +119,22 @@ afterEach(() => {
   events.length = 0;
 });
 
-type Credentials = Pick<VaultClientOptions, 'login' | 'password' | 'apiKey' | 'personalAccessToken'>;
-
-function client(overrides: Partial<VaultClientOptions> = {}, credentials: Credentials = ALICE): VaultClient {
-  const created = createVaultClient({
+function client(
+  overrides: Partial<VaultClientOptions> = {},
+  credentials: VaultCredentials = ALICE,
+): WireClient {
+  const created = createWireClient({
     baseUrl: fake.url,
-    ...credentials,
+    auth: credentials,
     dialect: 'teampass3',
-    retries: 0,
+    retry: { retries: 0 },
     onRequest: (event) => events.push(event),
     ...overrides,
-    session: {
+    clock: {
       now: () => fake.clock.now(),
       // Waiting out a 429 moves the fake's clock instead of the test's.
       sleep: async (ms) => fake.clock.advance(ms),
-      ...overrides.session,
+      ...overrides.clock,
     },
   });
   clients.push(created);
@@ -209,15 +211,15 @@ describe('the VaultClient over TeamPass 3: detection', () => {
   });
 
   it('says what signing in needs when only an API key is given', async () => {
-    const vault = createVaultClient({ baseUrl: fake.url, apiKey: ALICE.apiKey, retries: 0 });
+    const vault = createWireClient({ baseUrl: fake.url, auth: ALICE.apiKey, retry: { retries: 0 } });
     expect(await vault.capabilities()).toMatchObject({ dialect: 'teampass3', credentials: 'password' });
     const error = await failure(vault.readItems({ ids: [1] }));
     expect(error.code).toBe('unauthorized');
     expect(error.message).toMatch(/is a TeamPass 3 server .*missing a login/);
     expect(fake.signIns()).toBe(0);
-    expect(() => createVaultClient({ baseUrl: fake.url, login: 'alice', dialect: 'teampass3' })).toThrow(
-      /missing a password and the API key, or a personal access token/,
-    );
+    expect(() =>
+      createWireClient({ baseUrl: fake.url, auth: { login: 'alice' }, dialect: 'teampass3' }),
+    ).toThrow(/missing a password and the API key, or a personal access token/);
   });
 });
 
@@ -547,12 +549,12 @@ describe('the VaultClient over TeamPass 3: sessions', () => {
 
   it('makes no sign-in with a valid cached token, and keeps it for the next process', async () => {
     const cache = memoryCache();
-    const first = client({ tokenCache: cache });
+    const first = client({ teampass3: { tokenCache: cache } });
     await first.readTags();
     await first.dispose({ signOut: false });
     expect(cache.stored).toBeDefined();
     fake.resetCounters();
-    const second = client({ tokenCache: cache });
+    const second = client({ teampass3: { tokenCache: cache } });
     await second.getItem(1);
     await second.readUserFolders({ login: 'alice' });
     expect(fake.signIns()).toBe(0);
@@ -564,7 +566,7 @@ describe('the VaultClient over TeamPass 3: sessions', () => {
 
   it('signs in again once when the token expired unnoticed, or was revoked', async () => {
     // The client's clock does not move with the fake's: it sends a token TeamPass finds expired.
-    const alice = client({ session: { now: Date.now } });
+    const alice = client({ clock: { now: Date.now } });
     await alice.getItem(1);
     fake.clock.advance(61 * 60_000);
     expect((await alice.getItem(1)).id).toBe(1);
@@ -612,7 +614,10 @@ describe('the VaultClient over TeamPass 3: sessions', () => {
   });
 
   it('says a 429 was not waited when it asks longer than the client waits', async () => {
-    const alice = client({ session: { maxRetryAfterMs: 1000, sleep: async () => undefined } });
+    const alice = client({
+      retry: { retries: 0, maxRetryAfterMs: 1000 },
+      clock: { sleep: async () => undefined },
+    });
     await alice.readTags();
     const now = Math.floor(fake.clock.now() / 1000);
     fake.clock.set((now - (now % 60) + 60 + 5) * 1000); // 55 s before the minute ends
@@ -634,7 +639,10 @@ describe('the VaultClient over TeamPass 3: sessions', () => {
   it('waits out a 429 storm within bounds, then fails with rate_limited and the wait asked for', async () => {
     const waits: number[] = [];
     // The waits do not move the fake's clock: the storm outlasts every one of them.
-    const alice = client({ session: { rateLimitRetries: 1, sleep: async (ms) => void waits.push(ms) } });
+    const alice = client({
+      retry: { retries: 0, rateLimitRetries: 1 },
+      clock: { sleep: async (ms) => void waits.push(ms) },
+    });
     const now = Math.floor(fake.clock.now() / 1000);
     fake.clock.set((now - (now % 60) + 60 + 45) * 1000); // 15 s before the minute ends
     await alice.readTags();

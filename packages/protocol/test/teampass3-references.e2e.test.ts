@@ -5,8 +5,7 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VaultClient } from '../src/client/types.ts';
-import { createVaultClient } from '../src/create-client.ts';
+import type { WireClient } from '../src/client/types.ts';
 import { formatReference } from '../src/references/reference.ts';
 import {
   type ResolvedReference,
@@ -17,6 +16,7 @@ import {
 import { searchItems } from '../src/search.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = { login: 'alice', password: 'Al1ce-pw', apiKey: 'aliceKeyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
 const BOB = { login: 'bob', password: 'B0b-pw', apiKey: 'bobKeyBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' };
@@ -27,8 +27,8 @@ const ODD = `Café & "ops" 🚀`;
 const EQUIPE = 'Équipe R&D';
 
 let fake: TeamPass3Fake;
-let alice: VaultClient;
-let bob: VaultClient;
+let alice: WireClient;
+let bob: WireClient;
 
 beforeAll(async () => {
   let tree: { title: string; children?: unknown[] } = { title: LEVELS.at(-1)! };
@@ -66,9 +66,9 @@ beforeAll(async () => {
       ],
     },
   });
-  const options = { baseUrl: fake.url, retries: 0, session: { now: () => fake.clock.now() } };
-  alice = createVaultClient({ ...options, ...ALICE });
-  bob = createVaultClient({ ...options, ...BOB, dialect: 'teampass3' });
+  const options = { baseUrl: fake.url, retry: { retries: 0 }, clock: { now: () => fake.clock.now() } };
+  alice = createWireClient({ ...options, auth: ALICE });
+  bob = createWireClient({ ...options, auth: BOB, dialect: 'teampass3' });
 });
 afterAll(async () => {
   await alice.dispose();

@@ -1,5 +1,5 @@
 /**
- * The client of `dialect: 'auto'`: one `VaultClient` that detects the server's dialect once (one
+ * The client of `dialect: 'auto'`: one `WireClient` that detects the server's dialect once (one
  * keyless request, shared with the legacy client's own identification so that it is never sent
  * twice) and hands every call to the implementation of that dialect, created on first use: the
  * legacy client, or the TeamPass 3 adapter. It holds no dialect knowledge of its own.
@@ -19,7 +19,7 @@ import { untilAborted } from '../internal/abort.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
-import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from './types.ts';
+import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './types.ts';
 
 /**
  * A redactor for every secret a client may hold: the API key, the password, the personal access
@@ -29,7 +29,7 @@ import type { CallOptions, VaultClient, VaultClientOptions, VaultMethods } from 
  * @returns The redactor.
  */
 export function clientRedactor(
-  options: Pick<VaultClientOptions, 'apiKey' | 'password' | 'personalAccessToken'>,
+  options: Pick<WireClientOptions, 'apiKey' | 'password' | 'personalAccessToken'>,
 ): Redactor {
   const secrets = createRedactor(
     [options.apiKey, options.password, options.personalAccessToken].filter(
@@ -48,9 +48,9 @@ export function clientRedactor(
  * @throws {VaultError} `invalid_request` when the credentials can sign in to no dialect.
  */
 export function createAutoDialectClient(
-  options: VaultClientOptions,
-  createLegacy: (identify: () => Promise<Identification>) => VaultClient,
-): VaultClient {
+  options: WireClientOptions,
+  createLegacy: (identify: () => Promise<Identification>) => WireClient,
+): WireClient {
   const found = teampass3CredentialsOf(options);
   const legacyReady = typeof options.apiKey === 'string' && options.apiKey !== '';
   const teampass3Ready = 'credentials' in found;
@@ -67,11 +67,11 @@ export function createAutoDialectClient(
   const fallback = signInSecrets && teampass3Ready ? 'teampass3' : 'legacy';
   const probe = createDialectProbe(identifyRequestOf(options));
   const redact = clientRedactor(options);
-  let legacy: VaultClient | undefined;
-  let teampass3: VaultClient | undefined;
+  let legacy: WireClient | undefined;
+  let teampass3: WireClient | undefined;
   let disposed = false;
 
-  function legacyClient(detection: Detection): VaultClient {
+  function legacyClient(detection: Detection): WireClient {
     if (legacy) return legacy;
     if (!legacyReady) {
       throw new VaultError(
@@ -83,7 +83,7 @@ export function createAutoDialectClient(
     return legacy;
   }
 
-  function teampass3Client(detection: Detection): VaultClient {
+  function teampass3Client(detection: Detection): WireClient {
     if (teampass3) return teampass3;
     if (!('credentials' in found)) {
       throw new VaultError(
@@ -95,7 +95,7 @@ export function createAutoDialectClient(
     return teampass3;
   }
 
-  async function current(callOptions?: CallOptions): Promise<VaultClient> {
+  async function current(callOptions?: CallOptions): Promise<WireClient> {
     if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
     const detection = probe.known() ?? (await untilAborted(probe.get(), callOptions?.signal));
     return (detection.dialect ?? fallback) === 'teampass3'
@@ -112,7 +112,7 @@ export function createAutoDialectClient(
           callOptions,
         ),
     ]),
-  ) as unknown as VaultMethods;
+  ) as unknown as WireMethods;
 
   return {
     ...methods,
@@ -147,6 +147,9 @@ export function createAutoDialectClient(
       (await current(callOptions)).updateItemFields(id, changes, callOptions),
     readOtp: async (input, callOptions) => (await current(callOptions)).readOtp(input, callOptions),
     readTags: async (callOptions) => (await current(callOptions)).readTags(callOptions),
+    async *itemPages(ids, callOptions) {
+      yield* (await current(callOptions)).itemPages(ids, callOptions);
+    },
     findByUrl: async (input, callOptions) => (await current(callOptions)).findByUrl(input, callOptions),
     identity: async (callOptions) => (await current(callOptions)).identity(callOptions),
     async dispose(disposeOptions) {

@@ -8,7 +8,7 @@
 import { VaultError } from '../errors.ts';
 import type { ItemWrite } from '../legacy/codec.ts';
 import type { Item } from '../legacy/schemas.ts';
-import type { CallOptions, VaultMethods } from './types.ts';
+import type { CallOptions, WireMethods } from './types.ts';
 
 /**
  * Reads one item.
@@ -20,7 +20,7 @@ import type { CallOptions, VaultMethods } from './types.ts';
  * @throws {VaultError} `not_found` when there is no such item.
  */
 export async function readOneItem(
-  client: Pick<VaultMethods, 'readItems'>,
+  client: Pick<WireMethods, 'readItems'>,
   id: number,
   callOptions?: CallOptions,
 ): Promise<Item> {
@@ -42,7 +42,7 @@ export async function readOneItem(
  * @throws {VaultError} `invalid_request` when the server did not return the password and none is given.
  */
 export async function mergeItemFields(
-  client: Pick<VaultMethods, 'readItems' | 'updateItem'>,
+  client: Pick<WireMethods, 'readItems' | 'updateItem'>,
   id: number,
   changes: Partial<ItemWrite>,
   callOptions?: CallOptions,

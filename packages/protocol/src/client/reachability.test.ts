@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserFetch } from '../../test/browser-fetch.ts';
-import { createVaultClient } from '../create-client.ts';
 import { isVaultError, VaultError } from '../errors.ts';
+import { createWireClient } from '../vault/wire-client.ts';
 import { explainNetworkFailure, withNetworkReason } from './reachability.ts';
 
 const PAGE = 'http://127.0.0.1:1';
@@ -102,12 +102,12 @@ describe('withNetworkReason', () => {
 
 describe('a client in a browser', () => {
   it('tells a CORS refusal of a running vault apart, without the key in the error', async () => {
-    const client = createVaultClient({
+    const client = createWireClient({
       baseUrl: url,
-      apiKey: KEY,
+      auth: KEY,
       fetch: browserFetch(PAGE),
       requestOrigin: PAGE,
-      retries: 0,
+      retry: { retries: 0 },
     });
     const error = await client.readUserFolders({ login: 'alice' }).catch((thrown: unknown) => thrown);
     expect(isVaultError(error, 'network')).toBe(true);
@@ -120,19 +120,19 @@ describe('a client in a browser', () => {
   });
 
   it('says unreachable when the vault is down', async () => {
-    const client = createVaultClient({
+    const client = createWireClient({
       baseUrl: downUrl,
-      apiKey: KEY,
+      auth: KEY,
       fetch: browserFetch(PAGE),
       requestOrigin: PAGE,
-      retries: 0,
+      retry: { retries: 0 },
     });
     const error = await client.readUserFolders({ login: 'alice' }).catch((thrown: unknown) => thrown);
     expect(isVaultError(error, 'network') && error.reason).toBe('unreachable');
   });
 
   it('leaves a network error unexplained outside browsers', async () => {
-    const client = createVaultClient({ baseUrl: downUrl, apiKey: KEY, retries: 0 });
+    const client = createWireClient({ baseUrl: downUrl, auth: KEY, retry: { retries: 0 } });
     const error = await client.readUserFolders({ login: 'alice' }).catch((thrown: unknown) => thrown);
     expect(isVaultError(error, 'network')).toBe(true);
     expect((error as VaultError).reason).toBeUndefined();
@@ -150,12 +150,12 @@ describe('a client in a browser', () => {
     });
     await new Promise<void>((resolve) => allowing.listen(0, '127.0.0.1', resolve));
     try {
-      const client = createVaultClient({
+      const client = createWireClient({
         baseUrl: `http://127.0.0.1:${(allowing.address() as AddressInfo).port}`,
-        apiKey: KEY,
+        auth: KEY,
         fetch: browserFetch(PAGE),
         requestOrigin: PAGE,
-        retries: 0,
+        retry: { retries: 0 },
       });
       expect(await client.readUserFolders({ login: 'alice' })).toEqual([]);
     } finally {

@@ -49,7 +49,7 @@ export interface SessionSettings {
 }
 
 /** Options of `createVaultClient`. */
-export interface VaultClientOptions {
+export interface WireClientOptions {
   /** The server's base URL, e.g. `https://vault.example.com` (the part before `/api/index.php`). */
   baseUrl: string;
   /**
@@ -73,7 +73,7 @@ export interface VaultClientOptions {
    * Which dialect to speak. `auto` (default): one keyless request before the first call tells
    * (see `detectDialect`), kept for the client's lifetime. `legacy` or `teampass3`: as stored from
    * an earlier detection (`capabilities().dialect`), so that short-lived processes send no probe.
-   * Setting {@link VaultClientOptions.keyTransport} to `query` or `header` means `legacy`.
+   * Setting {@link WireClientOptions.keyTransport} to `query` or `header` means `legacy`.
    */
   dialect?: DialectOption | undefined;
   /**
@@ -155,7 +155,7 @@ export interface CallOptions {
 }
 
 /** The methods derived from the endpoint table. */
-export type VaultMethods = {
+export type WireMethods = {
   [K in EndpointName]: (input: EndpointInput<K>, options?: CallOptions) => Promise<EndpointOutput<K>>;
 };
 
@@ -206,7 +206,7 @@ export interface VaultIdentity {
 }
 
 /** A client of one vault. */
-export interface VaultClient extends VaultMethods {
+export interface WireClient extends WireMethods {
   /** The base URL it talks to. */
   readonly baseUrl: string;
   /**
@@ -274,6 +274,14 @@ export interface VaultClient extends VaultMethods {
    * @throws {VaultError} `unsupported` where the server has no tags to list.
    */
   readTags(options?: CallOptions): Promise<string[]>;
+  /**
+   * Reads the items of folders page by page as the server sends them (the legacy API sends a
+   * folder whole, in one page); folders the user cannot see give nothing.
+   *
+   * @param ids The folder ids.
+   * @returns The pages.
+   */
+  itemPages(ids: readonly number[], options?: CallOptions): AsyncIterable<Item[]>;
   /**
    * Finds the items whose URL contains the given text, where the server can (`urlLookup`).
    *

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { createVaultClient } from '../create-client.ts';
 import { isVaultError } from '../errors.ts';
 import { searchItems } from '../search.ts';
+import { createWireClient } from '../vault/wire-client.ts';
 import { found, type Run, said } from './run.ts';
 
 /** Characters outside the BMP: stored as sent, mangled (TeamPass with latin1 or a `????` copy), or refused (3-byte tables). */
@@ -69,12 +69,12 @@ export async function fullTextSearch(run: Run): Promise<void> {
 /** The key in Authorization: Bearer instead of the URL. */
 export async function keyHeader(run: Run): Promise<void> {
   const { options, state } = run;
-  const headerClient = createVaultClient({
+  const headerClient = createWireClient({
     baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
+    auth: options.apiKey ?? '',
     fetch: options.fetch,
-    retries: 0,
-    keyTransport: 'header',
+    retry: { retries: 0 },
+    legacy: { keyTransport: 'header' },
   });
   try {
     const items = await headerClient.readItems({ ids: [state.itemIds[0]!] });

@@ -6,7 +6,7 @@
  */
 
 import type { ServerCapabilities } from '../capabilities.ts';
-import type { RequestEvent, VaultClient } from '../client/types.ts';
+import type { RequestEvent, WireClient } from '../client/types.ts';
 import { isVaultError, serverWordsOf, toVaultError } from '../errors.ts';
 import { type EndpointName, endpoints } from '../legacy/endpoints.ts';
 import type {
@@ -48,7 +48,7 @@ export function randomToken(): string {
 
 /** What the steps of one run share. */
 export interface Run {
-  readonly client: VaultClient;
+  readonly client: WireClient;
   readonly options: ConformanceOptions;
   /** What the client learnt of the server before the first step. */
   readonly capabilities: ServerCapabilities | undefined;

@@ -7,11 +7,13 @@
  */
 
 import { type AccessChecker, createAccessChecker, type UserAccess } from '../access.ts';
-import type { CallOptions, VaultClient } from '../client/types.ts';
+import type { CallOptions, WireClient } from '../client/types.ts';
 import { isVaultError } from '../errors.ts';
 import type { FileInfo, Item } from '../legacy/schemas.ts';
 import { permissionsOf } from '../rights.ts';
 import { foldLabel } from '../text.ts';
+import type { VaultClient } from '../vault/types.ts';
+import { asWire } from '../vault/wire-of.ts';
 import { fieldText, formatReference, parseReference, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
@@ -19,19 +21,27 @@ import { VaultReferenceError } from './reference-error.ts';
  * The client calls resolution uses: never read/userpw (see the access checker); `readOtp` for
  * `otp` fields (without it they are `unsupported`).
  */
-export type ReferenceClient = Pick<
-  VaultClient,
+export type ReferenceClient =
+  | VaultClient
+  | (Pick<WireClient, 'readItems' | 'readFolders' | 'readUserFolders' | 'listFiles' | 'downloadFile'> &
+      Partial<Pick<WireClient, 'readOtp' | 'identity'>>);
+
+/** The wire calls resolution makes. */
+type ReferenceWire = Pick<
+  WireClient,
   'readItems' | 'readFolders' | 'readUserFolders' | 'listFiles' | 'downloadFile'
 > &
-  Partial<Pick<VaultClient, 'readOtp'>>;
+  Partial<Pick<WireClient, 'readOtp' | 'identity'>>;
 
 /** Options of {@link resolveReferences}. */
 export interface ResolveReferencesOptions {
   /**
-   * The vault login to act for. When set, every item is checked with the access checker (folder
-   * rights from the rights table) and references by path can be resolved (the login's folders are
-   * what paths are looked up in). When absent, ids are read with the key's own rights and
-   * references by path fail with `login_required`.
+   * The vault login to act for; by default the client's (`identity().login`: the signed-in user on
+   * TeamPass 3, the credentials' `login` on the legacy API). With a login, every item is checked
+   * with the access checker (folder rights from the rights table) and references by path can be
+   * resolved (the login's folders are what paths are looked up in). Without one (a legacy key
+   * that acts for nobody), ids are read with the key's own rights and references by path fail
+   * with `login_required`.
    */
   login?: string | undefined;
   /** A checker to share (and its cache of folder rights); a new one over `client` by default. */
@@ -122,19 +132,24 @@ interface Entry {
  * @throws {VaultError} When the vault cannot be read at all.
  * @example
  * ```ts
- * const [db] = await resolveReferences(vault, ['vaultline://42/password'], { login: 'alice' });
+ * const [db] = await resolveReferences(vault, ['vaultline://42/password']);
  * if (db?.ok) useSecret(db.value);
  * else console.error(db?.error.message); // names the reference, never a value
  * ```
  */
 export async function resolveReferences(
-  client: ReferenceClient,
+  source: ReferenceClient,
   references: readonly (Reference | string)[],
   options: ResolveReferencesOptions = {},
 ): Promise<ResolvedReference[]> {
+  const client: ReferenceWire = asWire(source);
   const entries = references.map(toEntry);
-  const login = options.login;
   const callOptions: CallOptions = { signal: options.signal };
+  const login =
+    options.login ??
+    ('identity' in source && typeof source.identity === 'function'
+      ? (await source.identity(callOptions)).login
+      : undefined);
   const checker = login === undefined ? undefined : (options.checker ?? createAccessChecker(client));
 
   const ids = new Set<number>();
@@ -217,7 +232,7 @@ function joinPath(titles: readonly string[], fold: boolean): string {
  * exactly, or else after folding (case, accents, spaces: {@link foldLabel}).
  */
 async function resolvePaths(
-  client: ReferenceClient,
+  client: ReferenceWire,
   entries: Entry[],
   access: UserAccess,
   callOptions: CallOptions,
@@ -277,7 +292,7 @@ interface FileResult {
  * `values`, an item whose record says it has one is taken as it is, without a call.
  */
 async function readOtps(
-  client: ReferenceClient,
+  client: ReferenceWire,
   entries: Entry[],
   callOptions: CallOptions,
   values: boolean,
@@ -339,7 +354,7 @@ function noOtp(text: string, itemId: number): VaultReferenceError {
  * without `values`: the listing says the file exists).
  */
 async function readFiles(
-  client: ReferenceClient,
+  client: ReferenceWire,
   entries: Entry[],
   callOptions: CallOptions,
   values: boolean,

@@ -1,5 +1,5 @@
 /**
- * The app-facing `VaultClient` over TeamPass 3: every method of the one client interface mapped
+ * The app-facing `WireClient` over TeamPass 3: every method of the one client interface mapped
  * onto the TeamPass 3 table through a session (one sign-in per token lifetime, 401 and 429
  * handled there), so that apps never ask which server answers. Its own table of operations, no
  * branch inside the legacy client.
@@ -29,10 +29,10 @@
 import { type ServerCapabilities, teampass3Capabilities } from '../capabilities.ts';
 import type {
   CallOptions,
-  VaultClient,
-  VaultClientOptions,
   VaultIdentity,
-  VaultMethods,
+  WireClient,
+  WireClientOptions,
+  WireMethods,
 } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
@@ -41,6 +41,7 @@ import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './
 import {
   addFolder,
   deleteFolders,
+  itemPages,
   readFolders,
   readUserFolders,
   readUserItems,
@@ -84,7 +85,7 @@ export interface TeamPass3ClientContext {
  * @returns The credentials, or a sentence naming what is missing.
  */
 export function teampass3CredentialsOf(
-  options: Pick<VaultClientOptions, 'login' | 'password' | 'apiKey' | 'personalAccessToken'>,
+  options: Pick<WireClientOptions, 'login' | 'password' | 'apiKey' | 'personalAccessToken'>,
 ): { credentials: TeamPass3Credentials } | { missing: string } {
   const login = options.login?.trim() ?? '';
   if (login === '') return { missing: 'a login' };
@@ -99,7 +100,7 @@ export function teampass3CredentialsOf(
 
 /** The session's options from the client's: the transport's as they are, the `session` settings by name. */
 function sessionOptionsOf(
-  options: VaultClientOptions,
+  options: WireClientOptions,
   credentials: TeamPass3Credentials,
 ): TeamPass3SessionOptions {
   const settings = options.session ?? {};
@@ -127,7 +128,7 @@ function sessionOptionsOf(
 }
 
 /** The legacy operations' table over TeamPass 3: each entry one operation of `client/`. */
-function methodsOf(state: TeamPass3ClientState): VaultMethods {
+function methodsOf(state: TeamPass3ClientState): WireMethods {
   const noFiles = (operation: string) => async (): Promise<never> => {
     throw new VaultError(
       'unsupported',
@@ -161,7 +162,7 @@ function methodsOf(state: TeamPass3ClientState): VaultMethods {
 }
 
 /**
- * Creates the `VaultClient` of a TeamPass 3 server. Nothing is sent until the first call.
+ * Creates the `WireClient` of a TeamPass 3 server. Nothing is sent until the first call.
  *
  * @param options The client options: `login` with `password` and `apiKey`, or with
  *   `personalAccessToken`; `tokenCache` and `session` settings.
@@ -170,9 +171,9 @@ function methodsOf(state: TeamPass3ClientState): VaultMethods {
  * @throws {VaultError} `invalid_request` when the credentials cannot sign in.
  */
 export function createTeamPass3Client(
-  options: VaultClientOptions,
+  options: WireClientOptions,
   context: TeamPass3ClientContext = {},
-): VaultClient {
+): WireClient {
   const found = teampass3CredentialsOf(options);
   if ('missing' in found) {
     throw new VaultError(
@@ -212,6 +213,7 @@ export function createTeamPass3Client(
     getItem: (id, callOptions) => getItem(state, id, callOptions),
     updateItemFields: (id, changes, callOptions) => updateItemFields(state, id, changes, callOptions),
     readTags: (callOptions) => readTags(state, callOptions),
+    itemPages: (ids, callOptions) => itemPages(state, ids, callOptions),
     findByUrl: ({ url }, callOptions) => findByUrl(state, url, callOptions),
     async identity(callOptions): Promise<VaultIdentity> {
       const user = await session.user(signalOf(callOptions));

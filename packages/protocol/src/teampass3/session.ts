@@ -18,7 +18,7 @@ import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '.
 import { sleep as abortableSleep } from '../internal/abort.ts';
 import { createTeamPass3Caller } from './caller.ts';
 import type { TeamPass3Output } from './endpoints.ts';
-import { callEach, readAll } from './session/paging.ts';
+import { callEach, readAll, readPages } from './session/paging.ts';
 import { createSessionSend } from './session/send.ts';
 import { createTokenKeeper } from './session/tokens.ts';
 import type { TeamPass3Credentials, TeamPass3Session, TeamPass3SessionOptions } from './session/types.ts';
@@ -121,6 +121,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
     callEach: (name, inputs, eachOptions): Promise<TeamPass3Output<typeof name>[]> =>
       callEach(send, name, inputs, eachOptions?.concurrency ?? limits.concurrency, eachOptions?.signal),
     readAll: (name, input, readOptions = {}) => readAll(send, limits, name, input, readOptions),
+    pages: (name, input, readOptions = {}) => readPages(send, limits, name, input, readOptions),
     async user(callOptions) {
       return (await tokens.current(callOptions?.signal)).claims;
     },

@@ -70,6 +70,31 @@ export const readFolders: TeamPass3Operation<'readFolders'> = async (
   return items;
 };
 
+/** The items of folders page by page, as TeamPass 3 sends them; folders the user cannot see give nothing. */
+export async function* itemPages(
+  { session, keepOtp }: TeamPass3ClientState,
+  ids: readonly number[],
+  callOptions: CallOptions | undefined,
+): AsyncGenerator<Item[]> {
+  encodeIdList(ids);
+  const unique = [...new Set(ids)];
+  const wanted = new Set(unique);
+  for (let start = 0; start < unique.length; start += FOLDERS_PER_READ) {
+    const folders = unique.slice(start, start + FOLDERS_PER_READ);
+    try {
+      for await (const page of session.pages('itemsInFolders', { folders }, signalOf(callOptions))) {
+        const items = page
+          .filter((record) => wanted.has(record.folderId))
+          .map((record) => toItem(record, keepOtp));
+        if (items.length > 0) yield items;
+      }
+    } catch (error) {
+      // TeamPass drops the folders the user cannot see, and answers 400 when none is left.
+      if (!isNoFolderLeft(error)) throw error;
+    }
+  }
+}
+
 /** The signed-in user's folders, their rights folded with the API permissions. */
 export const readUserFolders: TeamPass3Operation<'readUserFolders'> = async (
   state,

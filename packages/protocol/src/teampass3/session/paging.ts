@@ -120,3 +120,38 @@ export async function readAll<K extends TeamPass3PagedName>(
   const truncated = total !== undefined ? total > cap : items.length > cap;
   return { items: items.slice(0, cap), total, truncated };
 }
+
+/**
+ * Reads a paged operation one page at a time, as the caller iterates: each id once, to the end
+ * (the total, or a short page) or to the cap.
+ *
+ * @returns The pages' records.
+ */
+export async function* readPages<K extends TeamPass3PagedName>(
+  send: SessionSend,
+  limits: PagingLimits,
+  name: K,
+  input: TeamPass3PagedInput<K>,
+  readOptions: TeamPass3ReadAllOptions,
+): AsyncGenerator<TeamPass3Record<K>[]> {
+  const cap = readOptions.maxItems ?? limits.maxItems;
+  const maxLimit = teampass3Endpoints[name].pagination.maxLimit;
+  const size = Math.max(1, Math.min(limits.pageSize, maxLimit ?? limits.pageSize, cap));
+  const seen = new Set<number>();
+  let kept = 0;
+  for (let offset = 0; offset < cap; offset += size) {
+    const page = await send(name, { ...input, limit: size, offset } as TeamPass3Input<K>, readOptions.signal);
+    const fresh = page.data.filter((record) => {
+      const id = idOf(record);
+      if (id === undefined) return true;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    const records = fresh.slice(0, cap - kept);
+    kept += records.length;
+    if (records.length > 0) yield records;
+    const end = page.total !== undefined ? offset + size >= page.total : page.data.length < size;
+    if (end) return;
+  }
+}

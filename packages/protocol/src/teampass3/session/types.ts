@@ -150,6 +150,19 @@ export interface TeamPass3Session {
     options?: TeamPass3ReadAllOptions,
   ): Promise<TeamPass3Page<K>>;
   /**
+   * Reads a paged operation one page at a time as the caller iterates, to the end or to `maxItems`.
+   *
+   * @param name The operation.
+   * @param input Its parameters, without `limit` and `offset`.
+   * @param options The cap and a signal.
+   * @returns The pages' records, each id once.
+   */
+  pages<K extends TeamPass3PagedName>(
+    name: K,
+    input: TeamPass3PagedInput<K>,
+    options?: TeamPass3ReadAllOptions,
+  ): AsyncIterable<TeamPass3Record<K>[]>;
+  /**
    * Who is signed in, from the token (signs in when needed).
    *
    * @returns The token's claims.

@@ -51,14 +51,10 @@ export {
   createRedactor,
   isVaultError,
   maskPasswords,
-  NETWORK_REASONS,
-  type NetworkReason,
-  REDACTED,
   type Redactor,
   serverWordsOf,
   toVaultError,
   VAULT_ERROR_CODES,
-  VAULT_ERROR_REASONS,
   VaultError,
   type VaultErrorCode,
   type VaultErrorOptions,
@@ -78,11 +74,8 @@ export {
 } from './legacy/segments.ts';
 export {
   compareSearchHits,
-  matchWords,
-  type SearchFields,
   type SearchHit,
   type SearchRank,
-  type SearchScope,
   searchWords,
 } from './match-words.ts';
 export {
@@ -91,7 +84,6 @@ export {
   estimateBits,
   generatePassword,
   meetsComplexity,
-  PASSWORD_CHARACTERS,
   PASSWORD_LENGTH,
   type PasswordRules,
   POOL_SIZES,
@@ -112,14 +104,10 @@ export { type FoundReference, findReferences } from './references/find-reference
 export {
   formatReference,
   type IdReference,
-  isReference,
-  MAX_REFERENCE_DEPTH,
-  MAX_REFERENCE_LENGTH,
   OTP_FIELD,
   type PathReference,
   parseReference,
   REFERENCE_FIELDS,
-  REFERENCE_SCHEME,
   type ReferableItem,
   type Reference,
   type ReferenceField,
@@ -129,7 +117,6 @@ export {
 } from './references/reference.ts';
 export {
   isReferenceError,
-  REFERENCE_ERROR_CODES,
   type ReferenceErrorCode,
   VaultReferenceError,
   type VaultReferenceErrorOptions,
@@ -148,28 +135,20 @@ export {
   type AccessType,
   type ApiPermissions,
   describeRight,
-  foldApiPermissions,
   type Permissions,
   permissionsOf,
   RIGHTS,
   type RightDefinition,
   unionOfRights,
 } from './rights.ts';
-export {
-  planSearch,
-  type SearchFallback,
-  type SearchOptions,
-  type SearchPlan,
-  type SearchQuery,
-  type SearchResult,
-  type SearchStrategy,
-  searchableRuns,
-  searchItems,
+export type {
+  SearchFallback,
+  SearchResult,
+  SearchStrategy,
 } from './search.ts';
-export { fixedServerWordsOf, isFixedServerWording } from './server-wordings.ts';
+export { fixedServerWordsOf } from './server-wordings.ts';
 export {
   foldLabel,
-  isLineBreaking,
   MAX_SEARCH_LENGTH,
   neutralizeText,
   replaceUnsafeCharacters,

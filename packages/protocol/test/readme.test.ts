@@ -12,7 +12,7 @@ import { decodeItemValues } from '../src/legacy/codec.ts';
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-/** A vault that knows add/item, read/items and an unknown user: just what the example calls. */
+/** A vault that knows add/item and read/items: just what the example calls. */
 function exampleVault(apiKey: string): Server {
   const items: Record<string, string>[] = [];
   return createServer((req, res) => {
@@ -39,8 +39,6 @@ function exampleVault(apiKey: string): Server {
     if (verb === 'read' && object === 'items') {
       return res.end(JSON.stringify(items.filter((item) => arg.split(';').includes(item.id!))));
     }
-    if (verb === 'read' && object === 'userpw')
-      return res.end(JSON.stringify({ err: 'User does not exist' }));
     return res.end(JSON.stringify({ err: 'Method not authorized' }));
   });
 }
@@ -67,7 +65,7 @@ describe('README', () => {
       const { stdout } = await run(process.execPath, [file], {
         env: { ...process.env, VAULT_URL: baseUrl, VAULT_API_KEY: 'readme-key' },
       });
-      expect(stdout.split('\n')).toEqual(['Staging database app Team > Staging', 'no such user', '']);
+      expect(stdout.split('\n')).toEqual(['Staging database app Team > Staging', 'no such item', '']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -10,7 +10,6 @@
  */
 
 import {
-  actingLoginOf,
   createVaultClient,
   type Dialect,
   EXIT,
@@ -61,16 +60,14 @@ export interface Connection {
   /** Where the session token is kept between commands. */
   readonly tokenCache: ConnectionTokenCache | undefined;
   /**
-   * The login a command acts for: on a vault whose credentials may read other users, the
-   * configured one; elsewhere the signed-in user's.
+   * The login a command acts for, by the core's one rule (`identity().login`): the signed-in
+   * user's where the vault signs in (TeamPass 3), else the configured one.
    *
    * @param what What needs it, for the message.
    * @returns The login.
    * @throws {CliError} `no_login` (exit 4) when there is none.
    */
   actingLogin(what: string): Promise<string>;
-  /** The same, `undefined` when there is none (references by id need none). */
-  optionalActingLogin(): Promise<string | undefined>;
   /**
    * Turns a failure into one that says what to do on this connection (which variables, which
    * `connect`), where the vault's error alone would not.
@@ -203,23 +200,24 @@ export async function openConnection(
   try {
     client = createVaultClient({
       baseUrl: url,
-      apiKey: secrets['api-key'],
-      login,
-      password: secrets.password,
-      personalAccessToken: secrets['personal-access-token'],
+      auth: {
+        apiKey: secrets['api-key'],
+        login,
+        password: secrets.password,
+        personalAccessToken: secrets['personal-access-token'],
+      },
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
       server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
       // The user said so for this connection (connect --key-in-url).
-      keyTransport: stored?.keyTransport,
-      tokenCache,
+      legacy: { keyTransport: stored?.keyTransport },
+      teampass3: { tokenCache },
     });
   } catch (error) {
     throw new CliError('invalid_connection', (error as Error).message, EXIT.auth, { cause: error });
   }
   const opened = client;
   const context: FailureContext = { name: chosen, url, login, signedIn: sealing !== undefined };
-  const optionalActingLogin = () => actingLoginOf(opened, login);
   return {
     name: chosen,
     url: opened.baseUrl,
@@ -228,9 +226,8 @@ export async function openConnection(
     redact: opened.redact,
     credentials: JSON.stringify(SECRET_KINDS.map((kind) => secrets[kind] ?? null)),
     tokenCache,
-    optionalActingLogin,
     async actingLogin(what) {
-      const acting = await optionalActingLogin();
+      const acting = (await opened.identity()).login;
       if (acting !== undefined) return acting;
       throw new CliError(
         'no_login',

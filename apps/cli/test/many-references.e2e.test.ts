@@ -21,8 +21,8 @@ beforeAll(async () => {
   await vault.admin.createUser({ login: 'alice' });
   await vault.admin.createRole({ name: 'dev' });
   await vault.admin.assignRole('alice', 'dev');
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-  const { id: folderId } = await admin.addFolder({ folder: { title: 'Many', complexityLevel: 0 } });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
+  const { id: folderId } = await admin.folders.create({ title: 'Many', complexityLevel: 0 });
   await vault.admin.grant('dev', folderId, 'R');
   ids = await vault.admin.addItems(
     Array.from({ length: MANY }, (_, i) => ({

@@ -6,7 +6,6 @@
 
 import { rm } from 'node:fs/promises';
 import {
-  actingLoginOf,
   type CredentialsNeeded,
   createVaultClient,
   type DialectDetection,
@@ -273,14 +272,16 @@ async function check(flow: ConnectFlow): Promise<void> {
   try {
     client = createVaultClient({
       baseUrl: url,
-      apiKey: secrets!['api-key'],
-      login: options.login,
-      password: secrets!.password,
-      personalAccessToken: secrets!['personal-access-token'],
+      auth: {
+        apiKey: secrets!['api-key'],
+        login: options.login,
+        password: secrets!.password,
+        personalAccessToken: secrets!['personal-access-token'],
+      },
       dialect: detection!.dialect,
       server: detection!.capabilities.server,
-      keyTransport: options.keyInUrl ? 'query' : undefined,
-      tokenCache: flow.verification,
+      legacy: { keyTransport: options.keyInUrl ? 'query' : undefined },
+      teampass3: { tokenCache: flow.verification },
     });
   } catch (error) {
     throw new CliError('invalid_url', toCliError(error).message, EXIT.usage);
@@ -293,11 +294,7 @@ async function check(flow: ConnectFlow): Promise<void> {
   };
   let folders: number;
   try {
-    folders = (
-      await withSpinner(`Checking ${client.baseUrl}…`, async () =>
-        client.readUserFolders({ login: (await actingLoginOf(client, options.login)) ?? options.login }),
-      )
-    ).length;
+    folders = (await withSpinner(`Checking ${client.baseUrl}…`, () => client.folders.list())).length;
   } catch (error) {
     // Nothing is kept: a session that was opened is closed.
     await client.dispose().catch(() => undefined);

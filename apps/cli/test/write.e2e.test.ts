@@ -414,6 +414,11 @@ describe('writing with the CLI against the Vaultline server', () => {
       expect(await labelsIn(seeded.folders.dev)).toContain('to delete');
       const unknown = await cli(['item', 'delete', '999999', '--yes']);
       expect(unknown.code).toBe(EXIT.reference);
+      // Among several, the message names just the missing one, and nothing is deleted.
+      const mixed = await cli(['item', 'delete', String(itemId), '999999', '999998', '--yes']);
+      expect(mixed.code).toBe(EXIT.reference);
+      expect(mixed.stderr).toContain('No item 999999, 999998 that alice may read');
+      expect(await labelsIn(seeded.folders.dev)).toContain('to delete');
       const deleted = await cli(['item', 'delete', String(itemId), '--yes', '--json']);
       expect(deleted.code).toBe(0);
       expect(JSON.parse(deleted.stdout).deleted).toEqual([

@@ -16,11 +16,13 @@ import {
   isVaultError,
   type Redactor,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
 import {
   DEFAULT_CONNECTION,
   ENV,
+  SECRET_FIELDS,
   SECRET_KINDS,
   SECRET_WORDS,
   type SecretKind,
@@ -33,15 +35,7 @@ import { CliError } from './errors.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
 import { askSecret, canAsk } from './prompt.ts';
 import { machineKeyPath, readSecretsFile } from './secret-file.ts';
-import {
-  type ConnectionTokenCache,
-  fileTokenCache,
-  keychainTokenCache,
-  type SealingSecrets,
-} from './token-cache.ts';
-
-/** A connection's secrets, by kind. */
-export type Secrets = Partial<Record<SecretKind, string>>;
+import { type ConnectionTokenCache, fileTokenCache, keychainTokenCache } from './token-cache.ts';
 
 /** An open connection. */
 export interface Connection {
@@ -105,12 +99,12 @@ export async function openConnection(
   const chosen = name ?? DEFAULT_CONNECTION;
   const isDefault = chosen === DEFAULT_CONNECTION;
   const useEnv = isDefault && env.url !== undefined;
-  const secrets: Secrets = {};
+  const credentials: VaultCredentials = {};
   for (const kind of SECRET_KINDS) {
     const value = env.secretFor(kind, chosen);
-    if (value !== undefined) secrets[kind] = value;
+    if (value !== undefined) credentials[SECRET_FIELDS[kind]] = value;
   }
-  const fromEnv = Object.keys(secrets).length > 0;
+  const fromEnv = Object.keys(credentials).length > 0;
   const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
   const stored = useEnv ? undefined : config.connections[chosen];
   const url = useEnv ? env.url : stored?.url;
@@ -127,18 +121,23 @@ export async function openConnection(
   // The way connect signed in says which secrets to look for; without it, what the environment has.
   const signIn: SignIn =
     stored?.signIn ??
-    (secrets['personal-access-token'] ? 'personal-access-token' : secrets.password ? 'password' : 'api-key');
+    (credentials.personalAccessToken
+      ? 'personal-access-token'
+      : credentials.password
+        ? 'password'
+        : 'api-key');
   const store: Store = stored?.store ?? 'keychain';
   const fromKeychain = new Set<SecretKind>();
   let keychainError: CliError | undefined;
-  const lacking = () => SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
+  const lacking = () =>
+    SIGN_IN_SECRETS[signIn].filter((kind) => credentials[SECRET_FIELDS[kind]] === undefined);
   if (store === 'keychain') {
     for (const kind of lacking()) {
       if (keychainError) break;
       try {
         const value = await readSecret(keychainAccount(url, login, kind));
         if (value) {
-          secrets[kind] = value;
+          credentials[SECRET_FIELDS[kind]] = value;
           fromKeychain.add(kind);
         }
       } catch (error) {
@@ -149,7 +148,10 @@ export async function openConnection(
   } else if (store === 'file' && lacking().length > 0) {
     const read = await readSecretsFile(env, url, login);
     if (read.status === 'ok') {
-      for (const kind of lacking()) if (read.secrets[kind] !== undefined) secrets[kind] = read.secrets[kind];
+      for (const kind of lacking()) {
+        const field = SECRET_FIELDS[kind];
+        if (read.credentials[field] !== undefined) credentials[field] = read.credentials[field];
+      }
     } else if (read.status === 'unreadable') {
       keychainError = new CliError(
         'secrets_file_unreadable',
@@ -162,19 +164,21 @@ export async function openConnection(
   // (--store none), or whose keychain or file failed. Never in a script: it gets the variables.
   if (lacking().length > 0 && options.ask !== false && canAsk()) {
     for (const kind of lacking())
-      secrets[kind] = await askSecret(secretQuestion(kind, signIn, url, login), SECRET_WORDS[kind]);
+      credentials[SECRET_FIELDS[kind]] = await askSecret(
+        secretQuestion(kind, signIn, url, login),
+        SECRET_WORDS[kind],
+      );
   }
-  const sealing = sealingSecrets(secrets);
+  const sealing = sealingCredentials(credentials);
   // Enough to sign in somewhere: the API key (legacy), or what signs in (TeamPass 3).
-  const usable = sealing !== undefined || (signIn === 'api-key' && secrets['api-key'] !== undefined);
+  const usable = sealing !== undefined || (signIn === 'api-key' && credentials.apiKey !== undefined);
   if (!usable) {
-    const missing = SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
     throw missingSecrets({
       name: chosen,
       url,
       login,
       signIn,
-      missing,
+      missing: lacking(),
       stored: stored !== undefined,
       store,
       keychainError,
@@ -192,7 +196,7 @@ export async function openConnection(
             dir: env.cacheDir,
             url,
             login,
-            secrets: sealing,
+            credentials: sealing,
             dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
             warn: options.warn,
           });
@@ -200,12 +204,7 @@ export async function openConnection(
   try {
     client = createVaultClient({
       baseUrl: url,
-      auth: {
-        apiKey: secrets['api-key'],
-        login,
-        password: secrets.password,
-        personalAccessToken: secrets['personal-access-token'],
-      },
+      auth: { ...credentials, login },
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
       server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
@@ -224,7 +223,7 @@ export async function openConnection(
     login,
     client: opened,
     redact: opened.redact,
-    credentials: JSON.stringify(SECRET_KINDS.map((kind) => secrets[kind] ?? null)),
+    credentials: JSON.stringify(SECRET_KINDS.map((kind) => credentials[SECRET_FIELDS[kind]] ?? null)),
     tokenCache,
     async actingLogin(what) {
       const acting = (await opened.identity()).login;
@@ -268,16 +267,15 @@ export function secretQuestion(
 }
 
 /**
- * The secrets a session token is sealed with: those that sign in (the personal access token, or
- * the password with the API key), as the core picks them.
+ * The credentials a session token is sealed with: those that sign in (the personal access token,
+ * or the password with the API key), as the core picks them.
  *
- * @param secrets The connection's secrets.
- * @returns The sealing secrets, or `undefined` when nothing signs in.
+ * @param credentials The connection's credentials.
+ * @returns The sealing credentials, or `undefined` when nothing signs in.
  */
-export function sealingSecrets(secrets: Secrets): SealingSecrets | undefined {
-  const token = secrets['personal-access-token'];
-  if (token) return { personalAccessToken: token };
-  const { password, 'api-key': apiKey } = secrets;
+export function sealingCredentials(credentials: VaultCredentials): VaultCredentials | undefined {
+  const { personalAccessToken, password, apiKey } = credentials;
+  if (personalAccessToken) return { personalAccessToken };
   return password && apiKey ? { password, apiKey } : undefined;
 }
 

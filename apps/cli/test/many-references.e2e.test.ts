@@ -111,11 +111,7 @@ describe('vaultline run with many references', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${expectedDigest(10)}\n`);
     expect(result.stdout).not.toContain(MASK);
-    expect(opsSince(mark).sort()).toEqual([
-      'info/version 200',
-      'read/items 200',
-      'read/userfolders 200',
-    ]);
+    expect(opsSince(mark).sort()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
     // The server writes read audit rows in a batch shortly after its answer: poll for the row (the
     // assertion's last failure is reported when it never comes).
     await vi.waitFor(

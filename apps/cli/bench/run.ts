@@ -25,8 +25,10 @@ const home = await mkdtemp(join(tmpdir(), 'vaultline-bench-'));
 try {
   const refs: Record<string, string> = {};
   for (let i = 0; i < 10; i++) {
-    const { id } = await admin.addItem({
-      item: { label: `bench ${i}`, password: `Bench-Secret-${i}-Zq9`, folderId },
+    const { id } = await admin.items.create({
+      label: `bench ${i}`,
+      password: `Bench-Secret-${i}-Zq9`,
+      folderId,
     });
     // Half by id, half by path: both kinds of batch.
     refs[`REF_${i}`] = i % 2 === 0 ? `vaultline://${id}/password` : `vaultline://Bench/bench%20${i}/password`;

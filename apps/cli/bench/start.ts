@@ -15,7 +15,7 @@ const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 const { vault, admin, folderId } = await startBenchVault();
 const home = await mkdtemp(join(tmpdir(), 'vaultline-bench-'));
 try {
-  const { id } = await admin.addItem({ item: { label: 'bench', password: 'Bench-Secret-Zq9', folderId } });
+  const { id } = await admin.items.create({ label: 'bench', password: 'Bench-Secret-Zq9', folderId });
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: home,

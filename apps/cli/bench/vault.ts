@@ -13,10 +13,8 @@ export async function startBenchVault(logLines?: string[]): Promise<{
   await vault.admin.createUser({ login: 'bench' });
   await vault.admin.createRole({ name: 'bench' });
   await vault.admin.assignRole('bench', 'bench');
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-  const { id: folderId } = await admin.addFolder({
-    folder: { title: 'Bench', complexityLevel: 0, parentId: 0 },
-  });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
+  const { id: folderId } = await admin.folders.create({ title: 'Bench', complexityLevel: 0, parentId: 0 });
   await vault.admin.grant('bench', folderId, 'R');
   return { vault, admin, folderId };
 }

@@ -10,18 +10,19 @@
  */
 
 import {
-  actingLoginOf,
   createVaultClient,
   type Dialect,
   EXIT,
   isVaultError,
   type Redactor,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
 import {
   DEFAULT_CONNECTION,
   ENV,
+  SECRET_FIELDS,
   SECRET_KINDS,
   SECRET_WORDS,
   type SecretKind,
@@ -34,15 +35,7 @@ import { CliError } from './errors.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
 import { askSecret, canAsk } from './prompt.ts';
 import { machineKeyPath, readSecretsFile } from './secret-file.ts';
-import {
-  type ConnectionTokenCache,
-  fileTokenCache,
-  keychainTokenCache,
-  type SealingSecrets,
-} from './token-cache.ts';
-
-/** A connection's secrets, by kind. */
-export type Secrets = Partial<Record<SecretKind, string>>;
+import { type ConnectionTokenCache, fileTokenCache, keychainTokenCache } from './token-cache.ts';
 
 /** An open connection. */
 export interface Connection {
@@ -61,16 +54,14 @@ export interface Connection {
   /** Where the session token is kept between commands. */
   readonly tokenCache: ConnectionTokenCache | undefined;
   /**
-   * The login a command acts for: on a vault whose credentials may read other users, the
-   * configured one; elsewhere the signed-in user's.
+   * The login a command acts for, by the core's one rule (`identity().login`): the signed-in
+   * user's where the vault signs in (TeamPass 3), else the configured one.
    *
    * @param what What needs it, for the message.
    * @returns The login.
    * @throws {CliError} `no_login` (exit 4) when there is none.
    */
   actingLogin(what: string): Promise<string>;
-  /** The same, `undefined` when there is none (references by id need none). */
-  optionalActingLogin(): Promise<string | undefined>;
   /**
    * Turns a failure into one that says what to do on this connection (which variables, which
    * `connect`), where the vault's error alone would not.
@@ -108,12 +99,12 @@ export async function openConnection(
   const chosen = name ?? DEFAULT_CONNECTION;
   const isDefault = chosen === DEFAULT_CONNECTION;
   const useEnv = isDefault && env.url !== undefined;
-  const secrets: Secrets = {};
+  const credentials: VaultCredentials = {};
   for (const kind of SECRET_KINDS) {
     const value = env.secretFor(kind, chosen);
-    if (value !== undefined) secrets[kind] = value;
+    if (value !== undefined) credentials[SECRET_FIELDS[kind]] = value;
   }
-  const fromEnv = Object.keys(secrets).length > 0;
+  const fromEnv = Object.keys(credentials).length > 0;
   const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
   const stored = useEnv ? undefined : config.connections[chosen];
   const url = useEnv ? env.url : stored?.url;
@@ -130,18 +121,23 @@ export async function openConnection(
   // The way connect signed in says which secrets to look for; without it, what the environment has.
   const signIn: SignIn =
     stored?.signIn ??
-    (secrets['personal-access-token'] ? 'personal-access-token' : secrets.password ? 'password' : 'api-key');
+    (credentials.personalAccessToken
+      ? 'personal-access-token'
+      : credentials.password
+        ? 'password'
+        : 'api-key');
   const store: Store = stored?.store ?? 'keychain';
   const fromKeychain = new Set<SecretKind>();
   let keychainError: CliError | undefined;
-  const lacking = () => SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
+  const lacking = () =>
+    SIGN_IN_SECRETS[signIn].filter((kind) => credentials[SECRET_FIELDS[kind]] === undefined);
   if (store === 'keychain') {
     for (const kind of lacking()) {
       if (keychainError) break;
       try {
         const value = await readSecret(keychainAccount(url, login, kind));
         if (value) {
-          secrets[kind] = value;
+          credentials[SECRET_FIELDS[kind]] = value;
           fromKeychain.add(kind);
         }
       } catch (error) {
@@ -152,7 +148,10 @@ export async function openConnection(
   } else if (store === 'file' && lacking().length > 0) {
     const read = await readSecretsFile(env, url, login);
     if (read.status === 'ok') {
-      for (const kind of lacking()) if (read.secrets[kind] !== undefined) secrets[kind] = read.secrets[kind];
+      for (const kind of lacking()) {
+        const field = SECRET_FIELDS[kind];
+        if (read.credentials[field] !== undefined) credentials[field] = read.credentials[field];
+      }
     } else if (read.status === 'unreadable') {
       keychainError = new CliError(
         'secrets_file_unreadable',
@@ -165,19 +164,21 @@ export async function openConnection(
   // (--store none), or whose keychain or file failed. Never in a script: it gets the variables.
   if (lacking().length > 0 && options.ask !== false && canAsk()) {
     for (const kind of lacking())
-      secrets[kind] = await askSecret(secretQuestion(kind, signIn, url, login), SECRET_WORDS[kind]);
+      credentials[SECRET_FIELDS[kind]] = await askSecret(
+        secretQuestion(kind, signIn, url, login),
+        SECRET_WORDS[kind],
+      );
   }
-  const sealing = sealingSecrets(secrets);
+  const sealing = sealingCredentials(credentials);
   // Enough to sign in somewhere: the API key (legacy), or what signs in (TeamPass 3).
-  const usable = sealing !== undefined || (signIn === 'api-key' && secrets['api-key'] !== undefined);
+  const usable = sealing !== undefined || (signIn === 'api-key' && credentials.apiKey !== undefined);
   if (!usable) {
-    const missing = SIGN_IN_SECRETS[signIn].filter((kind) => secrets[kind] === undefined);
     throw missingSecrets({
       name: chosen,
       url,
       login,
       signIn,
-      missing,
+      missing: lacking(),
       stored: stored !== undefined,
       store,
       keychainError,
@@ -195,7 +196,7 @@ export async function openConnection(
             dir: env.cacheDir,
             url,
             login,
-            secrets: sealing,
+            credentials: sealing,
             dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
             warn: options.warn,
           });
@@ -203,34 +204,29 @@ export async function openConnection(
   try {
     client = createVaultClient({
       baseUrl: url,
-      apiKey: secrets['api-key'],
-      login,
-      password: secrets.password,
-      personalAccessToken: secrets['personal-access-token'],
+      auth: { ...credentials, login },
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
       server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
       // The user said so for this connection (connect --key-in-url).
-      keyTransport: stored?.keyTransport,
-      tokenCache,
+      legacy: { keyTransport: stored?.keyTransport },
+      teampass3: { tokenCache },
     });
   } catch (error) {
     throw new CliError('invalid_connection', (error as Error).message, EXIT.auth, { cause: error });
   }
   const opened = client;
   const context: FailureContext = { name: chosen, url, login, signedIn: sealing !== undefined };
-  const optionalActingLogin = () => actingLoginOf(opened, login);
   return {
     name: chosen,
     url: opened.baseUrl,
     login,
     client: opened,
     redact: opened.redact,
-    credentials: JSON.stringify(SECRET_KINDS.map((kind) => secrets[kind] ?? null)),
+    credentials: JSON.stringify(SECRET_KINDS.map((kind) => credentials[SECRET_FIELDS[kind]] ?? null)),
     tokenCache,
-    optionalActingLogin,
     async actingLogin(what) {
-      const acting = await optionalActingLogin();
+      const acting = (await opened.identity()).login;
       if (acting !== undefined) return acting;
       throw new CliError(
         'no_login',
@@ -271,16 +267,15 @@ export function secretQuestion(
 }
 
 /**
- * The secrets a session token is sealed with: those that sign in (the personal access token, or
- * the password with the API key), as the core picks them.
+ * The credentials a session token is sealed with: those that sign in (the personal access token,
+ * or the password with the API key), as the core picks them.
  *
- * @param secrets The connection's secrets.
- * @returns The sealing secrets, or `undefined` when nothing signs in.
+ * @param credentials The connection's credentials.
+ * @returns The sealing credentials, or `undefined` when nothing signs in.
  */
-export function sealingSecrets(secrets: Secrets): SealingSecrets | undefined {
-  const token = secrets['personal-access-token'];
-  if (token) return { personalAccessToken: token };
-  const { password, 'api-key': apiKey } = secrets;
+export function sealingCredentials(credentials: VaultCredentials): VaultCredentials | undefined {
+  const { personalAccessToken, password, apiKey } = credentials;
+  if (personalAccessToken) return { personalAccessToken };
   return password && apiKey ? { password, apiKey } : undefined;
 }
 

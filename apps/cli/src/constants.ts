@@ -1,3 +1,5 @@
+import type { VaultCredentials } from '@vaultline/protocol';
+
 /**
  * The names a user or a script sees: environment variables, files. One place, so the README's
  * tables and the code cannot drift (test/docs.test.ts compares them). The exit codes are the
@@ -32,6 +34,13 @@ export const SECRET_KINDS = ['api-key', 'password', 'personal-access-token'] as 
 
 /** One of {@link SECRET_KINDS}. */
 export type SecretKind = (typeof SECRET_KINDS)[number];
+
+/** The field of the core's `VaultCredentials` each secret fills. */
+export const SECRET_FIELDS = {
+  'api-key': 'apiKey',
+  password: 'password',
+  'personal-access-token': 'personalAccessToken',
+} as const satisfies Readonly<Record<SecretKind, Exclude<keyof VaultCredentials, 'login'>>>;
 
 /** The environment variable of each secret (for the default connection; `_<NAME>` for a named one). */
 export const SECRET_VARIABLES: Readonly<Record<SecretKind, string>> = {

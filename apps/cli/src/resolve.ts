@@ -82,10 +82,8 @@ export async function resolveAll(
         try {
           const resolved = await resolveWithFallback(
             [...group.keys()],
-            async () =>
-              resolveReferences(connection.client, [...group.values()], {
-                login: await connection.optionalActingLogin(),
-              }),
+            // The login acted for is the client's (the core's rule), none for a key alone.
+            () => resolveReferences(connection.client, [...group.values()]),
             { cache, warn },
           );
           for (const result of resolved) {

@@ -1,6 +1,8 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SealedSchema, sealingContext, unseal } from '@vaultline/protocol/node';
+import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   machineKeyPath,
@@ -13,7 +15,7 @@ import {
 let dir: string;
 let env: { configDir: string; stateDir: string };
 const url = 'https://vault.example.com';
-const secrets = { password: 'Pw-Zq81-Secret', 'api-key': 'K'.repeat(40) };
+const credentials = { password: 'Pw-Zq81-Secret', apiKey: 'K'.repeat(40) };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vaultline-secret-file-'));
@@ -26,23 +28,37 @@ afterEach(async () => {
 describe('the secrets file', () => {
   it('seals the secrets under one machine key, made once even by processes racing to make it', async () => {
     await Promise.all([
-      writeSecretsFile(env, url, 'alice', secrets),
-      writeSecretsFile(env, url, 'bob', { 'api-key': 'B'.repeat(40) }),
-      writeSecretsFile(env, `${url}/other`, 'alice', { 'api-key': 'C'.repeat(40) }),
+      writeSecretsFile(env, url, 'alice', credentials),
+      writeSecretsFile(env, url, 'bob', { apiKey: 'B'.repeat(40) }),
+      writeSecretsFile(env, `${url}/other`, 'alice', { apiKey: 'C'.repeat(40) }),
     ]);
-    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'ok', secrets });
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'ok', credentials });
     expect(await readSecretsFile(env, url, 'bob')).toEqual({
       status: 'ok',
-      secrets: { 'api-key': 'B'.repeat(40) },
+      credentials: { apiKey: 'B'.repeat(40) },
     });
     expect((await stat(machineKeyPath(env))).mode & 0o777).toBe(0o600);
     const text = await readFile(secretsFilePath(env, url, 'alice'), 'utf8');
-    for (const value of Object.values(secrets)) expect(text).not.toContain(value);
+    for (const value of Object.values(credentials)) expect(text).not.toContain(value);
+  });
+
+  it('keeps the secrets by their kind’s name, as files written by earlier versions do', async () => {
+    await writeSecretsFile(env, url, 'alice', { ...credentials, login: 'alice' });
+    const key = Buffer.from(await readFile(machineKeyPath(env), 'utf8'), 'base64');
+    const context = sealingContext('vaultline secrets file v1', url, 'alice');
+    const record = v.parse(
+      v.object(SealedSchema),
+      JSON.parse(await readFile(secretsFilePath(env, url, 'alice'), 'utf8')),
+    );
+    expect(JSON.parse(unseal(record, key, context, Buffer.from(context)))).toEqual({
+      'api-key': 'K'.repeat(40),
+      password: 'Pw-Zq81-Secret',
+    });
   });
 
   it('does not open with another key, under another connection’s name, or changed', async () => {
-    await writeSecretsFile(env, url, 'alice', secrets);
-    await writeSecretsFile(env, url, 'bob', { 'api-key': 'B'.repeat(40) });
+    await writeSecretsFile(env, url, 'alice', credentials);
+    await writeSecretsFile(env, url, 'bob', { apiKey: 'B'.repeat(40) });
     const path = secretsFilePath(env, url, 'alice');
     const sealed = await readFile(path, 'utf8');
     // Another connection's file copied over this one's: its context differs.
@@ -69,7 +85,7 @@ describe('the secrets file', () => {
 
   it('is removed, and says whether there was one', async () => {
     expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'absent' });
-    await writeSecretsFile(env, url, 'alice', secrets);
+    await writeSecretsFile(env, url, 'alice', credentials);
     expect(await removeSecretsFile(env, url, 'alice')).toBe(true);
     expect(await removeSecretsFile(env, url, 'alice')).toBe(false);
     expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'absent' });

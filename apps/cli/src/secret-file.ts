@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { VaultCredentials } from '@vaultline/protocol';
 import {
   privateDir,
   readPrivateFile,
@@ -29,7 +30,7 @@ import {
   writePrivateFile,
 } from '@vaultline/protocol/node';
 import * as v from 'valibot';
-import { SECRET_KINDS, type SecretKind } from './constants.ts';
+import { SECRET_FIELDS, SECRET_KINDS } from './constants.ts';
 import type { CliEnvironment } from './env.ts';
 
 /** Names the format, and separates its keys from any other use of the machine key. */
@@ -37,6 +38,7 @@ const CONTEXT_LABEL = 'vaultline secrets file v1';
 
 const SecretsFileSchema = v.object({ v: v.literal(1), ...SealedSchema });
 
+/** What the file holds, sealed: the secrets by their kind's name (`api-key`, `password`, …). */
 const SecretsSchema = v.record(v.picklist(SECRET_KINDS), v.pipe(v.string(), v.nonEmpty()));
 
 const KeyFileSchema = v.pipe(
@@ -105,7 +107,7 @@ async function machineKey(env: Pick<CliEnvironment, 'stateDir'>): Promise<Buffer
 export type SecretsFileRead =
   | { readonly status: 'absent' }
   | { readonly status: 'unreadable'; readonly path: string }
-  | { readonly status: 'ok'; readonly secrets: Partial<Record<SecretKind, string>> };
+  | { readonly status: 'ok'; readonly credentials: VaultCredentials };
 
 /**
  * Reads a connection's secrets.
@@ -132,27 +134,36 @@ export async function readSecretsFile(
     const context = sealingContext(CONTEXT_LABEL, url, login ?? '');
     const record = v.parse(SecretsFileSchema, JSON.parse(text));
     const secrets = v.parse(SecretsSchema, JSON.parse(unseal(record, key, context, Buffer.from(context))));
-    return { status: 'ok', secrets };
+    const credentials: VaultCredentials = {};
+    for (const kind of SECRET_KINDS)
+      if (secrets[kind] !== undefined) credentials[SECRET_FIELDS[kind]] = secrets[kind];
+    return { status: 'ok', credentials };
   } catch {
     return { status: 'unreadable', path };
   }
 }
 
 /**
- * Writes a connection's secrets, replacing what the file held.
+ * Writes a connection's secrets, replacing what the file held (the login is not written: it names
+ * the file).
  *
  * @param env The environment.
  * @param url The vault's URL.
  * @param login The login.
- * @param secrets The secrets.
+ * @param credentials The secrets to keep.
  * @returns The file's path.
  */
 export async function writeSecretsFile(
   env: Pick<CliEnvironment, 'configDir' | 'stateDir'>,
   url: string,
   login: string | undefined,
-  secrets: Partial<Record<SecretKind, string>>,
+  credentials: VaultCredentials,
 ): Promise<string> {
+  const secrets: Partial<Record<(typeof SECRET_KINDS)[number], string>> = {};
+  for (const kind of SECRET_KINDS) {
+    const value = credentials[SECRET_FIELDS[kind]];
+    if (value !== undefined) secrets[kind] = value;
+  }
   const key = await machineKey(env);
   const dir = secretsDir(env);
   if (!(await privateDir(dir))) throw new Error(`${dir} is not a private directory of this user`);

@@ -26,7 +26,7 @@
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIALECTS, type Dialect, type TokenCache } from '@vaultline/protocol';
+import { DIALECTS, type Dialect, type TokenCache, type VaultCredentials } from '@vaultline/protocol';
 import {
   privateDir,
   readPrivateFile,
@@ -39,11 +39,6 @@ import {
 } from '@vaultline/protocol/node';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
-
-/** The secrets a token file is sealed with: those that signed in. */
-export type SealingSecrets =
-  | { readonly password: string; readonly apiKey: string }
-  | { readonly personalAccessToken: string };
 
 /** Names the format, and separates its keys from any other use of the same secrets. */
 const CONTEXT_LABEL = 'vaultline session token cache v1';
@@ -71,8 +66,11 @@ export interface FileTokenCacheOptions {
   url: string;
   /** The login that signs in. */
   login: string;
-  /** The secrets the token is sealed with. */
-  secrets: SealingSecrets;
+  /**
+   * The credentials the token is sealed with: those that signed in, the personal access token or
+   * the password with the API key.
+   */
+  credentials: VaultCredentials;
   /** The dialect to record with a token, asked when one is written. */
   dialect?: (() => Promise<Dialect | undefined>) | undefined;
   /** Told once when the cache cannot be used (a directory others may write, a full disk). */
@@ -96,10 +94,12 @@ export function tokenFilePath(dir: string, url: string, login: string): string {
   return join(dir, sealedFileName('session', contextOf(url, login)));
 }
 
-function materialOf(secrets: SealingSecrets): string {
-  return 'personalAccessToken' in secrets
-    ? JSON.stringify(['personal-access-token', secrets.personalAccessToken])
-    : JSON.stringify(['password', secrets.password, secrets.apiKey]);
+/** The key material of the credentials that signed in. */
+function materialOf(credentials: VaultCredentials): string {
+  const { personalAccessToken, password, apiKey } = credentials;
+  if (personalAccessToken) return JSON.stringify(['personal-access-token', personalAccessToken]);
+  if (password && apiKey) return JSON.stringify(['password', password, apiKey]);
+  throw new Error('A session token is sealed with a personal access token, or a password and an API key.');
 }
 
 function aadOf(context: string, dialect: Dialect | undefined): Buffer {
@@ -111,10 +111,12 @@ function aadOf(context: string, dialect: Dialect | undefined): Buffer {
  * Every failure to read is a cache miss, every failure to write is told once and otherwise
  * ignored: a command then signs in, as it would without a cache.
  *
- * @param options Where, for which vault and login, and the secrets to seal with.
+ * @param options Where, for which vault and login, and the credentials to seal with.
  * @returns The cache.
+ * @throws {Error} When the credentials hold neither a personal access token nor a password with an API key.
  */
 export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenCache {
+  const material = materialOf(options.credentials);
   const path = tokenFilePath(options.dir, options.url, options.login);
   const context = contextOf(options.url, options.login);
   let loaded: Promise<{ token: string; dialect: Dialect | undefined } | undefined> | undefined;
@@ -132,7 +134,7 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
       const parsed = v.safeParse(TokenFileSchema, JSON.parse(text));
       if (!parsed.success) return undefined;
       const { dialect } = parsed.output;
-      const token = unseal(parsed.output, materialOf(options.secrets), context, aadOf(context, dialect));
+      const token = unseal(parsed.output, material, context, aadOf(context, dialect));
       return token === '' ? undefined : { token, dialect };
     } catch {
       // Not JSON, other credentials, another vault or login, or tampered with: not ours to use.
@@ -149,7 +151,7 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
     const record = {
       v: 1,
       ...(dialect === undefined ? {} : { dialect }),
-      ...seal(token, materialOf(options.secrets), context, aadOf(context, dialect)),
+      ...seal(token, material, context, aadOf(context, dialect)),
     };
     await writePrivateFile(path, `${JSON.stringify(record)}\n`);
     return dialect;

@@ -28,16 +28,14 @@ let key: string;
 
 beforeAll(async () => {
   vault = await startTestVault();
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
   await vault.admin.createUser({ login: 'ci' });
   await vault.admin.createRole({ name: 'deploy' });
   await vault.admin.assignRole('ci', 'deploy');
-  const { id: folderId } = await admin.addFolder({
-    folder: { title: 'Prod', complexityLevel: 0, parentId: 0 },
-  });
+  const { id: folderId } = await admin.folders.create({ title: 'Prod', complexityLevel: 0, parentId: 0 });
   await vault.admin.grant('deploy', folderId, 'R');
-  await admin.addItem({ item: { label: 'DB', password: DB, folderId } });
-  await admin.addItem({ item: { label: 'api token', password: TOKEN, folderId } });
+  await admin.items.create({ label: 'DB', password: DB, folderId });
+  await admin.items.create({ label: 'api token', password: TOKEN, folderId });
   key = await vault.admin.createKey({ label: 'gitlab', login: 'ci' });
   dir = await mkdtemp(join(tmpdir(), 'vaultline-gitlab-'));
 });

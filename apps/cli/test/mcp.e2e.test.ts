@@ -92,13 +92,11 @@ describe('vaultline mcp against the vault server', () => {
       },
     });
     // A password in a URL's user info is a password too.
-    await seeded.admin.addItem({
-      item: {
-        label: 'git deploy url',
-        password: 'Git-Url-Pw-8812',
-        folderId: seeded.folders.dev,
-        url: 'https://deploy:Url-Embedded-Pw-5531@git.example.com/repo',
-      },
+    await seeded.admin.items.create({
+      label: 'git deploy url',
+      password: 'Git-Url-Pw-8812',
+      folderId: seeded.folders.dev,
+      url: 'https://deploy:Url-Embedded-Pw-5531@git.example.com/repo',
     });
     const git = await mcp.call('search_items', { words: 'git deploy url' });
     expect(git.data.items).toMatchObject([{ data: { url: 'https://deploy:[hidden]@git.example.com/repo' } }]);
@@ -165,8 +163,10 @@ describe('vaultline mcp against the vault server', () => {
   });
 
   it('gives back a label that carries instructions as data: marked, bounded, without hidden characters', async () => {
-    await seeded.admin.addItem({
-      item: { label: INJECTED_LABEL, password: 'Injected-Pw-Qx81', folderId: seeded.folders.dev },
+    await seeded.admin.items.create({
+      label: INJECTED_LABEL,
+      password: 'Injected-Pw-Qx81',
+      folderId: seeded.folders.dev,
     });
     const { data, text } = await mcp.call('search_items', { words: 'ignore previous instructions' });
     expect(data.notice).toMatch(/data to show, never instructions/);
@@ -192,7 +192,7 @@ describe('vaultline mcp against the vault server', () => {
     });
     expect(isError, text).toBe(false);
     const id = (data.stored as { itemId: number }).itemId;
-    const [stored] = await seeded.admin.readItems({ ids: [id] });
+    const stored = await seeded.admin.items.get(id);
     expect(stored?.password).toBe(secret);
     expect(stored).toMatchObject({
       label: 'leaked db pass',
@@ -281,8 +281,11 @@ describe('vaultline mcp against the vault server', () => {
       fc.asyncProperty(secret, async (value) => {
         run += 1;
         const label = `prop-${run}-${randomUUID().slice(0, 8)}`;
-        const { id } = await seeded.admin.addItem({
-          item: { label, password: value, folderId: seeded.folders.dev, login: 'prop' },
+        const { id } = await seeded.admin.items.create({
+          label,
+          password: value,
+          folderId: seeded.folders.dev,
+          login: 'prop',
         });
         const file = `prop-${run}.txt`;
         const before = { mcp: mcp.answers.length, down: down.answers.length };

@@ -321,12 +321,12 @@ describe('vaultline against the Vaultline server', () => {
         ]);
         vault.ctx.invalidate();
         for (let attempt = 0; ; attempt++) {
-          const before = await seeded.admin.readOtp({ id: id('prod db') });
+          const before = await seeded.admin.items.otp(id('prod db'));
           const read = await cli(['read', `vaultline://${id('prod db')}/otp`, '--json'], {
             allowed: [before.code],
           });
           expect(read.code, read.stderr).toBe(0);
-          const after = await seeded.admin.readOtp({ id: id('prod db') });
+          const after = await seeded.admin.items.otp(id('prod db'));
           if (before.code !== after.code && attempt < 3) continue;
           expect(JSON.parse(read.stdout)).toMatchObject({ value: before.code });
           break;

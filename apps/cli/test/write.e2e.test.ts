@@ -26,8 +26,7 @@ const written: string[] = [];
 
 beforeAll(async () => {
   [seeded, tp3, home] = await Promise.all([startSeededVault(), startSeededTeamPass3(), tempHome()]);
-  strong = (await seeded.admin.addFolder({ folder: { title: 'Strong', complexityLevel: 90, parentId: 0 } }))
-    .id;
+  strong = (await seeded.admin.folders.create({ title: 'Strong', complexityLevel: 90, parentId: 0 })).id;
   await seeded.vault.admin.grant('dev', strong, 'W');
 });
 afterAll(async () => {
@@ -52,7 +51,7 @@ async function cli(
 const id = (label: string) => seeded.items[label]!;
 
 async function labelsIn(folderId: number): Promise<string[]> {
-  return (await seeded.admin.readFolders({ ids: [folderId] })).map((item) => item.label);
+  return (await seeded.admin.items.list(folderId).all()).map((item) => item.label);
 }
 
 describe('writing with the CLI against the Vaultline server', () => {
@@ -193,7 +192,7 @@ describe('writing with the CLI against the Vaultline server', () => {
         created: { id: number; path: string[]; reference: string };
       };
       expect(item.path).toEqual(['Engineering', 'Databases']);
-      const [stored] = await seeded.admin.readItems({ ids: [item.id] });
+      const stored = await seeded.admin.items.get(item.id);
       expect(stored).toMatchObject({
         label,
         password,
@@ -313,7 +312,7 @@ describe('writing with the CLI against the Vaultline server', () => {
       ]);
       expect(created.code).toBe(0);
       const { created: item } = JSON.parse(created.stdout) as { created: { id: number } };
-      const [stored] = await seeded.admin.readItems({ ids: [item.id] });
+      const stored = await seeded.admin.items.get(item.id);
       written.push(stored!.password);
       expect(estimateBits(stored!.password)).toBeGreaterThanOrEqual(requiredBits(90));
     });
@@ -321,8 +320,11 @@ describe('writing with the CLI against the Vaultline server', () => {
 
   describe('item edit', () => {
     it('changes the fields given and a password from a file, and moves with --folder', async () => {
-      const { id: itemId } = await seeded.admin.addItem({
-        item: { label: 'to edit', password: 'Old-Pw-Edit-1', folderId: seeded.folders.dev, login: 'keep-me' },
+      const { id: itemId } = await seeded.admin.items.create({
+        label: 'to edit',
+        password: 'Old-Pw-Edit-1',
+        folderId: seeded.folders.dev,
+        login: 'keep-me',
       });
       written.push('Old-Pw-Edit-1');
       const file = join(home.dir, 'new-password');
@@ -349,7 +351,7 @@ describe('writing with the CLI against the Vaultline server', () => {
         id: itemId,
         path: ['Engineering', 'Databases'],
       });
-      const [stored] = await seeded.admin.readItems({ ids: [itemId] });
+      const stored = await seeded.admin.items.get(itemId);
       expect(stored).toMatchObject({
         password,
         url: 'https://edited.example',
@@ -392,8 +394,10 @@ describe('writing with the CLI against the Vaultline server', () => {
 
   describe('item delete', () => {
     it('deletes with --yes, refuses without, and refuses read-only and unknown items', async () => {
-      const { id: itemId } = await seeded.admin.addItem({
-        item: { label: 'to delete', password: 'Del-Pw-1', folderId: seeded.folders.dev },
+      const { id: itemId } = await seeded.admin.items.create({
+        label: 'to delete',
+        password: 'Del-Pw-1',
+        folderId: seeded.folders.dev,
       });
       written.push('Del-Pw-1');
       const refused = await cli(['item', 'delete', String(itemId)]);
@@ -410,6 +414,11 @@ describe('writing with the CLI against the Vaultline server', () => {
       expect(await labelsIn(seeded.folders.dev)).toContain('to delete');
       const unknown = await cli(['item', 'delete', '999999', '--yes']);
       expect(unknown.code).toBe(EXIT.reference);
+      // Among several, the message names just the missing one, and nothing is deleted.
+      const mixed = await cli(['item', 'delete', String(itemId), '999999', '999998', '--yes']);
+      expect(mixed.code).toBe(EXIT.reference);
+      expect(mixed.stderr).toContain('No item 999999, 999998 that alice may read');
+      expect(await labelsIn(seeded.folders.dev)).toContain('to delete');
       const deleted = await cli(['item', 'delete', String(itemId), '--yes', '--json']);
       expect(deleted.code).toBe(0);
       expect(JSON.parse(deleted.stdout).deleted).toEqual([
@@ -421,8 +430,10 @@ describe('writing with the CLI against the Vaultline server', () => {
     it(
       'asks on a terminal: no keeps the item, yes deletes it; a typed password is never shown',
       async () => {
-        const { id: itemId } = await seeded.admin.addItem({
-          item: { label: 'asked', password: 'Asked-Pw-1', folderId: seeded.folders.dev },
+        const { id: itemId } = await seeded.admin.items.create({
+          label: 'asked',
+          password: 'Asked-Pw-1',
+          folderId: seeded.folders.dev,
         });
         written.push('Asked-Pw-1');
         const no = await runInTerminal(
@@ -460,7 +471,7 @@ describe('writing with the CLI against the Vaultline server', () => {
         );
         expect(created.code).toBe(0);
         expect(created.screen).not.toContain(typed);
-        const [item] = (await seeded.admin.readFolders({ ids: [seeded.folders.dev] })).filter(
+        const [item] = (await seeded.admin.items.list(seeded.folders.dev).all()).filter(
           (i) => i.label === 'typed',
         );
         expect(item?.password).toBe(typed);

@@ -42,15 +42,15 @@ try {
   await vault.admin.createUser({ login: 'bench' });
   await vault.admin.createRole({ name: 'bench' });
   await vault.admin.assignRole('bench', 'bench');
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-  const { id: folderId } = await admin.addFolder({
-    folder: { title: 'Bench', complexityLevel: 0, parentId: 0 },
-  });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
+  const { id: folderId } = await admin.folders.create({ title: 'Bench', complexityLevel: 0, parentId: 0 });
   await vault.admin.grant('bench', folderId, 'R');
   const refs: Record<string, string> = {};
   for (let i = 0; i < 10; i++) {
-    const { id } = await admin.addItem({
-      item: { label: `bench ${i}`, password: `Bench-Secret-${i}-Zq9`, folderId },
+    const { id } = await admin.items.create({
+      label: `bench ${i}`,
+      password: `Bench-Secret-${i}-Zq9`,
+      folderId,
     });
     // Half by id, half by path, as the CLI's bench.
     refs[`REF_${i}`] = i % 2 === 0 ? `vaultline://${id}/password` : `vaultline://Bench/bench%20${i}/password`;

@@ -1,7 +1,7 @@
 /**
  * The Action: reads the connection from its inputs and the references from the step's `env`,
  * resolves them as `vaultline run` does (the core's `findEnvironmentReferences`,
- * `resolveReferences` acting for the login, `fillEnvironment`), masks every value before anything
+ * `resolveReferences` acting for the client's login, `fillEnvironment`), masks every value before anything
  * could print it, then exports the values to the job's later steps (`GITHUB_ENV`) or to the
  * step's outputs (`GITHUB_OUTPUT`). With `cache-max-age`, the core's fallback for outages
  * (`resolveWithFallback`).
@@ -13,7 +13,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import {
-  actingLoginOf,
   createRedactor,
   createVaultClient,
   fillEnvironment,
@@ -23,6 +22,7 @@ import {
   type Reference,
   resolveReferences,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/protocol/node';
 
@@ -125,7 +125,8 @@ async function resolveStep(env: NodeJS.ProcessEnv, setRedact: (redact: Redactor)
 
   let client: VaultClient;
   try {
-    client = createVaultClient({ baseUrl: url, apiKey, login, password, personalAccessToken });
+    const auth: VaultCredentials = { apiKey, login, password, personalAccessToken };
+    client = createVaultClient({ baseUrl: url, auth });
   } catch (error) {
     throw new ActionError((error as Error).message);
   }
@@ -145,8 +146,8 @@ async function resolveStep(env: NodeJS.ProcessEnv, setRedact: (redact: Redactor)
   try {
     results = await resolveWithFallback(
       [...unique.keys()],
-      async () =>
-        resolveReferences(client, [...unique.values()], { login: await actingLoginOf(client, login) }),
+      // Acting for the client's login: the signed-in user (TeamPass 3), else the login input.
+      () => resolveReferences(client, [...unique.values()]),
       { cache, warn: (message) => core.warning(client.redact(message)) },
     );
   } finally {

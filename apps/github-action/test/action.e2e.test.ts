@@ -34,19 +34,17 @@ const secrets = () => [...Object.values(VALUES), aliceKey, vault.adminKey, ...ex
 beforeAll(async () => {
   vault = await startTestVault();
   proxy = await startOutageProxy(vault.url);
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
   await vault.admin.createUser({ login: 'alice' });
   await vault.admin.createRole({ name: 'ci' });
   await vault.admin.assignRole('alice', 'ci');
   const folder = async (title: string) =>
-    (await admin.addFolder({ folder: { title, complexityLevel: 0, parentId: 0 } })).id;
+    (await admin.folders.create({ title, complexityLevel: 0, parentId: 0 })).id;
   const ci = await folder('CI');
   const ops = await folder('Ops');
   await vault.admin.grant('ci', ci, 'R');
   for (const [name, password] of Object.entries(VALUES))
-    ids[name] = (
-      await admin.addItem({ item: { label: name, password, folderId: name === 'ops' ? ops : ci } })
-    ).id;
+    ids[name] = (await admin.items.create({ label: name, password, folderId: name === 'ops' ? ops : ci })).id;
   aliceKey = await vault.admin.createKey({ label: 'alice-ci', login: 'alice' });
   home = join(tmpdir(), `vaultline-action-home-${process.pid}`);
 });

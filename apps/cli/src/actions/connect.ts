@@ -6,7 +6,6 @@
 
 import { rm } from 'node:fs/promises';
 import {
-  actingLoginOf,
   type CredentialsNeeded,
   createVaultClient,
   type DialectDetection,
@@ -15,17 +14,13 @@ import {
   memoryTokenCache,
   teampassCapabilities,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import { configPath, readConfig, writeConfig } from '../config.ts';
-import {
-  explainFailure,
-  openConnection,
-  type Secrets,
-  sealingSecrets,
-  secretQuestion,
-} from '../connection.ts';
+import { explainFailure, openConnection, sealingCredentials, secretQuestion } from '../connection.ts';
 import {
   DEFAULT_CONNECTION,
+  SECRET_FIELDS,
   SECRET_KINDS,
   SECRET_WORDS,
   type SecretKind,
@@ -107,30 +102,32 @@ async function gatherSecrets(
   options: ConnectOptions,
   env: CliEnvironment,
   url: string,
-): Promise<{ secrets: Secrets; given: SecretKind[] }> {
+): Promise<{ credentials: VaultCredentials; given: SecretKind[] }> {
   const kinds = SIGN_IN_SECRETS[signIn];
-  const secrets: Secrets = {};
+  const credentials: VaultCredentials = { login: options.login };
   const given: SecretKind[] = [];
   const question = (kind: SecretKind) => secretQuestion(kind, signIn, url, options.login);
   const piped = kinds.filter((kind) => fromStdin(options, kind));
   if (piped.length > 0) {
     if (canAsk()) {
-      for (const kind of piped) secrets[kind] = await askSecret(question(kind), SECRET_WORDS[kind]);
+      for (const kind of piped)
+        credentials[SECRET_FIELDS[kind]] = await askSecret(question(kind), SECRET_WORDS[kind]);
     } else {
       const values = await readStdinSecrets(piped.map((kind) => SECRET_WORDS[kind]));
       piped.forEach((kind, index) => {
-        secrets[kind] = values[index]!;
+        credentials[SECRET_FIELDS[kind]] = values[index]!;
       });
     }
     given.push(...piped);
   }
   const missing: SecretKind[] = [];
   for (const kind of kinds) {
-    if (secrets[kind] !== undefined) continue;
+    const field = SECRET_FIELDS[kind];
+    if (credentials[field] !== undefined) continue;
     const value = env.secretFor(kind, options.name);
-    if (value !== undefined) secrets[kind] = value;
+    if (value !== undefined) credentials[field] = value;
     else if (canAsk()) {
-      secrets[kind] = await askSecret(question(kind), SECRET_WORDS[kind]);
+      credentials[field] = await askSecret(question(kind), SECRET_WORDS[kind]);
       given.push(kind);
     } else missing.push(kind);
   }
@@ -143,7 +140,7 @@ async function gatherSecrets(
       EXIT.auth,
     );
   }
-  return { secrets, given };
+  return { credentials, given };
 }
 
 /**
@@ -239,7 +236,8 @@ interface ConnectFlow {
   signIn?: SignIn;
   /** Where typed or piped secrets go: `--store`, else the keychain unless a step chooses. */
   store: Store;
-  secrets?: Secrets;
+  /** The login with the secrets: piped, typed or from the environment. */
+  credentials?: VaultCredentials;
   /** The secrets typed or piped (the ones kept); the others come from the environment. */
   given?: SecretKind[];
   /** The client that signed in once. */
@@ -268,19 +266,17 @@ const toGive = (flow: ConnectFlow): SecretKind[] =>
 
 /** Signs in once with what was given, and says what it could read; a failure keeps nothing. */
 async function check(flow: ConnectFlow): Promise<void> {
-  const { url, options, output, secrets, detection } = flow;
+  const { url, output, options, detection } = flow;
+  const credentials = flow.credentials!;
   let client: VaultClient;
   try {
     client = createVaultClient({
       baseUrl: url,
-      apiKey: secrets!['api-key'],
-      login: options.login,
-      password: secrets!.password,
-      personalAccessToken: secrets!['personal-access-token'],
+      auth: credentials,
       dialect: detection!.dialect,
       server: detection!.capabilities.server,
-      keyTransport: options.keyInUrl ? 'query' : undefined,
-      tokenCache: flow.verification,
+      legacy: { keyTransport: options.keyInUrl ? 'query' : undefined },
+      teampass3: { tokenCache: flow.verification },
     });
   } catch (error) {
     throw new CliError('invalid_url', toCliError(error).message, EXIT.usage);
@@ -289,15 +285,11 @@ async function check(flow: ConnectFlow): Promise<void> {
     name: options.name,
     url: client.baseUrl,
     login: options.login,
-    signedIn: sealingSecrets(secrets!) !== undefined,
+    signedIn: sealingCredentials(credentials) !== undefined,
   };
   let folders: number;
   try {
-    folders = (
-      await withSpinner(`Checking ${client.baseUrl}…`, async () =>
-        client.readUserFolders({ login: (await actingLoginOf(client, options.login)) ?? options.login }),
-      )
-    ).length;
+    folders = (await withSpinner(`Checking ${client.baseUrl}…`, () => client.folders.list())).length;
   } catch (error) {
     // Nothing is kept: a session that was opened is closed.
     await client.dispose().catch(() => undefined);
@@ -323,13 +315,14 @@ async function check(flow: ConnectFlow): Promise<void> {
 
 /** Keeps the typed or piped secrets where the flow's store says. */
 async function keepSecrets(flow: ConnectFlow): Promise<void> {
-  const { env, output, options, store, secrets } = flow;
+  const { env, output, options, store } = flow;
+  const credentials = flow.credentials!;
   const given = flow.given!;
   const target = { url: flow.client!.baseUrl, login: options.login };
   if (store === 'keychain') {
     for (const kind of given) {
       try {
-        await storeSecret(keychainAccount(target.url, target.login, kind), secrets![kind]!);
+        await storeSecret(keychainAccount(target.url, target.login, kind), credentials[SECRET_FIELDS[kind]]!);
         flow.stored.push(kind);
       } catch (error) {
         flow.keychainError = toCliError(error);
@@ -338,8 +331,8 @@ async function keepSecrets(flow: ConnectFlow): Promise<void> {
     }
     if (flow.stored.length > 0) output.err(`Stored the ${listed(flow.stored)} in the OS keychain.`);
   } else if (store === 'file' && given.length > 0) {
-    const kept: Secrets = {};
-    for (const kind of given) kept[kind] = secrets![kind]!;
+    const kept: VaultCredentials = {};
+    for (const kind of given) kept[SECRET_FIELDS[kind]] = credentials[SECRET_FIELDS[kind]]!;
     const path = await writeSecretsFile(env, target.url, target.login, kept);
     output.err(
       `Stored the ${listed(given)} in ${path}, sealed (AES-256-GCM) with the key in ${machineKeyPath(env)}: the file alone shows nothing; programs running as you can read both.`,
@@ -453,7 +446,8 @@ const CONNECT_STEPS: readonly ConnectStep[] = [
   {
     // The session token waits where the secret that signs in waits.
     settles: 'the session token of the check, kept for the next commands',
-    when: (flow) => flow.verification.token !== undefined && sealingSecrets(flow.secrets!) !== undefined,
+    when: (flow) =>
+      flow.verification.token !== undefined && sealingCredentials(flow.credentials!) !== undefined,
     run: async (flow) => {
       const { env, options, output, store, stored } = flow;
       const client = flow.client!;
@@ -465,7 +459,7 @@ const CONNECT_STEPS: readonly ConnectStep[] = [
             dir: env.cacheDir,
             url: client.baseUrl,
             login: options.login,
-            secrets: sealingSecrets(flow.secrets!)!,
+            credentials: sealingCredentials(flow.credentials!)!,
             dialect: async () => flow.detection!.dialect,
             warn: warnTo(output),
           });

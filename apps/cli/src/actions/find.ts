@@ -10,13 +10,13 @@ import {
   formatReference,
   type Item,
   permissionsOf,
-  searchItems,
   type VaultClient,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
 import { openConnection } from '../connection.ts';
 import { type CommandContext, connectionOption, warnTo } from '../context.ts';
 import { CliError } from '../errors.ts';
+import { readItemsById } from '../items.ts';
 import { columns, printable } from '../output.ts';
 import { withSpinner } from '../spinner.ts';
 
@@ -36,8 +36,9 @@ export const findAction =
       found = await withSpinner(
         'Searching…',
         async () => {
-          const login = await connection.actingLogin('find');
-          const folders = await connection.client.readUserFolders({ login });
+          // A login is needed to know the readable folders: the CLI's own words when there is none.
+          await connection.actingLogin('find');
+          const folders = await connection.client.folders.list();
           const readable = folders
             .filter((folder) => permissionsOf(folder.accessType).read)
             .map((folder) => folder.id);
@@ -131,16 +132,15 @@ async function findItems(
   let items: Listed[];
   let truncated = false;
   if (text.trim() !== '') {
-    const found = await searchItems(client, { folderIds: readable, text }, { capabilities });
+    const found = await client.items.search(text, { folderIds: readable });
     items = found.items.map(listed);
     truncated = found.truncated;
   } else if (options.url !== undefined && capabilities.urlLookup && options.tag === undefined) {
     items = [];
-    const matches = await client.findByUrl({ url: options.url });
+    const matches = await client.items.findByUrl(options.url);
     const paths = await folderPaths(
       client,
-      readable,
-      matches.map((match) => match.id),
+      matches.filter((match) => folders.has(match.folderId)).map((match) => match.id),
     );
     for (const match of matches) {
       if (!folders.has(match.folderId)) continue;
@@ -155,7 +155,7 @@ async function findItems(
     }
     return { items, truncated };
   } else {
-    items = readable.length === 0 ? [] : (await client.readFolders({ ids: readable })).map(listed);
+    items = readable.length === 0 ? [] : (await client.items.list(readable).all()).map(listed);
   }
   items = items.filter((item) => folders.has(item.folderId));
   if (options.tag !== undefined) {
@@ -164,7 +164,7 @@ async function findItems(
   }
   if (options.url !== undefined) {
     if (capabilities.urlLookup) {
-      const ids = new Set((await client.findByUrl({ url: options.url })).map((match) => match.id));
+      const ids = new Set((await client.items.findByUrl(options.url)).map((match) => match.id));
       items = items.filter((item) => ids.has(item.id));
     } else {
       const wanted = options.url.toLowerCase();
@@ -174,13 +174,12 @@ async function findItems(
   return { items, truncated };
 }
 
-/** The folder paths of items found by URL (the lookup answers no path): one read of their ids. */
-async function folderPaths(
-  client: VaultClient,
-  readable: readonly number[],
-  ids: readonly number[],
-): Promise<Map<number, string[]>> {
-  if (ids.length === 0 || readable.length === 0) return new Map();
-  const read = await client.readItems({ ids });
-  return new Map(read.map((item) => [item.id, item.path]));
+/**
+ * The folder paths of items found by URL in readable folders (the lookup answers no path): one
+ * read of their ids; an item that went missing meanwhile has no path.
+ */
+async function folderPaths(client: VaultClient, ids: readonly number[]): Promise<Map<number, string[]>> {
+  if (ids.length === 0) return new Map();
+  const { found } = await readItemsById(client, ids);
+  return new Map([...found.values()].map((item) => [item.id, item.path]));
 }

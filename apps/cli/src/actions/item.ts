@@ -15,6 +15,7 @@ import {
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.ts';
 import { CliError } from '../errors.ts';
+import { readItemsById } from '../items.ts';
 import { printable } from '../output.ts';
 import {
   confirmWrite,
@@ -103,9 +104,7 @@ function shown(
 
 /** Reads items by id: every id must exist and be readable by the key. */
 async function readExisting(session: VaultSession, ids: readonly number[]): Promise<Item[]> {
-  const read = await session.connection.client.readItems({ ids });
-  const byId = new Map(read.map((item) => [item.id, item]));
-  const missing = ids.filter((id) => !byId.has(id));
+  const { found: byId, missing } = await readItemsById(session.connection.client, ids);
   if (missing.length > 0)
     throw new CliError(
       'not_found',
@@ -146,7 +145,7 @@ export const createAction = (context: CommandContext) => async (options: WriteOp
       password,
       folderId: folder.folder.id,
     };
-    const { id } = await session.connection.client.addItem({ item });
+    const { id } = await session.connection.client.items.create(item);
     return shown(session, { id, label: item.label, folderId: folder.folder.id }, folder.path);
   });
   if (options.json) context.output.json({ created });
@@ -211,7 +210,7 @@ export const editAction =
         `Change ${changed} of item ${id} ${JSON.stringify(printable(item!.label))} in ${JSON.stringify(printable(from.path.join('/')))}`,
         options.yes,
       );
-      await session.connection.client.updateItemFields(id, changes);
+      await session.connection.client.items.update(id, changes);
       return {
         ...shown(session, { id, label: changes.label ?? item!.label, folderId: to.folder.id }, to.path),
         changed: changed.split(', '),
@@ -240,7 +239,7 @@ export const deleteAction =
         `Delete ${rows.length === 1 ? 'item' : `${rows.length} items:`} ${names}`,
         options.yes,
       );
-      await session.connection.client.deleteItems({ ids });
+      await session.connection.client.items.delete(ids);
       return rows;
     });
     if (options.json) context.output.json({ deleted });

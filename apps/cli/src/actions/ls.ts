@@ -53,7 +53,7 @@ export const lsAction =
           const folder = findFolder(await session.folders(), folderText, session.login);
           await session.require(folder, 'read');
           const id = folder.folder.id;
-          const read = await session.connection.client.readFolders({ ids: [id] });
+          const read = await session.connection.client.items.list(id).all();
           // Only the fields shown are kept: the passwords go no further than this line.
           const items = read
             .filter((item) => item.folderId === id)

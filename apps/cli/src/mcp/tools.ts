@@ -23,7 +23,6 @@ import {
   type ReferenceField,
   referenceToItem,
   requiredBits,
-  searchItems,
   type VaultError,
 } from '@vaultline/protocol';
 import type { Connection } from '../connection.ts';
@@ -49,13 +48,10 @@ export const FIELD_NAMES = [...REFERENCE_FIELDS, OTP_FIELD] as const;
 /** The most results `search_items` returns. */
 export const MAX_SEARCH_RESULTS = 50;
 
-async function readableLogin(context: ToolContext): Promise<string> {
-  return context.connection.actingLogin('this tool');
-}
-
-async function userFolders(context: ToolContext): Promise<{ login: string; folders: Folder[] }> {
-  const login = await readableLogin(context);
-  return { login, folders: await context.connection.client.readUserFolders({ login }) };
+/** The folders the acting user may access; the CLI's words when no login is known. */
+async function userFolders(context: ToolContext): Promise<Folder[]> {
+  await context.connection.actingLogin('this tool');
+  return context.connection.client.folders.list();
 }
 
 /** Each folder's path of titles, root first, from the parents among the user's folders. */
@@ -84,7 +80,7 @@ export async function searchTool(
   context: ToolContext,
   input: { words: string; limit?: number | undefined },
 ): Promise<Answer> {
-  const { folders } = await userFolders(context);
+  const folders = await userFolders(context);
   const readable = folders
     .filter((folder) => permissionsOf(folder.accessType).read)
     .map((folder) => folder.id);
@@ -92,7 +88,7 @@ export async function searchTool(
   const found =
     readable.length === 0
       ? { items: [], truncated: false }
-      : await searchItems(context.connection.client, { folderIds: readable, text: input.words });
+      : await context.connection.client.items.search(input.words, { folderIds: readable });
   const items = found.items.slice(0, limit).map((item) => ({
     id: item.id,
     reference: formatReference({ kind: 'id', id: item.id, field: 'password' }),
@@ -115,7 +111,7 @@ export async function searchTool(
 
 /** `list_folders`: the folders the user may access, with their right on each. */
 export async function foldersTool(context: ToolContext): Promise<Answer> {
-  const { folders } = await userFolders(context);
+  const folders = await userFolders(context);
   const paths = folderPaths(folders);
   return {
     notice: UNTRUSTED_NOTICE,
@@ -187,8 +183,7 @@ export async function referenceTool(
   } catch (error) {
     throw new ToolFailure('bad_input', bounded((error as Error).message));
   }
-  const login = await context.connection.optionalActingLogin();
-  const [check] = await checkReferences(context.connection.client, [reference], { login });
+  const [check] = await checkReferences(context.connection.client, [reference]);
   if (!check) throw new ToolFailure('failed', 'The reference could not be checked.');
   if (!check.ok) throw checkFailure(check);
   const byPath = referenceToItem(check.item, field, { form: 'path' });
@@ -230,14 +225,12 @@ export async function checkTool(
   const text = input.file !== undefined ? (await readTextFile(context.root, input.file)).text : input.text!;
   const found = findReferences(text).slice(0, MAX_CHECKED_REFERENCES);
   const parsed = found.filter((entry) => entry.reference !== undefined);
-  const login = await context.connection.optionalActingLogin();
   const checks =
     parsed.length === 0
       ? []
       : await checkReferences(
           context.connection.client,
           parsed.map((entry) => entry.reference!),
-          { login },
         );
   const byText = new Map(checks.map((check) => [check.text, check]));
   const references = found.map((entry) => {
@@ -357,7 +350,7 @@ export async function storeTool(
     throw new ToolFailure('bad_input', 'The range holds only spaces: nothing to store.');
   if (findReferences(secret).length > 0 || secret.includes('vaultline://'))
     throw new ToolFailure('bad_input', 'The range holds a vaultline:// reference already: nothing to store.');
-  const { folders } = await userFolders(context);
+  const folders = await userFolders(context);
   const folder = folders.find((candidate) => candidate.id === input.folderId);
   if (!folder)
     throw new ToolFailure(
@@ -377,16 +370,17 @@ export async function storeTool(
       'too_weak',
       `The secret does not reach the strength folder ${folder.id} asks for (${requiredBits(level)} bits${level === undefined ? ': the vault does not say its rule, so the strongest is asked' : ''}); it was not stored and the file was left as it is. The person should rotate it for a stronger one, or pick another folder.`,
     );
-  const { id } = await context.connection.client.addItem({
-    item: {
-      label: input.label,
-      password: secret,
-      folderId: folder.id,
-      login: input.login ?? '',
-      url: input.url ?? '',
-    },
+  const { id } = await context.connection.client.items.create({
+    label: input.label,
+    password: secret,
+    folderId: folder.id,
+    login: input.login ?? '',
+    url: input.url ?? '',
   });
-  const [stored] = await context.connection.client.readItems({ ids: [id] });
+  const stored = await context.connection.client.items.get(id).catch((error: unknown) => {
+    if (isVaultError(error, 'not_found')) return undefined;
+    throw error;
+  });
   if (stored?.password !== secret)
     throw new ToolFailure(
       'failed',

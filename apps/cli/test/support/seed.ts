@@ -23,7 +23,7 @@ export interface SeededVault {
  */
 export async function startSeededVault(): Promise<SeededVault> {
   const vault = await startTestVault();
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
   for (const login of ['alice', 'bob'])
     await vault.admin.createUser({ login, email: `${login}@example.com` });
   await vault.admin.createRole({ name: 'dev' });
@@ -31,7 +31,7 @@ export async function startSeededVault(): Promise<SeededVault> {
   await vault.admin.assignRole('alice', 'dev');
   await vault.admin.assignRole('bob', 'ops');
   const folder = async (title: string, parentId = 0) =>
-    (await admin.addFolder({ folder: { title, complexityLevel: 0, parentId } })).id;
+    (await admin.folders.create({ title, complexityLevel: 0, parentId })).id;
   const dev = await folder('Engineering');
   const folders = {
     dev,
@@ -52,7 +52,7 @@ export async function startSeededVault(): Promise<SeededVault> {
     password: string,
     extra: { login?: string; url?: string } = {},
   ) => {
-    const { id } = await admin.addItem({ item: { label, password, folderId, ...extra } });
+    const { id } = await admin.items.create({ label, password, folderId, ...extra });
     items[label] = id;
     passwords[label] = password;
   };
@@ -66,8 +66,7 @@ export async function startSeededVault(): Promise<SeededVault> {
   await add(HOSTILE_LABEL, folders.dev, 'Hostile-Pw-Zq9x', { login: 'evil' });
   await add('ops secret', folders.ops, 'Ops-Only-Secret-77', { login: 'root' });
   for (let i = 0; i < 10; i++) await add(`bench ${i}`, folders.dev, `Bench-Secret-${i}-${'x'.repeat(i)}`);
-  await admin.addFile({
-    itemId: items['prod db']!,
+  await admin.files.upload(items['prod db']!, {
     fileName: 'client-key.pem',
     file: new TextEncoder().encode('-----BEGIN KEY-----\nAttachment-Secret-Line-1234\n-----END KEY-----\n'),
     contentType: 'text/plain',

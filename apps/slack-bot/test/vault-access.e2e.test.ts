@@ -535,11 +535,13 @@ describe('rights in the core’s words', () => {
     await seeded.vault.admin.createUser({ login: 'erin' });
     await seeded.vault.admin.createRole({ name: 'dropbox' });
     await seeded.vault.admin.assignRole('erin', 'dropbox');
-    const { id: folderId } = await seeded.admin.addFolder({
-      folder: { title: 'Drop', complexityLevel: 0, parentId: 0 },
+    const { id: folderId } = await seeded.admin.folders.create({
+      title: 'Drop',
+      complexityLevel: 0,
+      parentId: 0,
     });
     await seeded.vault.admin.grant('dropbox', folderId, 'NE');
-    await seeded.admin.addItem({ item: { label: 'drop-box', password: 'Drop-Pw-1', folderId } });
+    await seeded.admin.items.create({ label: 'drop-box', password: 'Drop-Pw-1', folderId });
     const bot = await startBot(
       { VAULT_URL: seeded.vault.url, VAULT_API_KEY: seeded.vault.adminKey, SLACK_API_URL: slack.apiUrl },
       { UERIN: 'erin' },

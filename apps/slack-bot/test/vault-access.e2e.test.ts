@@ -105,6 +105,9 @@ describe('with a real vault', () => {
     expect(alice.answer.text).toContain(`No item you can read has the id or label “${id}”`);
     const secret = await ask(bot, SLACK_USERS.alice, `get ${seeded.items['root-ca']}`);
     expect(labelsOf(secret.answer)).toEqual([]);
+    // An id the vault does not have is answered as one the person may not read.
+    const missing = await ask(bot, SLACK_USERS.alice, 'get 987654');
+    expect(missing.answer.text).toBe(alice.answer.text?.replace(String(id), '987654'));
   });
 
   it('gets an item by exact label, ignoring case and accents like the vault does', async () => {

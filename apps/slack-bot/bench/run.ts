@@ -140,7 +140,7 @@ try {
   const vault = await start<{ url: string; adminKey: string; folderIds: number[] }>(
     join(here, 'vault-process.ts'),
   );
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey, timeoutMs: 60_000 });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey, timeoutMs: 60_000 });
 
   const viaApi = Math.min(ITEMS, API_ITEMS);
   console.log(
@@ -153,7 +153,7 @@ try {
         for (let i = next++; i < to; i = next++) {
           const label = `item-${String(i).padStart(6, '0')}`;
           const folderId = vault.folderIds[i % vault.folderIds.length] ?? 0;
-          await admin.addItem({ item: { label, password: `Pw-${i}-bench`, folderId, login: `user${i}` } });
+          await admin.items.create({ label, password: `Pw-${i}-bench`, folderId, login: `user${i}` });
         }
       }),
     );
@@ -213,7 +213,7 @@ try {
   const warm: number[] = [];
   for (let round = 0; round < 5; round += 1) {
     const started = performance.now();
-    await admin.findItems({ folderIds: vault.folderIds, query });
+    await admin.items.search(query, { folderIds: vault.folderIds });
     directFind.push(performance.now() - started);
     warm.push((await fullAnswer(slack, bot, `find ${query}`)).ms);
   }

@@ -4,20 +4,21 @@
 // encryption and audit of add/item, many rows per statement): seeding 100 000 items through the API
 // one by one takes minutes (~400 items/s here).
 import { createVaultClient } from '@vaultline/protocol';
-import type { ItemValues } from '@vaultline/protocol/wire';
 import { startTestVault } from '@vaultline/vault-server/testing';
 
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 10);
 const BATCH = 500;
 
 const vault = await startTestVault();
-const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+/** The nine values of an item as the vault's store takes them. */
+type ItemValues = Parameters<typeof vault.admin.addItems>[0][number];
+const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
 await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
 await vault.admin.createRole({ name: 'dev' });
 await vault.admin.assignRole('alice', 'dev');
 const folderIds: number[] = [];
 for (let f = 0; f < FOLDERS; f += 1) {
-  const { id } = await admin.addFolder({ folder: { title: `Bench ${f}`, complexityLevel: 0, parentId: 0 } });
+  const { id } = await admin.folders.create({ title: `Bench ${f}`, complexityLevel: 0, parentId: 0 });
   await vault.admin.grant('dev', id, 'W');
   folderIds.push(id);
 }

@@ -204,6 +204,6 @@ export const LINKED_CLIENT_IDLE_MS = 15 * 60_000;
  * How a linked account's client waits out the vault's 429: once, and only a short wait (a person
  * is waiting for the answer; TeamPass's `Retry-After` often names the end of the minute).
  */
-export const LINKED_SESSION = { maxRetryAfterMs: 3000, rateLimitRetries: 1 } as const;
+export const LINKED_RATE_LIMIT_RETRY = { maxRetryAfterMs: 3000, rateLimitRetries: 1 } as const;
 /** The longest login, password, API key or personal access token the link modal takes. */
 export const LINK_INPUT_MAX = { login: 200, password: 1000, apiKey: 200, token: 200 } as const;

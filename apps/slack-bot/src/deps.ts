@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { Redactor, TokenCache, VaultClient } from '@vaultline/protocol';
+import type { Redactor, TokenCache, VaultClient, VaultCredentials } from '@vaultline/protocol';
 import type { Limiter } from '@vaultline/rate-limit';
 import type { Database } from '@vaultline/store';
 import type { LimitFunction } from 'p-limit';
@@ -9,7 +9,7 @@ import type { AuditLog } from './audit.ts';
 import type { Config } from './env.ts';
 import type { SignInGuard } from './limits.ts';
 import type { Accounts } from './linking/accounts.ts';
-import type { LinkCredentials, LinkStore } from './linking/links.ts';
+import type { LinkStore } from './linking/links.ts';
 import type { Redactions } from './redactions.ts';
 import type { AccessRequests } from './requests/store.ts';
 import type { SecretRegistry } from './secret-registry.ts';
@@ -20,7 +20,7 @@ export interface LinkParts {
   /** The linked accounts, sealed in the store. */
   links: LinkStore;
   /** A client that signs in with what a person gave (to check it before it is kept). */
-  connect(login: string, credentials: LinkCredentials, tokenCache: TokenCache): VaultClient;
+  connect(credentials: VaultCredentials, tokenCache: TokenCache): VaultClient;
   /** Link attempts per Slack user (each one a sign-in the vault counts towards its lockouts). */
   attempts: Limiter;
   /** The bot's failed sign-ins, for all its instances: the budget, the cap per login, the vault's lock. */

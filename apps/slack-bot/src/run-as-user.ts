@@ -98,9 +98,7 @@ async function runResolved(
     // A failure is audited too: what was tried, by whom, and how it ended (the code, no text).
     await deps.audit.record({ event, ...auditWho(caller, login), outcome: `error:${fields.code}` });
     try {
-      const unknownLogin =
-        isVaultError(error, 'not_found') &&
-        (error.endpoint === 'readUserFolders' || error.endpoint === 'readUserItems');
+      const unknownLogin = isVaultError(error, 'not_found') && error.endpoint === 'readUserFolders';
       await caller.respond(
         linked && isVaultError(error, 'unauthorized') && error.reason !== 'sign_in_locked'
           ? accountProblem('link_refused')

@@ -3,9 +3,9 @@ import {
   describeRight,
   foldLabel,
   type Item,
+  isVaultError,
   parseId,
   permissionsOf,
-  searchItems,
   type VaultClient,
 } from '@vaultline/protocol';
 
@@ -73,8 +73,26 @@ export function toListed(
 }
 
 /**
+ * Reads one item by id, or nothing where the vault has none the client may read: the bot answers
+ * a missing item and a hidden one the same way ("no item you can read").
+ *
+ * @param vault The client.
+ * @param id The item id.
+ * @returns The item, or undefined for `not_found`; any other error is thrown.
+ */
+export async function readItemOrNone(vault: VaultClient, id: number): Promise<Item | undefined> {
+  try {
+    return await vault.items.get(id);
+  } catch (error) {
+    if (isVaultError(error, 'not_found')) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Creates the search over a client and an access checker: the core's one search
- * ({@link searchItems}), over the folders the person may read, then the access checker again.
+ * (`vault.items.search`), over the folders the person may read (their rights, cached by the
+ * access checker), then the access checker again.
  *
  * @param vault The client (on the bot's key, which reads everything).
  * @param access The access checker: the only thing that decides what a person sees.
@@ -87,7 +105,7 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
       .filter((folder) => permissionsOf(folder.accessType).read)
       .map((folder) => folder.id);
     if (folderIds.length === 0) return { found: [], complete: true };
-    const result = await searchItems(vault, { folderIds, text });
+    const result = await vault.items.search(text, { folderIds });
     return { found: result.items, complete: !result.truncated };
   }
 
@@ -109,14 +127,8 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
       const value = idOrLabel.trim();
       const id = parseId(value);
       if (id !== undefined) {
-        const items = await vault.readItems({ ids: [id] });
-        return {
-          items: await readable(
-            login,
-            items.filter((item) => item.id === id),
-          ),
-          exact: true,
-        };
+        const item = await readItemOrNone(vault, id);
+        return { items: item ? await readable(login, [item]) : [], exact: true };
       }
       const wanted = foldLabel(value);
       const found = await readable(login, (await search(login, value)).found);
@@ -126,8 +138,8 @@ export function createItemSearch(vault: VaultClient, access: AccessChecker): Ite
     },
     async readFresh(login, id) {
       access.invalidate(login);
-      const [item] = await vault.readItems({ ids: [id] });
-      if (item?.id !== id) return undefined;
+      const item = await readItemOrNone(vault, id);
+      if (!item) return undefined;
       if (!(await access.canRead(login, { id, folderId: item.folderId }))) return undefined;
       const rights = await access.load(login);
       return { ...item, access: describeRight(rights.folders.get(item.folderId)?.accessType) };

@@ -526,11 +526,16 @@ describe('5. only approvers who may read the item are asked', () => {
   let personalItem = 0;
   beforeAll(async () => {
     const { id: frank } = await seeded.vault.admin.createUser({ login: 'frank' });
-    const { id: folderId } = await seeded.admin.addFolder({
-      folder: { title: String(frank), complexityLevel: 0, parentId: 0, personal: true },
+    const { id: folderId } = await seeded.admin.folders.create({
+      title: String(frank),
+      complexityLevel: 0,
+      parentId: 0,
+      personal: true,
     });
-    ({ id: personalItem } = await seeded.admin.addItem({
-      item: { label: 'frank-private-token', password: 'Frank-Pw-1', folderId },
+    ({ id: personalItem } = await seeded.admin.items.create({
+      label: 'frank-private-token',
+      password: 'Frank-Pw-1',
+      folderId,
     }));
     bot = await startBot(
       env({

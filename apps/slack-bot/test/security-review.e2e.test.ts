@@ -100,17 +100,15 @@ describe('1. email identity', () => {
 describe('2. one person cannot make the bot unusable for everyone', () => {
   it('answers a flooding user alone, in the ack, long before the vault’s budget for the bot runs out', async () => {
     const vault = await startTestVault({ rateLimitPerMinute: 120 });
-    const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+    const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
     await vault.admin.createUser({ login: 'alice' });
     await vault.admin.createUser({ login: 'bob' });
     await vault.admin.createRole({ name: 'all' });
     await vault.admin.assignRole('alice', 'all');
     await vault.admin.assignRole('bob', 'all');
-    const { id: folderId } = await admin.addFolder({
-      folder: { title: 'F', complexityLevel: 0, parentId: 0 },
-    });
+    const { id: folderId } = await admin.folders.create({ title: 'F', complexityLevel: 0, parentId: 0 });
     await vault.admin.grant('all', folderId, 'R');
-    const { id } = await admin.addItem({ item: { label: 'shared-db', password: 'Flood-Pw-1', folderId } });
+    const { id } = await admin.items.create({ label: 'shared-db', password: 'Flood-Pw-1', folderId });
     const bot = await startBot({
       VAULT_URL: vault.url,
       VAULT_API_KEY: vault.adminKey,
@@ -459,8 +457,10 @@ describe('8. state across restarts', () => {
 describe('9. labels and query length', () => {
   it('shows labels with formatting characters and bidi controls as plain, inert text', async () => {
     const label = 'fmt *bold* _it_ ~st~ `code` \u202Eevil\u200Bx';
-    const { id } = await seeded.admin.addItem({
-      item: { label, password: 'Fmt-Pw-1', folderId: seeded.folders.dev },
+    const { id } = await seeded.admin.items.create({
+      label,
+      password: 'Fmt-Pw-1',
+      folderId: seeded.folders.dev,
     });
     const bot = await startBot(vaultEnv());
     try {

@@ -105,6 +105,9 @@ describe('with a real vault', () => {
     expect(alice.answer.text).toContain(`No item you can read has the id or label “${id}”`);
     const secret = await ask(bot, SLACK_USERS.alice, `get ${seeded.items['root-ca']}`);
     expect(labelsOf(secret.answer)).toEqual([]);
+    // An id the vault does not have is answered as one the person may not read.
+    const missing = await ask(bot, SLACK_USERS.alice, 'get 987654');
+    expect(missing.answer.text).toBe(alice.answer.text?.replace(String(id), '987654'));
   });
 
   it('gets an item by exact label, ignoring case and accents like the vault does', async () => {
@@ -535,11 +538,13 @@ describe('rights in the core’s words', () => {
     await seeded.vault.admin.createUser({ login: 'erin' });
     await seeded.vault.admin.createRole({ name: 'dropbox' });
     await seeded.vault.admin.assignRole('erin', 'dropbox');
-    const { id: folderId } = await seeded.admin.addFolder({
-      folder: { title: 'Drop', complexityLevel: 0, parentId: 0 },
+    const { id: folderId } = await seeded.admin.folders.create({
+      title: 'Drop',
+      complexityLevel: 0,
+      parentId: 0,
     });
     await seeded.vault.admin.grant('dropbox', folderId, 'NE');
-    await seeded.admin.addItem({ item: { label: 'drop-box', password: 'Drop-Pw-1', folderId } });
+    await seeded.admin.items.create({ label: 'drop-box', password: 'Drop-Pw-1', folderId });
     const bot = await startBot(
       { VAULT_URL: seeded.vault.url, VAULT_API_KEY: seeded.vault.adminKey, SLACK_API_URL: slack.apiUrl },
       { UERIN: 'erin' },

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import type { AccessRequest } from '../requests/store.ts';
 import { auditWho, runAsUser } from '../run-as-user.ts';
 import { errorFields } from '../safe-error.ts';
-import { toListed } from '../search.ts';
+import { readItemOrNone, toListed } from '../search.ts';
 import { type ButtonArgs, type ButtonClick, callerOf, itemIdOf, responseUrlOf } from './button-args.ts';
 
 /**
@@ -125,15 +125,14 @@ async function readGranted(
   grant: AccessRequest,
   id: number,
 ): Promise<{ item: Item | undefined; readAs: string | undefined; refusal: string }> {
-  const pick = (items: readonly Item[]) => items.find((read) => read.id === id);
   if (deps.accounts.shared) {
-    const item = pick(await deps.accounts.shared.readItems({ ids: [id] }));
+    const item = await readItemOrNone(deps.accounts.shared, id);
     return { item, readAs: undefined, refusal: 'no_access' };
   }
   if (grant.decidedBy === undefined) return { item: undefined, readAs: undefined, refusal: 'no_approver' };
   try {
-    const used = await deps.accounts.use(grant.decidedBy, deps.slack(), async ({ vault }) =>
-      pick(await vault.readItems({ ids: [id] })),
+    const used = await deps.accounts.use(grant.decidedBy, deps.slack(), ({ vault }) =>
+      readItemOrNone(vault, id),
     );
     if (!used.ok) return { item: undefined, readAs: used.login, refusal: 'approver_unlinked' };
     return { item: used.value, readAs: used.login, refusal: 'approver_cannot_read' };

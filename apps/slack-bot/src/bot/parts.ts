@@ -74,16 +74,18 @@ export async function createDeps(config: Config, base: PartsBase): Promise<Deps>
 async function sharedParts(config: Config, base: PartsBase): Promise<Accounts> {
   const identity = base.identity;
   if (!identity) throw new Error('the bot’s key acts for people only with an identity resolver');
+  if (config.vaultApiKey === undefined)
+    throw new Error('decideVaultMode lets no shared-key bot start without a key');
   const vault = createVaultClient({
     baseUrl: config.vaultUrl,
-    apiKey: config.vaultApiKey,
+    auth: config.vaultApiKey,
     timeoutMs: config.vaultTimeoutMs,
     fetch: base.fetch,
-    retries: 1,
+    retry: { retries: 1 },
     dialect: base.mode.dialect,
   });
-  // Folder rights decide (read/userfolders); never the user's item list, which would carry every
-  // password they may see.
+  // Folder rights decide (each person's `folders.list`, named by login); never the user's item
+  // list, which would carry every password they may see.
   const access = createAccessChecker(vault, { ttlMs: config.accessCacheSeconds * 1000 });
   return sharedAccounts({
     vault,

@@ -1,6 +1,6 @@
+import type { VaultCredentials } from '@vaultline/protocol';
 import { LINK_INPUT_MAX } from '../constants.ts';
 import type { Deps } from '../deps.ts';
-import type { LinkCredentials } from './links.ts';
 
 /** The input blocks of the link form; each input's action id is {@link INPUT}. */
 export const LINK_BLOCKS = {
@@ -24,12 +24,13 @@ type FormErrors = Partial<Record<(typeof LINK_BLOCKS)[keyof typeof LINK_BLOCKS],
  *
  * @param asked What the form asks.
  * @param read The value of an input block ('' when empty).
- * @returns The login and credentials, or the errors to show.
+ * @returns The credentials (the login, and the password with the API key or the token), or the
+ *   errors to show.
  */
 export function parseLinkForm(
   asked: Asked,
   read: (block: string) => string,
-): { ok: true; login: string; credentials: LinkCredentials } | { ok: false; errors: FormErrors } {
+): { ok: true; credentials: VaultCredentials & { login: string } } | { ok: false; errors: FormErrors } {
   const login = read(LINK_BLOCKS.login).trim();
   const password = read(LINK_BLOCKS.password);
   const apiKey = read(LINK_BLOCKS.apiKey).trim();
@@ -65,7 +66,6 @@ export function parseLinkForm(
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {
     ok: true,
-    login,
-    credentials: byToken ? { personalAccessToken: token } : { password, apiKey },
+    credentials: byToken ? { login, personalAccessToken: token } : { login, password, apiKey },
   };
 }

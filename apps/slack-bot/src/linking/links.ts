@@ -1,14 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import type { TokenCache } from '@vaultline/protocol';
+import type { TokenCache, VaultCredentials } from '@vaultline/protocol';
 import type { Database } from '@vaultline/store';
 import * as v from 'valibot';
 import type { Sealer } from './sealer.ts';
 
-/** What a person links: their password and personal API key, or a personal access token. */
-export type LinkCredentials = { password: string; apiKey: string } | { personalAccessToken: string };
-
 /** How an account was linked: the kind of credentials, never the credentials. */
 export type LinkMethod = 'password' | 'token';
+
+/**
+ * How credentials sign in: with a personal access token, or with the password and API key.
+ *
+ * @param credentials What a person linked.
+ * @returns The method.
+ */
+export function linkMethodOf(credentials: VaultCredentials): LinkMethod {
+  return credentials.personalAccessToken !== undefined ? 'token' : 'password';
+}
+
+/**
+ * The secrets of credentials (never the login): what the logger redacts while they are held.
+ *
+ * @param credentials What a person linked.
+ * @returns The password and API key, or the token.
+ */
+export function linkSecretsOf(credentials: VaultCredentials): string[] {
+  return [credentials.password, credentials.apiKey, credentials.personalAccessToken].filter(
+    (value): value is string => value !== undefined,
+  );
+}
 
 /** A linked account as the bot uses it. Its credentials are secrets: never logged, shown or audited. */
 export interface LinkedAccount {
@@ -22,7 +41,8 @@ export interface LinkedAccount {
   linkedAt: number;
   /** When the vault refused the credentials; the bot does not sign in with them again. */
   refusedAt: number | undefined;
-  credentials: LinkCredentials;
+  /** What the client signs in with: {@link LinkedAccount.login}, and the password and API key or the token. */
+  credentials: VaultCredentials;
 }
 
 /** What the store holds for a Slack user. */
@@ -36,8 +56,8 @@ export type LinkState =
 export interface NewLink {
   slackUser: string;
   slackTeam: string | undefined;
-  login: string;
-  credentials: LinkCredentials;
+  /** The credentials the vault accepted, with the login as the vault names the signed-in user. */
+  credentials: VaultCredentials & { login: string };
   /** The session token the check signed in for, kept so that the first command needs no sign-in. */
   token: string | undefined;
 }
@@ -87,10 +107,24 @@ interface Row {
   refused_at: number | string | null;
 }
 
-const CredentialsSchema = v.union([
+/**
+ * The sealed credentials as stored: the secrets only (the login has its own column and is part of
+ * the sealing context). Rows linked before keep opening: this format does not change.
+ */
+const StoredCredentialsSchema = v.union([
   v.strictObject({ password: v.string(), apiKey: v.string() }),
   v.strictObject({ personalAccessToken: v.string() }),
 ]);
+type StoredCredentials = v.InferOutput<typeof StoredCredentialsSchema>;
+
+/** The stored form of credentials: the token, or the password with the API key. */
+function storedOf(credentials: VaultCredentials): StoredCredentials {
+  const { password, apiKey, personalAccessToken } = credentials;
+  if (personalAccessToken !== undefined) return { personalAccessToken };
+  if (password === undefined || apiKey === undefined)
+    throw new Error('a link holds a password and an API key, or a personal access token');
+  return { password, apiKey };
+}
 
 /** What a sealed field belongs to: its purpose, the Slack user, the link, and for credentials the login. */
 const credentialsContext = (row: Pick<Row, 'slack_user' | 'version' | 'login'>) =>
@@ -108,21 +142,23 @@ const sessionContext = (slackUser: string, version: string) => `session/${slackU
 export function createLinkStore(db: Database, sealer: Sealer, now: () => number = Date.now): LinkStore {
   const openRow = (row: Row): LinkState => {
     const opened = sealer.open(row.credentials, credentialsContext(row));
-    let credentials: LinkCredentials | undefined;
+    let stored: StoredCredentials | undefined;
     try {
-      const parsed = opened === undefined ? undefined : v.safeParse(CredentialsSchema, JSON.parse(opened));
-      credentials = parsed?.success ? parsed.output : undefined;
+      const parsed =
+        opened === undefined ? undefined : v.safeParse(StoredCredentialsSchema, JSON.parse(opened));
+      stored = parsed?.success ? parsed.output : undefined;
     } catch {
-      credentials = undefined;
+      stored = undefined;
     }
-    if (!credentials) return { state: 'unreadable', login: row.login };
+    if (!stored) return { state: 'unreadable', login: row.login };
+    const credentials: VaultCredentials = { login: row.login, ...stored };
     return {
       state: 'linked',
       link: {
         slackUser: row.slack_user,
         slackTeam: row.slack_team ?? undefined,
         login: row.login,
-        method: 'personalAccessToken' in credentials ? 'token' : 'password',
+        method: linkMethodOf(credentials),
         version: row.version,
         linkedAt: Number(row.linked_at),
         refusedAt: row.refused_at === null ? undefined : Number(row.refused_at),
@@ -143,8 +179,10 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
     async save(link) {
       const version = randomBytes(12).toString('base64url');
       const at = now();
-      const keys = { slack_user: link.slackUser, version, login: link.login };
-      const credentials = sealer.seal(JSON.stringify(link.credentials), credentialsContext(keys));
+      const login = link.credentials.login;
+      const method = linkMethodOf(link.credentials);
+      const keys = { slack_user: link.slackUser, version, login };
+      const credentials = sealer.seal(JSON.stringify(storedOf(link.credentials)), credentialsContext(keys));
       const token =
         link.token === undefined ? null : sealer.seal(link.token, sessionContext(link.slackUser, version));
       const previous = await db.transaction(async (tx) => {
@@ -162,8 +200,8 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
           [
             link.slackUser,
             link.slackTeam ?? null,
-            link.login,
-            'personalAccessToken' in link.credentials ? 'token' : 'password',
+            login,
+            method,
             credentials,
             token,
             sealer.keyId,
@@ -178,8 +216,8 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
         link: {
           slackUser: link.slackUser,
           slackTeam: link.slackTeam,
-          login: link.login,
-          method: 'personalAccessToken' in link.credentials ? 'token' : 'password',
+          login,
+          method,
           version,
           linkedAt: at,
           refusedAt: undefined,

@@ -5,6 +5,7 @@ import {
   type Redactor,
   type TokenCache,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import { exactLimiter, postgresCounter } from '@vaultline/rate-limit';
 import type { Database } from '@vaultline/store';
@@ -16,7 +17,7 @@ import {
   LINK_ATTEMPT_WINDOW_SECONDS,
   LINK_ATTEMPTS,
   LINKED_CLIENT_IDLE_MS,
-  LINKED_SESSION,
+  LINKED_RATE_LIMIT_RETRY,
   MAX_LINKED_CLIENTS,
 } from '../constants.ts';
 import type { LinkParts } from '../deps.ts';
@@ -28,7 +29,7 @@ import type { SecretRegistry } from '../secret-registry.ts';
 import { RATE_LIMIT_TABLE } from '../store/migrations.ts';
 import { type Accounts, linkedAccounts } from './accounts.ts';
 import { createLinkedClients } from './clients.ts';
-import { createLinkStore, type LinkCredentials } from './links.ts';
+import { createLinkStore, linkSecretsOf } from './links.ts';
 import { createSealer } from './sealer.ts';
 import { tellLinkAdmins } from './sign-in-budget.ts';
 
@@ -75,21 +76,19 @@ export async function linkParts(
       { unreadable: rotated.unreadable },
       'linked accounts no configured key opens: those people must link again (keep the old key in LINK_PREVIOUS_KEYS to avoid this)',
     );
-  const connect = (login: string, credentials: LinkCredentials, tokenCache: TokenCache): VaultClient =>
+  const connect = (credentials: VaultCredentials, tokenCache: TokenCache): VaultClient =>
     createVaultClient({
       baseUrl: config.vaultUrl,
-      login,
-      ...credentials,
+      auth: credentials,
       dialect: base.mode.dialect,
-      tokenCache,
       timeoutMs: config.vaultTimeoutMs,
       fetch: base.fetch,
-      retries: 1,
-      session: LINKED_SESSION,
+      retry: { retries: 1, ...LINKED_RATE_LIMIT_RETRY },
+      teampass3: { tokenCache },
     });
   const clients = createLinkedClients({
     make(link) {
-      const client = connect(link.login, link.credentials, links.tokenCache(link.slackUser, link.version));
+      const client = connect(link.credentials, links.tokenCache(link.slackUser, link.version));
       // Folder rights decide, as for the bot's key; the vault enforces them as well.
       const access = createAccessChecker(client, { ttlMs: config.accessCacheSeconds * 1000 });
       return { client, access, search: createItemSearch(client, access) };
@@ -138,13 +137,13 @@ export async function linkParts(
     async signOut(link, token) {
       // A client that holds the token alone: dispose() signs it out without signing in.
       let kept: string | undefined = token;
-      const client = connect(link.login, link.credentials, {
+      const client = connect(link.credentials, {
         get: () => kept,
         set: (next) => {
           kept = next;
         },
       });
-      base.secrets.hold(`signout:${link.slackUser}:${link.version}`, Object.values(link.credentials));
+      base.secrets.hold(`signout:${link.slackUser}:${link.version}`, linkSecretsOf(link.credentials));
       try {
         await client.dispose();
       } catch (error) {

@@ -39,7 +39,7 @@ export function submitLinkForm(deps: Deps): Middleware<SlackViewMiddlewareArgs<V
     };
     await deps.ackFirst.quiet();
     await deps.afterAck(() =>
-      verifyAndLink(deps, who, parsed.login, parsed.credentials).catch((error: unknown) =>
+      verifyAndLink(deps, who, parsed.credentials).catch((error: unknown) =>
         deps.logger.warn(errorFields(error, deps.redact), 'could not link an account'),
       ),
     );

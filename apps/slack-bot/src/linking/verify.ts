@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { types, webApi } from '@slack/bolt';
-import { isVaultError } from '@vaultline/protocol';
+import { isVaultError, type VaultCredentials } from '@vaultline/protocol';
 import { publishHome } from '../bot/home.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { friendlyMessage, UNEXPECTED_ERROR_MESSAGE } from '../error-messages.ts';
 import { escapeText } from '../escape.ts';
 import { errorFields } from '../safe-error.ts';
-import type { LinkCredentials } from './links.ts';
+import { linkMethodOf, linkSecretsOf } from './links.ts';
 import { linkModal, statusModal } from './modal.ts';
 import { pauseText, tellLinkAdmins } from './sign-in-budget.ts';
 
@@ -44,15 +44,16 @@ const LOGIN_SHAPE = /^[\p{L}\p{N}._@+-]{1,100}$/u;
 export async function verifyAndLink(
   deps: Deps,
   who: { user: string; team: string | undefined; client: webApi.WebClient; externalId: string },
-  login: string,
-  credentials: LinkCredentials,
+  credentials: VaultCredentials & { login: string },
 ): Promise<void> {
   const linking = deps.linking;
   if (!linking) return;
   // What was typed into the login box is not a login until the vault says so: never audited.
   const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined };
-  const method = 'personalAccessToken' in credentials ? 'token' : 'password';
-  const typedSecrets = Object.values(credentials).map((value) => value.trim());
+  const login = credentials.login;
+  const method = linkMethodOf(credentials);
+  const secrets = linkSecretsOf(credentials);
+  const typedSecrets = secrets.map((value) => value.trim());
   const refill = LOGIN_SHAPE.test(login) && !typedSecrets.includes(login) ? login : undefined;
   const show = (view: types.ModalView) =>
     who.client.views
@@ -94,9 +95,9 @@ export async function verifyAndLink(
   // The attempt's secrets, and the login typed (it may be a password typed in the wrong box), are
   // redacted from every log line while they are held.
   const held = `link-attempt:${who.user}:${randomUUID()}`;
-  deps.secrets.hold(held, [...Object.values(credentials), ...([...login].length >= 3 ? [login] : [])]);
+  deps.secrets.hold(held, [...secrets, ...([...login].length >= 3 ? [login] : [])]);
   let token: string | undefined;
-  const client = linking.connect(login, credentials, {
+  const client = linking.connect(credentials, {
     get: () => undefined,
     set: (next) => {
       token = next;
@@ -111,7 +112,7 @@ export async function verifyAndLink(
         deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
       );
     // The vault confirmed the login: it is no secret any more.
-    deps.secrets.hold(held, Object.values(credentials));
+    deps.secrets.hold(held, secrets);
     const linkedLogin = identity.login ?? login;
     if (identity.api?.read === false) {
       await client.dispose();
@@ -129,8 +130,7 @@ export async function verifyAndLink(
     await linking.links.save({
       slackUser: who.user,
       slackTeam: who.team,
-      login: linkedLogin,
-      credentials,
+      credentials: { ...credentials, login: linkedLogin },
       token,
     });
     deps.accounts.forget(who.user);

@@ -1,26 +1,17 @@
-import { type Item, isVaultError, type VaultClient } from '@vaultline/protocol';
+import type { Item } from '@vaultline/protocol';
 import { readItemId } from '../actions/button-args.ts';
 import type { Deps } from '../deps.ts';
+import { readItemOrNone } from '../search.ts';
 import { asApprover, everyApprover } from './approvers.ts';
-
-async function readWith(vault: VaultClient, id: number): Promise<Item | undefined> {
-  try {
-    const items = await vault.readItems({ ids: [id] });
-    return items.find((item) => item.id === id);
-  } catch (error) {
-    if (isVaultError(error, 'not_found')) return undefined;
-    throw error;
-  }
-}
 
 /**
  * Reads an item by id: with the bot's key where it reads everything; else with the approvers'
  * own accounts, the first that may read it (the vault answers nothing to the others).
  */
 async function readItem(deps: Deps, id: number): Promise<Item | undefined> {
-  if (deps.accounts.shared) return readWith(deps.accounts.shared, id);
+  if (deps.accounts.shared) return readItemOrNone(deps.accounts.shared, id);
   for (const approver of await everyApprover(deps)) {
-    const item = await asApprover(deps, approver, ({ vault }) => readWith(vault, id));
+    const item = await asApprover(deps, approver, ({ vault }) => readItemOrNone(vault, id));
     if (item) return item;
   }
   return undefined;

@@ -29,7 +29,7 @@ export const BULK_ITEMS = 45;
 export async function startSeededVault(): Promise<SeededVault> {
   const logLines: string[] = [];
   const vault = await startTestVault({ logLines });
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
   for (const login of ['alice', 'bob', 'carol', 'dave'])
     await vault.admin.createUser({ login, email: `${login}@example.com` });
   await vault.admin.createRole({ name: 'dev' });
@@ -38,7 +38,7 @@ export async function startSeededVault(): Promise<SeededVault> {
   await vault.admin.assignRole('bob', 'ops');
 
   const folder = async (title: string) =>
-    (await admin.addFolder({ folder: { title, complexityLevel: 0, parentId: 0 } })).id;
+    (await admin.folders.create({ title, complexityLevel: 0, parentId: 0 })).id;
   const folders = {
     dev: await folder('Dev'),
     ops: await folder('Ops'),
@@ -54,7 +54,7 @@ export async function startSeededVault(): Promise<SeededVault> {
   const passwords: Record<string, string> = {};
   const add = async (label: string, folderId: number, extra: { login?: string; url?: string } = {}) => {
     const password = `Pw-${label.replace(/[^a-z0-9]/gi, '').slice(0, 12)}-${Object.keys(items).length}-Zq9`;
-    const { id } = await admin.addItem({ item: { label, password, folderId, ...extra } });
+    const { id } = await admin.items.create({ label, password, folderId, ...extra });
     items[label] = id;
     passwords[label] = password;
   };
@@ -70,12 +70,10 @@ export async function startSeededVault(): Promise<SeededVault> {
   await add('github-secret-backup', folders.secret, { login: 'backup' });
   await Promise.all(
     Array.from({ length: BULK_ITEMS }, (_, index) =>
-      admin.addItem({
-        item: {
-          label: `bulk-${String(index).padStart(3, '0')}`,
-          password: `Bulk-Pw-${index}-Xy7`,
-          folderId: folders.dev,
-        },
+      admin.items.create({
+        label: `bulk-${String(index).padStart(3, '0')}`,
+        password: `Bulk-Pw-${index}-Xy7`,
+        folderId: folders.dev,
       }),
     ),
   );

@@ -33,13 +33,13 @@ describe('secrets sealed in the server’s first format', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'vaultline-sealed-'));
     dirs.push(dataDir);
     const vault = await startTestVault({ dataDir, logLines });
-    secrets.push(vault.adminKey, 'first-format-password');
     const client = clientOf(vault);
     const folder = await client.addFolder({ folder: { title: 'First format' } });
     const { id } = await client.addItem({
       item: { label: 'sealed long ago', password: 'first-format-password', folderId: folder.id },
     });
     const file = await client.addFile({ itemId: id, file: new Uint8Array([7, 8, 9]), fileName: 'f.bin' });
+    secrets.push(vault.adminKey, 'first-format-password');
     // What this release wrote is in the sealer's format…
     expect(new Set(await formatsOf(vault))).toEqual(new Set([FORMAT_VERSION]));
     // …and is written again as the server before it sealed it: version 1, nonce, tag, ciphertext.
@@ -66,13 +66,8 @@ describe('secrets sealed in the server’s first format', () => {
       await reopened.close();
     }
 
-    const result = await rotateMasterKey(TEST_OPERATOR, {
-      dataDir,
-      databaseUrl: undefined,
-      masterKey: undefined,
-      cacheTtlMs: 0,
-    });
-    expect(result).toMatchObject({ items: 1, files: 1 });
+    const rotation = { dataDir, databaseUrl: undefined, masterKey: undefined, cacheTtlMs: 0 };
+    expect(await rotateMasterKey(TEST_OPERATOR, rotation)).toMatchObject({ items: 1, files: 1 });
     const rotated = await startTestVault({ dataDir, logLines });
     try {
       expect(new Set(await formatsOf(rotated))).toEqual(new Set([FORMAT_VERSION]));

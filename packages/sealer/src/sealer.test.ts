@@ -8,23 +8,11 @@ import {
   fromText,
   keyIdOf,
   NO_AAD,
-  SealError,
-  type SealErrorCode,
   toText,
 } from './index.ts';
+import { sealErrorOf } from './testing.ts';
 
 const key = () => randomBytes(32);
-
-/** Runs `open` and gives the code of the SealError it throws (any other error fails the test). */
-function codeOf(open: () => unknown): SealErrorCode | 'opened' {
-  try {
-    open();
-    return 'opened';
-  } catch (error) {
-    expect(error).toBeInstanceOf(SealError);
-    return (error as SealError).code;
-  }
-}
 
 function flip(bytes: Buffer, at: number): Buffer {
   const copy = Buffer.from(bytes);
@@ -61,17 +49,17 @@ describe('createKeyring', () => {
   it('does not open a value with other additional data, another key, or any byte changed', () => {
     const ring = createKeyring(key());
     const sealed = ring.seal('Hunter7!Quokka', 'credentials/UALICE');
-    expect(codeOf(() => ring.open(sealed, 'credentials/UBOB'))).toBe('authentication');
-    expect(codeOf(() => ring.open(sealed, NO_AAD))).toBe('authentication');
+    expect(sealErrorOf(() => ring.open(sealed, 'credentials/UBOB'))).toBe('authentication');
+    expect(sealErrorOf(() => ring.open(sealed, NO_AAD))).toBe('authentication');
     // Every byte: the header (version, flags, key id), the nonce, the tag and the ciphertext.
     for (let at = 0; at < sealed.length; at++) {
-      expect(codeOf(() => ring.open(flip(sealed, at), 'credentials/UALICE'))).not.toBe('opened');
+      expect(sealErrorOf(() => ring.open(flip(sealed, at), 'credentials/UALICE'))).not.toBe('opened');
     }
-    expect(codeOf(() => ring.open(sealed.subarray(0, sealed.length - 1), 'credentials/UALICE'))).toBe(
+    expect(sealErrorOf(() => ring.open(sealed.subarray(0, sealed.length - 1), 'credentials/UALICE'))).toBe(
       'authentication',
     );
     // Another keyring does not know the key; one that claims its id (a forged header) does not open it.
-    expect(codeOf(() => createKeyring(key()).open(sealed, 'credentials/UALICE'))).toBe('unknown-key');
+    expect(sealErrorOf(() => createKeyring(key()).open(sealed, 'credentials/UALICE'))).toBe('unknown-key');
   });
 
   it('seals with the current key and opens with a previous one after a rotation, saying it needs sealing again', () => {
@@ -88,7 +76,7 @@ describe('createKeyring', () => {
     expect(rotated.keyIdOf(again)).toBe(rotated.keyId);
     // Once the old key is dropped, the old value no longer opens; the new one does.
     const after = createKeyring(fresh);
-    expect(codeOf(() => after.openText(sealed, 'c'))).toBe('unknown-key');
+    expect(sealErrorOf(() => after.openText(sealed, 'c'))).toBe('unknown-key');
     // Values in another format, or no sealed value at all, need sealing again.
     for (const other of ['v1.abc.def.ghi.jkl', '', '!!', toText(Buffer.of(1, 2, 3))]) {
       expect(rotated.needsReseal(other)).toBe(true);
@@ -105,28 +93,32 @@ describe('createKeyring', () => {
   });
 
   it('refuses keys of the wrong size', () => {
-    expect(codeOf(() => createKeyring(randomBytes(16)))).toBe('key');
-    expect(codeOf(() => createKeyring(key(), [randomBytes(31)]))).toBe('key');
+    expect(sealErrorOf(() => createKeyring(randomBytes(16)))).toBe('key');
+    expect(sealErrorOf(() => createKeyring(key(), [randomBytes(31)]))).toBe('key');
   });
 
   it('answers garbage and oversized input with a SealError, never another error or a value', () => {
     const ring = createKeyring(key(), [], { maxBytes: 1024 });
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), fc.string({ maxLength: 200 }), (bytes, text) => {
-        expect(codeOf(() => ring.open(bytes, NO_AAD))).not.toBe('opened');
-        expect(codeOf(() => ring.openText(text, NO_AAD))).not.toBe('opened');
+        expect(sealErrorOf(() => ring.open(bytes, NO_AAD))).not.toBe('opened');
+        expect(sealErrorOf(() => ring.openText(text, NO_AAD))).not.toBe('opened');
         // A forged header with a valid version and this keyring's id, and random rest.
         const forged = Buffer.concat([Buffer.of(FORMAT_VERSION, 0), Buffer.from(ring.keyId, 'hex'), bytes]);
-        expect(codeOf(() => ring.open(forged, NO_AAD))).not.toBe('opened');
+        expect(sealErrorOf(() => ring.open(forged, NO_AAD))).not.toBe('opened');
       }),
     );
-    expect(codeOf(() => ring.openText('not base64url!', NO_AAD))).toBe('format');
-    expect(codeOf(() => ring.open(Buffer.of(9, 0, ...randomBytes(60)), NO_AAD))).toBe('format');
-    expect(codeOf(() => ring.open(Buffer.of(FORMAT_VERSION, 4, ...randomBytes(60)), NO_AAD))).toBe('format');
-    expect(codeOf(() => ring.seal(randomBytes(1025), NO_AAD))).toBe('too-large');
-    expect(codeOf(() => ring.open(randomBytes(4096), NO_AAD))).toBe('too-large');
+    expect(sealErrorOf(() => ring.openText('not base64url!', NO_AAD))).toBe('format');
+    expect(sealErrorOf(() => ring.open(Buffer.of(9, 0, ...randomBytes(60)), NO_AAD))).toBe('format');
+    expect(sealErrorOf(() => ring.open(Buffer.of(FORMAT_VERSION, 4, ...randomBytes(60)), NO_AAD))).toBe(
+      'format',
+    );
+    expect(sealErrorOf(() => ring.seal(randomBytes(1025), NO_AAD))).toBe('too-large');
+    expect(sealErrorOf(() => ring.open(randomBytes(4096), NO_AAD))).toBe('too-large');
     // A value of a derived sealer is not the keyring's.
-    expect(codeOf(() => ring.open(createDerivedSealer('m', 'i').seal('x', NO_AAD), NO_AAD))).toBe('format');
+    expect(sealErrorOf(() => ring.open(createDerivedSealer('m', 'i').seal('x', NO_AAD), NO_AAD))).toBe(
+      'format',
+    );
   });
 
   it('says nothing of the value or the key in its errors', () => {
@@ -164,13 +156,15 @@ describe('createDerivedSealer', () => {
   it('does not open with other material, other info, other additional data, or any byte changed', () => {
     const sealer = createDerivedSealer(Buffer.from('material'), 'info');
     const sealed = sealer.seal('secret value', 'aad');
-    expect(codeOf(() => createDerivedSealer('other', 'info').open(sealed, 'aad'))).toBe('unknown-key');
-    expect(codeOf(() => createDerivedSealer('material', 'other').open(sealed, 'aad'))).toBe('unknown-key');
-    expect(codeOf(() => sealer.open(sealed, 'other'))).toBe('authentication');
+    expect(sealErrorOf(() => createDerivedSealer('other', 'info').open(sealed, 'aad'))).toBe('unknown-key');
+    expect(sealErrorOf(() => createDerivedSealer('material', 'other').open(sealed, 'aad'))).toBe(
+      'unknown-key',
+    );
+    expect(sealErrorOf(() => sealer.open(sealed, 'other'))).toBe('authentication');
     for (let at = 0; at < sealed.length; at++) {
-      expect(codeOf(() => sealer.open(flip(sealed, at), 'aad'))).not.toBe('opened');
+      expect(sealErrorOf(() => sealer.open(flip(sealed, at), 'aad'))).not.toBe('opened');
     }
-    expect(codeOf(() => sealer.open(createKeyring(key()).seal('x', NO_AAD), NO_AAD))).toBe('format');
-    expect(codeOf(() => sealer.open(Buffer.alloc(0), NO_AAD))).toBe('format');
+    expect(sealErrorOf(() => sealer.open(createKeyring(key()).seal('x', NO_AAD), NO_AAD))).toBe('format');
+    expect(sealErrorOf(() => sealer.open(Buffer.alloc(0), NO_AAD))).toBe('format');
   });
 });

@@ -36,18 +36,17 @@ import {
 export const FORMAT_VERSION = 2;
 /** The length of a key: AES-256. */
 export const KEY_BYTES = 32;
-/** The length of a key id in a sealed value. */
-export const KEY_ID_BYTES = 8;
-/** The length of the salt of a derived key. */
-export const SALT_BYTES = 16;
-/** The length of the nonce. */
-export const NONCE_BYTES = 12;
-/** The length of the authentication tag. */
-export const TAG_BYTES = 16;
 /** The largest plaintext sealed or sealed value opened by default (64 MiB). */
 export const MAX_SEALED_BYTES = 64 * 1024 * 1024;
+/** The lengths of a sealed value's parts: the key id, the salt of a derived key, the nonce, the GCM tag. */
+const KEY_ID_BYTES = 8;
+const SALT_BYTES = 16;
+export const NONCE_BYTES = 12;
+export const TAG_BYTES = 16;
 
+/** The flag of a value whose key is derived (a salt follows the key id). */
 const FLAG_DERIVED = 1;
+/** Names this format in every value's additional data: a value of another scheme never opens. */
 const DOMAIN = Buffer.from('vaultline sealed v2\0', 'latin1');
 const KEY_ID_LABEL = 'vaultline sealer key id';
 

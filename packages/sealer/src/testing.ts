@@ -1,12 +1,14 @@
 /**
  * `@vaultline/sealer/testing`: writers of the formats the sealer replaced, for tests only: they
  * make values as the code before the sealer sealed them (the same algorithms, line for line), so
- * that a test proves they still open. Nothing in an app may write these formats.
+ * that a test proves they still open. Nothing in an app may write these formats. And
+ * {@link sealErrorOf}, to check that an input is refused the way it should be.
  *
  * @module
  */
 
 import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { SealError, type SealErrorCode } from './sealer.ts';
 
 function gcm(key: Uint8Array, nonce: Buffer, plain: Uint8Array, aad: Uint8Array | undefined) {
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
@@ -76,4 +78,21 @@ export function sealLegacyFields(
     tag: tag.toString('base64'),
     data: body.toString('base64'),
   };
+}
+
+/**
+ * Runs an open (or a seal) and tells how it ended: the code of the {@link SealError} it threw, or
+ * `opened`. Any other error is thrown again: garbage must get a SealError, never another error.
+ *
+ * @param open What to run.
+ * @returns The code, or `opened`.
+ */
+export function sealErrorOf(open: () => unknown): SealErrorCode | 'opened' {
+  try {
+    open();
+    return 'opened';
+  } catch (error) {
+    if (error instanceof SealError) return error.code;
+    throw error;
+  }
 }

@@ -7,19 +7,16 @@ import { SealedSchema, seal, unseal } from './sealed-file.ts';
 const RecordSchema = v.object({ v: v.literal(1), ...SealedSchema });
 const read = (record: unknown) => v.parse(RecordSchema, JSON.parse(JSON.stringify(record)));
 
-/** Sealed by `seal` at 99e026a (its four base64 fields), with throwaway key material. */
+/** A file sealed by `seal` at 99e026a (its four base64 fields), with throwaway key material. */
 const FIRST_FORMAT = {
   material: 'material: correct horse',
   context: 'ctx',
   aad: Buffer.from('ctx aad'),
   text: '{"token":"tok-123"}',
-  fields: {
-    salt: 'dATjajBo4Z2+HbKNMNA5Cw==',
-    iv: 'uEwYwOAsQ09/+hWy',
-    tag: 'qhrXwx6jGXkEfmZj5IcU/g==',
-    data: '2f3HVKQrcvAJTT3fnETsD4Mcaw==',
-  },
+  file: '{"v":1,"salt":"dATjajBo4Z2+HbKNMNA5Cw==","iv":"uEwYwOAsQ09/+hWy","tag":"qhrXwx6jGXkEfmZj5IcU/g==","data":"2f3HVKQrcvAJTT3fnETsD4Mcaw=="}',
 };
+const firstFormatFields = () =>
+  JSON.parse(FIRST_FORMAT.file) as Record<'salt' | 'iv' | 'tag' | 'data', string> & { v: 1 };
 
 describe('sealed files', () => {
   it('seal in the sealer’s format, one field, and open with the same material, context and data', () => {
@@ -40,24 +37,21 @@ describe('sealed files', () => {
   });
 
   it('open the files written before the sealer (salt, iv, tag, data)', () => {
-    const { material, context, aad, text, fields } = FIRST_FORMAT;
-    expect(unseal(read({ v: 1, ...fields }), material, context, aad)).toBe(text);
-    expect(() => unseal(read({ v: 1, ...fields }), 'other', context, aad)).toThrow();
+    const { material, context, aad, text } = FIRST_FORMAT;
+    expect(unseal(read(firstFormatFields()), material, context, aad)).toBe(text);
+    expect(() => unseal(read(firstFormatFields()), 'other', context, aad)).toThrow();
     const fresh = { v: 1, ...sealLegacyFields('again', Buffer.from('key'), 'c', Buffer.from('c')) };
     expect(unseal(read(fresh), Buffer.from('key'), 'c', Buffer.from('c'))).toBe('again');
   });
 
   it('refuse a record with no sealed value, half of the old fields, or both formats', () => {
-    const { material, context, aad, fields } = FIRST_FORMAT;
+    const { material, context, aad } = FIRST_FORMAT;
+    const fields = firstFormatFields();
     const sealed = seal('x', material, context, aad);
-    for (const record of [
-      { v: 1 },
-      { v: 1, salt: fields.salt, iv: fields.iv },
-      { v: 1, ...fields, ...sealed },
-    ]) {
+    for (const record of [{ v: 1 }, { v: 1, salt: fields.salt, iv: fields.iv }, { ...fields, ...sealed }]) {
       expect(() => unseal(read(record), material, context, aad)).toThrow(/not a sealed value/);
     }
     expect(() => read({ v: 1, sealed: 'not base64url!' })).toThrow();
-    expect(() => read({ v: 1, ...fields, iv: 'AAAA' })).toThrow();
+    expect(() => read({ ...fields, iv: 'AAAA' })).toThrow();
   });
 });

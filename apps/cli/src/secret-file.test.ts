@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SealedSchema, sealingContext, unseal } from '@vaultline/protocol/node';
+import { sealLegacyFields } from '@vaultline/sealer/testing';
 import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -65,10 +66,10 @@ describe('the secrets file', () => {
     await writeFile(path, await readFile(secretsFilePath(env, url, 'bob'), 'utf8'));
     expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'unreadable', path });
     // One changed byte of the sealed data.
-    const record = JSON.parse(sealed) as { data: string };
-    const bytes = Buffer.from(record.data, 'base64');
-    bytes[0] = bytes[0]! ^ 1;
-    await writeFile(path, JSON.stringify({ ...record, data: bytes.toString('base64') }));
+    const record = JSON.parse(sealed) as { sealed: string };
+    const bytes = Buffer.from(record.sealed, 'base64url');
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
+    await writeFile(path, JSON.stringify({ ...record, sealed: bytes.toString('base64url') }));
     expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'unreadable', path });
     // The right file with another machine's key.
     await writeFile(path, sealed);
@@ -81,6 +82,24 @@ describe('the secrets file', () => {
     expect((await readSecretsFile(env, url, 'alice')).status).toBe('ok');
     await chmod(path, 0o644);
     expect((await readSecretsFile(env, url, 'alice')).status).toBe('unreadable');
+  });
+
+  it('opens a file sealed before @vaultline/sealer, and writes the sealer’s format the next time', async () => {
+    // The machine key, then the file as the CLI wrote it before: salt, iv, tag and data fields.
+    await writeSecretsFile(env, url, 'bob', { apiKey: 'B'.repeat(40) });
+    const key = Buffer.from((await readFile(machineKeyPath(env), 'utf8')).trim(), 'base64');
+    const context = sealingContext('vaultline secrets file v1', url, 'alice');
+    const path = secretsFilePath(env, url, 'alice');
+    const stored = JSON.stringify({ 'api-key': credentials.apiKey, password: credentials.password });
+    const old = { v: 1, ...sealLegacyFields(stored, key, context, Buffer.from(context)) };
+    await writeFile(path, `${JSON.stringify(old)}\n`, { mode: 0o600 });
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({ status: 'ok', credentials });
+    await writeSecretsFile(env, url, 'alice', { ...credentials, password: 'Pw-Zq82-Secret' });
+    expect(Object.keys(JSON.parse(await readFile(path, 'utf8'))).sort()).toEqual(['sealed', 'v']);
+    expect(await readSecretsFile(env, url, 'alice')).toEqual({
+      status: 'ok',
+      credentials: { ...credentials, password: 'Pw-Zq82-Secret' },
+    });
   });
 
   it('is removed, and says whether there was one', async () => {

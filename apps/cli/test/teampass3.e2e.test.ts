@@ -631,10 +631,10 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
         expect(await readFile(file!, 'utf8')).toBe(sealed);
 
         // A changed byte: ignored, one sign-in, a new file.
-        const record = JSON.parse(sealed) as { data: string };
-        const bytes = Buffer.from(record.data, 'base64');
-        bytes[0] = bytes[0]! ^ 1;
-        await writeFile(file!, JSON.stringify({ ...record, data: bytes.toString('base64') }), {
+        const record = JSON.parse(sealed) as { sealed: string };
+        const bytes = Buffer.from(record.sealed, 'base64url');
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
+        await writeFile(file!, JSON.stringify({ ...record, sealed: bytes.toString('base64url') }), {
           mode: 0o600,
         });
         const tampered = await counted(() =>
@@ -642,7 +642,7 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
         );
         expect(tampered.result.stdout).toBe('ci-bot\n');
         expect(tampered.signIns).toBe(1);
-        expect(await readFile(file!, 'utf8')).not.toContain(bytes.toString('base64'));
+        expect(await readFile(file!, 'utf8')).not.toContain(bytes.toString('base64url'));
 
         // Readable by others: not trusted, replaced by a private one.
         await chmod(file!, 0o644);

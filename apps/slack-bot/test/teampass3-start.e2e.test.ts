@@ -5,10 +5,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReplayServer } from '@vaultline/protocol/testing';
+import { keyIdOf, legacyLinkKeyId } from '@vaultline/sealer';
+import { sealLegacyLinkText } from '@vaultline/sealer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBot } from '../src/app.ts';
 import { ConfigError, readConfig } from '../src/env.ts';
-import { keyIdOf, parseLinkKey } from '../src/linking/sealer.ts';
+import { createSealer, parseLinkKey } from '../src/linking/sealer.ts';
 import { BOT_TOKEN, nextId, SIGNING_SECRET, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import { buttonsOf, labelsOf } from './support/messages.ts';
@@ -139,6 +141,47 @@ describe('restarts and the key’s rotation', () => {
       const run = driver(bot, slack);
       expect(labelsOf((await run.ask(TP3_SLACK.alice, 'find staging')).answer)).toEqual(['staging-db']);
     });
+    expect(tp.fake.signIns('alice')).toBe(signIns);
+  });
+
+  it('opens links sealed in the bot’s first format and seals them again in the current one at start', async () => {
+    const key = parseLinkKey(first) ?? Buffer.alloc(32);
+    const sealer = createSealer(key);
+    // The link as the bot before @vaultline/sealer wrote it: `v1.` values, the key named by its old id.
+    await withBot({ LINK_ENCRYPTION_KEY: first }, async (bot) => {
+      const db = bot.bot.deps.db;
+      const [row] = await db.query<
+        Record<'slack_user' | 'version' | 'login' | 'credentials', string> & { session_token: string | null }
+      >('SELECT slack_user, version, login, credentials, session_token FROM linked_accounts');
+      const { slack_user: user, version, login, session_token: token } = row!;
+      const credentials = `credentials/${user}/${version}/${login}`;
+      expect(token).not.toBeNull();
+      await db.query('UPDATE linked_accounts SET credentials = $1, session_token = $2, key_id = $3', [
+        sealLegacyLinkText(key, sealer.open(row!.credentials, credentials)!, credentials),
+        sealLegacyLinkText(
+          key,
+          sealer.open(token!, `session/${user}/${version}`)!,
+          `session/${user}/${version}`,
+        ),
+        legacyLinkKeyId(key),
+      ]);
+    });
+    const signIns = tp.fake.signIns('alice');
+    await withBot({ LINK_ENCRYPTION_KEY: first }, async (bot) => {
+      expect(bot.logLines.join('\n')).toContain('"resealed":1');
+      const rows = await bot.bot.deps.db.query<Record<'key_id' | 'credentials' | 'session_token', string>>(
+        'SELECT key_id, credentials, session_token FROM linked_accounts',
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.key_id).toBe(keyIdOf(key));
+      for (const value of [rows[0]!.credentials, rows[0]!.session_token]) {
+        expect(value.startsWith('v1.')).toBe(false);
+        expect(sealer.isStale(value)).toBe(false);
+      }
+      const run = driver(bot, slack);
+      expect(labelsOf((await run.ask(TP3_SLACK.alice, 'find github')).answer)).toEqual(['github-deploy']);
+    });
+    // The session token came through too: no sign-in.
     expect(tp.fake.signIns('alice')).toBe(signIns);
   });
 

@@ -1,6 +1,7 @@
 // Issue 20, part 4: the bot against TeamPass 3 (the fake, over HTTP), where no key reads another
 // user's rights: each person links their own account in a modal, kept sealed, and every find,
 // get and reveal runs as them. Real Bolt app, signed requests, the fake Slack.
+import { FORMAT_VERSION } from '@vaultline/sealer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
@@ -104,8 +105,11 @@ describe('linking', () => {
     const stored = JSON.stringify(row);
     for (const secret of [TP3_USERS.alice.password, TP3_USERS.alice.apiKey, ...tp.fake.tokens('alice')])
       expect(stored).not.toContain(secret);
-    expect(String(row?.credentials)).toMatch(/^v1\.[0-9a-f]{16}\./);
-    expect(String(row?.session_token)).toMatch(/^v1\.[0-9a-f]{16}\./);
+    // In the sealer's format, base64url: version 2, then the key id.
+    for (const sealed of [row?.credentials, row?.session_token]) {
+      expect(String(sealed)).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(Buffer.from(String(sealed), 'base64url')[0]).toBe(FORMAT_VERSION);
+    }
 
     const home = await run.home(TP3_SLACK.alice);
     expect(textOf(home)).toContain('Linked to the TeamPass account alice (password and API key');
@@ -578,7 +582,8 @@ describe('what never leaks', () => {
     let store = '';
     for (const { table_name } of tables)
       store += JSON.stringify(await bot.bot.deps.db.query(`SELECT * FROM "${table_name}"`));
-    expect(store).toContain('"credentials":"v1.');
+    // Sealed in the sealer's format (base64url of version 2, flags 0: "Ag…").
+    expect(store).toMatch(/"credentials":"Ag[A-Za-z0-9_-]+"/);
     for (const secret of secrets) {
       expect(logs).not.toContain(secret);
       expect(audit).not.toContain(secret);

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { sealLegacyBox } from '@vaultline/sealer/testing';
 import { type Database, openPostgres } from '@vaultline/store';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey, parseMasterKey } from '../src/crypto/master-key.ts';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { MIGRATIONS, MIGRATIONS_TABLE } from '../src/db/migrations.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { clientOf } from './support/helpers.ts';
@@ -66,14 +66,21 @@ describe('upgrading from the release before chunked attachments', () => {
     expect(MIGRATIONS.at(-1)!.version).toBeGreaterThanOrEqual(9);
     // As the previous release's add/file writes it: the whole file sealed in one blob.
     const bytes = randomBytes(300 * 1024 + 7);
-    const box = createSecretBox(parseMasterKey(masterKey, 'the test key'));
+    const rawKey = parseMasterKey(masterKey, 'the test key');
     let late: Database | undefined;
     let fileId: number;
     try {
       late = await openPostgres({ url: databaseUrl });
       const [row] = await late.query<{ id: number }>(
         'INSERT INTO files (item_id, name, media_type, extension, size, content) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-        [itemId, 'late.bin', 'application/octet-stream', 'bin', bytes.byteLength, box.seal(bytes)],
+        [
+          itemId,
+          'late.bin',
+          'application/octet-stream',
+          'bin',
+          bytes.byteLength,
+          sealLegacyBox(rawKey, bytes),
+        ],
       );
       fileId = Number(row!.id);
     } finally {

@@ -87,7 +87,8 @@ export const MIGRATIONS: readonly Migration[] = [
       // The vault accounts people link themselves, where the vault has no key that reads everyone's
       // rights (TeamPass 3). The credentials and the session token are sealed with AES-256-GCM
       // (`src/linking/sealer.ts`, the key from LINK_ENCRYPTION_KEY), never in clear; `key_id` names
-      // the key that sealed them (for rotation). `version` is new at each link: what is sealed is
+      // the key that sealed them (for rotation; values of the first format name the key by another
+      // id, so the bot seals them again in the current one at start). `version` is new at each link: what is sealed is
       // bound to the Slack user and to it. `refused_at`: the vault refused the credentials, so the
       // bot stops signing in with them until the person links again.
       `CREATE TABLE linked_accounts (

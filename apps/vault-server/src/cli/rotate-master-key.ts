@@ -19,7 +19,8 @@ export interface RotationResult {
 
 /**
  * Re-encrypts every password (with the item's TOTP secret and custom fields), attachment and the key check under a new master key, in one
- * transaction. With a key file, the new key is written to `master.key.next` before the commit and
+ * transaction, in the current format of `@vaultline/sealer` (values still in the server's first
+ * format are sealed again in it: the migration of old data). With a key file, the new key is written to `master.key.next` before the commit and
  * renamed over `master.key` after it; a crash in between is finished on the next start. The
  * rotation is audited with `actor`, in the same transaction.
  */

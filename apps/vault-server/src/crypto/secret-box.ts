@@ -1,17 +1,26 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createSecretKey,
-  type DecipherGCM,
-  randomBytes,
-} from 'node:crypto';
-import { VaultError } from '@vaultline/protocol';
+/**
+ * Secrets at rest, sealed under the master key with `@vaultline/sealer` (its format: version, key
+ * id, nonce, tag, ciphertext; AES-256-GCM). Values sealed before it, in the server's first format
+ * (`1 | nonce | tag | ciphertext`), still open: {@link SecretBox.open} reads both, and
+ * `rotate-master-key` seals every secret again in the current format.
+ *
+ * @module
+ */
 
-const VERSION = 1;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-/** Bytes of a sealed value before its ciphertext: version, iv and tag. */
-export const SEALED_HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
+import { createSecretKey } from 'node:crypto';
+import { VaultError } from '@vaultline/protocol';
+import {
+  createKeyring,
+  isLegacyBox,
+  LEGACY_BOX_HEADER_BYTES,
+  NO_AAD,
+  openLegacyBox,
+  openLegacyBoxInParts,
+  SealError,
+} from '@vaultline/sealer';
+
+/** Bytes of a blob attachment of the first format before its ciphertext: version, nonce and tag. */
+export const SEALED_HEADER_BYTES = LEGACY_BOX_HEADER_BYTES;
 
 /** A sealed value opened in parts: its ciphertext in order, then {@link OpenInParts.final}. */
 export interface OpenInParts {
@@ -24,19 +33,33 @@ export interface OpenInParts {
 /** Seals and opens secrets at rest with AES-256-GCM under the master key. */
 export interface SecretBox {
   /**
-   * Encrypts: `version | iv | tag | ciphertext`. With `aad` (additional data, e.g. the row a value
-   * belongs to), the value opens only with the same `aad`: moved to another row, it fails.
+   * Encrypts, in the sealer's format. With `aad` (additional data, e.g. the row a value belongs
+   * to), the value opens only with the same `aad`: moved to another row, it fails. Without, it is
+   * sealed with no additional data (`NO_AAD`).
    */
   seal(plain: Uint8Array, aad?: Uint8Array): Buffer;
-  /** Decrypts and authenticates (with the `aad` it was sealed with); throws on a wrong key or altered data. */
+  /**
+   * Decrypts and authenticates (with the `aad` it was sealed with), in the sealer's format or the
+   * server's first one; throws a `server` VaultError on a wrong key or altered data.
+   */
   open(sealed: Uint8Array, aad?: Uint8Array): Buffer;
   sealText(plain: string): Buffer;
   openText(sealed: Uint8Array): string;
   /**
-   * Opens a sealed value too large to hold whole (an attachment stored before migration 6),
-   * from its first {@link SEALED_HEADER_BYTES} bytes; its ciphertext follows in parts.
+   * Opens a blob attachment of the first format (stored before migration 6, too large to hold
+   * whole) from its first {@link SEALED_HEADER_BYTES} bytes; its ciphertext follows in parts.
    */
   openInParts(header: Uint8Array): OpenInParts;
+}
+
+const unknownFormat = () => new VaultError('server', 'A stored secret has an unknown format.');
+const notDecrypted = () =>
+  new VaultError('server', 'A stored secret could not be decrypted with the master key.');
+
+/** The server's error for a value that does not open: its format, or its key and data. */
+function failure(error: unknown): unknown {
+  if (!(error instanceof SealError)) return error;
+  return error.code === 'format' || error.code === 'too-large' ? unknownFormat() : notDecrypted();
 }
 
 /**
@@ -48,56 +71,38 @@ export interface SecretBox {
 export function createSecretBox(rawKey: Uint8Array): SecretBox {
   if (rawKey.length !== 32)
     throw new Error(`Expected a 32-byte master key, received ${rawKey.length} bytes.`);
-  // One KeyObject for the life of the box: creating it per call costs more than the cipher itself.
+  const keyring = createKeyring(rawKey);
+  // The first format's values are opened with the same key, held as a KeyObject like the keyring's.
   const key = createSecretKey(rawKey);
-  const seal = (plain: Uint8Array, aad?: Uint8Array): Buffer => {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    if (aad !== undefined) cipher.setAAD(aad);
-    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-    return Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), body]);
-  };
   const open = (sealed: Uint8Array, aad?: Uint8Array): Buffer => {
-    const data = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-    if (data.length < 1 + IV_BYTES + TAG_BYTES || data[0] !== VERSION) {
-      throw new VaultError('server', 'A stored secret has an unknown format.');
-    }
-    const iv = data.subarray(1, 1 + IV_BYTES);
-    const tag = data.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAuthTag(tag);
-    if (aad !== undefined) decipher.setAAD(aad);
     try {
-      const plain = decipher.update(data.subarray(1 + IV_BYTES + TAG_BYTES));
-      // GCM gives everything from update(); final() checks the tag and gives nothing more.
-      const rest = decipher.final();
-      return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
-    } catch {
-      throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
+      return isLegacyBox(sealed) ? openLegacyBox(key, sealed, aad) : keyring.open(sealed, aad ?? NO_AAD);
+    } catch (error) {
+      throw failure(error);
     }
-  };
-  const openInParts = (header: Uint8Array): OpenInParts => {
-    if (header.length !== SEALED_HEADER_BYTES || header[0] !== VERSION) {
-      throw new VaultError('server', 'A stored secret has an unknown format.');
-    }
-    const decipher: DecipherGCM = createDecipheriv('aes-256-gcm', key, header.subarray(1, 1 + IV_BYTES));
-    decipher.setAuthTag(header.subarray(1 + IV_BYTES));
-    return {
-      update: (part) => decipher.update(part),
-      final() {
-        try {
-          decipher.final();
-        } catch {
-          throw new VaultError('server', 'A stored secret could not be decrypted with the master key.');
-        }
-      },
-    };
   };
   return {
-    seal: (plain, aad) => seal(plain, aad),
-    open: (sealed, aad) => open(sealed, aad),
-    openInParts,
-    sealText: (plain) => seal(Buffer.from(plain, 'utf8')),
+    seal: (plain, aad) => keyring.seal(plain, aad ?? NO_AAD),
+    open,
+    sealText: (plain) => keyring.seal(plain, NO_AAD),
     openText: (sealed) => open(sealed).toString('utf8'),
+    openInParts(header) {
+      let parts: OpenInParts;
+      try {
+        parts = openLegacyBoxInParts(key, header);
+      } catch (error) {
+        throw failure(error);
+      }
+      return {
+        update: (part) => parts.update(part),
+        final() {
+          try {
+            parts.final();
+          } catch (error) {
+            throw failure(error);
+          }
+        },
+      };
+    },
   };
 }

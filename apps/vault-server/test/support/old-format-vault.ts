@@ -1,15 +1,17 @@
 /**
  * A vault as the server wrote it before migration 9: the schema of migrations 1–8 (recorded in
  * `schema_migrations` as `migrate()` records them), and attachments stored as that server stored
- * them, each one AES-256-GCM blob of the whole file in `files.content`. A test opens it with the
+ * them, each one AES-256-GCM blob of the whole file in `files.content`, and every secret sealed in
+ * that server's format (`@vaultline/sealer/testing`'s `sealLegacyBox`). A test opens it with the
  * current server to see migration 9 and the rewrite in chunks keep every attachment.
  */
 
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ItemValues } from '@vaultline/protocol/wire';
+import { sealLegacyBox } from '@vaultline/sealer/testing';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { parseMasterKey } from '../../src/crypto/master-key.ts';
-import { createSecretBox } from '../../src/crypto/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts';
 import { MIGRATIONS } from '../../src/db/migrations.ts';
 import { operatorActor } from '../../src/store/actor.ts';
 import { addFolder } from '../../src/store/folders.ts';
@@ -59,7 +61,13 @@ export async function writeOldFormatVault(
         ]);
       }
     });
-    const box = createSecretBox(parseMasterKey(masterKey, 'the test key'));
+    const rawKey = parseMasterKey(masterKey, 'the test key');
+    // That server's secret box: every value sealed in its format (version 1, nonce, tag, ciphertext).
+    const box: SecretBox = {
+      ...createSecretBox(rawKey),
+      seal: (plain, aad) => sealLegacyBox(rawKey, plain, aad),
+      sealText: (plain) => sealLegacyBox(rawKey, Buffer.from(plain, 'utf8')),
+    };
     const ctx = createStoreContext(db, box, 0);
     const operator = operatorActor('old-server', 'test');
     const folderId = await addFolder(ctx, operator, {
@@ -83,8 +91,8 @@ export async function writeOldFormatVault(
     const [itemId] = await addItems(ctx, operator, [values]);
     const fileIds: number[] = [];
     for (const file of files) {
-      // The old server's add/file, as it was: the whole file sealed in one blob.
-      const sealed = box.seal(file.bytes);
+      // The old server's add/file, as it was: the whole file sealed in one blob, in its format.
+      const sealed = sealLegacyBox(rawKey, file.bytes);
       if (file.damaged) sealed[sealed.length - 1]! ^= 1;
       const [row] = await db.query<{ id: number }>(
         'INSERT INTO files (item_id, name, media_type, extension, size, content) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',

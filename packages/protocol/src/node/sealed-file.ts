@@ -1,5 +1,5 @@
 /**
- * Private files sealed with AES-256-GCM (Node only): the one sealing and file-handling code of the
+ * Private files sealed with AES-256-GCM (Node only): the one file-handling code of the
  * apps that keep something on disk: the CLI's session token cache (sealed with the sign-in
  * secrets) and secrets file (sealed with a key kept on this machine), and the fallback values of
  * `vaultline run`/`inject` and the GitHub Action (`value-cache.ts`, sealed with the credentials).
@@ -9,16 +9,20 @@
  * - A file is written mode 0600 through a temporary file and a rename (a reader sees the old
  *   file or the new one, never half of one), and read only when it is a regular file of this
  *   user that no one else can read, not through a symbolic link, and small.
- * - The key is derived with HKDF-SHA256 from the key material, a random salt per write and a
- *   context (the format, the vault's URL, the login), which is authenticated too: other key
- *   material, another context or a changed byte, and the file does not open.
+ * - The value is sealed with `@vaultline/sealer` (its one format: version, key id, salt, nonce,
+ *   tag, ciphertext), the key derived with HKDF-SHA256 from the key material, a random salt per
+ *   write and a context (the format, the vault's URL, the login), which is authenticated too:
+ *   other key material, another context or a changed byte, and the file does not open. Files
+ *   written before it (fields `salt`, `iv`, `tag`, `data`) still open, and are written in the
+ *   sealer's format the next time.
  *
  * @module
  */
 
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { createDerivedSealer, openLegacyFields, SealError } from '@vaultline/sealer';
 import * as v from 'valibot';
 
 /** The largest sealed file read by default: tokens and keys are a few hundred bytes. */
@@ -32,20 +36,26 @@ const base64 = (bytes: number | undefined) =>
     v.check((buffer) => bytes === undefined || buffer.length === bytes, `Expected ${bytes} bytes.`),
   );
 
-/** The sealed part of a file: salt, nonce, tag and ciphertext, in base64. */
+/**
+ * The sealed part of a file, for a record's schema to spread: `sealed`, the value in
+ * `@vaultline/sealer`'s format (text form), or the four base64 fields of the files written before
+ * it (`salt`, `iv`, `tag`, `data`), read so that no such file becomes unreadable.
+ */
 export const SealedSchema = {
-  salt: base64(16),
-  iv: base64(12),
-  tag: base64(16),
-  data: base64(undefined),
+  sealed: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),
+  salt: v.optional(base64(16)),
+  iv: v.optional(base64(12)),
+  tag: v.optional(base64(16)),
+  data: v.optional(base64(undefined)),
 };
 
-/** A sealed value, as {@link SealedSchema} reads it. */
+/** A sealed value, as {@link SealedSchema} reads it: `sealed`, or the four fields of the earlier format. */
 export interface Sealed {
-  readonly salt: Buffer;
-  readonly iv: Buffer;
-  readonly tag: Buffer;
-  readonly data: Buffer;
+  readonly sealed?: string | undefined;
+  readonly salt?: Buffer | undefined;
+  readonly iv?: Buffer | undefined;
+  readonly tag?: Buffer | undefined;
+  readonly data?: Buffer | undefined;
 }
 
 /**
@@ -71,53 +81,46 @@ export function sealedFileName(prefix: string, context: string): string {
   return `${prefix}-${createHash('sha256').update(context).digest('hex').slice(0, 32)}.json`;
 }
 
-function keyOf(material: string | Buffer, salt: Buffer, context: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', material, salt, context, 32));
-}
-
 /**
- * Seals a text.
+ * Seals a text with a key derived with HKDF-SHA256 from the key material, a random salt and the
+ * context (`@vaultline/sealer`'s derived sealer).
  *
  * @param text The text.
  * @param material The key material.
- * @param context The context (also authenticated).
- * @param aad More data to authenticate with the context (e.g. a field stored in clear).
- * @returns The record's sealed fields, in base64.
+ * @param context The context (HKDF's info).
+ * @param aad The data to authenticate with it (e.g. the context, a field stored in clear).
+ * @returns The record's sealed field: `{ sealed }`, the value in the sealer's text form.
  */
 export function seal(
   text: string,
   material: string | Buffer,
   context: string,
   aad: Buffer,
-): { salt: string; iv: string; tag: string; data: string } {
-  const salt = randomBytes(16);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(material, salt, context), iv);
-  cipher.setAAD(aad);
-  const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return {
-    salt: salt.toString('base64'),
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
+): { sealed: string } {
+  return { sealed: createDerivedSealer(material, context).sealText(text, aad) };
 }
 
 /**
- * Opens a sealed value.
+ * Opens a sealed value: in the sealer's format, or in the four fields of the files written before
+ * it (sealed again in the sealer's format at the file's next write).
  *
  * @param sealed The sealed fields.
  * @param material The key material.
  * @param context The context.
  * @param aad The data authenticated with it.
  * @returns The text.
- * @throws When the key material, the context or any byte differs.
+ * @throws When the key material, the context or any byte differs, or the record holds no sealed
+ *   value (or both formats).
  */
 export function unseal(sealed: Sealed, material: string | Buffer, context: string, aad: Buffer): string {
-  const decipher = createDecipheriv('aes-256-gcm', keyOf(material, sealed.salt, context), sealed.iv);
-  decipher.setAAD(aad);
-  decipher.setAuthTag(sealed.tag);
-  return Buffer.concat([decipher.update(sealed.data), decipher.final()]).toString('utf8');
+  const { salt, iv, tag, data } = sealed;
+  if (sealed.sealed !== undefined) {
+    // A record holds one format or the other: one with both was not written by us.
+    if (salt ?? iv ?? tag ?? data) throw new SealError('format');
+    return createDerivedSealer(material, context).openText(sealed.sealed, aad).toString('utf8');
+  }
+  if (!salt || !iv || !tag || !data) throw new SealError('format');
+  return openLegacyFields({ salt, iv, tag, data }, material, context, aad).toString('utf8');
 }
 
 const ownUid = typeof process.getuid === 'function' ? process.getuid() : undefined;

@@ -55,7 +55,7 @@ const RESOLUTIONS = ['node16', 'bundler'] as const;
 const ISOMORPHIC = new Set(['@vaultline/protocol']);
 
 /** Entry points of isomorphic packages that need Node all the same: a browser consumer skips them. */
-const NODE_ONLY_ENTRIES = new Set(['@vaultline/protocol/testing', '@vaultline/protocol/node']);
+const NODE_ONLY_ENTRIES = new Set(['@vaultline/protocol/testing']);
 
 /** Where a consumer of the package runs: Node for all, and a browser for the isomorphic ones. */
 function environmentsOf(manifest: Manifest): ('node' | 'browser')[] {

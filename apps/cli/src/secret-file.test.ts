@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SealedSchema, sealingContext, unseal } from '@vaultline/protocol/node';
+import { SealedSchema, sealingContext, unseal } from '@vaultline/sealer/node';
 import { sealLegacyFields } from '@vaultline/sealer/testing';
 import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The secrets file (`connect --store file`), for machines without an OS keychain (SSH sessions,
  * containers, WSL): a connection's API key, password or personal access token, sealed with
- * AES-256-GCM (the core's `sealed-file.ts`, from `@vaultline/protocol/node`) in `<config dir>/secrets/secrets-<hash>.json`, mode 0600 in a
+ * AES-256-GCM (`sealed-file.ts` of `@vaultline/sealer/node`) in `<config dir>/secrets/secrets-<hash>.json`, mode 0600 in a
  * 0700 directory, under a key derived from a random 256-bit key of this machine kept apart, in
  * `<state dir>/secrets.key` (`~/.local/state/vaultline/secrets.key`, mode 0600), made on first use.
  *
@@ -28,7 +28,7 @@ import {
   sealingContext,
   unseal,
   writePrivateFile,
-} from '@vaultline/protocol/node';
+} from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { SECRET_FIELDS, SECRET_KINDS } from './constants.ts';
 import type { CliEnvironment } from './env.ts';

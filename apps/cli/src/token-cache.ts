@@ -15,7 +15,7 @@
  *   file does not open; it is then ignored, and replaced after the next sign-in;
  * - the file holds no URL, login or token in clear: its name is a hash of the URL and login.
  *
- * The sealing and the file handling are the core's (`@vaultline/protocol/node`), shared with the secrets file.
+ * The sealing and the file handling are `@vaultline/sealer/node`'s, shared with the secrets file.
  *
  * HKDF rather than a slow KDF (scrypt): the key material includes the API key (or the personal
  * access token), random strings of 200 bits and more that no one guesses, and a slow KDF would
@@ -36,7 +36,7 @@ import {
   sealingContext,
   unseal,
   writePrivateFile,
-} from '@vaultline/protocol/node';
+} from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
 

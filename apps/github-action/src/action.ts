@@ -24,7 +24,7 @@ import {
   type VaultClient,
   type VaultCredentials,
 } from '@vaultline/protocol';
-import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/protocol/node';
+import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/sealer/node';
 
 /** The Action's inputs, as `action.yml` names them. */
 export const INPUTS = {

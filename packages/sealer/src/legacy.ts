@@ -9,7 +9,7 @@
  * - **Link text v1** (the Slack bot's linked accounts): text `v1.<key id>.<nonce>.<tag>.<ciphertext>`
  *   (base64url parts; key id: 16 hex digits of HMAC-SHA256 of `vaultline-slack-bot link key id`),
  *   additional data `vaultline-slack-bot/v1/<context>`.
- * - **File fields** (the sealed files of `@vaultline/protocol/node`): base64 fields `salt` (16),
+ * - **File fields** (the sealed files of `@vaultline/protocol/node`, now `./node` here): base64 fields `salt` (16),
  *   `iv` (12), `tag` (16) and `data`, the key derived with HKDF-SHA256 from the key material, the
  *   salt and the context.
  *

@@ -55,7 +55,7 @@ export function sealLegacyLinkText(key: Uint8Array, plain: string, context: stri
 }
 
 /**
- * Seals as `@vaultline/protocol/node`'s sealed files did: base64 fields `salt`, `iv`, `tag`, `data`.
+ * Seals as the sealed files of `@vaultline/protocol/node` (now `./node` here) did: base64 fields `salt`, `iv`, `tag`, `data`.
  *
  * @param text The text.
  * @param material The key material.

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { clearValueCaches } from '@vaultline/protocol/node';
+import { clearValueCaches } from '@vaultline/sealer/node';
 import type { CommandContext } from '../context.ts';
 
 /** What `cache` does. */

@@ -96,8 +96,11 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
       }
       return unique.map((id) => byId.get(id)!);
     },
-    list: (folderIds, options) =>
-      pagesOf(wire.itemPages(typeof folderIds === 'number' ? [folderIds] : [...folderIds], options)),
+    list(folderIds, options) {
+      const ids = typeof folderIds === 'number' ? [folderIds] : [...folderIds];
+      // Iterating reads a page as the caller asks for it; all() reads the pages a few at a time.
+      return pagesOf(wire.itemPages(ids, options), () => wire.readFolders({ ids }, options));
+    },
     async search(text, options = {}) {
       const folderIds =
         options.folderIds ??
@@ -163,14 +166,7 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
   };
 }
 
-/** A folder listing's pages, with `all()` to gather them. */
-function pagesOf(pages: AsyncIterable<Item[]>): ItemPages {
-  return {
-    [Symbol.asyncIterator]: () => pages[Symbol.asyncIterator](),
-    async all() {
-      const items: Item[] = [];
-      for await (const page of pages) items.push(...page);
-      return items;
-    },
-  };
+/** A folder listing's pages, and `all()` to gather them at once. */
+function pagesOf(pages: AsyncIterable<Item[]>, all: () => Promise<Item[]>): ItemPages {
+  return { [Symbol.asyncIterator]: () => pages[Symbol.asyncIterator](), all };
 }

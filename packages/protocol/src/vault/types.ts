@@ -173,7 +173,7 @@ export interface ItemSearchOptions extends ActingOptions {
  * them with {@link ItemPages.all}. The legacy API sends a folder whole, in one page.
  */
 export interface ItemPages extends AsyncIterable<Item[]> {
-  /** Every item of every page, in order. */
+  /** Every item of every page, in order: the pages read a few at a time rather than one by one. */
   all(): Promise<Item[]>;
 }
 

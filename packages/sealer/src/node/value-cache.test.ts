@@ -1,10 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ResolvedReference, VaultError, VaultReferenceError } from '@vaultline/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VaultError } from '../errors.ts';
-import { VaultReferenceError } from '../references/reference-error.ts';
-import type { ResolvedReference } from '../references/resolve-references.ts';
 import {
   clearValueCaches,
   formatAge,

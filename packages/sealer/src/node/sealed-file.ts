@@ -22,8 +22,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
-import { createDerivedSealer, openLegacyFields, SealError } from '@vaultline/sealer';
 import * as v from 'valibot';
+import { openLegacyFields } from '../legacy.ts';
+import { createDerivedSealer, SealError } from '../sealer.ts';
 
 /** The largest sealed file read by default: tokens and keys are a few hundred bytes. */
 export const MAX_SEALED_BYTES = 64 * 1024;

@@ -20,10 +20,8 @@
 
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isReferenceError, isVaultError, type ResolvedReference } from '@vaultline/protocol';
 import * as v from 'valibot';
-import { isVaultError } from '../errors.ts';
-import { isReferenceError } from '../references/reference-error.ts';
-import type { ResolvedReference } from '../references/resolve-references.ts';
 import {
   privateDir,
   readPrivateFile,

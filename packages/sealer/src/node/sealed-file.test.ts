@@ -1,6 +1,6 @@
-import { sealLegacyFields } from '@vaultline/sealer/testing';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { sealLegacyFields } from '../testing.ts';
 import { SealedSchema, seal, unseal } from './sealed-file.ts';
 
 /** A record as the apps spread the sealed part into theirs. */

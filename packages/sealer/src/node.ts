@@ -1,5 +1,5 @@
 /**
- * `@vaultline/protocol/node`: what apps that run on Node keep on disk, sealed with AES-256-GCM:
+ * `@vaultline/sealer/node`: what apps that run on Node keep on disk, sealed with AES-256-GCM:
  * private files (`sealed-file.ts`) and the fallback values for outages (`value-cache.ts`). Not for
  * browsers: it uses `node:fs` and `node:crypto`.
  *

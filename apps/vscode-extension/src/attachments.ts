@@ -90,7 +90,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
     if (!file) return undefined;
     const bytes = await vscode.workspace.fs.readFile(file);
     const fileName = file.path.split('/').pop() || 'attachment';
-    const result = await connection.client.addFile({ itemId: ref.itemId, file: bytes, fileName });
+    const result = await connection.client.files.upload(ref.itemId, { file: bytes, fileName });
     return result.id ?? 0;
   }
 
@@ -110,7 +110,7 @@ export class Attachments implements vscode.TextDocumentContentProvider, vscode.D
     if (!Number.isInteger(fileId) || fileId <= 0)
       throw new UserFacingError(vscode.l10n.t('that is not an attachment.'));
     const connection = await this.connections.get(connectionName);
-    return connection.client.downloadFile({ id: fileId });
+    return connection.client.files.download(fileId);
   }
 }
 

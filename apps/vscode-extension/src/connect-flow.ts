@@ -1,14 +1,19 @@
-import { type CredentialsNeeded, type DialectDetection, detectDialect } from '@vaultline/protocol';
+import {
+  type CredentialsNeeded,
+  type DialectDetection,
+  detectDialect,
+  type VaultCredentials,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import type { ConnectionSettings, ConnectionStore, Credentials } from './connections.ts';
+import type { ConnectionSettings, ConnectionStore } from './connections.ts';
 import { CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
 
 /** What the steps collect. */
 export interface ConnectAnswers {
   /** Name, URL, login, and the dialect the URL's server was detected to speak (when it answered). */
   settings: ConnectionSettings;
-  /** What the server signs in with, as typed. */
-  credentials: Credentials;
+  /** What the server signs in with, as typed (the login is in the settings). */
+  credentials: VaultCredentials;
 }
 
 /** How a user signs in where the server has per-user sign-in. */
@@ -344,7 +349,7 @@ export class ConnectFlow implements vscode.Disposable {
       login: values.login.trim(),
       ...(detection?.detected ? { dialect: detection.dialect } : {}),
     };
-    const credentials: Credentials = !signsIn(state)
+    const credentials: VaultCredentials = !signsIn(state)
       ? { apiKey: values.apiKey }
       : values.method === 'token'
         ? { personalAccessToken: values.personalAccessToken }

@@ -8,6 +8,7 @@ import {
   isVaultError,
   type TokenCache,
   type VaultClient,
+  type VaultCredentials,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import {
@@ -39,17 +40,6 @@ export interface ConnectionSettings {
   dialect?: Dialect | undefined;
 }
 
-/**
- * What a connection signs in with, each kept in SecretStorage only: an API key (the legacy API), or
- * on servers with per-user sign-in the user's password with their API key, or a personal access
- * token instead of both.
- */
-export interface Credentials {
-  apiKey?: string | undefined;
-  password?: string | undefined;
-  personalAccessToken?: string | undefined;
-}
-
 /** A connection that is ready to use. */
 export interface Connection extends ConnectionSettings {
   client: VaultClient;
@@ -60,9 +50,9 @@ export interface Connection extends ConnectionSettings {
    */
   access: AccessChecker;
   /**
-   * The login rights are read and references resolved for: the setting's login where the
-   * credentials may read any user's rights (`capabilities().otherUsers`), otherwise the signed-in
-   * user (`identity().login`), which is who every call runs as.
+   * The login rights are read and references resolved for: the core's acting login
+   * (`identity().login`), the signed-in user where every call runs as that user, otherwise the
+   * setting's login.
    */
   actingLogin(): Promise<string>;
 }
@@ -155,10 +145,9 @@ export class ConnectionStore implements vscode.Disposable {
     try {
       client = createVaultClient({
         baseUrl: settings.url,
-        login: settings.login,
-        ...credentials,
+        auth: { ...credentials, login: settings.login },
         dialect: settings.dialect ?? 'auto',
-        tokenCache: this.tokenCache(name),
+        teampass3: { tokenCache: this.tokenCache(name) },
         timeoutMs,
         onRequest: (event) => this.log.request(name, event),
       });
@@ -182,7 +171,7 @@ export class ConnectionStore implements vscode.Disposable {
       access,
       actingLogin: () => {
         if (!acting) {
-          const pending = actingLoginOf(client, settings.login);
+          const pending = client.identity().then(({ login }) => login ?? settings.login);
           acting = pending;
           // A failure (the vault down, the sign-in refused) is not kept: the next call asks again.
           pending.catch(() => {
@@ -209,7 +198,7 @@ export class ConnectionStore implements vscode.Disposable {
    */
   async save(
     settings: ConnectionSettings,
-    credentials: Credentials,
+    credentials: VaultCredentials,
     options: SaveOptions = {},
   ): Promise<void> {
     // Every log line is redacted of these secrets from now on, whatever client logs them.
@@ -256,8 +245,11 @@ export class ConnectionStore implements vscode.Disposable {
     for (const disposable of this.disposables) disposable.dispose();
   }
 
-  /** What a connection signs in with, from SecretStorage (for the assistant's server process). */
-  async credentials(name: string): Promise<Credentials> {
+  /**
+   * The secrets a connection signs in with, from SecretStorage (for the assistant's server
+   * process); its login is in its settings.
+   */
+  async credentials(name: string): Promise<VaultCredentials> {
     const [apiKey, password, personalAccessToken] = await Promise.all([
       this.secrets.get(SECRET_KEYS.apiKey + name),
       this.secrets.get(SECRET_KEYS.password + name),
@@ -301,18 +293,4 @@ export class ConnectionStore implements vscode.Disposable {
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connectionCount, count);
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connected, count > 0);
   }
-}
-
-/**
- * Who a client acts as for rights and references: the given login where its credentials may read
- * any user's rights, the signed-in user where every call runs as that user.
- *
- * @param client The client.
- * @param login The login of the connection's settings.
- * @returns The login to name to the access checker and to `resolveReferences`.
- */
-export async function actingLoginOf(client: VaultClient, login: string): Promise<string> {
-  const capabilities = await client.capabilities();
-  if (capabilities.otherUsers) return login;
-  return (await client.identity()).login ?? login;
 }

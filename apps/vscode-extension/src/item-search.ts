@@ -1,4 +1,4 @@
-import { compareSearchHits, type SearchRank, searchItems } from '@vaultline/protocol';
+import { compareSearchHits, type SearchRank } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connections.ts';
 import { COMMANDS, CONFIG, CONFIG_SECTION, DEFAULTS } from './constants.ts';
@@ -42,7 +42,7 @@ export interface HitPick extends vscode.QuickPickItem {
 }
 
 /**
- * Search over the protocol core's `searchItems` (every word in the label, login, URL or folder
+ * Search over the protocol core's `items.search` (every word in the label, login, URL or folder
  * path, ranked; the core knows what each server can search) in every folder each connection's
  * login may read, the hits of all connections in the core's order. When a connection cannot be
  * searched, the search says why in the tree's words and offers the fix; it never answers "no item"
@@ -101,9 +101,8 @@ export class ItemSearch implements vscode.Disposable {
         try {
           const connection = await this.connections.get(name);
           redact = connection.client.redact;
-          const result = await searchItems(connection.client, {
+          const result = await connection.client.items.search(query, {
             folderIds: folders.map((f) => f.folder.id),
-            text: query,
           });
           // Every folder searched grants read (readableFolders), so every hit in them is readable.
           const byId = new Map(folders.map((folder) => [folder.folder.id, folder]));

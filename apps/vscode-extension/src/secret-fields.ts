@@ -15,7 +15,7 @@ export async function fetchField(
   field: ItemField,
 ): Promise<string> {
   const connection = await connections.get(ref.connection);
-  const item = await connection.client.getItem(ref.itemId);
+  const item = await connection.client.items.get(ref.itemId);
   const allowed = await connection.access.canRead(await connection.actingLogin(), item);
   if (!allowed) throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
   return item[field];
@@ -40,13 +40,13 @@ export async function fetchOneTimeCode(
     throw new UserFacingError(vscode.l10n.t("this vault's server has no one-time codes."));
   const name = ref.label === undefined ? vscode.l10n.t('item {0}', ref.itemId) : `"${ref.label}"`;
   if (!capabilities.enforcedRights) {
-    const folderId = ref.folderId ?? (await connection.client.getItem(ref.itemId)).folderId;
+    const folderId = ref.folderId ?? (await connection.client.items.get(ref.itemId)).folderId;
     const login = await connection.actingLogin();
     if (!(await connection.access.canRead(login, { id: ref.itemId, folderId })))
       throw new UserFacingError(vscode.l10n.t('{0} has no access to this item.', connection.login));
   }
   try {
-    const { code, secondsLeft } = await connection.client.readOtp({ id: ref.itemId });
+    const { code, secondsLeft } = await connection.client.items.otp(ref.itemId);
     return { code, secondsLeft };
   } catch (error) {
     // TeamPass answers an item without a TOTP secret and one the user may not read alike.

@@ -153,7 +153,7 @@ export class VaultModel {
     if (!pending) {
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
-        const records = await connection.client.readFolders({ ids: [node.folder.id] });
+        const records = await connection.client.items.list(node.folder.id).all();
         // read/folder has returned items of other folders on real servers (TeamPass #2718).
         const own = records.filter((record) => record.folderId === node.folder.id);
         // The folder's right decides for all its items: nothing more is read.
@@ -181,7 +181,7 @@ export class VaultModel {
     if (!pending) {
       pending = this.withProgress(async () => {
         const connection = await this.connections.get(node.connection);
-        const files = await connection.client.listFiles({ itemId: node.item.id });
+        const files = await connection.client.files.list(node.item.id);
         return files.map(
           (file): FileNode => ({
             kind: 'file',

@@ -126,16 +126,14 @@ export class VaultWriter {
       values.description ??
       (await this.ask({ title: title(6), prompt: vscode.l10n.t('Description (optional)') }));
     if (description === undefined) return undefined;
-    const { id } = await connection.client.addItem({
-      item: {
-        label,
-        password,
-        folderId: folder.folder.id,
-        login,
-        url,
-        email,
-        description,
-      },
+    const { id } = await connection.client.items.create({
+      label,
+      password,
+      folderId: folder.folder.id,
+      login,
+      url,
+      email,
+      description,
     });
     connection.access.invalidate();
     return id;
@@ -175,7 +173,7 @@ export class VaultWriter {
       if (field === 'password') value = await this.askNewPassword(folder, title(2));
       else {
         // Only the chosen field is shown for editing; the password is never prefilled.
-        const current = (await connection.client.getItem(ref.itemId))[field];
+        const current = (await connection.client.items.get(ref.itemId))[field];
         value = await this.ask({
           title: title(2),
           prompt: newValuePrompt(field),
@@ -191,7 +189,7 @@ export class VaultWriter {
       throw new UserFacingError(vscode.l10n.t('the label cannot be empty.'));
     const weak = field === 'password' ? strengthProblem(value, folder?.folder.complexityLevel) : undefined;
     if (weak !== undefined) throw new UserFacingError(weak);
-    await connection.client.updateItemFields(ref.itemId, { [field]: value });
+    await connection.client.items.update(ref.itemId, { [field]: value });
     return true;
   }
 
@@ -208,7 +206,7 @@ export class VaultWriter {
     const name = ref.label ?? vscode.l10n.t('item {0}', ref.itemId);
     if (!options.confirmed && !(await confirm(vscode.l10n.t('Delete "{0}" from the vault?', name))))
       return false;
-    await connection.client.deleteItems({ ids: [ref.itemId] });
+    await connection.client.items.delete(ref.itemId);
     connection.access.invalidate();
     return true;
   }
@@ -236,8 +234,10 @@ export class VaultWriter {
     const complexityLevel =
       values.complexityLevel ?? (await askComplexity(vscode.l10n.t('Add Folder ({0}/{1})', 2, 2)));
     if (complexityLevel === undefined) return undefined;
-    const { id } = await connection.client.addFolder({
-      folder: { title, complexityLevel, parentId: parentFolder?.folder.id ?? 0 },
+    const { id } = await connection.client.folders.create({
+      title,
+      complexityLevel,
+      parentId: parentFolder?.folder.id ?? 0,
     });
     connection.access.invalidate();
     return id;
@@ -264,10 +264,7 @@ export class VaultWriter {
       asLevel(folder.folder.complexityLevel) ??
       (await askComplexity(vscode.l10n.t('Edit Folder')));
     if (complexityLevel === undefined) return false;
-    await connection.client.updateFolder({
-      id: folder.folder.id,
-      folder: { title, complexityLevel, renewalPeriod: 0 },
-    });
+    await connection.client.folders.update(folder.folder.id, { title, complexityLevel, renewalPeriod: 0 });
     connection.access.invalidate();
     return true;
   }
@@ -287,7 +284,7 @@ export class VaultWriter {
     ) {
       return false;
     }
-    await connection.client.deleteFolders({ ids: [folder.folder.id] });
+    await connection.client.folders.delete(folder.folder.id);
     connection.access.invalidate();
     return true;
   }

@@ -29,7 +29,7 @@ async function pool(count, concurrency, task) {
  */
 export async function seedVault({ bulkCount = 0 } = {}) {
   const vault = await startTestVault();
-  const admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+  const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
 
   const aliceUser = await vault.admin.createUser({ login: 'alice', email: 'alice@example.com' });
   await vault.admin.createUser({ login: 'bob', email: 'bob@example.com' });
@@ -44,18 +44,17 @@ export async function seedVault({ bulkCount = 0 } = {}) {
   // dave has a key but no role: he may read no folder.
   await vault.admin.createUser({ login: 'dave', email: 'dave@example.com' });
 
-  const infra = (await admin.addFolder({ folder: { title: 'Infrastructure', complexityLevel: 50 } })).id;
-  const databases = (
-    await admin.addFolder({ folder: { title: 'Databases', complexityLevel: 60, parentId: infra } })
-  ).id;
-  const payments = (await admin.addFolder({ folder: { title: 'Payments', complexityLevel: 70 } })).id;
+  const infra = (await admin.folders.create({ title: 'Infrastructure', complexityLevel: 50 })).id;
+  const databases = (await admin.folders.create({ title: 'Databases', complexityLevel: 60, parentId: infra }))
+    .id;
+  const payments = (await admin.folders.create({ title: 'Payments', complexityLevel: 70 })).id;
   await vault.admin.grant('developers', infra, 'W');
   await vault.admin.grant('developers', databases, 'W');
   await vault.admin.grant('developers', payments, 'R');
   await vault.admin.grant('support', infra, 'R');
   await vault.admin.grant('clerks', infra, 'NE');
 
-  const add = async (item) => ({ ...item, id: (await admin.addItem({ item })).id });
+  const add = async (item) => ({ ...item, id: (await admin.items.create(item)).id });
   const items = {
     web: await add({
       label: 'web-frontend',
@@ -95,8 +94,7 @@ export async function seedVault({ bulkCount = 0 } = {}) {
     name: 'notes.txt',
     text: 'Connection notes ✓\nuse sslmode=require\n',
   };
-  await admin.addFile({
-    itemId: attachment.itemId,
+  await admin.files.upload(attachment.itemId, {
     file: new TextEncoder().encode(attachment.text),
     fileName: attachment.name,
     contentType: 'text/plain',
@@ -104,16 +102,14 @@ export async function seedVault({ bulkCount = 0 } = {}) {
 
   let bulk;
   if (bulkCount > 0) {
-    bulk = (await admin.addFolder({ folder: { title: 'Bulk', complexityLevel: 0 } })).id;
+    bulk = (await admin.folders.create({ title: 'Bulk', complexityLevel: 0 })).id;
     await vault.admin.grant('developers', bulk, 'R');
     await pool(bulkCount, 8, (i) =>
-      admin.addItem({
-        item: {
-          label: `bulk-${String(i).padStart(5, '0')}`,
-          login: `user${i}`,
-          password: `Bulk-pw-${i}!x`,
-          folderId: bulk,
-        },
+      admin.items.create({
+        label: `bulk-${String(i).padStart(5, '0')}`,
+        login: `user${i}`,
+        password: `Bulk-pw-${i}!x`,
+        folderId: bulk,
       }),
     );
   }

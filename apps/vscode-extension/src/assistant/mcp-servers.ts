@@ -12,8 +12,9 @@
  * @module
  */
 
+import type { VaultCredentials } from '@vaultline/protocol';
 import * as vscode from 'vscode';
-import type { ConnectionSettings, ConnectionStore, Credentials } from '../connections.ts';
+import type { ConnectionSettings, ConnectionStore } from '../connections.ts';
 import { CONFIG, CONFIG_SECTION } from '../constants.ts';
 
 /** The provider's id, as package.json declares it under `mcpServerDefinitionProviders`. */
@@ -140,7 +141,7 @@ function commandOf(value: unknown): [string, ...string[]] {
 }
 
 /** The environment of a server process: only what this connection signs in with. */
-function credentialEnv(credentials: Credentials): Record<string, string> {
+function credentialEnv(credentials: VaultCredentials): Record<string, string> {
   const env: Record<string, string> = {};
   if (credentials.personalAccessToken) env[ENV.personalAccessToken] = credentials.personalAccessToken;
   if (credentials.apiKey) env[ENV.apiKey] = credentials.apiKey;

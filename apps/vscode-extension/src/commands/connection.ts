@@ -1,7 +1,13 @@
-import { createRedactor, createVaultClient, memoryTokenCache, type VaultClient } from '@vaultline/protocol';
+import {
+  createRedactor,
+  createVaultClient,
+  memoryTokenCache,
+  type VaultClient,
+  type VaultCredentials,
+} from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { ConnectFlow } from '../connect-flow.ts';
-import { actingLoginOf, type ConnectionSettings, type Credentials } from '../connections.ts';
+import type { ConnectionSettings } from '../connections.ts';
 import { COMMANDS, KEYRING_WARNED } from '../constants.ts';
 import { UserFacingError, userMessage } from '../error-messages.ts';
 import type { VaultNode } from '../tree-nodes.ts';
@@ -41,7 +47,7 @@ export interface DisconnectOptions {
 async function connectTo(
   services: CommandServices,
   settings: ConnectionSettings,
-  credentials: Credentials,
+  credentials: VaultCredentials,
   saveUnverified: boolean,
 ): Promise<boolean> {
   const { log, connections, notifier, context, connectFlow } = services;
@@ -60,11 +66,10 @@ async function connectTo(
     try {
       probe = createVaultClient({
         baseUrl: url,
-        login,
-        ...credentials,
+        auth: { ...credentials, login },
         dialect: settings.dialect ?? 'auto',
-        tokenCache: session,
-        retries: 0,
+        teampass3: { tokenCache: session },
+        retry: { retries: 0 },
         onRequest: (e) => log.request(name, e),
       });
       redact = probe.redact;
@@ -82,7 +87,7 @@ async function connectTo(
           ),
           { complete: true },
         );
-      await probe.readUserFolders({ login: await actingLoginOf(probe, login) });
+      await probe.folders.list();
       if (capabilities.detected) saved = { ...settings, dialect: capabilities.dialect };
       await probe.dispose({ signOut: false });
     } catch (error) {
@@ -160,7 +165,7 @@ export const connectionCommands: CommandGroup = (services) => [
     if (args.reconnect !== undefined) start = connections.list().find((c) => c.name === args.reconnect) ?? {};
     else if (args.retry === true || !scripted) start = connectFlow.prefill ?? {};
     let settings: ConnectionSettings;
-    let credentials: Credentials;
+    let credentials: VaultCredentials;
     if (scripted) {
       const url = (args.url ?? '').trim();
       // What the server speaks is stored with the connection, so that no window probes again.

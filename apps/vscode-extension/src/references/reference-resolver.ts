@@ -90,11 +90,8 @@ export class ReferenceResolver {
         const results = await resolveReferences(
           connection.client,
           indexes.map((index) => texts[index]!),
-          {
-            login: await connection.actingLogin(),
-            checker: connection.access,
-            values: options.values !== false,
-          },
+          // The client's acting login (`identity().login`) is the one references resolve for.
+          { checker: connection.access, values: options.values !== false },
         );
         results.forEach((result, i) => {
           out[indexes[i]!] = { connection: name, result };

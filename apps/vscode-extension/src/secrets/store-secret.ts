@@ -252,20 +252,18 @@ async function storeSecret(
 
   const details =
     finding.ruleId === 'connection-string' ? connectionDetails(finding.secret) : { login: '', url: '' };
-  const { id } = await connection.client.addItem({
-    item: {
-      label: label.trim(),
-      password: secret,
-      folderId: folder.folder.id,
-      login: details.login,
-      url: details.url,
-      email: '',
-      description: vscode.l10n.t(
-        '{0} stored from {1} by Vaultline for VS Code.',
-        finding.title,
-        document.fileName.split(/[\\/]/).at(-1) ?? '',
-      ),
-    },
+  const { id } = await connection.client.items.create({
+    label: label.trim(),
+    password: secret,
+    folderId: folder.folder.id,
+    login: details.login,
+    url: details.url,
+    email: '',
+    description: vscode.l10n.t(
+      '{0} stored from {1} by Vaultline for VS Code.',
+      finding.title,
+      document.fileName.split(/[\\/]/).at(-1) ?? '',
+    ),
   });
   connection.access.invalidate();
   services.tree.refresh();

@@ -50,7 +50,7 @@ export function benchmarks(fixture: Fixture): void {
     it(`refresh → first level of a folder with ${fixture.bulkCount} items rendered`, async function () {
       this.timeout(120_000);
       const api = await extensionApi();
-      const client = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+      const client = createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice });
       await vscode.commands.executeCommand(`workbench.view.extension.${VIEWS.container}`);
 
       // Baseline: the same data fetched with the bare protocol client, no tree; measured in the same
@@ -62,7 +62,7 @@ export function benchmarks(fixture: Fixture): void {
       const hostOnly: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const baseStarted = performance.now();
-        const items = await client.readFolders({ ids: [fixture.folders.bulk!] });
+        const items = await client.items.list(fixture.folders.bulk!).all();
         baseline.push(performance.now() - baseStarted);
         assert.equal(items.length, fixture.bulkCount);
 
@@ -173,7 +173,7 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
       const bulk = tp3.folders.bulk!;
       // The baseline signs in as another user: the count below is the view's own.
       const bare = teampass3Client(tp3, 'admin');
-      await bare.readFolders({ ids: [bulk] });
+      await bare.items.list(bulk).all();
       await control('resetCounters');
       assert.equal(await connect(target.connectArgs('alice')), true);
       await vscode.commands.executeCommand(`workbench.view.extension.${VIEWS.container}`);
@@ -185,7 +185,7 @@ export function teampass3Benchmarks(fixture: Fixture, target: Target): void {
       const pages: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const baseStarted = performance.now();
-        const items = await bare.readFolders({ ids: [bulk] });
+        const items = await bare.items.list(bulk).all();
         baseline.push(performance.now() - baseStarted);
         assert.equal(items.length, tp3.bulkCount);
 

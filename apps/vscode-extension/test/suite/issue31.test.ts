@@ -41,13 +41,13 @@ async function dotenvWithSecret(
 
 /** Issue #31, VS Code: what a new user hit, each case failing before its fix. */
 export function issue31Tests(fixture: Fixture): void {
-  const vault = () => createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+  const vault = () => createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice });
   const created: number[] = [];
 
   describe('issue #31: Store in Vaultline', () => {
     after(async () => {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      if (created.length > 0) await vault().deleteItems({ ids: created.splice(0) });
+      if (created.length > 0) await vault().items.delete(created.splice(0));
     });
 
     it("judges the secret by the folder's own rule: a weak one is said, and stored only when the user says so", async () => {
@@ -81,7 +81,7 @@ export function issue31Tests(fixture: Fixture): void {
       );
       assert.ok(stored, errorsSince(api, before).join('; '));
       created.push(stored.itemId);
-      assert.equal((await vault().getItem(stored.itemId)).password, 'Qk7!mZp2xW');
+      assert.equal((await vault().items.get(stored.itemId)).password, 'Qk7!mZp2xW');
     });
 
     it('stores the whole text of a .env value with a glued "#" when asked, as it reads quoted', async () => {
@@ -104,7 +104,7 @@ export function issue31Tests(fixture: Fixture): void {
       );
       assert.ok(stored, errorsSince(api, 0).slice(-1).join(''));
       created.push(stored.itemId);
-      assert.equal((await vault().getItem(stored.itemId)).password, 'Hunter7!Quokka#Blue');
+      assert.equal((await vault().items.get(stored.itemId)).password, 'Hunter7!Quokka#Blue');
       // Nothing of it is left in the file: the reference stands for the whole text.
       assert.equal(document.getText(), `DB_HOST=db.internal\nDB_PASSWORD=${stored.reference}\n`);
     });
@@ -127,13 +127,13 @@ export function issue31Tests(fixture: Fixture): void {
       clearTimeout(timer);
       assert.ok(stored, `no item stored: ${errorsSince(api, 0).slice(-1).join('')}`);
       created.push(stored.itemId);
-      assert.equal((await vault().getItem(stored.itemId)).label, 'only alice');
+      assert.equal((await vault().items.get(stored.itemId)).label, 'only alice');
     });
   });
 
   describe('issue #31: Add Item and Edit Item', () => {
     after(async () => {
-      if (created.length > 0) await vault().deleteItems({ ids: created.splice(0) });
+      if (created.length > 0) await vault().items.delete(created.splice(0));
     });
 
     it('names the fields in words, never by their keys', () => {
@@ -172,7 +172,7 @@ export function issue31Tests(fixture: Fixture): void {
       );
       assert.equal(done, true);
       assert.deepEqual(api.writer.prompts.slice(mark), ['Edit Item (2/2) — New URL']);
-      assert.equal((await vault().getItem(fixture.items.web.id)).url, fixture.items.web.url);
+      assert.equal((await vault().items.get(fixture.items.web.id)).url, fixture.items.web.url);
     });
   });
 
@@ -220,10 +220,10 @@ export function issue31TeamPass3Tests(fixture: Fixture, target: Target): void {
     it('copies the next one-time code, not one with under 5 seconds left', async () => {
       const api = await extensionApi();
       const node = await itemNode(api, target.alice, 'Infrastructure', tp3.items.ci.label);
-      const { secondsLeft } = await target.client().readOtp({ id: tp3.items.ci.id });
+      const { secondsLeft } = await target.client().items.otp(tp3.items.ci.id);
       // The fake's clock stands still: moved to 3 seconds before the code changes.
       await control('advanceClock', (secondsLeft - 3) * 1000);
-      const old = await target.client().readOtp({ id: tp3.items.ci.id });
+      const old = await target.client().items.otp(tp3.items.ci.id);
       assert.equal(old.secondsLeft, 3);
       const mark = await control<number>('requestCount');
       const done = vscode.commands.executeCommand<{ cleared: Promise<boolean>; secondsLeft: number }>(
@@ -241,7 +241,7 @@ export function issue31TeamPass3Tests(fixture: Fixture, target: Target): void {
         'the one-time code read',
       );
       await control('advanceClock', 3000);
-      const next = await target.client().readOtp({ id: tp3.items.ci.id });
+      const next = await target.client().items.otp(tp3.items.ci.id);
       const result = await done;
       assert.ok(result.secondsLeft >= 5, `copied with ${result.secondsLeft} s left`);
       assert.equal(await vscode.env.clipboard.readText(), next.code);

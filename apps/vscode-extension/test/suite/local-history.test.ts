@@ -53,9 +53,7 @@ export function localHistoryTests(fixture: Fixture): void {
             .delete(vscode.Uri.joinPath(folder, name))
             .then(undefined, () => undefined);
       if (created.length > 0)
-        await createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice }).deleteItems({
-          ids: created,
-        });
+        await createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice }).items.delete(created);
     });
 
     it('keeps no copies of .env and key files (a default Vaultline contributes), and still of other files', async () => {

@@ -91,7 +91,7 @@ export function malformedInputTests(fixture: Fixture): void {
       const [empty, unknown] = errorsSince(api, before);
       assert.match(empty ?? '', /the label cannot be empty/);
       assert.match(unknown ?? '', /expected one of label, login, password, url, email, description/);
-      const stored = await createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice }).getItem(
+      const stored = await createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice }).items.get(
         fixture.items.ci.id,
       );
       assert.equal(stored.label, fixture.items.ci.label);
@@ -100,7 +100,7 @@ export function malformedInputTests(fixture: Fixture): void {
 
     it('stores unicode and markup-looking values verbatim or refuses them plainly, and loses nothing', async () => {
       const api = await extensionApi();
-      const client = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
+      const client = createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice });
       const node = await itemNode(api, 'alice', 'Infrastructure', fixture.items.ci.label);
       for (const value of ['Zoë — ünïcode ✓ 🔑', '<b>bold</b>', 'a;b/c?d=e&f%2F\'"']) {
         const before = api.notifier.notices.length;
@@ -108,7 +108,7 @@ export function malformedInputTests(fixture: Fixture): void {
           field: 'description',
           value,
         });
-        const stored = await client.getItem(fixture.items.ci.id);
+        const stored = await client.items.get(fixture.items.ci.id);
         if (done === true) assert.equal(stored.description, value);
         else assert.match(errorsSince(api, before)[0] ?? '', /^Edit item: the vault refused the request/);
         assert.equal(stored.password, fixture.items.ci.password, 'the password survives');

@@ -21,27 +21,28 @@ import {
 /** Issue #23.7: what a newcomer saw that the tester reported, each case failing before its fix. */
 export function newcomerTests(fixture: Fixture): void {
   describe('the personal folder is "Personal" everywhere, never its owner\'s user id', () => {
-    const admin = () => createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.admin });
+    const admin = () => createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.admin });
     const userId = String(fixture.users.alice);
     let personalId = 0;
     let itemId = 0;
 
     before(async () => {
       const api = await extensionApi();
-      personalId = (
-        await admin().addFolder({ folder: { title: userId, complexityLevel: 0, personal: true } })
-      ).id;
+      personalId = (await admin().folders.create({ title: userId, complexityLevel: 0, personal: true })).id;
       itemId = (
-        await admin().addItem({
-          item: { label: 'personal-note', login: 'me', password: 'N0te!pass-word', folderId: personalId },
+        await admin().items.create({
+          label: 'personal-note',
+          login: 'me',
+          password: 'N0te!pass-word',
+          folderId: personalId,
         })
       ).id;
       api.tree.refresh();
     });
 
     after(async () => {
-      await admin().deleteItems({ ids: [itemId] });
-      await admin().deleteFolders({ ids: [personalId] });
+      await admin().items.delete([itemId]);
+      await admin().folders.delete([personalId]);
       (await extensionApi()).tree.refresh();
     });
 
@@ -79,7 +80,7 @@ export function newcomerTests(fixture: Fixture): void {
         const said = api.notifier.notices.slice(before).map((notice) => notice.text);
         assert.deepEqual(said, ['Added an item to "Personal".']);
       } finally {
-        if (id) await admin().deleteItems({ ids: [id] });
+        if (id) await admin().items.delete([id]);
       }
     });
 
@@ -135,9 +136,7 @@ export function newcomerTests(fixture: Fixture): void {
     after(async () => {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       if (created.length > 0)
-        await createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice }).deleteItems({
-          ids: created,
-        });
+        await createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice }).items.delete(created);
     });
 
     it('is stored as dotenv reads it, and the file still reads the same value through its reference', async () => {
@@ -173,8 +172,8 @@ export function newcomerTests(fixture: Fixture): void {
       );
       assert.ok(stored, errorsSince(api, 0).slice(-1).join(''));
       created.push(stored.itemId);
-      const vault = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.alice });
-      assert.equal((await vault.getItem(stored.itemId)).password, read);
+      const vault = createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.alice });
+      assert.equal((await vault.items.get(stored.itemId)).password, read);
       // dotenv reads the reference from the file now, and the reference resolves to what it read before.
       const after = parseDotenv(document.getText());
       assert.equal(after.DB_PASSWORD, stored.reference);

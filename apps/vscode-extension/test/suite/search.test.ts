@@ -53,12 +53,10 @@ export function searchTests(target: Target): void {
     it('finds a label by a query with a space, a dot and another case (TeamPass refuses such a segment)', async () => {
       const api = await extensionApi();
       const admin = target.client();
-      const { id } = await admin.addItem({
-        item: {
-          label: 'Postgres prod.example',
-          password: 'Sp4ce-Dot!Pass-2026',
-          folderId: target.folders.databases,
-        },
+      const { id } = await admin.items.create({
+        label: 'Postgres prod.example',
+        password: 'Sp4ce-Dot!Pass-2026',
+        folderId: target.folders.databases,
       });
       try {
         for (const query of ['postgres prod.example', 'PROD.EX', 'gres prod']) {
@@ -76,7 +74,7 @@ export function searchTests(target: Target): void {
           );
         }
       } finally {
-        await admin.deleteItems({ ids: [id] });
+        await admin.items.delete([id]);
       }
     });
 
@@ -90,8 +88,10 @@ export function searchTests(target: Target): void {
         [[target.alice, fixture.items.db.label]],
       );
       const admin = target.client();
-      const { id } = await admin.addItem({
-        item: { label: 'Example notes', password: 'Ex4mple-Notes!2026', folderId: target.folders.databases },
+      const { id } = await admin.items.create({
+        label: 'Example notes',
+        password: 'Ex4mple-Notes!2026',
+        folderId: target.folders.databases,
       });
       try {
         // "example" is in this label, and in the URLs of ci-runner and web-frontend: the label first.
@@ -102,7 +102,7 @@ export function searchTests(target: Target): void {
         );
         assert.equal(example.hits[0]?.item.label, 'Example notes');
       } finally {
-        await admin.deleteItems({ ids: [id] });
+        await admin.items.delete([id]);
       }
     });
 

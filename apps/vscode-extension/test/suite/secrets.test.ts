@@ -45,7 +45,7 @@ export function secretTests(fixture: Fixture, target: Target): void {
       await setConfig('secretDetection.maxFileSize', undefined);
       // Leave the vault as the later tests and the UI check expect it.
       if (created.length > 0) {
-        await target.client().deleteItems({ ids: created });
+        await target.client().items.delete(created);
       }
     });
 
@@ -130,7 +130,7 @@ export function secretTests(fixture: Fixture, target: Target): void {
       assert.ok(!document.getText().includes(token), 'the literal is still in the file');
       assert.ok(document.getText().includes(`auth: "vaultline://${stored.itemId}/password"`));
 
-      const item = await target.client().getItem(stored.itemId);
+      const item = await target.client().items.get(stored.itemId);
       assert.equal(item.password, token);
       assert.equal(item.label, 'octokit auth');
       assert.equal(item.folderId, target.folders.infra);
@@ -159,7 +159,7 @@ export function secretTests(fixture: Fixture, target: Target): void {
       const onDisk = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       assert.ok(!onDisk.includes(token) && !onDisk.includes(password));
       assert.ok(onDisk.includes(stored.reference));
-      const item = await target.client().getItem(stored.itemId);
+      const item = await target.client().items.get(stored.itemId);
       assert.equal(item.password, password);
       assert.equal(item.label, 'db password');
     });

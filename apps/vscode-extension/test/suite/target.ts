@@ -71,8 +71,7 @@ export function vaultTarget(fixture: Fixture): Target {
     alice: 'alice',
     bob: 'bob',
     connectArgs: (login) => ({ name: login, url: fixture.url, login, apiKey: fixture.keys[login] }),
-    client: () =>
-      memo('vault', () => createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.admin })),
+    client: () => memo('vault', () => createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.admin })),
     items: fixture.items,
     folders: fixture.folders,
     attachment: fixture.attachment,
@@ -91,7 +90,7 @@ export function teampassTarget(fixture: Fixture): Target {
     alice: 'tp-alice',
     bob: 'tp-bob',
     connectArgs: (login) => ({ name: `tp-${login}`, url: teampass.url, login, apiKey: teampass.key }),
-    client: () => memo('teampass', () => createVaultClient({ baseUrl: teampass.url, apiKey: teampass.key })),
+    client: () => memo('teampass', () => createVaultClient({ baseUrl: teampass.url, auth: teampass.key })),
     items: teampass.items,
     folders: teampass.folders,
     attachment: teampass.attachment,
@@ -140,9 +139,7 @@ export function teampass3Client(
   const user = teampass3.users[login];
   return createVaultClient({
     baseUrl: teampass3.url,
-    login: user.login,
-    password: user.password,
-    apiKey: user.apiKey,
+    auth: { login: user.login, password: user.password, apiKey: user.apiKey },
     dialect: 'teampass3',
   });
 }

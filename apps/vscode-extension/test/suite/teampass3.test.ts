@@ -388,8 +388,10 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
 
       it("shows the server's own refusal (403) plainly when the user's API permissions changed since sign-in", async () => {
         const api = await extensionApi();
-        const { id } = await admin().addItem({
-          item: { label: 'doomed-403', password: 'D00med-pw-2026!', folderId: tp3.folders.infra },
+        const { id } = await admin().items.create({
+          label: 'doomed-403',
+          password: 'D00med-pw-2026!',
+          folderId: tp3.folders.infra,
         });
         try {
           api.tree.refresh();
@@ -407,10 +409,10 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
             /^Delete item: you have no right to do this in the vault\. The vault said: ".+"\.$/,
           );
           assert.deepEqual(await leaks([message ?? '']), []);
-          assert.equal((await admin().getItem(id)).label, 'doomed-403', 'the item is still there');
+          assert.equal((await admin().items.get(id)).label, 'doomed-403', 'the item is still there');
         } finally {
           await control('setApiFlags', 'alice', { delete: true });
-          await admin().deleteItems({ ids: [id] });
+          await admin().items.delete([id]);
           api.tree.refresh();
         }
       });
@@ -426,7 +428,7 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
         const api = await extensionApi();
         await setConfig('clipboardClearSeconds', 1);
         const node = await itemNode(api, alice, 'Infrastructure', ci.label);
-        const expected = await admin().readOtp({ id: ci.id });
+        const expected = await admin().items.otp(ci.id);
         const notices = api.notifier.notices.length;
         const mark = logMark(api);
         const result = await vscode.commands.executeCommand<{
@@ -524,7 +526,7 @@ export function teampass3OnlyTests(fixture: Fixture, target: Target): void {
 
         const requests = await control<number>('requestCount');
         const text = await waitForHover(document.uri, new vscode.Position(0, 12));
-        const code = (await admin().readOtp({ id: ci.id })).code;
+        const code = (await admin().items.otp(ci.id)).code;
         assert.match(text, new RegExp(ci.label));
         assert.match(text, /one-time code \\?\(TOTP\\?\)/);
         assert.equal(text.includes(code), false, 'the hover shows the code unasked');

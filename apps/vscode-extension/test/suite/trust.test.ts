@@ -378,9 +378,11 @@ export function trustTests(fixture: Fixture): void {
   describe("the tree in people's words", () => {
     it('shows a personal folder as "Personal", not as its owner\'s user id', async () => {
       const api = await extensionApi();
-      const admin = createVaultClient({ baseUrl: fixture.url, apiKey: fixture.keys.admin });
-      const { id } = await admin.addFolder({
-        folder: { title: String(fixture.users.alice), complexityLevel: 0, personal: true },
+      const admin = createVaultClient({ baseUrl: fixture.url, auth: fixture.keys.admin });
+      const { id } = await admin.folders.create({
+        title: String(fixture.users.alice),
+        complexityLevel: 0,
+        personal: true,
       });
       try {
         api.tree.refresh();
@@ -392,7 +394,7 @@ export function trustTests(fixture: Fixture): void {
         assert.equal(treeItem.label, 'Personal');
         assert.match(String(treeItem.tooltip), /^Personal folder of alice\nYour right: /);
       } finally {
-        await admin.deleteFolders({ ids: [id] });
+        await admin.folders.delete([id]);
         api.tree.refresh();
       }
     });

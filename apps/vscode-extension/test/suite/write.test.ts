@@ -35,7 +35,7 @@ export function writeTests(target: Target): void {
       assert.ok(Number.isInteger(id) && id > 0, `new id ${id}`);
       const added = await itemNode(api, alice, 'Infrastructure', 'queue-broker ✓');
       assert.equal(added.item.login, 'rabbit');
-      const before = await reader().getItem(id);
+      const before = await reader().items.get(id);
       assert.ok(meetsComplexity(before.password, folder.folder.complexityLevel));
 
       assert.equal(
@@ -45,7 +45,7 @@ export function writeTests(target: Target): void {
         }),
         true,
       );
-      const after = await reader().getItem(id);
+      const after = await reader().items.get(id);
       assert.equal(after.login, 'rabbit-admin');
       assert.equal(after.password, before.password, 'the password is kept');
       assert.equal(after.url, before.url, 'the URL is kept');
@@ -99,7 +99,7 @@ export function writeTests(target: Target): void {
         undefined,
       );
       assert.match(errorsSince(api, before)[1] ?? '', /bob has no right to delete this item/);
-      assert.equal((await reader().getItem(fixture.items.web.id)).label, fixture.items.web.label);
+      assert.equal((await reader().items.get(fixture.items.web.id)).label, fixture.items.web.label);
     });
 
     it('refuses a password that is too weak for the folder', async () => {

@@ -1,5 +1,4 @@
-import { createVaultClient, type VaultClient } from '@vaultline/protocol';
-import { encodeValue } from '@vaultline/protocol/wire';
+import { createWireClient, encodeValue, type WireClient } from '@vaultline/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import { expectJsonError, expectVaultError, rawRequest, STORES } from './support/helpers.ts';
@@ -96,6 +95,11 @@ describe.each(STORES)('vault server folders on %s', (store) => {
   });
 });
 
-function createVaultClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): VaultClient {
-  return createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey, folderEncoding, retries: 0 });
+function createVaultClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): WireClient {
+  return createWireClient({
+    baseUrl: vault.url,
+    auth: vault.adminKey,
+    retry: { retries: 0 },
+    legacy: { folderEncoding },
+  });
 }

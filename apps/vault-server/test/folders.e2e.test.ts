@@ -12,7 +12,7 @@ describe.each(STORES)('vault server folders on %s', (store) => {
       const top = await suite.admin.addFolder({
         folder: { title: 'Top', complexityLevel: 50, renewalPeriod: 6 },
       });
-      const values = createVaultClientWith(suite.vault, 'values');
+      const values = wireClientWith(suite.vault, 'values');
       const mid = await values.addFolder({ folder: { title: 'Mid', parentId: top.id, complexityLevel: 60 } });
       const leaf = await suite.admin.addFolder({ folder: { title: 'Leaf', parentId: mid.id } });
       const { id } = await suite.admin.addItem({
@@ -95,7 +95,7 @@ describe.each(STORES)('vault server folders on %s', (store) => {
   });
 });
 
-function createVaultClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): WireClient {
+function wireClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): WireClient {
   return createWireClient({
     baseUrl: vault.url,
     auth: vault.adminKey,

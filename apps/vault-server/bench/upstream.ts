@@ -12,8 +12,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createVaultClient } from '@vaultline/protocol';
 import { startTeamPass3Fake } from '@vaultline/protocol/testing';
+import { createWireClient } from '@vaultline/protocol/wire';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startPostgresCluster } from '@vaultline/store/testing';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
@@ -108,7 +108,7 @@ try {
       fake.resetCounters();
       await Promise.all(
         Array.from({ length: RUNS }, async () => {
-          const client = createVaultClient({ baseUrl: url, apiKey: key, retries: 0 });
+          const client = createWireClient({ baseUrl: url, auth: key, retry: { retries: 0 } });
           const items = await client.readItems({ ids });
           if (items.length !== REFERENCES) throw new Error(`a run read ${items.length} items`);
         }),
@@ -120,14 +120,12 @@ try {
         teampassItemReads: fake.requests.filter((request) => request.url.includes('/item/get')).length,
       };
       if (cacheTtlMs === 0) {
-        const viaServer = createVaultClient({ baseUrl: url, apiKey: key, retries: 0 });
-        const direct = createVaultClient({
+        const viaServer = createWireClient({ baseUrl: url, auth: key, retry: { retries: 0 } });
+        const direct = createWireClient({
           baseUrl: fake.url,
+          auth: { login: ALICE.login, password: ALICE.password, apiKey: ALICE.apiKey },
           dialect: 'teampass3',
-          login: ALICE.login,
-          password: ALICE.password,
-          apiKey: ALICE.apiKey,
-          retries: 0,
+          retry: { retries: 0 },
         });
         const server1 = await timed(LATENCY_SAMPLES, () => viaServer.readItems({ ids: [1] }));
         const direct1 = await timed(LATENCY_SAMPLES, () => direct.readItems({ ids: [1] }));

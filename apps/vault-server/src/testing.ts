@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * const vault = await startTestVault();
- * const client = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+ * const client = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
  * await vault.close();
  * ```
  * @module

@@ -4,7 +4,8 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
+import { VaultError } from '@vaultline/protocol';
+import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateMasterKey } from '../src/cli/rotate-master-key.ts';
@@ -139,7 +140,7 @@ function part(name: string, value: string, filename?: string): string {
 describe.each(STORES)('attachment transfers on %s', (store) => {
   let cluster: PostgresCluster | undefined;
   let vault: TestVault;
-  let admin: VaultClient;
+  let admin: WireClient;
   let itemId: number;
   let otherItemId: number;
   const logLines: string[] = [];
@@ -185,11 +186,11 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
     it('round-trips a 24 MiB attachment byte for byte, stored in chunks', async () => {
       const bytes = randomBytes(24 * MiB);
       // 24 MiB on a loaded machine may take longer than the client's default 10 s.
-      const patient = createVaultClient({
+      const patient = createWireClient({
         baseUrl: vault.url,
-        apiKey: vault.adminKey,
-        retries: 0,
+        auth: vault.adminKey,
         timeoutMs: 120_000,
+        retry: { retries: 0 },
       });
       const added = await patient.addFile({ itemId, file: bytes, fileName: 'big ✓.bin' });
       const [row] = await vault.server.vault.db.query<{ size: number; chunks: number; format: number }>(
@@ -371,7 +372,7 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
 
   describe('stalled transfers', () => {
     /** Whether one small upload and its download go through (the bound has a free place). */
-    const placeFree = async (client: VaultClient, item: number): Promise<boolean> => {
+    const placeFree = async (client: WireClient, item: number): Promise<boolean> => {
       try {
         const added = await client.addFile({ itemId: item, file: randomBytes(10), fileName: 'free.bin' });
         return (await client.downloadFile({ id: added.id! })).bytes.byteLength === 10;
@@ -477,7 +478,7 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
         503,
       );
       expect(refused.message).toMatch(/This key is moving 1 attachments already/);
-      const byOther = createVaultClient({ baseUrl: extra.url, apiKey: other, retries: 0 });
+      const byOther = createWireClient({ baseUrl: extra.url, auth: other, retry: { retries: 0 } });
       await byOther.addFile({ itemId: item, file: randomBytes(10), fileName: 'other-key.bin' });
       await upload.send(randomBytes(2 * MiB - 64 * 1024));
       upload.finish();
@@ -487,11 +488,11 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
 
   it('cuts a download short, and does not call it damage, when its item is deleted meanwhile', async () => {
     const { extra, item } = await startExtra({});
-    const patient = createVaultClient({
+    const patient = createWireClient({
       baseUrl: extra.url,
-      apiKey: extra.adminKey,
-      retries: 0,
+      auth: extra.adminKey,
       timeoutMs: 120_000,
+      retry: { retries: 0 },
     });
     const size = 16 * MiB;
     const added = await patient.addFile({ itemId: item, file: randomBytes(size), fileName: 'gone.bin' });

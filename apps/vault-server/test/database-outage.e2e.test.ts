@@ -1,4 +1,4 @@
-import { createVaultClient } from '@vaultline/protocol';
+import { createWireClient } from '@vaultline/protocol/wire';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
@@ -60,7 +60,7 @@ describe('the database unreachable (a PostgreSQL restart)', () => {
       await cluster.resume();
     }
     // Back: the same calls answer again, and the keys tried meanwhile were not counted as failed.
-    const patient = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey, retries: 0 });
+    const patient = createWireClient({ baseUrl: vault.url, auth: vault.adminKey, retry: { retries: 0 } });
     let items: { password: string }[] = [];
     for (let attempt = 0; attempt < 100 && items.length === 0; attempt++) {
       items = await patient.readItems({ ids: [itemId] }).catch(async () => {

@@ -1,4 +1,5 @@
-import { createVaultClient, detectDialect } from '@vaultline/protocol';
+import { detectDialect } from '@vaultline/protocol';
+import { createWireClient } from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { expectNoSecrets } from './support/helpers.ts';
@@ -47,7 +48,7 @@ describe('dialect detection against the Vaultline server', () => {
 
   it('detects once per client, then speaks the legacy API with the key in a header', async () => {
     seen.length = 0;
-    const client = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey, fetch: recording });
+    const client = createWireClient({ baseUrl: vault.url, auth: vault.adminKey, fetch: recording });
     await Promise.all([
       client.readUserFolders({ login: 'dialect-user' }),
       client.readUserFolders({ login: 'dialect-user' }),

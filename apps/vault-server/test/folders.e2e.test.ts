@@ -1,5 +1,4 @@
-import { createVaultClient, type VaultClient } from '@vaultline/protocol';
-import { encodeValue } from '@vaultline/protocol/wire';
+import { createWireClient, encodeValue, type WireClient } from '@vaultline/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import type { TestVault } from '../src/testing.ts';
 import { expectJsonError, expectVaultError, rawRequest, STORES } from './support/helpers.ts';
@@ -13,7 +12,7 @@ describe.each(STORES)('vault server folders on %s', (store) => {
       const top = await suite.admin.addFolder({
         folder: { title: 'Top', complexityLevel: 50, renewalPeriod: 6 },
       });
-      const values = createVaultClientWith(suite.vault, 'values');
+      const values = wireClientWith(suite.vault, 'values');
       const mid = await values.addFolder({ folder: { title: 'Mid', parentId: top.id, complexityLevel: 60 } });
       const leaf = await suite.admin.addFolder({ folder: { title: 'Leaf', parentId: mid.id } });
       const { id } = await suite.admin.addItem({
@@ -96,6 +95,11 @@ describe.each(STORES)('vault server folders on %s', (store) => {
   });
 });
 
-function createVaultClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): VaultClient {
-  return createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey, folderEncoding, retries: 0 });
+function wireClientWith(vault: TestVault, folderEncoding: 'values' | 'blob'): WireClient {
+  return createWireClient({
+    baseUrl: vault.url,
+    auth: vault.adminKey,
+    retry: { retries: 0 },
+    legacy: { folderEncoding },
+  });
 }

@@ -79,16 +79,14 @@ describe('an import from TeamPass 3 carries TOTP secrets and custom fields', () 
   async function codesOf(id: number): Promise<[string, string]> {
     const teampass = createVaultClient({
       baseUrl: fake.url,
-      login: ALICE.login,
-      password: ALICE.password,
-      apiKey: ALICE.apiKey,
+      auth: { login: ALICE.login, password: ALICE.password, apiKey: ALICE.apiKey },
     });
     try {
       for (let attempt = 0; ; attempt++) {
         fake.clock.set(Date.now());
-        const before = await teampass.readOtp({ id });
+        const before = await teampass.items.otp(id);
         const ours = await suite.admin.readOtp({ id });
-        const after = await teampass.readOtp({ id });
+        const after = await teampass.items.otp(id);
         if (before.code === after.code || attempt >= 3) return [before.code, ours.code];
       }
     } finally {

@@ -1,6 +1,6 @@
-import { createVaultClient } from '@vaultline/protocol';
 import {
   createOpenApiDocument,
+  createWireClient,
   endpoints,
   OPENAPI_DOCUMENT_PATH,
   SERVER_FEATURES,
@@ -187,11 +187,11 @@ describe('the API key in a header, keys in URLs refused on demand, and the ident
         sent.push({ url: request.url, authorization: request.headers.get('authorization') });
         return fetch(request);
       };
-      const client = createVaultClient({
+      const client = createWireClient({
         baseUrl: vault.url,
-        apiKey: vault.adminKey,
+        auth: vault.adminKey,
         fetch: recording,
-        retries: 0,
+        retry: { retries: 0 },
       });
       const before = logLines.length;
       const folder = await client.addFolder({ folder: { title: 'Sent with a header' } });

@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createVaultClient, type VaultClient } from '@vaultline/protocol';
+import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
 import { JSONPath } from 'jsonpath-plus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -146,7 +146,7 @@ async function esoGetSecret(
 
 describe('External Secrets Operator against the Vaultline server (docs/kubernetes.md)', () => {
   let vault: TestVault;
-  let admin: VaultClient;
+  let admin: WireClient;
   let esoKey: string;
   const ids: Record<string, number> = {};
   const passwords = {
@@ -157,7 +157,7 @@ describe('External Secrets Operator against the Vaultline server (docs/kubernete
   beforeAll(async () => {
     // Keys in URLs refused: what ESO sends works there.
     vault = await startTestVault({ queryKeys: 'refuse' });
-    admin = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
+    admin = createWireClient({ baseUrl: vault.url, auth: vault.adminKey });
     const folder = async (title: string, parentId = 0) =>
       (await admin.addFolder({ folder: { title, complexityLevel: 0, parentId } })).id;
     ids.engineering = await folder('Engineering');

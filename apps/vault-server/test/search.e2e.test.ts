@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createVaultClient, searchItems, type VaultClient } from '@vaultline/protocol';
-import type { ItemValues } from '@vaultline/protocol/wire';
+import { searchItems } from '@vaultline/protocol';
+import { createWireClient, type ItemValues, type WireClient } from '@vaultline/protocol/wire';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
@@ -22,7 +22,7 @@ const ADMIN = { kind: 'admin', keyLabel: 'test' } as const;
 describe.each(STORES)('word search on %s', (store) => {
   let cluster: PostgresCluster | undefined;
   let vault: TestVault;
-  let admin: VaultClient;
+  let admin: WireClient;
   const folder: Record<string, number> = {};
   const id: Record<string, number> = {};
 
@@ -239,7 +239,7 @@ describe.each(STORES)('the search text of items written before word search, on %
       place = { dataDir, masterKey };
     }
     const first = await startTestVault(place);
-    const client = createVaultClient({ baseUrl: first.url, apiKey: first.adminKey, retries: 0 });
+    const client = createWireClient({ baseUrl: first.url, auth: first.adminKey, retry: { retries: 0 } });
     const folderId = (await client.addFolder({ folder: { title: 'Old' } })).id;
     await client.addItem({
       item: {
@@ -259,7 +259,7 @@ describe.each(STORES)('the search text of items written before word search, on %
     await first.close();
     const second = await startTestVault(place);
     try {
-      const again = createVaultClient({ baseUrl: second.url, apiKey: second.adminKey, retries: 0 });
+      const again = createWireClient({ baseUrl: second.url, auth: second.adminKey, retry: { retries: 0 } });
       for (const text of ['prod db', 'app_rw', 'old internal']) {
         const result = await searchItems(again, { folderIds: [folderId], text });
         expect(

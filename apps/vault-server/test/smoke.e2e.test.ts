@@ -2,6 +2,8 @@ import { createVaultClient } from '@vaultline/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 
+// Through the client apps use (`createVaultClient`, in the domain's words), not the wire client
+// the other suites call the operations by name with.
 describe('vault server smoke', () => {
   let vault: TestVault;
   const logLines: string[] = [];
@@ -13,12 +15,15 @@ describe('vault server smoke', () => {
   });
 
   it('adds a folder and an item and reads them back through the protocol client', async () => {
-    const client = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-    const folder = await client.addFolder({ folder: { title: 'Smoke', complexityLevel: 50 } });
-    const added = await client.addItem({
-      item: { label: 'smoke item', password: 'pässwörd/+;', folderId: folder.id, login: 'me' },
+    await using client = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
+    const folder = await client.folders.create({ title: 'Smoke', complexityLevel: 50 });
+    const added = await client.items.create({
+      label: 'smoke item',
+      password: 'pässwörd/+;',
+      folderId: folder.id,
+      login: 'me',
     });
-    const [item] = await client.readItems({ ids: [added.id] });
+    const [item] = await client.items.getMany([added.id]);
     expect(item).toMatchObject({
       id: added.id,
       label: 'smoke item',
@@ -31,17 +36,23 @@ describe('vault server smoke', () => {
 
   it('seeds the demo vault', async () => {
     const demo = await vault.seedDemo();
-    const client = createVaultClient({ baseUrl: vault.url, apiKey: vault.adminKey });
-    const folders = await client.readUserFolders({ login: 'alice' });
+    await using client = createVaultClient({
+      baseUrl: vault.url,
+      auth: { apiKey: vault.adminKey, login: 'alice' },
+    });
+    const folders = await client.folders.list();
     expect(folders.map((f) => f.title).sort()).toEqual(
       ['CI', 'Databases', 'Engineering', 'Shared', String(demo.users.alice)].sort(),
     );
-    const files = await client.listFiles({ itemId: demo.items.postgresProd! });
+    const files = await client.files.list(demo.items.postgresProd!);
     expect(files).toHaveLength(1);
-    const download = await client.downloadFile({ id: files[0]!.id });
+    const download = await client.files.download(files[0]!.id);
     expect(new TextDecoder().decode(download.bytes)).toContain('BEGIN CERTIFICATE');
     expect(download.fileName).toBe('db-ca.pem');
-    const found = await client.findItems({ folderIds: [demo.folders.databases!], query: 'postgresql' });
-    expect(found.map((i) => i.label).sort()).toEqual(['PostgreSQL production', 'PostgreSQL staging']);
+    const found = await client.items.search('postgresql', { folderIds: [demo.folders.databases!] });
+    expect(found.items.map((i) => i.label).sort()).toEqual(['PostgreSQL production', 'PostgreSQL staging']);
+    // Without folders named: every folder alice may read, her personal one among them.
+    const mine = await client.items.search('alice mail');
+    expect(mine.items.map((i) => i.label)).toEqual(['Alice personal mail']);
   });
 });

@@ -6,9 +6,15 @@
  * of either profile.
  */
 
-import { createVaultClient, isVaultError, type VaultClient, VaultError } from '@vaultline/protocol';
+import { isVaultError, VaultError } from '@vaultline/protocol';
 import { runConformance } from '@vaultline/protocol/conformance';
-import { encodeValue, encodeValueList, TEAMPASS2_ERRORS } from '@vaultline/protocol/wire';
+import {
+  createWireClient,
+  encodeValue,
+  encodeValueList,
+  TEAMPASS2_ERRORS,
+  type WireClient,
+} from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import {
@@ -336,7 +342,7 @@ describe('a TeamPass script on a key of the teampass profile', () => {
 });
 
 describe('the protocol client with a key of either profile', () => {
-  const flow = async (client: VaultClient) => {
+  const flow = async (client: WireClient) => {
     const folder = await client.addFolder({ folder: { title: `Flow ${Math.random()}` } });
     await client.updateFolder({
       id: folder.id,
@@ -371,16 +377,16 @@ describe('the protocol client with a key of either profile', () => {
     ['teampass', () => teampassKey],
     ['vaultline', () => vaultlineKey],
   ] as const)('works with a %s key: its keyless probe finds a Vaultline server', async (_profile, key) => {
-    const client = createVaultClient({ baseUrl: vault.url, apiKey: key(), retries: 0 });
+    const client = createWireClient({ baseUrl: vault.url, auth: key(), retry: { retries: 0 } });
     expect(await flow(client)).toBe('vaultline');
   });
 
   it('works with a teampass key sent in the query, as TeamPass clients send it', async () => {
-    const client = createVaultClient({
+    const client = createWireClient({
       baseUrl: vault.url,
-      apiKey: teampassKey,
-      keyTransport: 'query',
-      retries: 0,
+      auth: teampassKey,
+      retry: { retries: 0 },
+      legacy: { keyTransport: 'query' },
     });
     expect(await flow(client)).toBe('vaultline');
   });
@@ -388,7 +394,7 @@ describe('the protocol client with a key of either profile', () => {
   it('reads a user-bound teampass key’s refusals as forbidden, from their words alone', async () => {
     await vault.admin.createUser({ login: 'pavel' });
     const key = await vault.admin.createKey({ label: 'pavel-client', login: 'pavel', profile: 'teampass' });
-    const client = createVaultClient({ baseUrl: vault.url, apiKey: key, retries: 0 });
+    const client = createWireClient({ baseUrl: vault.url, auth: key, retry: { retries: 0 } });
     const error = await client.readUserItems({ login: 'alice' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VaultError);
     expect((error as VaultError).code).toBe('forbidden');
@@ -494,11 +500,11 @@ describe('the protocol client with a key of either profile', () => {
   });
 
   it('keeps its key out of every message, whatever the profile', async () => {
-    const client = createVaultClient({
+    const client = createWireClient({
       baseUrl: vault.url,
-      apiKey: teampassKey,
-      keyTransport: 'query',
-      retries: 0,
+      auth: teampassKey,
+      retry: { retries: 0 },
+      legacy: { keyTransport: 'query' },
     });
     const error = await client.readUserItems({ login: 'nobody' }).catch((e: unknown) => e);
     expect(JSON.stringify(error)).not.toContain(teampassKey);

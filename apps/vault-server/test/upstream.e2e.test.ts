@@ -164,7 +164,7 @@ describe('upstream mode in front of TeamPass 3', () => {
     };
     expect(info.features).not.toContain('files');
     expect(info.features).not.toContain('word-search');
-    const capabilities = await createVaultClient({ baseUrl: vault.url, apiKey: keys.all! }).capabilities();
+    const capabilities = await createVaultClient({ baseUrl: vault.url, auth: keys.all! }).capabilities();
     expect(capabilities.files).toBe(false);
     for (const path of ['/read/listfiles/1', '/read/files/1']) {
       const body = expectJsonError(await api(vault, keys.all!, path), 501, 'unsupported');
@@ -253,21 +253,19 @@ describe('upstream mode in front of TeamPass 3', () => {
       features: string[];
     };
     expect(info.features).toContain('otp');
-    const capabilities = await createVaultClient({ baseUrl: vault.url, apiKey: keys.all! }).capabilities();
+    const capabilities = await createVaultClient({ baseUrl: vault.url, auth: keys.all! }).capabilities();
     expect(capabilities.otp).toBe(true);
     const direct = createVaultClient({
       baseUrl: fake.url,
-      login: ALICE.login,
-      password: ALICE.password,
-      apiKey: ALICE.apiKey,
+      auth: { login: ALICE.login, password: ALICE.password, apiKey: ALICE.apiKey },
     });
     // The code turns over every 30 s: read it directly before and after; one of them matches.
     let matched = false;
     for (let attempt = 0; attempt < 3 && !matched; attempt++) {
-      const before = (await direct.readOtp({ id: 6 })).code;
+      const before = (await direct.items.otp(6)).code;
       const answer = await api(vault, keys.all!, '/read/otp/6');
       expect(answer.status).toBe(200);
-      const after = (await direct.readOtp({ id: 6 })).code;
+      const after = (await direct.items.otp(6)).code;
       const otp = answer.json as Record<string, string>;
       expect(otp).toMatchObject({ item_id: '6', period: '30', digits: '6' });
       expect(otp.code).toMatch(/^\d{6}$/);
@@ -284,7 +282,7 @@ describe('upstream mode in front of TeamPass 3', () => {
     const first = (await api(vault, keys.all!, '/read/otp/6')).json as { code: string };
     fake.clock.advance(30_000);
     const later = (await api(vault, keys.all!, '/read/otp/6')).json as { code: string };
-    expect(later.code).toBe((await direct.readOtp({ id: 6 })).code);
+    expect(later.code).toBe((await direct.items.otp(6)).code);
     expect(later.code).not.toBe(first.code);
     // Outside the scope (item 6 lies in Shared, the key reaches Databases) as for an unknown id.
     const outside = expectJsonError(await api(vault, keys.db!, '/read/otp/6'), 404, 'not_found');

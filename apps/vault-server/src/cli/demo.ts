@@ -19,7 +19,7 @@ function demoPassword(): string {
  * folder, items and two attachments. Passwords are random.
  */
 export async function seedDemo(baseUrl: string, adminKey: string, admin: VaultAdmin): Promise<DemoVault> {
-  const client = createVaultClient({ baseUrl, apiKey: adminKey });
+  await using vault = createVaultClient({ baseUrl, auth: adminKey });
   const users: Record<string, number> = {};
   for (const [login, email] of [
     ['alice', 'alice@example.com'],
@@ -36,9 +36,7 @@ export async function seedDemo(baseUrl: string, adminKey: string, admin: VaultAd
 
   const folders: Record<string, number> = {};
   const folder = async (name: string, title: string, parentId = 0, complexityLevel: 0 | 50 | 70 = 50) => {
-    folders[name] = (
-      await client.addFolder({ folder: { title, parentId, complexityLevel, renewalPeriod: 12 } })
-    ).id;
+    folders[name] = (await vault.folders.create({ title, parentId, complexityLevel, renewalPeriod: 12 })).id;
     return folders[name];
   };
   const engineering = await folder('engineering', 'Engineering');
@@ -47,9 +45,7 @@ export async function seedDemo(baseUrl: string, adminKey: string, admin: VaultAd
   const operations = await folder('operations', 'Operations');
   await folder('cloud', 'Cloud', operations, 70);
   await folder('shared', 'Shared', 0, 0);
-  folders.alicePersonal = (
-    await client.addFolder({ folder: { title: String(users.alice), personal: true } })
-  ).id;
+  folders.alicePersonal = (await vault.folders.create({ title: String(users.alice), personal: true })).id;
 
   await admin.grant('developers', folders.engineering!, 'R');
   await admin.grant('developers', folders.databases!, 'ND');
@@ -69,9 +65,7 @@ export async function seedDemo(baseUrl: string, adminKey: string, admin: VaultAd
     label: string,
     fields: { login?: string; email?: string; url?: string; description?: string; tags?: string } = {},
   ) => {
-    items[name] = (
-      await client.addItem({ item: { label, password: demoPassword(), folderId, ...fields } })
-    ).id;
+    items[name] = (await vault.items.create({ label, password: demoPassword(), folderId, ...fields })).id;
   };
   await item('postgresProd', folders.databases!, 'PostgreSQL production', {
     login: 'app_rw',
@@ -109,16 +103,14 @@ export async function seedDemo(baseUrl: string, adminKey: string, admin: VaultAd
     url: 'https://mail.example.com',
   });
 
-  await client.addFile({
-    itemId: items.postgresProd!,
+  await vault.files.upload(items.postgresProd!, {
     file: new TextEncoder().encode(
       '-----BEGIN CERTIFICATE-----\nMIIDemoCertificateForVaultlineOnly\n-----END CERTIFICATE-----\n',
     ),
     fileName: 'db-ca.pem',
     contentType: 'application/x-pem-file',
   });
-  await client.addFile({
-    itemId: items.awsRoot!,
+  await vault.files.upload(items.awsRoot!, {
     file: new TextEncoder().encode('Recovery codes (demo): 1111-2222 3333-4444\n'),
     fileName: 'recovery codes.txt',
     contentType: 'text/plain',

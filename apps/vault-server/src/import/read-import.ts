@@ -12,6 +12,8 @@ import {
   ACCESS_TYPES,
   type AccessType,
   createVaultClient,
+  type DownloadedFile,
+  type FileInfo,
   type Folder,
   type Item,
   type ItemOtpSecret,
@@ -132,7 +134,7 @@ async function readFolders(read: Reading, logins: readonly string[]): Promise<So
     read.progress('folders', index, logins.length);
     let found: Folder[];
     try {
-      found = await read.client.readUserFolders({ login });
+      found = await read.client.folders.list({ login });
     } catch (error) {
       const failure = read.redacted(error);
       if (isAnswerAboutThis(failure, true)) {
@@ -188,7 +190,7 @@ async function readItems(read: Reading, folders: readonly PlannedFolder[]): Prom
   let found: Item[] = [];
   if (folderIds.length > 0) {
     try {
-      found = await read.client.readFolders({ ids: folderIds });
+      found = await read.client.items.list(folderIds).all();
     } catch (error) {
       throw read.redacted(error);
     }
@@ -258,9 +260,9 @@ async function readFiles(
   const planned: PlannedFile[] = [];
   for (const [index, itemId] of itemIds.entries()) {
     read.progress('files', index, itemIds.length);
-    let listed: Awaited<ReturnType<VaultClient['listFiles']>>;
+    let listed: FileInfo[];
     try {
-      listed = await read.client.listFiles({ itemId });
+      listed = await read.client.files.list(itemId);
     } catch (error) {
       const failure = read.redacted(error);
       if (isAnswerAboutThis(failure, false)) {
@@ -274,9 +276,9 @@ async function readFiles(
         read.summary.files.existing++;
         continue;
       }
-      let downloaded: Awaited<ReturnType<VaultClient['downloadFile']>>;
+      let downloaded: DownloadedFile;
       try {
-        downloaded = await read.client.downloadFile({ id: file.id });
+        downloaded = await read.client.files.download(file.id);
       } catch (error) {
         throw read.redacted(error);
       }
@@ -345,14 +347,16 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
   const logins = [...new Set(options.logins)];
   const client = createVaultClient({
     baseUrl: options.from.replace(/[?#].*$/, '').replace(/\/+$/, ''),
-    apiKey: options.apiKey,
-    // A source that signs in per user (TeamPass 3) signs in as the one login given.
-    login: logins.length === 1 ? logins[0] : undefined,
-    password: options.password,
-    // TOTP secrets travel from the source into this vault's sealed column, nowhere else.
-    keepOtpSecrets: true,
+    auth: {
+      apiKey: options.apiKey,
+      // A source that signs in per user (TeamPass 3) signs in as the one login given.
+      login: logins.length === 1 ? logins[0] : undefined,
+      password: options.password,
+    },
     timeoutMs: 60_000,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch,
+    // TOTP secrets travel from the source into this vault's sealed column, nowhere else.
+    teampass3: { keepOtpSecrets: true },
   });
   try {
     return await readWith(client, db, options, source, logins);

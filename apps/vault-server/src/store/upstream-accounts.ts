@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { VaultCredentials } from '@vaultline/protocol';
 import type { Database, Queryable } from '@vaultline/store';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from './actor.ts';
@@ -20,12 +21,11 @@ export type UpstreamDialect = 'legacy' | 'teampass3';
 /** How an account signs in: an API key (TeamPass 2), a password with an API key, or a personal access token (TeamPass 3). */
 export type UpstreamMethod = 'api-key' | 'password' | 'token';
 
-/** The secrets of an account: never logged, never listed. */
-export interface UpstreamSecrets {
-  readonly password?: string | undefined;
-  readonly apiKey?: string | undefined;
-  readonly personalAccessToken?: string | undefined;
-}
+/**
+ * The secrets of an account, the core's credentials without the login (kept in its own column):
+ * never logged, never listed.
+ */
+export type UpstreamSecrets = Readonly<Omit<VaultCredentials, 'login'>>;
 
 /** An account as the server uses it: who, how, and its opened secrets. */
 export interface UpstreamAccount {

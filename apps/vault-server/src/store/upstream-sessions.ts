@@ -1,5 +1,6 @@
 /**
- * The upstream sessions: one `VaultClient` per account and instance (so on TeamPass 3 one session
+ * The upstream sessions: one wire client (`createWireClient`: the server speaks the legacy API's
+ * operations by name, upstream too) per account and instance (so on TeamPass 3 one session
  * token, renewed by the core's session shortly before it expires and once on a 401), its calls
  * bounded, its failures answered as what they are for the server's own clients: the upstream's
  * refusal of the server's credentials is the server's problem (502, logged once), a 429 queues
@@ -9,7 +10,8 @@
  * @module
  */
 
-import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
+import { type VaultCredentials, VaultError } from '@vaultline/protocol';
+import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
@@ -46,7 +48,7 @@ export interface UpstreamSessions {
    * Runs `work` with the account's client, within the account's bound; the client's failures are
    * mapped to the server's answers.
    */
-  run<T>(accountId: number, work: (client: VaultClient, account: UpstreamAccount) => Promise<T>): Promise<T>;
+  run<T>(accountId: number, work: (client: WireClient, account: UpstreamAccount) => Promise<T>): Promise<T>;
   /** Signs every session out. */
   close(): Promise<void>;
 }
@@ -84,21 +86,23 @@ export function upstreamClient(
     secrets: UpstreamAccount['secrets'];
   },
   options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
-): VaultClient {
+): WireClient {
   const { secrets } = account;
-  return createVaultClient({
-    baseUrl: url,
-    dialect: account.dialect,
-    ...(account.method === 'api-key'
+  const auth: VaultCredentials =
+    account.method === 'api-key'
       ? { apiKey: secrets.apiKey }
       : account.method === 'token'
         ? { login: account.login, personalAccessToken: secrets.personalAccessToken }
-        : { login: account.login, password: secrets.password, apiKey: secrets.apiKey }),
+        : { login: account.login, password: secrets.password, apiKey: secrets.apiKey };
+  return createWireClient({
+    baseUrl: url,
+    auth,
+    dialect: account.dialect,
     timeoutMs: options.timeoutMs ?? 10_000,
-    retries: 1,
     fetch: options.fetch,
     // A server holds its callers while it waits: wait out one short 429, then answer 503.
-    session: { maxRetryAfterMs: 5_000, rateLimitRetries: 1, concurrency: 4 },
+    retry: { retries: 1, maxRetryAfterMs: 5_000, rateLimitRetries: 1 },
+    teampass3: { concurrency: 4 },
   });
 }
 
@@ -149,7 +153,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
 
 interface Session {
   readonly account: UpstreamAccount;
-  readonly client: VaultClient;
+  readonly client: WireClient;
   readonly limit: LimitFunction;
   /** Whether the refusal of its credentials was logged (once, until it signs in again). */
   refusedLogged: boolean;
@@ -269,7 +273,7 @@ export async function verifyUpstreamAccount(
   account: { login: string; method: UpstreamMethod; secrets: UpstreamAccount['secrets'] },
   options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
 ): Promise<UpstreamDialect> {
-  let client: VaultClient | undefined;
+  let client: WireClient | undefined;
   try {
     client = upstreamClient(url, { ...account, dialect: 'auto' }, options);
     const { dialect, credentials } = await client.capabilities();

@@ -1,6 +1,6 @@
 /**
  * The upstream store: the {@link VaultStore} that keeps no items of its own and serves the API
- * over a TeamPass 3 (or TeamPass 2) server through `@vaultline/protocol`'s client, as the upstream
+ * over a TeamPass 3 (or TeamPass 2) server through `@vaultline/protocol`'s wire client, as the upstream
  * account the calling key is bound to. Every answer is cut to the key's folder scope: what lies
  * outside it is answered as what does not exist; writes need a key that may write. TeamPass's ids
  * are the ids answered, so a reference names the same item directly and through the server.
@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { Folder, FoundItem, Item, ItemWrite, VaultClient } from '@vaultline/protocol';
-import type { DecodedFolderCreate, ItemValues, ServerFeature } from '@vaultline/protocol/wire';
+import type { Folder, FoundItem, Item, ItemWrite } from '@vaultline/protocol';
+import type { DecodedFolderCreate, ItemValues, ServerFeature, WireClient } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import { MAX_LOGIN_LENGTH } from '../constants.ts';
 import { VaultServerError } from '../errors.ts';
@@ -103,7 +103,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const trees = new Map<number, { at: number; folders: Folder[] }>();
 
   /** The account's folders (what it may reach), briefly cached for subfolder scopes. */
-  async function foldersOf(client: VaultClient, account: UpstreamAccount): Promise<Folder[]> {
+  async function foldersOf(client: WireClient, account: UpstreamAccount): Promise<Folder[]> {
     const cached = trees.get(account.id);
     if (cached && Date.now() - cached.at < TREE_TTL_MS) return cached.folders;
     const folders = await client.readUserFolders({ login: account.login });
@@ -111,11 +111,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
     return folders;
   }
 
-  async function scopeOf(
-    grant: UpstreamGrant,
-    client: VaultClient,
-    account: UpstreamAccount,
-  ): Promise<Scope> {
+  async function scopeOf(grant: UpstreamGrant, client: WireClient, account: UpstreamAccount): Promise<Scope> {
     if (grant.folders === undefined) return 'all';
     const scope = new Set(grant.folders);
     if (!grant.subfolders && grant.paths.length === 0) return scope;
@@ -162,7 +158,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   /** Runs `work` as the key's account, with its scope. */
   function withScope<T>(
     principal: Principal,
-    work: (client: VaultClient, scope: Scope, account: UpstreamAccount) => Promise<T>,
+    work: (client: WireClient, scope: Scope, account: UpstreamAccount) => Promise<T>,
   ): Promise<T> {
     const grant = grantOf(principal);
     return sessions.run(grant.accountId, async (client, account) =>
@@ -173,7 +169,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   /** Runs a write as the actor's account: refused for a read-only key. */
   function writing<T>(
     actor: Actor,
-    work: (client: VaultClient, scope: Scope, account: UpstreamAccount) => Promise<T>,
+    work: (client: WireClient, scope: Scope, account: UpstreamAccount) => Promise<T>,
   ): Promise<T> {
     const grant = grantOf(actor.principal);
     if (!grant.write) throw refused('This key is read-only: it may not write (keys create --write).');
@@ -189,7 +185,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   }
 
   /** The items with these ids inside the scope; any other is "No item with id". */
-  async function itemsInScope(client: VaultClient, scope: Scope, ids: readonly number[]): Promise<void> {
+  async function itemsInScope(client: WireClient, scope: Scope, ids: readonly number[]): Promise<void> {
     const found = new Map(
       (await client.readItems({ ids: [...new Set(ids)] })).map((item) => [item.id, item]),
     );
@@ -202,7 +198,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const folderMissing = (id: number) => notFound(`Folder ID does not exist: ${id}.`, 'unknown_folder');
 
   /** The login asked for, where the upstream lets the account read it (the core's `otherUsers`). */
-  const loginOf = async (client: VaultClient, account: UpstreamAccount, text: string) => {
+  const loginOf = async (client: WireClient, account: UpstreamAccount, text: string) => {
     const login = checkText(text, 'the login', MAX_LOGIN_LENGTH);
     // TeamPass 3 acts as the signed-in user only; TeamPass 2's key reads any user's.
     if (login !== account.login && !(await client.capabilities()).otherUsers) {

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { createVaultClient, type VaultClient, VaultError } from '@vaultline/protocol';
+import { VaultError } from '@vaultline/protocol';
+import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
 import type { PostgresCluster } from '@vaultline/store/testing';
 import { expect } from 'vitest';
 import { operatorActor } from '../../src/store/actor.ts';
@@ -39,8 +40,8 @@ export async function startVaultOn(
 }
 
 /** A client of the vault on a key. */
-export function clientOf(vault: TestVault, apiKey = vault.adminKey): VaultClient {
-  return createVaultClient({ baseUrl: vault.url, apiKey, retries: 0 });
+export function clientOf(vault: TestVault, apiKey = vault.adminKey): WireClient {
+  return createWireClient({ baseUrl: vault.url, auth: apiKey, retry: { retries: 0 } });
 }
 
 /** Expects a promise to fail with a VaultError of that code (and status). */

@@ -1,4 +1,4 @@
-import type { VaultClient } from '@vaultline/protocol';
+import type { WireClient } from '@vaultline/protocol/wire';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { TestVault, TestVaultOptions } from '../../src/testing.ts';
@@ -9,7 +9,7 @@ export interface SuiteVault {
   /** The running vault: read it in hooks and tests, not while the suite is collected. */
   readonly vault: TestVault;
   /** A client on the vault's admin key. */
-  readonly admin: VaultClient;
+  readonly admin: WireClient;
   /** The server's log lines. */
   readonly logLines: string[];
   /** What the log must never contain; the admin key is among them. */
@@ -33,7 +33,7 @@ export function vaultForSuite(
 ): SuiteVault {
   let cluster: PostgresCluster | undefined;
   let vault: TestVault | undefined;
-  let admin: VaultClient | undefined;
+  let admin: WireClient | undefined;
   const logLines: string[] = [];
   const secrets: string[] = [];
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { searchItems } from '@vaultline/protocol';
+import { createVaultClient, type VaultClient } from '@vaultline/protocol';
 import { createWireClient, type ItemValues, type WireClient } from '@vaultline/protocol/wire';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,8 @@ describe.each(STORES)('word search on %s', (store) => {
   let cluster: PostgresCluster | undefined;
   let vault: TestVault;
   let admin: WireClient;
+  /** The same key as a domain client: its items.search is the core's one search. */
+  let adminVault: VaultClient;
   const folder: Record<string, number> = {};
   const id: Record<string, number> = {};
 
@@ -35,7 +37,7 @@ describe.each(STORES)('word search on %s', (store) => {
 
   const searched = () => [folder.databases!, folder.web!];
   const labels = async (text: string, folderIds = searched()) =>
-    (await searchItems(admin, { folderIds, text })).items.map((item) => item.label);
+    (await adminVault.items.search(text, { folderIds })).items.map((item) => item.label);
   const found = async (query: string, folderIds = searched()) => {
     const answer = await rawRequest(
       vault.url,
@@ -49,6 +51,7 @@ describe.each(STORES)('word search on %s', (store) => {
     if (store === 'postgres') cluster = await startPostgresCluster();
     vault = await startVaultOn(store, cluster);
     admin = clientOf(vault);
+    adminVault = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey, retry: { retries: 0 } });
     folder.infrastructure = (await admin.addFolder({ folder: { title: 'Infrastructure' } })).id;
     folder.databases = (
       await admin.addFolder({ folder: { title: 'Databases', parentId: folder.infrastructure } })
@@ -77,7 +80,7 @@ describe.each(STORES)('word search on %s', (store) => {
     const info = await rawRequest(vault.url, '/api/index.php/info/version');
     expect(JSON.parse(info.body).features).toContain('word-search');
     expect((await admin.capabilities()).search).toBe('words');
-    const result = await searchItems(admin, { folderIds: searched(), text: '  prod   db ' });
+    const result = await adminVault.items.search('  prod   db ', { folderIds: searched() });
     expect(result).toMatchObject({
       strategy: 'words',
       serverQuery: 'prod db',
@@ -172,7 +175,7 @@ describe.each(STORES)('word search on %s', (store) => {
   it('takes 100 characters counted as code points (100 emoji are 200 UTF-16 units), not 101', async () => {
     const hundred = '🔑'.repeat(100);
     expect(await found(encodeURIComponent(hundred))).toEqual([]);
-    expect((await searchItems(admin, { folderIds: searched(), text: hundred })).items).toEqual([]);
+    expect((await adminVault.items.search(hundred, { folderIds: searched() })).items).toEqual([]);
     const longer = await rawRequest(
       vault.url,
       `/api/index.php/find/item/${folder.web}/${encodeURIComponent(`${hundred}x`)}?apikey=${vault.adminKey}`,
@@ -200,10 +203,10 @@ describe.each(STORES)('word search on %s', (store) => {
       anyoneCanModify: '0',
     });
     await vault.admin.addItems(Array.from({ length: 1001 }, (_, n) => values(n)));
-    const all = await searchItems(admin, { folderIds: [many], text: 'entry bulk' });
+    const all = await adminVault.items.search('entry bulk', { folderIds: [many] });
     expect(all).toMatchObject({ strategy: 'words', truncated: true });
     expect(all.items).toHaveLength(1000);
-    const even = await searchItems(admin, { folderIds: [many], text: 'entry even' });
+    const even = await adminVault.items.search('entry even', { folderIds: [many] });
     expect(even).toMatchObject({ truncated: false });
     expect(even.items).toHaveLength(501);
   });
@@ -259,9 +262,9 @@ describe.each(STORES)('the search text of items written before word search, on %
     await first.close();
     const second = await startTestVault(place);
     try {
-      const again = createWireClient({ baseUrl: second.url, auth: second.adminKey, retry: { retries: 0 } });
+      const again = createVaultClient({ baseUrl: second.url, auth: second.adminKey, retry: { retries: 0 } });
       for (const text of ['prod db', 'app_rw', 'old internal']) {
-        const result = await searchItems(again, { folderIds: [folderId], text });
+        const result = await again.items.search(text, { folderIds: [folderId] });
         expect(
           result.items.map((item) => item.label),
           text,

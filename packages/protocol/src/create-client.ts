@@ -41,6 +41,7 @@ import {
 } from './legacy/endpoints.ts';
 import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
+import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -131,6 +132,13 @@ export function createLegacyVaultClient(
     retries: settings.retries,
     retryDelayMs: settings.retryDelayMs,
     maxResponseBytes: settings.maxResponseBytes,
+    // 429s are waited out as on TeamPass 3, within the same bounds (read from `session`, where
+    // they were TeamPass 3's own).
+    rateLimit: {
+      retries: options.session?.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
+      maxRetryAfterMs: options.session?.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
+      sleep: options.session?.sleep,
+    },
     redact,
     onRequest: settings.onRequest,
   });

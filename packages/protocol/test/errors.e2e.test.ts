@@ -237,7 +237,8 @@ const scenarios: Scenario[] = [
     code: 'rate_limited',
     name: 'HTTP 429',
     run: (vault, key) => {
-      answer(429, JSON.stringify({ err: `Too many requests for ${key}` }));
+      // Waited out twice (instantly, see clientFor), then given up: three answers.
+      answer(429, JSON.stringify({ err: `Too many requests for ${key}` }), 3);
       return vault.readItems({ ids: [1] });
     },
     http: true,
@@ -329,6 +330,7 @@ function clientFor(key: string): VaultClient {
     baseUrl: server.url,
     apiKey: key,
     retries: 0,
+    session: { sleep: async () => {} },
     // Generous: only the two timeout scenarios should time out, even on a loaded CI machine.
     timeoutMs: 1_500,
     maxResponseBytes: 2_000,

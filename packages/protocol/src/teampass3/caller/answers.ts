@@ -8,7 +8,6 @@
 
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError } from '../../errors.ts';
-import { parseRetryAfter } from '../../internal/retry-after.ts';
 import type { TeamPass3EndpointDefinition, TeamPass3EndpointName, TeamPass3Output } from '../endpoints.ts';
 import { TeamPass3ProblemSchema } from '../schemas.ts';
 import { classifyTeamPass3Error, codeOfStatus } from './failures.ts';
@@ -61,16 +60,14 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
   const { status, text } = received;
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
-  const retryAfterMs = status === 429 ? parseRetryAfter(received.retryAfter) : undefined;
   if (text.trim() === '') {
     return failure(
       new VaultError(
         status >= 500 ? 'server' : codeOfStatus(status),
         `${row.operation} failed with HTTP ${status} and an empty body (TeamPass answers so for a malformed request body and for some of its own errors).`,
-        { ...base, retryAfterMs },
+        base,
       ),
       status,
-      retryAfterMs,
     );
   }
   let problem: v.InferOutput<typeof TeamPass3ProblemSchema> | undefined;
@@ -85,10 +82,9 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
       new VaultError(
         codeOfStatus(status),
         `${row.operation} failed with HTTP ${status}: expected a problem+json body, received ${describeBody(text)}.`,
-        { ...base, excerpt: excerptOf(text, redact), retryAfterMs },
+        { ...base, excerpt: excerptOf(text, redact) },
       ),
       status,
-      retryAfterMs,
     );
   }
   const words = redact(problem.detail);
@@ -102,11 +98,9 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
         ...base,
         serverMessage: words,
         reason: /HTTPS is required/i.test(words) ? 'https_required' : undefined,
-        retryAfterMs,
       },
     ),
     status,
-    retryAfterMs,
   );
 }
 
@@ -151,8 +145,8 @@ export function invalidInput(
   );
 }
 
-export function failure(error: VaultError, status?: number, retryAfterMs?: number): TeamPass3Failure {
-  return { ok: false, status: status ?? error.status, error, retryAfterMs };
+export function failure(error: VaultError, status?: number): TeamPass3Failure {
+  return { ok: false, status: status ?? error.status, error };
 }
 
 export function describeIssue(issues: readonly v.BaseIssue<unknown>[]): string {

@@ -208,6 +208,14 @@ export function createLegacyVaultClient(
    * The capabilities this key gets: the identification's, and on a Vaultline server that reports
    * `word-search`, the key's own rules, asked once with the key (a `teampass`-profile key gets
    * TeamPass's label search).
+   *
+   * Why this is asked in `capabilities()` and not later, when a search reads `search`: `search`
+   * is a plain field of the object apps hold and hand back to `searchItems`
+   * (`options.capabilities`), read synchronously; a getter cannot wait for a request, and any value
+   * given before the answer would be wrong for one of the two key profiles (`words` lets a search
+   * trust a word search a `teampass`-profile key does not get; `full` makes every other key's
+   * searches fetch whole folders). It costs one request per client, on Vaultline servers with
+   * `word-search` only, and never before a plain call: `call` reads the keyless identification.
    */
   async function capabilitiesForKey(refresh: boolean): Promise<ServerCapabilities> {
     const server = await probe.get(refresh);

@@ -103,14 +103,23 @@ export function createAutoDialectClient(
       : legacyClient(detection);
   }
 
+  /** The implementation already made for a detection still known: no wait, the common case. */
+  function ready(): VaultClient | undefined {
+    const detection = disposed ? undefined : probe.known();
+    if (detection === undefined) return undefined;
+    return (detection.dialect ?? fallback) === 'teampass3' ? teampass3 : legacy;
+  }
+
   const methods = Object.fromEntries(
     ENDPOINT_NAMES.map((name) => [
       name,
       async (input: never, callOptions?: CallOptions) =>
-        ((await current(callOptions))[name] as (input: never, options?: CallOptions) => Promise<unknown>)(
-          input,
-          callOptions,
-        ),
+        (
+          (ready() ?? (await current(callOptions)))[name] as (
+            input: never,
+            options?: CallOptions,
+          ) => Promise<unknown>
+        )(input, callOptions),
     ]),
   ) as unknown as VaultMethods;
 

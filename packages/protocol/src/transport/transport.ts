@@ -179,35 +179,42 @@ export function createTransport(settings: TransportSettings): Transport {
     }
   }
 
+  /** Reports one exchange, when someone listens. */
+  function report(
+    request: TransportRequest,
+    started: number,
+    status: number | undefined,
+    errorCode?: string,
+  ) {
+    onRequest?.({
+      endpoint: request.endpoint,
+      method: request.method,
+      url: request.displayUrl,
+      status,
+      durationMs: Date.now() - started,
+      errorCode,
+    });
+  }
+
   async function send<T>(request: TransportRequest, reader: AnswerReader<T>): Promise<T> {
     let waits = 0;
     for (;;) {
-      const started = Date.now();
-      let status: number | undefined;
-      const report = (errorCode: string | undefined) =>
-        onRequest?.({
-          endpoint: request.endpoint,
-          method: request.method,
-          url: request.displayUrl,
-          status,
-          durationMs: Date.now() - started,
-          errorCode,
-        });
+      const started = onRequest ? Date.now() : 0;
       let answer: Answer;
       try {
         answer = await exchange(request, reader);
       } catch (error) {
         const failure = error instanceof VaultError ? error : fromThrown(error, request, settings);
-        report(failure.code);
+        report(request, started, undefined, failure.code);
         throw failure;
       }
-      status = answer.status;
+      const status = answer.status;
       let retryAfterMs: number | undefined;
       if (status === 429) {
         retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
         const asked = retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
         if (waits < rateLimit.retries && asked <= rateLimit.maxRetryAfterMs) {
-          report('rate_limited');
+          report(request, started, status, 'rate_limited');
           waits++;
           await wait(asked, request.signal);
           if (request.signal?.aborted) throw cancelled(request);
@@ -216,13 +223,13 @@ export function createTransport(settings: TransportSettings): Transport {
       }
       try {
         const value = reader.read(answer);
-        report(undefined);
+        report(request, started, status);
         return value;
       } catch (error) {
         let failure = error instanceof VaultError ? error : fromThrown(error, request, settings);
         if (status === 429 && failure.code === 'rate_limited')
           failure = notWaited(failure, retryAfterMs, waits, rateLimit);
-        report(failure.code);
+        report(request, started, status, failure.code);
         throw failure;
       }
     }

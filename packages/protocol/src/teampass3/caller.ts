@@ -18,7 +18,7 @@ import * as v from 'valibot';
 import type { RequestEvent } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
-import { type Answer, createTransport } from '../transport/transport.ts';
+import { createTransport } from '../transport/transport.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
   Origin,
@@ -58,7 +58,6 @@ const DEFAULTS = {
 };
 
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
-const utf8 = /* @__PURE__ */ new TextDecoder();
 
 /** TeamPass's own JSON answers are final; a gateway's 502/503/504 page is worth another try. */
 function retryable(response: Response): boolean {
@@ -137,7 +136,7 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
         },
         {
           read: (answer): TeamPass3Success<K> => {
-            const outcome = interpret<K>(received(answer), origin, redact);
+            const outcome = interpret<K>(answer, origin, redact);
             if (!outcome.ok) throw outcome.error;
             return outcome;
           },
@@ -163,18 +162,6 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
       if (!result.ok) throw result.error;
       return result.data;
     },
-  };
-}
-
-/** What the answer readers of `caller/answers.ts` read of an answer. */
-function received(answer: Answer) {
-  const { headers } = answer;
-  return {
-    status: answer.status,
-    contentType: (headers.get('content-type') ?? '').toLowerCase(),
-    total: headers.get('x-total-count'),
-    location: headers.get('location'),
-    text: utf8.decode(answer.bytes),
   };
 }
 

@@ -8,18 +8,22 @@
 
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError } from '../../errors.ts';
+import type { Answer } from '../../transport/transport.ts';
 import type { TeamPass3EndpointDefinition, TeamPass3EndpointName, TeamPass3Output } from '../endpoints.ts';
 import { TeamPass3ProblemSchema } from '../schemas.ts';
 import { classifyTeamPass3Error, codeOfStatus } from './failures.ts';
-import type { Origin, Received, TeamPass3Failure, TeamPass3Result } from './types.ts';
+import type { Origin, TeamPass3Failure, TeamPass3Result } from './types.ts';
+
+const utf8 = /* @__PURE__ */ new TextDecoder();
 
 /** A 2xx answer: its body parsed with the row's schema. */
 function successOf<K extends TeamPass3EndpointName>(
-  received: Received,
+  answer: Answer,
   origin: Origin,
   redact: Redactor,
 ): TeamPass3Result<K> {
-  const { status, text } = received;
+  const { status } = answer;
+  const text = utf8.decode(answer.bytes);
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
   let data: unknown;
@@ -46,7 +50,8 @@ function successOf<K extends TeamPass3EndpointName>(
       status,
     );
   }
-  const total = received.total === null ? undefined : Number.parseInt(received.total, 10);
+  const header = answer.headers.get('x-total-count');
+  const total = header === null ? undefined : Number.parseInt(header, 10);
   return {
     ok: true,
     status,
@@ -56,8 +61,9 @@ function successOf<K extends TeamPass3EndpointName>(
 }
 
 /** A 4xx or 5xx answer: the server's words from a problem+json body, or what it sent instead. */
-function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPass3Failure {
-  const { status, text } = received;
+function failureOf(answer: Answer, origin: Origin, redact: Redactor): TeamPass3Failure {
+  const { status } = answer;
+  const text = utf8.decode(answer.bytes);
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
   if (text.trim() === '') {
@@ -106,16 +112,17 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
 
 /** Reads one answer: a success, a redirect (never followed), or a failure. */
 export function interpret<K extends TeamPass3EndpointName>(
-  received: Received,
+  answer: Answer,
   origin: Origin,
   redact: Redactor,
 ): TeamPass3Result<K> {
-  const { status } = received;
+  const { status } = answer;
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
-  if (status >= 200 && status < 300) return successOf<K>(received, origin, redact);
+  if (status >= 200 && status < 300) return successOf<K>(answer, origin, redact);
   if (status >= 300 && status < 400) {
-    const location = received.location ? ` to ${redact(received.location)}` : '';
+    const where = answer.headers.get('location');
+    const location = where ? ` to ${redact(where)}` : '';
     return failure(
       new VaultError(
         'invalid_request',
@@ -125,7 +132,7 @@ export function interpret<K extends TeamPass3EndpointName>(
       status,
     );
   }
-  return failureOf(received, origin, redact);
+  return failureOf(answer, origin, redact);
 }
 
 /** The `invalid_request` of input that does not fit the row: nothing was sent. */

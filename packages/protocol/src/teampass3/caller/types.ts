@@ -133,15 +133,6 @@ export interface TeamPass3Caller {
   ): Promise<TeamPass3Output<K>>;
 }
 
-/** What came back: the status, the headers that matter and the body's text. */
-export interface Received {
-  status: number;
-  contentType: string;
-  total: string | null;
-  location: string | null;
-  text: string;
-}
-
 /** The call an answer belongs to. */
 export interface Origin {
   name: TeamPass3EndpointName;

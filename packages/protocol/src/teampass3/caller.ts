@@ -18,7 +18,7 @@ import * as v from 'valibot';
 import type { RequestEvent } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
-import { createTransport } from '../transport/transport.ts';
+import { createTransport, DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
   Origin,
@@ -53,8 +53,6 @@ const DEFAULTS = {
   retries: 2,
   retryDelayMs: 200,
   maxResponseBytes: 64 * 1024 * 1024,
-  rateLimitRetries: 2,
-  maxRetryAfterMs: 30_000,
 };
 
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
@@ -91,8 +89,8 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
     retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
     rateLimit: {
-      retries: options.rateLimitRetries ?? DEFAULTS.rateLimitRetries,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs,
+      retries: options.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
       sleep: options.sleep,
     },
     redact,

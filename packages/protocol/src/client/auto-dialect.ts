@@ -110,16 +110,15 @@ export function createAutoDialectClient(
     return (detection.dialect ?? fallback) === 'teampass3' ? teampass3 : legacy;
   }
 
+  type Method = (input: never, options?: CallOptions) => Promise<unknown>;
   const methods = Object.fromEntries(
     ENDPOINT_NAMES.map((name) => [
       name,
-      async (input: never, callOptions?: CallOptions) =>
-        (
-          (ready() ?? (await current(callOptions)))[name] as (
-            input: never,
-            options?: CallOptions,
-          ) => Promise<unknown>
-        )(input, callOptions),
+      (input: never, callOptions?: CallOptions) => {
+        const made = ready();
+        if (made) return (made[name] as Method)(input, callOptions);
+        return current(callOptions).then((client) => (client[name] as Method)(input, callOptions));
+      },
     ]),
   ) as unknown as VaultMethods;
 

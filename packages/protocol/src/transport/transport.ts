@@ -141,44 +141,6 @@ export function createTransport(settings: TransportSettings): Transport {
   const rateLimit = settings.rateLimit ?? DEFAULT_RATE_LIMIT;
   const wait = rateLimit.sleep ?? abortableSleep;
 
-  /** One exchange: ofetch with its retries, then the body within the limits. */
-  async function exchange<T>(request: TransportRequest, reader: AnswerReader<T>): Promise<Answer> {
-    const retries = request.read ? settings.retries : 0;
-    const timer = new AttemptTimer(timeoutMs, request.signal);
-    try {
-      let response: Response;
-      try {
-        response = await $fetch.raw(request.url, {
-          method: request.method,
-          headers: request.headers,
-          body: request.body,
-          redirect: request.redirect ?? 'follow',
-          responseType: 'stream',
-          retry: retries > 0 ? retries : false,
-          retryStatusCodes: RETRY_STATUSES,
-          retryDelay: (context: FetchContext) => {
-            timer.restart();
-            return backoff(retryDelayMs, retries, context.options.retry);
-          },
-          signal: timer.signal,
-          // An attempt that ran out of time is not retried: its signal stays aborted.
-          onRequestError: (context: FetchContext) => {
-            if (timer.expired) context.options.retry = false;
-          },
-          onResponseError: (context: FetchContext) => beforeRetry(context, reader),
-        });
-      } catch (error) {
-        // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
-        if (error instanceof FetchError && error.response) response = error.response;
-        else throw error;
-      }
-      const bytes = await readBody(response, maxResponseBytes, request, timer);
-      return { status: response.status, headers: response.headers, bytes };
-    } finally {
-      timer.stop();
-    }
-  }
-
   /** Reports one exchange, when someone listens. */
   function report(
     request: TransportRequest,
@@ -202,7 +164,41 @@ export function createTransport(settings: TransportSettings): Transport {
       const started = onRequest ? Date.now() : 0;
       let answer: Answer;
       try {
-        answer = await exchange(request, reader);
+        // One exchange: ofetch with its retries, then the body within the limits.
+        const retries = request.read ? settings.retries : 0;
+        const timer = new AttemptTimer(timeoutMs, request.signal);
+        try {
+          let response: Response;
+          try {
+            response = await $fetch.raw(request.url, {
+              method: request.method,
+              headers: request.headers,
+              body: request.body,
+              redirect: request.redirect ?? 'follow',
+              responseType: 'stream',
+              retry: retries > 0 ? retries : false,
+              retryStatusCodes: RETRY_STATUSES,
+              retryDelay: (context: FetchContext) => {
+                timer.restart();
+                return backoff(retryDelayMs, retries, context.options.retry);
+              },
+              signal: timer.signal,
+              // An attempt that ran out of time is not retried: its signal stays aborted.
+              onRequestError: (context: FetchContext) => {
+                if (timer.expired) context.options.retry = false;
+              },
+              onResponseError: (context: FetchContext) => beforeRetry(context, reader),
+            });
+          } catch (error) {
+            // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
+            if (error instanceof FetchError && error.response) response = error.response;
+            else throw error;
+          }
+          const bytes = await readBody(response, maxResponseBytes, request, timer);
+          answer = { status: response.status, headers: response.headers, bytes };
+        } finally {
+          timer.stop();
+        }
       } catch (error) {
         const failure = error instanceof VaultError ? error : fromThrown(error, request, settings);
         report(request, started, undefined, failure.code);

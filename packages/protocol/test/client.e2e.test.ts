@@ -471,6 +471,16 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('does not retry a read that ran out of time, nor wait before failing it', async () => {
+    server.fault({ reply: { delayMs: 1500 }, times: 1 });
+    const started = performance.now();
+    const vault = client({ retries: 2, retryDelayMs: 3000, timeoutMs: 300 });
+    const error = await failure(vault.readItems({ ids: [10] }));
+    expect(error.code).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries a read after a dropped connection', async () => {
     server.fault({ reply: { destroy: true }, times: 1 });
     const items = await client({ retries: 2 }).readItems({ ids: [10] });

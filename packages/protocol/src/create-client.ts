@@ -3,9 +3,10 @@
  * asked to) and hands out one of two implementations of the one `VaultClient` interface: the
  * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
  *
- * The legacy client: one method per row of the endpoint table, derived, over ofetch. This file is
- * the wiring; each concern lives in a file of its own: `client/attempt.ts` (one attempt over
- * ofetch, body limits, error mapping), `client/plan.ts` (paths, the key, batching and URL limits),
+ * The legacy client: one method per row of the endpoint table, derived, over the one transport
+ * of both dialects (`transport/transport.ts`: ofetch, retries, 429s, time and body limits). This
+ * file is the wiring; each concern lives in a file of its own: `client/attempt.ts` (the legacy
+ * API's reading of an answer), `client/plan.ts` (paths, the key, batching and URL limits),
  * `client/helpers.ts` (read-merge-write), `client/types.ts` (the client's types), `capabilities.ts` (what the server can do),
  * `search.ts` (the one search).
  *

@@ -8,6 +8,7 @@
  */
 
 import * as v from 'valibot';
+import { createCachedProbe } from './internal/cached-probe.ts';
 import { innermost, thrownWords } from './internal/thrown.ts';
 import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 
@@ -496,47 +497,32 @@ export interface ServerProbe {
  * @returns The probe.
  */
 export function createServerProbe(options: ServerProbeOptions): ServerProbe {
-  const retryAfterMs = options.retryAfterMs ?? 30_000;
-  const now = options.now ?? Date.now;
-  let current: ServerCapabilities | undefined;
-  let expiresAt = Number.POSITIVE_INFINITY;
-  let pending: Promise<ServerCapabilities> | undefined;
-  let failure: (Identification & { answered: false }) | undefined;
-  current = options.known;
-
-  async function identify(): Promise<ServerCapabilities> {
-    const answer = await (options.identify ? options.identify() : identifyServer(options));
-    if (answer.answered) {
-      failure = undefined;
-      current = capabilitiesOf(answer.info, options.keyTransport);
-      expiresAt = Number.POSITIVE_INFINITY;
-    } else {
-      failure = answer;
-      current = teampassCapabilities(options.keyTransport === 'header' ? 'header' : 'query', false);
-      expiresAt = now() + retryAfterMs;
-    }
-    return current;
-  }
-
-  function known(): ServerCapabilities | undefined {
-    // Asked before every call: no clock read once the answer is conclusive.
-    if (current === undefined || expiresAt === Number.POSITIVE_INFINITY) return current;
-    return now() < expiresAt ? current : undefined;
-  }
-
+  const identify = options.identify ?? (() => identifyServer(options));
+  const probe = createCachedProbe({
+    ask: async () => {
+      const answer = await identify();
+      return answer.answered
+        ? { capabilities: capabilitiesOf(answer.info, options.keyTransport), failure: undefined }
+        : {
+            capabilities: teampassCapabilities(options.keyTransport === 'header' ? 'header' : 'query', false),
+            failure: answer,
+          };
+    },
+    conclusive: (found) => found.failure === undefined,
+    retryAfterMs: options.retryAfterMs,
+    now: options.now,
+    known: options.known && { capabilities: options.known, failure: undefined },
+  });
   return {
-    get(refresh = false) {
-      const cached = refresh ? undefined : known();
-      if (cached) return Promise.resolve(cached);
-      pending ??= identify().finally(() => {
-        pending = undefined;
-      });
-      return pending;
-    },
-    known,
+    get: async (refresh) => (await probe.get(refresh)).capabilities,
+    known: () => probe.known()?.capabilities,
     noFiles() {
-      if (current && current.files !== false) current = { ...current, files: false };
+      probe.update((found) =>
+        found.capabilities.files === false
+          ? found
+          : { ...found, capabilities: { ...found.capabilities, files: false } },
+      );
     },
-    unidentified: () => failure,
+    unidentified: () => probe.known()?.failure,
   };
 }

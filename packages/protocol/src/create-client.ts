@@ -1,11 +1,13 @@
 /**
- * The client. `createVaultClient` picks the dialect (`client/auto-dialect.ts` detects it once when
- * asked to) and hands out one of two implementations of the one `WireClient` interface: the
+ * The wire client, under `createVaultClient`'s domain client (`vault/client.ts`) and behind
+ * `createWireClient`: `openWireClient` picks the dialect (`client/auto-dialect.ts` detects it once
+ * when asked to) and hands out one of two implementations of the one `WireClient` interface: the
  * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
  *
- * The legacy client: one method per row of the endpoint table, derived, over ofetch. This file is
- * the wiring; each concern lives in a file of its own: `client/attempt.ts` (one attempt over
- * ofetch, body limits, error mapping), `client/plan.ts` (paths, the key, batching and URL limits),
+ * The legacy client: one method per row of the endpoint table, derived, over the one transport
+ * of both dialects (`transport/transport.ts`: ofetch, retries, 429s, time and body limits). This
+ * file is the wiring; each concern lives in a file of its own: `client/attempt.ts` (the legacy
+ * API's reading of an answer), `client/plan.ts` (paths, the key, batching and URL limits),
  * `client/helpers.ts` (read-merge-write), `client/types.ts` (the client's types), `capabilities.ts` (what the server can do),
  * `search.ts` (the one search).
  *
@@ -41,6 +43,7 @@ import {
 } from './legacy/endpoints.ts';
 import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
+import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -52,23 +55,18 @@ const DEFAULTS = {
 };
 
 /**
- * Creates a client of a vault: the Vaultline server, TeamPass 2 (the legacy API) or TeamPass 3.
- * The same interface either way; apps read `capabilities()` for what differs.
+ * Creates the wire client of a vault: the Vaultline server, TeamPass 2 (the legacy API) or
+ * TeamPass 3, with the options flattened by `vault/options.ts`.
  *
  * With `dialect: 'auto'` (the default) one keyless request before the first call tells the
  * dialect (see `detectDialect`), once per client; pass the stored `dialect` to skip it. Setting
  * `keyTransport` to `query` or `header` means the legacy API. Credentials: `apiKey` for the legacy
  * API; `login` with `password` and `apiKey`, or with `personalAccessToken`, for TeamPass 3.
  *
- * @param options The server, credentials and behaviour.
- * @returns The client.
+ * @param options The server, credentials and behaviour, flat.
+ * @returns The wire client.
  * @throws {VaultError} `invalid_request` for a base URL that is not http(s), or credentials that
  *   can sign in to no dialect (or not to the one given).
- * @example
- * ```ts
- * const vault = createVaultClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.VAULT_KEY! });
- * const items = await vault.readItems({ ids: [1, 2] });
- * ```
  */
 export function openWireClient(options: WireClientOptions): WireClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
@@ -131,6 +129,13 @@ export function createLegacyVaultClient(
     retries: settings.retries,
     retryDelayMs: settings.retryDelayMs,
     maxResponseBytes: settings.maxResponseBytes,
+    // 429s are waited out as on TeamPass 3, within the same bounds (read from `session`, where
+    // they were TeamPass 3's own).
+    rateLimit: {
+      retries: options.session?.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
+      maxRetryAfterMs: options.session?.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
+      sleep: options.session?.sleep,
+    },
     redact,
     onRequest: settings.onRequest,
   });
@@ -200,6 +205,14 @@ export function createLegacyVaultClient(
    * The capabilities this key gets: the identification's, and on a Vaultline server that reports
    * `word-search`, the key's own rules, asked once with the key (a `teampass`-profile key gets
    * TeamPass's label search).
+   *
+   * Why this is asked in `capabilities()` and not later, when a search reads `search`: `search`
+   * is a plain field of the object apps hold and hand back to `searchItems`
+   * (`options.capabilities`), read synchronously; a getter cannot wait for a request, and any value
+   * given before the answer would be wrong for one of the two key profiles (`words` lets a search
+   * trust a word search a `teampass`-profile key does not get; `full` makes every other key's
+   * searches fetch whole folders). It costs one request per client, on Vaultline servers with
+   * `word-search` only, and never before a plain call: `call` reads the keyless identification.
    */
   async function capabilitiesForKey(refresh: boolean): Promise<ServerCapabilities> {
     const server = await probe.get(refresh);

@@ -26,6 +26,7 @@ import {
   teampass3Capabilities,
 } from './capabilities.ts';
 import { baseOfPath } from './internal/base-url.ts';
+import { createCachedProbe } from './internal/cached-probe.ts';
 import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { teampass3Endpoints } from './teampass3/endpoints.ts';
 import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
@@ -249,32 +250,10 @@ export interface DialectProbe {
  * @returns The probe.
  */
 export function createDialectProbe(options: DialectProbeOptions): DialectProbe {
-  const retryAfterMs = options.retryAfterMs ?? 30_000;
-  const now = options.now ?? Date.now;
-  let current: Detection | undefined;
-  let expiresAt = Number.POSITIVE_INFINITY;
-  let pending: Promise<Detection> | undefined;
-
-  function known(): Detection | undefined {
-    if (current === undefined || expiresAt === Number.POSITIVE_INFINITY) return current;
-    return now() < expiresAt ? current : undefined;
-  }
-
-  return {
-    get(refresh = false) {
-      const cached = refresh ? undefined : known();
-      if (cached) return Promise.resolve(cached);
-      pending ??= detect(options)
-        .then((detection) => {
-          current = detection;
-          expiresAt = detection.dialect === undefined ? now() + retryAfterMs : Number.POSITIVE_INFINITY;
-          return detection;
-        })
-        .finally(() => {
-          pending = undefined;
-        });
-      return pending;
-    },
-    known,
-  };
+  return createCachedProbe({
+    ask: () => detect(options),
+    conclusive: (detection) => detection.dialect !== undefined,
+    retryAfterMs: options.retryAfterMs,
+    now: options.now,
+  });
 }

@@ -479,6 +479,16 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('does not retry a read that ran out of time, nor wait before failing it', async () => {
+    server.fault({ reply: { delayMs: 1500 }, times: 1 });
+    const started = performance.now();
+    const vault = client({ timeoutMs: 300, retry: { retries: 2, delayMs: 3000 } });
+    const error = await failure(vault.readItems({ ids: [10] }));
+    expect(error.code).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries a read after a dropped connection', async () => {
     server.fault({ reply: { destroy: true }, times: 1 });
     const items = await client({ retry: { retries: 2 } }).readItems({ ids: [10] });
@@ -486,11 +496,46 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('does not retry a read on 429', async () => {
+  it('does not retry a read on 429 as on a 5xx: waits it out, within rateLimitRetries', async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
     server.fault({ reply: { status: 429, body: '{"err":"Too many requests"}' } });
-    expect((await failure(client({ retry: { retries: 2 } }).readItems({ ids: [10] }))).code).toBe(
-      'rate_limited',
-    );
+    const error = await failure(client({ retry: { retries: 0 }, clock: { sleep } }).readItems({ ids: [10] }));
+    expect(error.code).toBe('rate_limited');
+    expect(error.message).toMatch(/still limited after 2 waits\.$/);
+    expect(server.requests).toHaveLength(3);
+    expect(waits).toEqual([1000, 1000]);
+    server.reset();
+    server.fault({ reply: { status: 429, body: '{"err":"Too many requests"}' } });
+    const once = client({ retry: { retries: 2, rateLimitRetries: 0 } });
+    expect((await failure(once.readItems({ ids: [10] }))).code).toBe('rate_limited');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('waits out a 429 for as long as its Retry-After asks, then answers (reads and writes)', async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    const vault = client({ clock: { sleep } });
+    const limited = { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': '2' } };
+    server.fault({ reply: limited, times: 1 });
+    expect(await vault.readItems({ ids: [10] })).toHaveLength(1);
+    server.fault({ reply: limited, times: 1 });
+    await vault.addFolder({ folder: { title: 'after a wait' } });
+    expect(waits).toEqual([2000, 2000]);
+    const operations = server.requests.map((request) => request.url.split('/').slice(3, 5).join('/'));
+    expect(operations).toEqual(['read/items', 'read/items', 'add/folder', 'add/folder']);
+  });
+
+  it('fails at once on a 429 that asks for a longer wait than maxRetryAfterMs', async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    server.fault({
+      reply: { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': '31' } },
+    });
+    const error = await failure(client({ clock: { sleep } }).readItems({ ids: [10] }));
+    expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: 31_000 });
+    expect(error.message).toMatch(/not waited: the wait asked is longer than the 30 s this client waits\./);
+    expect(waits).toEqual([]);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -499,7 +544,8 @@ describe('retries', () => {
       reply: { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': '17' } },
       times: 1,
     });
-    const seconds = await failure(client().readItems({ ids: [10] }));
+    // Not waited (maxRetryAfterMs 0): the error keeps the wait asked for.
+    const seconds = await failure(client({ retry: { maxRetryAfterMs: 0 } }).readItems({ ids: [10] }));
     expect(seconds).toMatchObject({ code: 'rate_limited', status: 429, retryAfterMs: 17_000 });
     expect(seconds.toJSON()).toMatchObject({ retryAfterMs: 17_000 });
     const at = new Date(Date.now() + 60_000).toUTCString();
@@ -507,11 +553,12 @@ describe('retries', () => {
       reply: { status: 429, body: '{"err":"Too many requests"}', headers: { 'retry-after': at } },
       times: 1,
     });
-    const date = await failure(client().readItems({ ids: [10] }));
+    const date = await failure(client({ retry: { maxRetryAfterMs: 0 } }).readItems({ ids: [10] }));
     expect(date.retryAfterMs).toBeGreaterThan(55_000);
     expect(date.retryAfterMs).toBeLessThanOrEqual(60_000);
     server.fault({ reply: { status: 429, body: '{"err":"Too many requests"}' } });
-    expect((await failure(client().readItems({ ids: [10] }))).retryAfterMs).toBeUndefined();
+    const unsaid = client({ retry: { maxRetryAfterMs: 0 } });
+    expect((await failure(unsaid.readItems({ ids: [10] }))).retryAfterMs).toBeUndefined();
   });
 
   it.each([

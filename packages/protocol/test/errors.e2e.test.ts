@@ -242,7 +242,8 @@ const scenarios: Scenario[] = [
     code: 'rate_limited',
     name: 'HTTP 429',
     run: (vault, key) => {
-      answer(429, JSON.stringify({ err: `Too many requests for ${key}` }));
+      // Waited out twice (instantly, see clientFor), then given up: three answers.
+      answer(429, JSON.stringify({ err: `Too many requests for ${key}` }), 3);
       return vault.readItems({ ids: [1] });
     },
     http: true,
@@ -333,9 +334,11 @@ function clientFor(key: string): WireClient {
   return createWireClient({
     baseUrl: server.url,
     auth: key,
+    retry: { retries: 0 },
+    clock: { sleep: async () => {} },
+    // Generous: only the two timeout scenarios should time out, even on a loaded CI machine.
     timeoutMs: 1_500,
     maxResponseBytes: 2_000,
-    retry: { retries: 0 },
   });
 }
 

@@ -103,14 +103,22 @@ export function createAutoDialectClient(
       : legacyClient(detection);
   }
 
+  /** The implementation already made for a detection still known: no wait, the common case. */
+  function ready(): WireClient | undefined {
+    const detection = disposed ? undefined : probe.known();
+    if (detection === undefined) return undefined;
+    return (detection.dialect ?? fallback) === 'teampass3' ? teampass3 : legacy;
+  }
+
+  type Method = (input: never, options?: CallOptions) => Promise<unknown>;
   const methods = Object.fromEntries(
     ENDPOINT_NAMES.map((name) => [
       name,
-      async (input: never, callOptions?: CallOptions) =>
-        ((await current(callOptions))[name] as (input: never, options?: CallOptions) => Promise<unknown>)(
-          input,
-          callOptions,
-        ),
+      (input: never, callOptions?: CallOptions) => {
+        const made = ready();
+        if (made) return (made[name] as Method)(input, callOptions);
+        return current(callOptions).then((client) => (client[name] as Method)(input, callOptions));
+      },
     ]),
   ) as unknown as WireMethods;
 

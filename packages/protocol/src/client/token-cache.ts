@@ -13,7 +13,7 @@ import type { TokenCache } from './types.ts';
  * @example
  * ```ts
  * const check = memoryTokenCache();
- * await createVaultClient({ ...settings, tokenCache: check }).identity();
+ * await createVaultClient({ ...settings, teampass3: { tokenCache: check } }).identity();
  * await keychain.save(check.token);
  * ```
  */

@@ -48,7 +48,7 @@ export interface SessionSettings {
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-/** Options of `createVaultClient`. */
+/** The wire client's options, flat: `createVaultClient`'s options as `vault/options.ts` maps them. */
 export interface WireClientOptions {
   /** The server's base URL, e.g. `https://vault.example.com` (the part before `/api/index.php`). */
   baseUrl: string;

@@ -1,10 +1,8 @@
 /**
- * Reading `Retry-After`, shared by both dialects' callers. Internal: exported by no entry.
+ * Reading `Retry-After`, for the transport. Internal: exported by no entry.
  *
  * @module
  */
-
-import type { VaultError } from '../errors.ts';
 
 /**
  * Reads a `Retry-After` header: seconds, or an HTTP date.
@@ -22,18 +20,4 @@ export function parseRetryAfter(
   if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
-/**
- * The same error with the wait a 429 asked for, when it is a `rate_limited` error that does not
- * carry one yet.
- *
- * @param error The error.
- * @param retryAfterMs The wait, in ms.
- * @returns The error to throw.
- */
-export function withRetryAfter(error: VaultError, retryAfterMs: number | undefined): VaultError {
-  if (retryAfterMs === undefined || error.code !== 'rate_limited' || error.retryAfterMs !== undefined)
-    return error;
-  return error.with({ retryAfterMs });
 }

@@ -1,31 +1,32 @@
 /**
- * The TeamPass 3 caller: sends one operation of the table over ofetch and reads the answer. It
- * checks the input against the row's schema before sending (nothing is sent for bad input),
- * puts the parameters where the row says (query string or JSON body; `Content-Type` only with a
- * body, since TeamPass answers a bodiless JSON request with an empty 500), bounds the time and the
- * body size, retries reads on network errors and gateway errors, parses success bodies with the
- * row's schema, and turns problem+json answers, empty 500s and anything else into `VaultError`s
- * with the server's own words. It knows nothing of sessions: the token is passed in.
+ * The TeamPass 3 caller: TeamPass 3's part of the one transport (`transport/transport.ts`). It
+ * checks the input against the row's schema before sending (nothing is sent for bad input), puts
+ * the parameters where the row says (query string or JSON body; `Content-Type` only with a body,
+ * since TeamPass answers a bodiless JSON request with an empty 500), and reads the answer: success
+ * bodies parsed with the row's schema, problem+json answers, empty 500s and anything else turned
+ * into `VaultError`s with the server's own words, redirects never followed. The transport bounds
+ * the time and the body size, retries reads on network errors and on gateway answers that are not
+ * TeamPass's own JSON, and waits out 429s. It knows nothing of sessions: the token is passed in.
  *
- * Its parts live in `caller/`: `exchange.ts` (one HTTP exchange), `answers.ts` (reading an
- * answer), `failures.ts` (error codes).
+ * Its parts live in `caller/`: `answers.ts` (reading an answer), `failures.ts` (error codes).
  *
  * @see ./README.md
  * @module
  */
 
-import { createFetch } from 'ofetch';
 import * as v from 'valibot';
-import { sleep } from '../internal/abort.ts';
+import type { RequestEvent } from '../client/types.ts';
+import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
+import { createTransport, DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
-import { exchange, toQuery } from './caller/exchange.ts';
-import { fromThrown } from './caller/failures.ts';
 import type {
+  Origin,
   TeamPass3Caller,
   TeamPass3CallerOptions,
   TeamPass3CallOptions,
   TeamPass3Result,
+  TeamPass3Success,
 } from './caller/types.ts';
 import {
   type TeamPass3EndpointDefinition,
@@ -54,6 +55,17 @@ const DEFAULTS = {
   maxResponseBytes: 64 * 1024 * 1024,
 };
 
+const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
+
+/** TeamPass's own JSON answers are final; a gateway's 502/503/504 page is worth another try. */
+function retryable(response: Response): boolean {
+  return (
+    response.status !== 500 &&
+    response.status !== 408 &&
+    !(response.headers.get('content-type') ?? '').toLowerCase().includes('json')
+  );
+}
+
 /**
  * Creates a caller.
  *
@@ -69,12 +81,22 @@ const DEFAULTS = {
 export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass3Caller {
   const baseUrl = validateTeamPass3BaseUrl(options.baseUrl);
   const apiRoot = baseUrl + (options.apiPath ?? DEFAULTS.apiPath).replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
-  const retries = options.retries ?? DEFAULTS.retries;
-  const retryDelayMs = options.retryDelayMs ?? DEFAULTS.retryDelayMs;
-  const maxBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
-  const { redact, onRequest } = options;
-  const $fetch = createFetch({ fetch: options.fetch ?? globalThis.fetch.bind(globalThis) });
+  const { redact } = options;
+  const transport = createTransport({
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    retries: options.retries ?? DEFAULTS.retries,
+    retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+    rateLimit: {
+      retries: options.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
+      sleep: options.sleep,
+    },
+    redact,
+    // Every event of this caller names an operation of TeamPass 3's table.
+    onRequest: options.onRequest as ((event: RequestEvent) => void) | undefined,
+  });
 
   async function send<K extends TeamPass3EndpointName>(
     name: K,
@@ -88,52 +110,40 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
     const query = row.params === 'query' ? toQuery(params) : '';
     const url = `${apiRoot}${row.path}${query ? `?${query}` : ''}`;
     const displayUrl = redact(url);
-    const headers: Record<string, string> = {
-      accept: 'application/json, application/problem+json;q=0.9, */*;q=0.5',
-      ...options.headers,
-    };
+    const headers: Record<string, string> = { accept: ACCEPT, ...options.headers };
     if (row.auth === 'bearer' && callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
     let body: string | undefined;
     if (row.params === 'body') {
       body = JSON.stringify(params);
       headers['content-type'] = 'application/json';
     }
-    const origin = { name, row, url: displayUrl };
-    const attempts = row.access === 'read' ? retries + 1 : 1;
-    for (let attempt = 1; ; attempt++) {
-      const started = Date.now();
-      const report = (status: number | undefined, errorCode: string | undefined) =>
-        onRequest?.({
+    const origin: Origin = { name, row, url: displayUrl };
+    try {
+      return await transport.send(
+        {
           endpoint: name,
+          operation: row.operation,
           method: row.method,
-          url: displayUrl,
-          status,
-          durationMs: Date.now() - started,
-          errorCode,
-        });
-      let outcome: TeamPass3Result<K>;
-      let retryable: boolean;
-      try {
-        const received = await exchange(
-          $fetch,
           url,
-          row.method,
+          displayUrl,
           headers,
           body,
-          timeoutMs,
-          maxBytes,
-          callOptions.signal,
-        );
-        outcome = interpret<K>(received, origin, redact);
-        retryable =
-          !outcome.ok && [502, 503, 504].includes(received.status) && !received.contentType.includes('json');
-      } catch (error) {
-        outcome = failure(fromThrown(error, origin, redact, callOptions.signal, timeoutMs, maxBytes));
-        retryable = outcome.error.code === 'network';
-      }
-      report(outcome.status, outcome.ok ? undefined : outcome.error.code);
-      if (outcome.ok || !retryable || attempt >= attempts || callOptions.signal?.aborted) return outcome;
-      await sleep(retryDelayMs * 2 ** (attempt - 1), callOptions.signal);
+          read: row.access === 'read',
+          redirect: 'manual',
+          signal: callOptions.signal,
+        },
+        {
+          read: (answer): TeamPass3Success<K> => {
+            const outcome = interpret<K>(answer, origin, redact);
+            if (!outcome.ok) throw outcome.error;
+            return outcome;
+          },
+          retryable,
+        },
+      );
+    } catch (error) {
+      if (error instanceof VaultError) return failure(error);
+      throw error;
     }
   }
 
@@ -151,6 +161,18 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
       return result.data;
     },
   };
+}
+
+/** Parameters as a query string: booleans as `1`/`0`, absent values left out. */
+export function toQuery(params: unknown): string {
+  const search = new URLSearchParams();
+  if (typeof params === 'object' && params !== null) {
+    for (const [key, value] of Object.entries(params)) {
+      if (value === undefined || value === null) continue;
+      search.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+    }
+  }
+  return search.toString();
 }
 
 /**

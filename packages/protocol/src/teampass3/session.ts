@@ -2,20 +2,19 @@
  * A TeamPass 3 session: signs in once (login + password + API key, or a personal access token),
  * keeps the JWT until shortly before the `exp` it carries, signs in again once when a call answers
  * 401 and retries that call once, waits out a 429 for as long as `Retry-After` says (within a
- * bound), shares one sign-in between concurrent calls, reuses a token from an optional cache, reads
+ * bound, through the transport), shares one sign-in between concurrent calls, reuses a token from an optional cache, reads
  * paged operations to the end (with a cap it reports), and signs out on `dispose()`. The password,
  * the API key, the personal access token and every JWT it held are removed from everything it
  * reports.
  *
  * Its parts live in `session/`: `sign-in.ts`, `tokens.ts` (holding and refreshing the token),
- * `sign-out.ts`, `send.ts` (401 and 429), `paging.ts` (many calls, paged reads).
+ * `sign-out.ts`, `send.ts` (401), `paging.ts` (many calls, paged reads).
  *
  * @see ./README.md
  * @module
  */
 
 import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
-import { sleep as abortableSleep } from '../internal/abort.ts';
 import { createTeamPass3Caller } from './caller.ts';
 import type { TeamPass3Output } from './endpoints.ts';
 import { callEach, readAll, readPages } from './session/paging.ts';
@@ -98,11 +97,7 @@ export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPa
     marginMs: options.refreshMarginMs ?? 60_000,
     remember,
   });
-  const send = createSessionSend(caller, tokens, {
-    retries: options.rateLimitRetries ?? 2,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
-    sleep: options.sleep ?? abortableSleep,
-  });
+  const send = createSessionSend(caller, tokens);
   const limits = {
     maxItems: options.maxItems ?? 100_000,
     pageSize: options.pageSize ?? 500,

@@ -8,19 +8,22 @@
 
 import * as v from 'valibot';
 import { maskPasswords, type Redactor, VaultError } from '../../errors.ts';
-import { parseRetryAfter } from '../../internal/retry-after.ts';
+import type { Answer } from '../../transport/transport.ts';
 import type { TeamPass3EndpointDefinition, TeamPass3EndpointName, TeamPass3Output } from '../endpoints.ts';
 import { TeamPass3ProblemSchema } from '../schemas.ts';
 import { classifyTeamPass3Error, codeOfStatus } from './failures.ts';
-import type { Origin, Received, TeamPass3Failure, TeamPass3Result } from './types.ts';
+import type { Origin, TeamPass3Failure, TeamPass3Result } from './types.ts';
+
+const utf8 = /* @__PURE__ */ new TextDecoder();
 
 /** A 2xx answer: its body parsed with the row's schema. */
 function successOf<K extends TeamPass3EndpointName>(
-  received: Received,
+  answer: Answer,
   origin: Origin,
   redact: Redactor,
 ): TeamPass3Result<K> {
-  const { status, text } = received;
+  const { status } = answer;
+  const text = utf8.decode(answer.bytes);
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
   let data: unknown;
@@ -47,7 +50,8 @@ function successOf<K extends TeamPass3EndpointName>(
       status,
     );
   }
-  const total = received.total === null ? undefined : Number.parseInt(received.total, 10);
+  const header = answer.headers.get('x-total-count');
+  const total = header === null ? undefined : Number.parseInt(header, 10);
   return {
     ok: true,
     status,
@@ -57,20 +61,19 @@ function successOf<K extends TeamPass3EndpointName>(
 }
 
 /** A 4xx or 5xx answer: the server's words from a problem+json body, or what it sent instead. */
-function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPass3Failure {
-  const { status, text } = received;
+function failureOf(answer: Answer, origin: Origin, redact: Redactor): TeamPass3Failure {
+  const { status } = answer;
+  const text = utf8.decode(answer.bytes);
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
-  const retryAfterMs = status === 429 ? parseRetryAfter(received.retryAfter) : undefined;
   if (text.trim() === '') {
     return failure(
       new VaultError(
         status >= 500 ? 'server' : codeOfStatus(status),
         `${row.operation} failed with HTTP ${status} and an empty body (TeamPass answers so for a malformed request body and for some of its own errors).`,
-        { ...base, retryAfterMs },
+        base,
       ),
       status,
-      retryAfterMs,
     );
   }
   let problem: v.InferOutput<typeof TeamPass3ProblemSchema> | undefined;
@@ -85,10 +88,9 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
       new VaultError(
         codeOfStatus(status),
         `${row.operation} failed with HTTP ${status}: expected a problem+json body, received ${describeBody(text)}.`,
-        { ...base, excerpt: excerptOf(text, redact), retryAfterMs },
+        { ...base, excerpt: excerptOf(text, redact) },
       ),
       status,
-      retryAfterMs,
     );
   }
   const words = redact(problem.detail);
@@ -102,26 +104,25 @@ function failureOf(received: Received, origin: Origin, redact: Redactor): TeamPa
         ...base,
         serverMessage: words,
         reason: /HTTPS is required/i.test(words) ? 'https_required' : undefined,
-        retryAfterMs,
       },
     ),
     status,
-    retryAfterMs,
   );
 }
 
 /** Reads one answer: a success, a redirect (never followed), or a failure. */
 export function interpret<K extends TeamPass3EndpointName>(
-  received: Received,
+  answer: Answer,
   origin: Origin,
   redact: Redactor,
 ): TeamPass3Result<K> {
-  const { status } = received;
+  const { status } = answer;
   const { row, name, url } = origin;
   const base = { status, endpoint: name, url };
-  if (status >= 200 && status < 300) return successOf<K>(received, origin, redact);
+  if (status >= 200 && status < 300) return successOf<K>(answer, origin, redact);
   if (status >= 300 && status < 400) {
-    const location = received.location ? ` to ${redact(received.location)}` : '';
+    const where = answer.headers.get('location');
+    const location = where ? ` to ${redact(where)}` : '';
     return failure(
       new VaultError(
         'invalid_request',
@@ -131,7 +132,7 @@ export function interpret<K extends TeamPass3EndpointName>(
       status,
     );
   }
-  return failureOf(received, origin, redact);
+  return failureOf(answer, origin, redact);
 }
 
 /** The `invalid_request` of input that does not fit the row: nothing was sent. */
@@ -151,8 +152,8 @@ export function invalidInput(
   );
 }
 
-export function failure(error: VaultError, status?: number, retryAfterMs?: number): TeamPass3Failure {
-  return { ok: false, status: status ?? error.status, error, retryAfterMs };
+export function failure(error: VaultError, status?: number): TeamPass3Failure {
+  return { ok: false, status: status ?? error.status, error };
 }
 
 export function describeIssue(issues: readonly v.BaseIssue<unknown>[]): string {

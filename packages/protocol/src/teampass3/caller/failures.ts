@@ -1,15 +1,10 @@
 /**
- * The error codes of TeamPass 3's failures: from its words where they say more than the status,
- * and what a thrown error (timeout, cancel, network, too large) means.
+ * The error codes of TeamPass 3's failures: from its words where they say more than the status.
  *
  * @module
  */
 
-import type { Redactor } from '../../errors.ts';
-import { VaultError, type VaultErrorCode } from '../../errors.ts';
-import { innermost, thrownWords } from '../../internal/thrown.ts';
-import { TooLargeError } from './exchange.ts';
-import type { Origin } from './types.ts';
+import type { VaultErrorCode } from '../../errors.ts';
 
 /** What TeamPass 3's words mean, checked before the status. */
 const WORDS: ReadonlyArray<readonly [RegExp, VaultErrorCode]> = [
@@ -43,37 +38,4 @@ export function codeOfStatus(status: number): VaultErrorCode {
 export function classifyTeamPass3Error(status: number, detail: string): VaultErrorCode {
   for (const [pattern, code] of WORDS) if (pattern.test(detail)) return code;
   return codeOfStatus(status);
-}
-
-/** The error of a call that threw instead of answering. */
-export function fromThrown(
-  error: unknown,
-  origin: Origin,
-  redact: Redactor,
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-  maxBytes: number,
-): VaultError {
-  const operation = origin.row.operation;
-  const base = { endpoint: origin.name, url: origin.url };
-  if (error instanceof TooLargeError) {
-    return new VaultError(
-      'too_large',
-      `${operation}: the answer is larger than the limit of ${maxBytes} bytes (${error.message} bytes).`,
-      base,
-    );
-  }
-  const root = innermost(error);
-  const name = root instanceof Error ? root.name : '';
-  const words = redact(thrownWords(root));
-  const cause = new Error(words);
-  cause.name = name || 'Error';
-  if (signal?.aborted && !(signal.reason instanceof Error && signal.reason.name === 'TimeoutError'))
-    return new VaultError('aborted', `${operation} was cancelled.`, { ...base, cause });
-  if (name === 'TimeoutError' || /timeout|timed out/i.test(words))
-    return new VaultError('timeout', `${operation}: the vault did not answer within ${timeoutMs} ms.`, {
-      ...base,
-      cause,
-    });
-  return new VaultError('network', `${operation}: could not reach the vault (${words}).`, { ...base, cause });
 }

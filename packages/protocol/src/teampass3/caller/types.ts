@@ -44,6 +44,12 @@ export interface TeamPass3CallerOptions {
   retryDelayMs?: number | undefined;
   /** The largest answer read, in bytes. Default 64 MiB. */
   maxResponseBytes?: number | undefined;
+  /** The longest single wait on a 429, in ms; a longer `Retry-After` fails at once. Default 30 000. */
+  maxRetryAfterMs?: number | undefined;
+  /** How many 429s a call waits out before failing with `rate_limited`. Default 2. */
+  rateLimitRetries?: number | undefined;
+  /** How to wait out a 429. Default a timer. */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Extra request headers (a proxy's). */
   headers?: Readonly<Record<string, string>> | undefined;
   /** Removes secrets from everything reported. */
@@ -80,8 +86,6 @@ export interface TeamPass3Failure {
   status: number | undefined;
   /** The error to throw. */
   error: VaultError;
-  /** For a 429: the wait the server asked for (`Retry-After`), in ms. */
-  retryAfterMs: number | undefined;
 }
 
 /** What {@link TeamPass3Caller.send} resolves to. */
@@ -127,16 +131,6 @@ export interface TeamPass3Caller {
     input: TeamPass3Input<K>,
     options?: TeamPass3CallOptions,
   ): Promise<TeamPass3Output<K>>;
-}
-
-/** What came back: the status, the headers that matter and the body's text. */
-export interface Received {
-  status: number;
-  contentType: string;
-  total: string | null;
-  retryAfter: string | null;
-  location: string | null;
-  text: string;
 }
 
 /** The call an answer belongs to. */

@@ -55,10 +55,6 @@ export interface TeamPass3SessionOptions extends Omit<TeamPass3CallerOptions, 'r
    * quarter of the token's lifetime (TeamPass allows one-minute tokens).
    */
   refreshMarginMs?: number | undefined;
-  /** The longest single wait on a 429, in ms; a longer `Retry-After` fails at once. Default 30 000. */
-  maxRetryAfterMs?: number | undefined;
-  /** How many 429s a call waits out before failing with `rate_limited`. Default 2. */
-  rateLimitRetries?: number | undefined;
   /** The most records a paged read returns. Default 100 000. */
   maxItems?: number | undefined;
   /** Records asked per page. Default 500 (TeamPass's cap). */
@@ -67,8 +63,6 @@ export interface TeamPass3SessionOptions extends Omit<TeamPass3CallerOptions, 'r
   pageConcurrency?: number | undefined;
   /** The clock, in ms since the epoch. Default `Date.now`. */
   now?: (() => number) | undefined;
-  /** How to wait out a 429. Default a timer. */
-  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** Per-call options. */

@@ -57,20 +57,31 @@ export function createSender(settings: SenderSettings): Sender {
 
   return function send(name, request, body, callOptions) {
     const definition: EndpointDefinition = endpoints[name];
+    // The redacted URL is read only when something reports the request (an event, an error).
     return transport.send(
       {
         endpoint: name,
         operation: definition.operation,
         method: definition.method,
         url: request.url,
-        displayUrl: request.displayUrl,
+        get displayUrl() {
+          return request.displayUrl;
+        },
         headers: request.headers,
         body,
         read: definition.access === 'read',
         signal: callOptions?.signal,
       },
       {
-        read: (answer) => readAnswer(answer, { endpoint: name, definition, url: request.displayUrl, redact }),
+        read: (answer) =>
+          readAnswer(answer, {
+            endpoint: name,
+            definition,
+            get url() {
+              return request.displayUrl;
+            },
+            redact,
+          }),
       },
     );
   };

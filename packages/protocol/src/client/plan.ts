@@ -90,6 +90,14 @@ export function urlLength(url: string): number {
   return /^[\x20-\x7e]*$/.test(url) ? url.length : encoder.encode(url).length;
 }
 
+/**
+ * Whether a URL stays within a limit of bytes: at once when even three bytes per UTF-16 unit (the
+ * most UTF-8 takes) fit, the common case; else by counting.
+ */
+function fits(url: string, maxBytes: number): boolean {
+  return url.length * 3 <= maxBytes || urlLength(url) <= maxBytes;
+}
+
 const first = (results: unknown[]): unknown => results[0];
 
 /**
@@ -114,14 +122,20 @@ export function createCallPlanner(settings: PlannerSettings): CallPlanner {
     segments: Record<string, string>,
     transport: KeyTransport,
   ): PreparedRequest {
-    const path = fillPath(definition.path, segments);
-    const display = { ...segments };
-    for (const [name, segment] of Object.entries(definition.params))
-      if (segment.secret) display[name] = REDACTED;
     const key = keyQueries[transport];
+    let displayUrl: string | undefined;
     return {
-      url: apiRoot + path + key.query,
-      displayUrl: apiRoot + fillPath(definition.path, display) + key.display,
+      url: apiRoot + fillPath(definition.path, segments) + key.query,
+      // Made when something reports the request (an event, an error): most calls never do.
+      get displayUrl() {
+        if (displayUrl === undefined) {
+          const display = { ...segments };
+          for (const [name, segment] of Object.entries(definition.params))
+            if (segment.secret) display[name] = REDACTED;
+          displayUrl = apiRoot + fillPath(definition.path, display) + key.display;
+        }
+        return displayUrl;
+      },
       headers: keyHeaders[transport],
     };
   }
@@ -131,6 +145,7 @@ export function createCallPlanner(settings: PlannerSettings): CallPlanner {
     request: PreparedRequest,
     name: EndpointName,
   ): PreparedRequest {
+    if (fits(request.url, maxUrlLength)) return request;
     const length = urlLength(request.url);
     if (length > maxUrlLength) {
       throw new VaultError(
@@ -181,7 +196,7 @@ export function createCallPlanner(settings: PlannerSettings): CallPlanner {
       definition.batch.size ?? Number.POSITIVE_INFINITY,
       maxIds ?? Number.POSITIVE_INFINITY,
     );
-    if (ids.length <= size && urlLength(single.url) <= maxUrlLength) {
+    if (ids.length <= size && fits(single.url, maxUrlLength)) {
       // The common case: one call, prepared and measured once.
       return { requests: [single], body: undefined, merge: (results) => restrict(results[0]) };
     }

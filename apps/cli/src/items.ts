@@ -1,7 +1,7 @@
 /**
  * Reading items by id where some may be missing, or hidden from the user: the core's
- * `items.getMany` reads them in one go and fails with `not_found` when any is missing; only then
- * is each read alone, to tell which.
+ * `items.getMany` reads them in one go and fails with `not_found` naming the missing ids
+ * (`missingIds`); the others are then read again in one go.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import { type Item, isVaultError, type VaultClient } from '@vaultline/protocol';
 export interface ItemsById {
   /** The items read, by id. */
   readonly found: ReadonlyMap<number, Item>;
-  /** The ids that are missing or hidden, in the order asked. */
+  /** The ids that are missing or hidden. */
   readonly missing: readonly number[];
 }
 
@@ -24,23 +24,19 @@ export interface ItemsById {
  * @returns The items found and the ids missing.
  */
 export async function readItemsById(vault: VaultClient, ids: readonly number[]): Promise<ItemsById> {
-  const unique = [...new Set(ids)];
-  try {
-    const items = await vault.items.getMany(unique);
-    return { found: new Map(items.map((item) => [item.id, item])), missing: [] };
-  } catch (error) {
-    if (!isVaultError(error, 'not_found')) throw error;
-    if (unique.length === 1) return { found: new Map(), missing: unique };
+  let wanted = [...new Set(ids)];
+  const missing: number[] = [];
+  // Each failure names ids that are missing and the rest is read again: it ends, shrinking.
+  while (wanted.length > 0) {
+    try {
+      const items = await vault.items.getMany(wanted);
+      return { found: new Map(items.map((item) => [item.id, item])), missing };
+    } catch (error) {
+      if (!isVaultError(error, 'not_found') || !error.missingIds?.length) throw error;
+      const gone = new Set(error.missingIds);
+      missing.push(...wanted.filter((id) => gone.has(id)));
+      wanted = wanted.filter((id) => !gone.has(id));
+    }
   }
-  const read = await Promise.all(
-    unique.map((id) =>
-      vault.items.get(id).catch((error: unknown) => {
-        if (isVaultError(error, 'not_found')) return undefined;
-        throw error;
-      }),
-    ),
-  );
-  const found = new Map<number, Item>();
-  for (const item of read) if (item) found.set(item.id, item);
-  return { found, missing: unique.filter((id) => !found.has(id)) };
+  return { found: new Map(), missing };
 }

@@ -120,6 +120,8 @@ export interface VaultErrorOptions {
   requestOrigin?: string | undefined;
   /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms. */
   retryAfterMs?: number | undefined;
+  /** For `not_found` of items read by id: the ids that are not there (or not visible), in the order asked. */
+  missingIds?: readonly number[] | undefined;
   /** The underlying error, already stripped of secrets. */
   cause?: unknown;
 }
@@ -159,6 +161,8 @@ export class VaultError extends Error {
   readonly requestOrigin: string | undefined;
   /** For `rate_limited`: how long the server asks to wait (`Retry-After`), in ms, when it said. */
   readonly retryAfterMs: number | undefined;
+  /** For `not_found` of items read by id (`items.getMany`): the ids that are not there, or not visible. */
+  readonly missingIds: readonly number[] | undefined;
 
   /**
    * Creates an error.
@@ -180,6 +184,7 @@ export class VaultError extends Error {
     this.issues = options.issues;
     this.requestOrigin = options.requestOrigin;
     this.retryAfterMs = options.retryAfterMs;
+    this.missingIds = options.missingIds;
   }
 
   /**
@@ -202,6 +207,7 @@ export class VaultError extends Error {
       issues: this.issues,
       requestOrigin: this.requestOrigin,
       retryAfterMs: this.retryAfterMs,
+      missingIds: this.missingIds,
       cause: this.cause,
       ...options,
     });
@@ -228,6 +234,7 @@ export class VaultError extends Error {
       excerpt: this.excerpt,
       requestOrigin: this.requestOrigin,
       retryAfterMs: this.retryAfterMs,
+      missingIds: this.missingIds,
     };
   }
 }

@@ -86,6 +86,7 @@ describe.each<Server>(['TeamPass 2', 'TeamPass 3'])('the vault client on %s', (s
     const error = await failure(vault.items.getMany([10, 998, 999]));
     expect(error.code).toBe('not_found');
     expect(error.message).toMatch(/998, 999/);
+    expect(error.missingIds).toEqual([998, 999]);
     expect(await vault.items.getMany([])).toEqual([]);
   });
 

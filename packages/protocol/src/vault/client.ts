@@ -91,7 +91,7 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
         throw new VaultError(
           'not_found',
           `${missing.length === 1 ? 'Item' : 'Items'} ${missing.join(', ')}: not found, or not visible to this user.`,
-          { endpoint: 'readItems' },
+          { endpoint: 'readItems', missingIds: missing },
         );
       }
       return unique.map((id) => byId.get(id)!);

@@ -188,8 +188,8 @@ export interface VaultItems {
   /**
    * Reads several items, in the order asked (an id named twice comes once).
    *
-   * @throws {VaultError} `not_found` when any of them is missing or hidden, naming those ids: the
-   *   same rule as {@link VaultItems.get}.
+   * @throws {VaultError} `not_found` when any of them is missing or hidden, naming those ids in its
+   *   message and in `missingIds`: the same rule as {@link VaultItems.get}.
    */
   getMany(ids: readonly number[], options?: RequestOptions): Promise<Item[]>;
   /**

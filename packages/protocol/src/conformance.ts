@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { RequestEvent, WireClient } from './client/types.ts';
+import type { WireClient } from './client/types.ts';
 import { found, type Run, randomToken, record, runOperation, type Step } from './conformance/run.ts';
 import { STEPS } from './conformance/steps.ts';
 import {
@@ -24,6 +24,7 @@ import {
   type ConformanceResult,
 } from './conformance/types.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
+import type { RequestEvent } from './vault/types.ts';
 import { createWireClient } from './vault/wire-client.ts';
 
 export { formatFindings } from './conformance/report.ts';

@@ -38,14 +38,6 @@ export {
   teampassCapabilities,
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
-export type {
-  DialectOption,
-  OtpCode,
-  RequestEvent,
-  TokenCache,
-  UrlMatch,
-  VaultIdentity,
-} from './client/types.ts';
 export { type DetectDialectOptions, type DialectDetection, detectDialect } from './dialect.ts';
 export {
   createRedactor,
@@ -156,17 +148,23 @@ export {
 export { createVaultClient } from './vault/client.ts';
 export type {
   ActingOptions,
+  DialectOption,
   ItemPages,
   ItemSearchOptions,
   LegacyOptions,
+  OtpCode,
+  RequestEvent,
   RequestOptions,
   RetryOptions,
   TeamPass3Options,
+  TokenCache,
+  UrlMatch,
   VaultAuth,
   VaultClient,
   VaultClientOptions,
   VaultCredentials,
   VaultFiles,
   VaultFolders,
+  VaultIdentity,
   VaultItems,
 } from './vault/types.ts';

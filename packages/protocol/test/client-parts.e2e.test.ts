@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSender, type PreparedRequest } from '../src/client/attempt.ts';
 import { mergeItemFields, readOneItem } from '../src/client/helpers.ts';
-import type { RequestEvent } from '../src/client/types.ts';
 import { createRedactor, REDACTED } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import type { RequestEvent } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';

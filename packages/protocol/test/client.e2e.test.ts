@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestEvent } from '../src/client/types.ts';
 import { REDACTED, VaultError, type VaultErrorCode } from '../src/errors.ts';
 import { decodeFolderValues, decodeItemValues } from '../src/legacy/codec.ts';
 import {
@@ -11,7 +10,7 @@ import {
   type SeenRequest,
   startReplayServer,
 } from '../src/testing/teampass-replay-server.ts';
-import type { VaultClientOptions } from '../src/vault/types.ts';
+import type { RequestEvent, VaultClientOptions } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'tpK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';

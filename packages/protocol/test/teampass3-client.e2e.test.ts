@@ -9,11 +9,11 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import type { RequestEvent, TokenCache, WireClient } from '../src/client/types.ts';
+import type { WireClient } from '../src/client/types.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
-import type { VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
+import type { RequestEvent, TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = {

@@ -6,18 +6,7 @@
  * @module
  */
 
-export {
-  MAX_SEALED_BYTES,
-  privateDir,
-  readPrivateFile,
-  type Sealed,
-  SealedSchema,
-  seal,
-  sealedFileName,
-  sealingContext,
-  unseal,
-  writePrivateFile,
-} from './node/sealed-file.ts';
+export * from './node/sealed-file.ts';
 export {
   canFallBack,
   clearValueCaches,

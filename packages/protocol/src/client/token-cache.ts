@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { TokenCache } from './types.ts';
+import type { TokenCache } from '../vault/types.ts';
 
 /**
  * A {@link TokenCache} in memory: for a sign-in that checks credentials before the app knows

@@ -6,27 +6,19 @@
  * @module
  */
 
-import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import type { Item } from '../legacy/schemas.ts';
-import type { ApiPermissions } from '../rights.ts';
-import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
-import type { TeamPass3TokenCache } from '../teampass3/session.ts';
-
-/** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
-export type DialectOption = 'auto' | Dialect;
-
-/**
- * Where a short-lived process keeps its session token between runs (the OS keychain, VS Code's
- * SecretStorage), so that a command normally signs in not at all: `{ get(), set(token | undefined) }`.
- * The client reads it once before it would sign in (a token of another login, or one about to
- * expire, is not used), writes every new token, and clears it when the server refuses it or on
- * `dispose()`. The token is a secret: keep it where the password is kept. (The session's own type,
- * under the name apps use.)
- */
-export type TokenCache = TeamPass3TokenCache;
+import type {
+  DialectOption,
+  OtpCode,
+  RequestEvent,
+  TokenCache,
+  UrlMatch,
+  VaultIdentity,
+} from '../vault/types.ts';
 
 /** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
 export interface SessionSettings {
@@ -132,22 +124,6 @@ export interface WireClientOptions {
   keepOtpSecrets?: boolean | undefined;
 }
 
-/** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */
-export interface RequestEvent {
-  /** The operation's name in the table of the dialect spoken (`readItems`; on TeamPass 3 `getItem`, `authorize`, …). */
-  endpoint: EndpointName | TeamPass3EndpointName;
-  /** The HTTP method. */
-  method: string;
-  /** The URL with the key and secret segments replaced by `[REDACTED]`. */
-  url: string;
-  /** The HTTP status, when a response arrived. */
-  status: number | undefined;
-  /** How long it took, in ms. */
-  durationMs: number;
-  /** The error's code, when it failed. */
-  errorCode: string | undefined;
-}
-
 /** Per-call options. */
 export interface CallOptions {
   /** Cancels the call. */
@@ -158,52 +134,6 @@ export interface CallOptions {
 export type WireMethods = {
   [K in EndpointName]: (input: EndpointInput<K>, options?: CallOptions) => Promise<EndpointOutput<K>>;
 };
-
-/** The current one-time code of an item (TOTP, RFC 6238). */
-export interface OtpCode {
-  /** The item. */
-  itemId: number;
-  /** The code, zero-padded to its digits. A secret: show it, never log it. */
-  code: string;
-  /** How many seconds it stays valid. */
-  secondsLeft: number;
-  /** The period of the codes, in seconds (30 by default). */
-  period: number;
-  /** How many digits a code has (6 or 8). */
-  digits: number;
-}
-
-/** An item found by its URL: no password. */
-export interface UrlMatch {
-  /** The item id. */
-  id: number;
-  /** The label. */
-  label: string;
-  /** The login. */
-  login: string;
-  /** The URL it holds. */
-  url: string;
-  /** The folder that holds it. */
-  folderId: number;
-  /** Whether it has a TOTP secret (`readOtp` reads its code). */
-  otp: boolean;
-}
-
-/** Who the client acts as. */
-export interface VaultIdentity {
-  /**
-   * The login every call runs as, on servers with per-user sign-in (TeamPass 3): the person whose
-   * rights the server enforces. `undefined` on the legacy API, whose key acts for nobody in
-   * particular (apps name the person they act for to the access checker).
-   */
-  login: string | undefined;
-  /** The user's id, when signed in. */
-  userId: number | undefined;
-  /** Whether the user is an administrator, when signed in. */
-  administrator: boolean | undefined;
-  /** The user's API permissions as the server stated them at sign-in; `undefined` where there are none. */
-  api: ApiPermissions | undefined;
-}
 
 /** A client of one vault. */
 export interface WireClient extends WireMethods {

@@ -6,9 +6,10 @@
  */
 
 import type { ServerCapabilities } from '../capabilities.ts';
-import type { RequestEvent, WireClient } from '../client/types.ts';
+import type { WireClient } from '../client/types.ts';
 import { isVaultError, serverWordsOf, toVaultError } from '../errors.ts';
 import { type EndpointName, endpoints } from '../legacy/endpoints.ts';
+import type { RequestEvent } from '../vault/types.ts';
 import type {
   ConformanceCheck,
   ConformanceFinding,

@@ -6,8 +6,8 @@
  */
 
 import type { ServerCapabilities } from '../capabilities.ts';
-import type { DialectOption } from '../client/types.ts';
 import type { EndpointName } from '../legacy/endpoints.ts';
+import type { DialectOption } from '../vault/types.ts';
 
 /** Options of `runConformance`. */
 export interface ConformanceOptions {

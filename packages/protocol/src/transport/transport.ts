@@ -20,11 +20,11 @@
  */
 
 import { createFetch, type FetchContext, FetchError } from 'ofetch';
-import type { RequestEvent } from '../client/types.ts';
 import { type Redactor, VaultError } from '../errors.ts';
 import { sleep as abortableSleep } from '../internal/abort.ts';
 import { parseRetryAfter } from '../internal/retry-after.ts';
 import { innermost, thrownWords } from '../internal/thrown.ts';
+import type { RequestEvent } from '../vault/types.ts';
 
 /** How 429s are waited out. */
 export interface RateLimitPolicy {

@@ -22,16 +22,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isReferenceError, isVaultError, type ResolvedReference } from '@vaultline/protocol';
 import * as v from 'valibot';
-import {
-  privateDir,
-  readPrivateFile,
-  SealedSchema,
-  seal,
-  sealedFileName,
-  sealingContext,
-  unseal,
-  writePrivateFile,
-} from './sealed-file.ts';
+import * as sealedFile from './sealed-file.ts';
 
 /** The start of every value cache file's name (`values-<hash>.json`). */
 export const VALUE_CACHE_PREFIX = 'values';
@@ -42,7 +33,7 @@ export const MAX_VALUE_CACHE_BYTES = 16 * 1024 * 1024;
 /** Names the format, and separates its keys from any other use of the same credentials. */
 const CONTEXT_LABEL = 'vaultline value cache v1';
 
-const FileSchema = v.object({ v: v.literal(1), ...SealedSchema });
+const FileSchema = v.object({ v: v.literal(1), ...sealedFile.SealedSchema });
 const EntriesSchema = v.record(v.string(), v.object({ value: v.string(), at: v.number() }));
 type Entries = v.InferOutput<typeof EntriesSchema>;
 
@@ -176,7 +167,10 @@ export interface ValueCacheOptions {
  * @returns The path.
  */
 export function valueCachePath(dir: string, url: string, login: string | undefined): string {
-  return join(dir, sealedFileName(VALUE_CACHE_PREFIX, sealingContext(CONTEXT_LABEL, url, login ?? '')));
+  return join(
+    dir,
+    sealedFile.sealedFileName(VALUE_CACHE_PREFIX, sealedFile.sealingContext(CONTEXT_LABEL, url, login ?? '')),
+  );
 }
 
 /**
@@ -186,18 +180,18 @@ export function valueCachePath(dir: string, url: string, login: string | undefin
  * @returns The cache.
  */
 export function valueCache(options: ValueCacheOptions): ValueCache {
-  const context = sealingContext(CONTEXT_LABEL, options.url, options.login ?? '');
+  const context = sealedFile.sealingContext(CONTEXT_LABEL, options.url, options.login ?? '');
   const path = valueCachePath(options.dir, options.url, options.login);
   const aad = Buffer.from(context);
   const now = options.now ?? Date.now;
   let warned = false;
 
   async function read(): Promise<Entries> {
-    const text = await readPrivateFile(path, MAX_VALUE_CACHE_BYTES);
+    const text = await sealedFile.readPrivateFile(path, MAX_VALUE_CACHE_BYTES);
     if (text === undefined) return {};
     try {
       const file = v.parse(FileSchema, JSON.parse(text));
-      return v.parse(EntriesSchema, JSON.parse(unseal(file, options.credentials, context, aad)));
+      return v.parse(EntriesSchema, JSON.parse(sealedFile.unseal(file, options.credentials, context, aad)));
     } catch {
       // Other credentials, another vault or login, or tampered with: nothing to use.
       return {};
@@ -224,7 +218,7 @@ export function valueCache(options: ValueCacheOptions): ValueCache {
     },
     async remember(values, failed = []) {
       try {
-        if (!(await privateDir(options.dir))) {
+        if (!(await sealedFile.privateDir(options.dir))) {
           if (!warned)
             options.warn?.(`Not caching values: ${options.dir} is not a private directory of this user.`);
           warned = true;
@@ -235,8 +229,11 @@ export function valueCache(options: ValueCacheOptions): ValueCache {
         for (const [text, entry] of Object.entries(await read()))
           if (at - entry.at <= options.maxAgeMs && !failed.includes(text)) entries[text] = entry;
         for (const [text, value] of values) entries[text] = { value, at };
-        const record = { v: 1, ...seal(JSON.stringify(entries), options.credentials, context, aad) };
-        await writePrivateFile(path, `${JSON.stringify(record)}\n`);
+        const record = {
+          v: 1,
+          ...sealedFile.seal(JSON.stringify(entries), options.credentials, context, aad),
+        };
+        await sealedFile.writePrivateFile(path, `${JSON.stringify(record)}\n`);
       } catch (error) {
         if (!warned)
           options.warn?.(

@@ -5,9 +5,10 @@
  * @module
  */
 
-import type { CallOptions, UrlMatch } from '../../client/types.ts';
+import type { CallOptions } from '../../client/types.ts';
 import { encodeIdList } from '../../legacy/codec.ts';
 import { foldLabel } from '../../text.ts';
+import type { UrlMatch } from '../../vault/types.ts';
 import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './context.ts';
 import { toItem } from './records.ts';
 

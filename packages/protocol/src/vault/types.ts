@@ -342,8 +342,25 @@ export interface VaultFiles {
   ): Promise<{ id: number | undefined }>;
 }
 
-/** A client of one vault, in the domain's words. */
-export interface VaultClient extends AsyncDisposable {
+/**
+ * The key of `Symbol.asyncDispose` where the consumer's TypeScript declares it (lib
+ * `esnext.disposable`, or `@types/node`); `never` where it does not (a browser project on an older
+ * lib), which then simply sees no such member.
+ */
+type AsyncDisposeKey = SymbolConstructor extends { readonly asyncDispose: infer K extends symbol }
+  ? K
+  : never;
+
+/** `[Symbol.asyncDispose]()`, for `await using`, where the consumer's lib has the symbol. */
+export type AsyncDisposableClient = [AsyncDisposeKey] extends [never]
+  ? unknown
+  : { [K in AsyncDisposeKey]: () => Promise<void> };
+
+/** A client of one vault, in the domain's words; `await using` disposes of it. */
+export type VaultClient = VaultClientMembers & AsyncDisposableClient;
+
+/** The members of a {@link VaultClient}. */
+export interface VaultClientMembers {
   /** The base URL it talks to. */
   readonly baseUrl: string;
   /** Removes the secrets it was given and any session token from text: for logs of code built on it. */

@@ -6,6 +6,7 @@ import {
   DIALECTS,
   type Dialect,
   isVaultError,
+  secretsOf,
   type TokenCache,
   type VaultClient,
   type VaultCredentials,
@@ -202,15 +203,7 @@ export class ConnectionStore implements vscode.Disposable {
     options: SaveOptions = {},
   ): Promise<void> {
     // Every log line is redacted of these secrets from now on, whatever client logs them.
-    this.disposables.push(
-      this.log.addRedactor(
-        createRedactor(
-          [credentials.apiKey, credentials.password, credentials.personalAccessToken].filter(
-            (secret): secret is string => secret !== undefined && secret !== '',
-          ),
-        ),
-      ),
-    );
+    this.disposables.push(this.log.addRedactor(createRedactor(secretsOf(credentials))));
     const { name } = settings;
     await this.keep(SECRET_KEYS.apiKey + name, credentials.apiKey);
     await this.keep(SECRET_KEYS.password + name, credentials.password);

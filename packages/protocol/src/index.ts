@@ -146,6 +146,7 @@ export {
   replaceUnsafeCharacters,
 } from './text.ts';
 export { createVaultClient } from './vault/client.ts';
+export { secretsOf } from './vault/options.ts';
 export type {
   ActingOptions,
   DialectOption,

@@ -1,7 +1,7 @@
-import type { AccessChecker, VaultClient } from '@vaultline/protocol';
+import { type AccessChecker, secretsOf, type VaultClient } from '@vaultline/protocol';
 import type { ItemSearch } from '../search.ts';
 import type { SecretRegistry } from '../secret-registry.ts';
-import { type LinkedAccount, linkSecretsOf } from './links.ts';
+import type { LinkedAccount } from './links.ts';
 
 /** A linked account's client, with its own session, and what the bot reads through it. */
 export interface LinkedSession {
@@ -117,7 +117,7 @@ export function createLinkedClients(options: LinkedClientsOptions): LinkedClient
       else {
         options.secrets.hold(
           secretName({ slackUser: link.slackUser, version: link.version }),
-          linkSecretsOf(link.credentials),
+          secretsOf(link.credentials),
         );
         entry = {
           slackUser: link.slackUser,

@@ -2,7 +2,7 @@
 import type { Database } from '@vaultline/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../store/database.ts';
-import { createLinkStore, linkSecretsOf } from './links.ts';
+import { createLinkStore } from './links.ts';
 import { createSealer, type Sealer } from './sealer.ts';
 
 let db: Database;
@@ -71,10 +71,5 @@ describe('createLinkStore', () => {
     expect(row).toMatchObject({ login: 'alice', method: 'password' });
     const opened = sealer.open(String(row?.credentials), `credentials/UALICE/${row?.version}/alice`);
     expect(JSON.parse(String(opened))).toEqual({ password: 'Alice-Pw-2', apiKey: 'alice-key-2' });
-  });
-
-  it('names the secrets of credentials, never the login', () => {
-    expect(linkSecretsOf({ login: 'alice', password: 'pw', apiKey: 'key' })).toEqual(['pw', 'key']);
-    expect(linkSecretsOf({ login: 'bob', personalAccessToken: 'tok' })).toEqual(['tok']);
   });
 });

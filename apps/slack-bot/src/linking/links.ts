@@ -17,18 +17,6 @@ export function linkMethodOf(credentials: VaultCredentials): LinkMethod {
   return credentials.personalAccessToken !== undefined ? 'token' : 'password';
 }
 
-/**
- * The secrets of credentials (never the login): what the logger redacts while they are held.
- *
- * @param credentials What a person linked.
- * @returns The password and API key, or the token.
- */
-export function linkSecretsOf(credentials: VaultCredentials): string[] {
-  return [credentials.password, credentials.apiKey, credentials.personalAccessToken].filter(
-    (value): value is string => value !== undefined,
-  );
-}
-
 /** A linked account as the bot uses it. Its credentials are secrets: never logged, shown or audited. */
 export interface LinkedAccount {
   slackUser: string;

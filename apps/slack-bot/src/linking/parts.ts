@@ -3,6 +3,7 @@ import {
   createAccessChecker,
   createVaultClient,
   type Redactor,
+  secretsOf,
   type TokenCache,
   type VaultClient,
   type VaultCredentials,
@@ -29,7 +30,7 @@ import type { SecretRegistry } from '../secret-registry.ts';
 import { RATE_LIMIT_TABLE } from '../store/migrations.ts';
 import { type Accounts, linkedAccounts } from './accounts.ts';
 import { createLinkedClients } from './clients.ts';
-import { createLinkStore, linkSecretsOf } from './links.ts';
+import { createLinkStore } from './links.ts';
 import { createSealer } from './sealer.ts';
 import { tellLinkAdmins } from './sign-in-budget.ts';
 
@@ -143,7 +144,7 @@ export async function linkParts(
           kept = next;
         },
       });
-      base.secrets.hold(`signout:${link.slackUser}:${link.version}`, linkSecretsOf(link.credentials));
+      base.secrets.hold(`signout:${link.slackUser}:${link.version}`, secretsOf(link.credentials));
       try {
         await client.dispose();
       } catch (error) {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { types, webApi } from '@slack/bolt';
-import { isVaultError, type VaultCredentials } from '@vaultline/protocol';
+import { isVaultError, secretsOf, type VaultCredentials } from '@vaultline/protocol';
 import { publishHome } from '../bot/home.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { friendlyMessage, UNEXPECTED_ERROR_MESSAGE } from '../error-messages.ts';
 import { escapeText } from '../escape.ts';
 import { errorFields } from '../safe-error.ts';
-import { linkMethodOf, linkSecretsOf } from './links.ts';
+import { linkMethodOf } from './links.ts';
 import { linkModal, statusModal } from './modal.ts';
 import { pauseText, tellLinkAdmins } from './sign-in-budget.ts';
 
@@ -52,7 +52,7 @@ export async function verifyAndLink(
   const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined };
   const login = credentials.login;
   const method = linkMethodOf(credentials);
-  const secrets = linkSecretsOf(credentials);
+  const secrets = secretsOf(credentials);
   const typedSecrets = secrets.map((value) => value.trim());
   const refill = LOGIN_SHAPE.test(login) && !typedSecrets.includes(login) ? login : undefined;
   const show = (view: types.ModalView) =>

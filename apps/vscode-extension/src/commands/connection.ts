@@ -2,6 +2,7 @@ import {
   createRedactor,
   createVaultClient,
   memoryTokenCache,
+  secretsOf,
   type VaultClient,
   type VaultCredentials,
 } from '@vaultline/protocol';
@@ -57,9 +58,7 @@ async function connectTo(
   let saved: ConnectionSettings = settings;
   const session = memoryTokenCache();
   if (!saveUnverified) {
-    const secrets = [credentials.apiKey, credentials.password, credentials.personalAccessToken].filter(
-      (secret): secret is string => secret !== undefined && secret !== '',
-    );
+    const secrets = secretsOf(credentials);
     let redact = createRedactor(secrets);
     let unregister: vscode.Disposable | undefined;
     let probe: VaultClient | undefined;

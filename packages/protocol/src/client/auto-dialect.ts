@@ -19,6 +19,7 @@ import { untilAborted } from '../internal/abort.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
+import { secretsOf } from '../vault/options.ts';
 import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './types.ts';
 
 /**
@@ -31,11 +32,7 @@ import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './
 export function clientRedactor(
   options: Pick<WireClientOptions, 'apiKey' | 'password' | 'personalAccessToken'>,
 ): Redactor {
-  const secrets = createRedactor(
-    [options.apiKey, options.password, options.personalAccessToken].filter(
-      (secret): secret is string => typeof secret === 'string' && secret !== '',
-    ),
-  );
+  const secrets = createRedactor(secretsOf(options));
   return (text) => withTokensRedacted(secrets(text));
 }
 

@@ -27,6 +27,18 @@ export function credentialsOf(auth: VaultAuth | undefined): VaultCredentials {
 }
 
 /**
+ * The secrets of credentials, never the login: what a log redacts while the credentials are held.
+ *
+ * @param credentials The credentials.
+ * @returns The password, the API key and the personal access token that are set.
+ */
+export function secretsOf(credentials: VaultCredentials): string[] {
+  return [credentials.password, credentials.apiKey, credentials.personalAccessToken].filter(
+    (secret): secret is string => typeof secret === 'string' && secret !== '',
+  );
+}
+
+/**
  * The inner settings of the public options.
  *
  * @param options The public options.

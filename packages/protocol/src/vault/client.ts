@@ -23,6 +23,7 @@ import type {
   VaultClientOptions,
   VaultFiles,
   VaultFolders,
+  VaultIdentity,
   VaultItems,
 } from './types.ts';
 import { bindWire } from './wire-of.ts';
@@ -65,10 +66,16 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
  * @returns The client.
  */
 function vaultOver(wire: WireClient, configuredLogin: string | undefined): VaultClient {
-  /** Who calls act for: the signed-in user (TeamPass 3), or the configured login (legacy API). */
+  /** Who the client acts as: the signed-in user (TeamPass 3), or the configured login (legacy API). */
+  async function identity(options?: CallOptions): Promise<VaultIdentity> {
+    const signedIn = await wire.identity(options);
+    return { ...signedIn, login: signedIn.login ?? configuredLogin };
+  }
+
+  /** Who a call acts for: the one it names, else {@link identity}'s login. */
   async function actingLogin(options: ActingOptions | undefined, operation: string): Promise<string> {
     if (options?.login !== undefined) return options.login;
-    const login = (await wire.identity(options)).login ?? configuredLogin;
+    const { login } = await identity(options);
     if (login === undefined) {
       throw new VaultError(
         'invalid_request',
@@ -157,10 +164,7 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
     folders,
     files,
     capabilities: (options) => wire.capabilities(options),
-    async identity(options?: CallOptions) {
-      const identity = await wire.identity(options);
-      return { ...identity, login: identity.login ?? configuredLogin };
-    },
+    identity,
     dispose,
     [asyncDispose]: () => dispose(),
   };

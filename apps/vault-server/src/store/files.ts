@@ -49,6 +49,28 @@ export interface FileRecord {
   size: string;
 }
 
+/**
+ * One read/listfiles record: the one shape both stores (the database's, an upstream's) answer.
+ *
+ * @param file The attachment.
+ * @returns The record, every value text.
+ */
+export function fileRecord(file: {
+  id: number;
+  name: string;
+  type: string;
+  extension: string;
+  size: number;
+}): FileRecord {
+  return {
+    id: String(file.id),
+    name: file.name,
+    type: file.type,
+    extension: file.extension,
+    size: String(file.size),
+  };
+}
+
 /** What an attachment is, apart from its bytes. */
 export interface FileMeta {
   name: string;
@@ -259,15 +281,7 @@ export async function listFiles(ctx: StoreContext, principal: Principal, itemId:
     itemId,
   ]);
   const out: Record<string, FileRecord> = {};
-  for (const row of rows) {
-    out[String(row.id)] = {
-      id: String(row.id),
-      name: row.name,
-      type: row.media_type,
-      extension: row.extension,
-      size: String(row.size),
-    };
-  }
+  for (const row of rows) out[String(row.id)] = fileRecord({ ...row, type: row.media_type });
   return out;
 }
 

@@ -16,6 +16,7 @@ import { VaultServerError } from '../errors.ts';
 import type { Principal, UpstreamGrant } from './access.ts';
 import type { Actor } from './actor.ts';
 import { notFound, refused } from './errors.ts';
+import { type FileRecord, fileRecord } from './files.ts';
 import { folderRecord } from './folders.ts';
 import { checkSearchText } from './items.ts';
 import { checkText } from './text-rules.ts';
@@ -365,16 +366,8 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
       withScope(principal, async (client, scope) => {
         await itemsInScope(client, scope, [itemId]);
         const found = await client.listFiles({ itemId });
-        const body: Record<string, unknown> = {};
-        for (const file of found) {
-          body[String(file.id)] = {
-            id: String(file.id),
-            name: file.name,
-            type: file.type,
-            extension: file.extension,
-            size: String(file.size),
-          };
-        }
+        const body: Record<string, FileRecord> = {};
+        for (const file of found) body[String(file.id)] = fileRecord(file);
         return body;
       }),
     async readFile() {

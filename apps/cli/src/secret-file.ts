@@ -22,12 +22,12 @@ import type { VaultCredentials } from '@vaultline/protocol';
 import {
   privateDir,
   readPrivateFile,
-  SealedSchema,
-  seal,
+  readSealedFile,
+  type SealedFileKey,
   sealedFileName,
   sealingContext,
-  unseal,
   writePrivateFile,
+  writeSealedFile,
 } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { SECRET_FIELDS, SECRET_KINDS } from './constants.ts';
@@ -36,7 +36,11 @@ import type { CliEnvironment } from './env.ts';
 /** Names the format, and separates its keys from any other use of the machine key. */
 const CONTEXT_LABEL = 'vaultline secrets file v1';
 
-const SecretsFileSchema = v.object({ v: v.literal(1), ...SealedSchema });
+/** What a connection's file is sealed with: the machine key, in the context of its URL and login. */
+function sealingKey(machine: Buffer, url: string, login: string | undefined): SealedFileKey {
+  const context = sealingContext(CONTEXT_LABEL, url, login ?? '');
+  return { material: machine, context, aad: Buffer.from(context) };
+}
 
 /** What the file holds, sealed: the secrets by their kind's name (`api-key`, `password`, …). */
 const SecretsSchema = v.record(v.picklist(SECRET_KINDS), v.pipe(v.string(), v.nonEmpty()));
@@ -124,16 +128,16 @@ export async function readSecretsFile(
   login: string | undefined,
 ): Promise<SecretsFileRead> {
   const path = secretsFilePath(env, url, login);
-  const text = await readPrivateFile(path);
-  if (text === undefined) {
-    return (await exists(path)) ? { status: 'unreadable', path } : { status: 'absent' };
-  }
-  const key = await readMachineKey(env);
+  const machine = await readMachineKey(env);
   try {
-    if (!key) throw new Error('no machine key');
-    const context = sealingContext(CONTEXT_LABEL, url, login ?? '');
-    const record = v.parse(SecretsFileSchema, JSON.parse(text));
-    const secrets = v.parse(SecretsSchema, JSON.parse(unseal(record, key, context, Buffer.from(context))));
+    const file = await readSealedFile(path, {}, () => {
+      if (!machine) throw new Error('no machine key');
+      return sealingKey(machine, url, login);
+    });
+    if (file === undefined) {
+      return (await exists(path)) ? { status: 'unreadable', path } : { status: 'absent' };
+    }
+    const secrets = v.parse(SecretsSchema, JSON.parse(file.text));
     const credentials: VaultCredentials = {};
     for (const kind of SECRET_KINDS)
       if (secrets[kind] !== undefined) credentials[SECRET_FIELDS[kind]] = secrets[kind];
@@ -168,9 +172,7 @@ export async function writeSecretsFile(
   const dir = secretsDir(env);
   if (!(await privateDir(dir))) throw new Error(`${dir} is not a private directory of this user`);
   const path = secretsFilePath(env, url, login);
-  const context = sealingContext(CONTEXT_LABEL, url, login ?? '');
-  const record = { v: 1, ...seal(JSON.stringify(secrets), key, context, Buffer.from(context)) };
-  await writePrivateFile(path, `${JSON.stringify(record)}\n`);
+  await writeSealedFile(path, JSON.stringify(secrets), sealingKey(key, url, login));
   return path;
 }
 

@@ -29,13 +29,10 @@ import { join } from 'node:path';
 import { DIALECTS, type Dialect, type TokenCache, type VaultCredentials } from '@vaultline/protocol';
 import {
   privateDir,
-  readPrivateFile,
-  SealedSchema,
-  seal,
+  readSealedFile,
   sealedFileName,
   sealingContext,
-  unseal,
-  writePrivateFile,
+  writeSealedFile,
 } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
@@ -43,12 +40,11 @@ import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
 /** Names the format, and separates its keys from any other use of the same secrets. */
 const CONTEXT_LABEL = 'vaultline session token cache v1';
 
-const TokenFileSchema = v.object({
-  v: v.literal(1),
+/** The clear fields of a token file, beside the sealed token. */
+const TokenFileFields = {
   /** The dialect the client spoke when it wrote the token (authenticated with it). */
   dialect: v.optional(v.picklist(DIALECTS)),
-  ...SealedSchema,
-});
+};
 
 /** A session token cache that also says which dialect the token was made for. */
 export interface ConnectionTokenCache extends TokenCache {
@@ -119,6 +115,7 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
   const material = materialOf(options.credentials);
   const path = tokenFilePath(options.dir, options.url, options.login);
   const context = contextOf(options.url, options.login);
+  const keyOf = (dialect: Dialect | undefined) => ({ material, context, aad: aadOf(context, dialect) });
   let loaded: Promise<{ token: string; dialect: Dialect | undefined } | undefined> | undefined;
   let warned = false;
   const warn = (message: string) => {
@@ -128,14 +125,10 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
   };
 
   async function read(): Promise<{ token: string; dialect: Dialect | undefined } | undefined> {
-    const text = await readPrivateFile(path);
-    if (text === undefined) return undefined;
     try {
-      const parsed = v.safeParse(TokenFileSchema, JSON.parse(text));
-      if (!parsed.success) return undefined;
-      const { dialect } = parsed.output;
-      const token = unseal(parsed.output, material, context, aadOf(context, dialect));
-      return token === '' ? undefined : { token, dialect };
+      const file = await readSealedFile(path, TokenFileFields, ({ dialect }) => keyOf(dialect));
+      if (file === undefined || file.text === '') return undefined;
+      return { token: file.text, dialect: file.clear.dialect };
     } catch {
       // Not JSON, other credentials, another vault or login, or tampered with: not ours to use.
       return undefined;
@@ -148,12 +141,7 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
       return undefined;
     }
     const dialect = await options.dialect?.().catch(() => undefined);
-    const record = {
-      v: 1,
-      ...(dialect === undefined ? {} : { dialect }),
-      ...seal(token, material, context, aadOf(context, dialect)),
-    };
-    await writePrivateFile(path, `${JSON.stringify(record)}\n`);
+    await writeSealedFile(path, token, keyOf(dialect), dialect === undefined ? {} : { dialect });
     return dialect;
   }
 

@@ -124,6 +124,60 @@ export function unseal(sealed: Sealed, material: string | Buffer, context: strin
   return openLegacyFields({ salt, iv, tag, data }, material, context, aad).toString('utf8');
 }
 
+/** The clear fields of a sealed file, as their schema reads them. */
+type ClearFields<TEntries extends v.ObjectEntries> = v.InferOutput<v.ObjectSchema<TEntries, undefined>>;
+
+/** What a sealed file is sealed with: the key material, the context (HKDF's info) and the data authenticated with it. */
+export interface SealedFileKey {
+  readonly material: string | Buffer;
+  readonly context: string;
+  readonly aad: Buffer;
+}
+
+/**
+ * Writes a sealed file: one line `{"v":1,…clear,"sealed":…}`, mode 0600 through a temporary file
+ * (the directory must exist and be private: {@link privateDir}).
+ *
+ * @param path The file.
+ * @param text What to seal.
+ * @param key What to seal it with.
+ * @param clear Fields kept in clear beside it (authenticate them through `key.aad`).
+ */
+export async function writeSealedFile(
+  path: string,
+  text: string,
+  key: SealedFileKey,
+  clear: Readonly<Record<string, unknown>> = {},
+): Promise<void> {
+  const record = { v: 1, ...clear, ...seal(text, key.material, key.context, key.aad) };
+  await writePrivateFile(path, `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * Reads a sealed file written by {@link writeSealedFile} (or in the format before the sealer).
+ *
+ * @param path The file.
+ * @param clearEntries The schema of its clear fields.
+ * @param keyOf What it was sealed with, given its clear fields.
+ * @param maxBytes The largest file read.
+ * @returns Its clear fields and the opened text; `undefined` when there is no private file to read
+ *   ({@link readPrivateFile}).
+ * @throws When the file is there but does not open: not JSON, another shape, other key material,
+ *   another context or data, a changed byte.
+ */
+export async function readSealedFile<const TEntries extends v.ObjectEntries>(
+  path: string,
+  clearEntries: TEntries,
+  keyOf: (clear: ClearFields<TEntries>) => SealedFileKey,
+  maxBytes: number = MAX_SEALED_BYTES,
+): Promise<{ clear: ClearFields<TEntries>; text: string } | undefined> {
+  const file = await readPrivateFile(path, maxBytes);
+  if (file === undefined) return undefined;
+  const record = v.parse(v.object({ v: v.literal(1), ...clearEntries, ...SealedSchema }), JSON.parse(file));
+  const key = keyOf(record as ClearFields<TEntries>);
+  return { clear: record as ClearFields<TEntries>, text: unseal(record, key.material, key.context, key.aad) };
+}
+
 const ownUid = typeof process.getuid === 'function' ? process.getuid() : undefined;
 
 /** Whether a file or directory belongs to this user and no one else can use it. */

@@ -33,7 +33,6 @@ export const MAX_VALUE_CACHE_BYTES = 16 * 1024 * 1024;
 /** Names the format, and separates its keys from any other use of the same credentials. */
 const CONTEXT_LABEL = 'vaultline value cache v1';
 
-const FileSchema = v.object({ v: v.literal(1), ...sealedFile.SealedSchema });
 const EntriesSchema = v.record(v.string(), v.object({ value: v.string(), at: v.number() }));
 type Entries = v.InferOutput<typeof EntriesSchema>;
 
@@ -182,16 +181,14 @@ export function valueCachePath(dir: string, url: string, login: string | undefin
 export function valueCache(options: ValueCacheOptions): ValueCache {
   const context = sealedFile.sealingContext(CONTEXT_LABEL, options.url, options.login ?? '');
   const path = valueCachePath(options.dir, options.url, options.login);
-  const aad = Buffer.from(context);
+  const key = { material: options.credentials, context, aad: Buffer.from(context) };
   const now = options.now ?? Date.now;
   let warned = false;
 
   async function read(): Promise<Entries> {
-    const text = await sealedFile.readPrivateFile(path, MAX_VALUE_CACHE_BYTES);
-    if (text === undefined) return {};
     try {
-      const file = v.parse(FileSchema, JSON.parse(text));
-      return v.parse(EntriesSchema, JSON.parse(sealedFile.unseal(file, options.credentials, context, aad)));
+      const file = await sealedFile.readSealedFile(path, {}, () => key, MAX_VALUE_CACHE_BYTES);
+      return file === undefined ? {} : v.parse(EntriesSchema, JSON.parse(file.text));
     } catch {
       // Other credentials, another vault or login, or tampered with: nothing to use.
       return {};
@@ -229,11 +226,7 @@ export function valueCache(options: ValueCacheOptions): ValueCache {
         for (const [text, entry] of Object.entries(await read()))
           if (at - entry.at <= options.maxAgeMs && !failed.includes(text)) entries[text] = entry;
         for (const [text, value] of values) entries[text] = { value, at };
-        const record = {
-          v: 1,
-          ...sealedFile.seal(JSON.stringify(entries), options.credentials, context, aad),
-        };
-        await sealedFile.writePrivateFile(path, `${JSON.stringify(record)}\n`);
+        await sealedFile.writeSealedFile(path, JSON.stringify(entries), key);
       } catch (error) {
         if (!warned)
           options.warn?.(

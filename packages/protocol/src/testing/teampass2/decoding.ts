@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SeenRequest } from './types.ts';
+import type { SeenRequest, StoredItem } from './types.ts';
 
 /** How MySQL's utf8_general_ci compares: without case and accents. */
 export function similarText(text: string): string {
@@ -47,6 +47,26 @@ export function itemValues(values: readonly string[]): ItemValues {
     anyone = '',
   ] = values.map(tpDecode);
   return { label, pw, description, folderId, login, email, link, tags, anyone };
+}
+
+/**
+ * The columns TeamPass writes for an item's nine values.
+ *
+ * @param values The decoded values.
+ * @returns The stored columns, without the id.
+ */
+export function itemColumns(values: ItemValues): Omit<StoredItem, 'id' | 'deleted'> {
+  return {
+    label: values.label,
+    pw: values.pw,
+    description: values.description,
+    folder_id: values.folderId,
+    login: values.login,
+    email: values.email,
+    url: values.link,
+    tags: values.tags,
+    anyone_can_modify: values.anyone,
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { TEAMPASS2_API_VERSION } from '../../legacy/teampass2.ts';
 import { type Answer, ERROR_TABLE, json, NON_JSON_BODIES, table } from './answers.ts';
-import { itemValues, parseMultipart, similarText, tpDecode } from './decoding.ts';
+import { itemColumns, itemValues, parseMultipart, similarText, tpDecode } from './decoding.ts';
 import { teampassNewPassword } from './new-password.ts';
 import { array, deleted, type Emulation, fourByteRefusal, keyed, levelOf, readRecord } from './state.ts';
 import type { SeenRequest, StoredUser } from './types.ts';
@@ -32,7 +32,8 @@ const addItem: Handler = (emulation, { parts }) => {
   const { server } = emulation;
   const values = (parts[0] ?? '').split(';');
   if (parts.length !== 1 || values.length !== 9) return table(ERROR_TABLE.itemNotComplete);
-  const { label, pw, description, folderId, login, email, link, tags, anyone } = itemValues(values);
+  const decoded = itemValues(values);
+  const { label, pw, description, folderId, login, email, link } = decoded;
   const refused = fourByteRefusal(emulation, { label, description, login, email, url: link });
   if (refused) return refused;
   if (label === '' || folderId === '') return table(ERROR_TABLE.fieldMissing);
@@ -47,18 +48,7 @@ const addItem: Handler = (emulation, { parts }) => {
   const id = emulation.newId();
   const stored = (text: string) =>
     server.mangleFourByte ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, '????') : text;
-  server.items.set(id, {
-    id,
-    label: stored(label),
-    pw,
-    description,
-    folder_id: folderId,
-    login,
-    email,
-    url: link,
-    tags,
-    anyone_can_modify: anyone,
-  });
+  server.items.set(id, { id, ...itemColumns(decoded), label: stored(label) });
   return json({ status: 'item added', new_item_id: id });
 };
 
@@ -68,20 +58,11 @@ const updateItem: Handler = (emulation, { parts }) => {
   if (parts.length !== 2 || values.length !== 9) return table(ERROR_TABLE.itemNotComplete);
   const item = emulation.server.items.get(id);
   if (!item || item.deleted) return table(ERROR_TABLE.noDataExists);
-  const { label, pw, description, folderId, login, email, link, tags, anyone } = itemValues(values);
+  const decoded = itemValues(values);
+  const { label, description, login, email, link } = decoded;
   const refused = fourByteRefusal(emulation, { label, description, login, email, url: link });
   if (refused) return refused;
-  Object.assign(item, {
-    label,
-    pw,
-    description,
-    folder_id: folderId,
-    login,
-    email,
-    url: link,
-    tags,
-    anyone_can_modify: anyone,
-  });
+  Object.assign(item, itemColumns(decoded));
   return json({ status: 'item updated' });
 };
 

@@ -41,16 +41,26 @@ export interface UpstreamAccount {
 }
 
 /** An account as `upstream list` shows it: no secret. */
-export interface UpstreamAccountInfo {
-  id: number;
-  name: string;
-  url: string;
-  dialect: UpstreamDialect;
-  login: string;
-  method: UpstreamMethod;
+export interface UpstreamAccountInfo extends Omit<UpstreamAccount, 'secrets'> {
   /** Active (not revoked) keys bound to it. */
-  keys: number;
-  createdAt: string;
+  readonly keys: number;
+  readonly createdAt: string;
+}
+
+/** The columns both reads of an account select, and what they say. */
+const ACCOUNT_COLUMNS = 'a.id, a.name, a.url, a.dialect, a.login, a.method';
+type AccountRow = Omit<UpstreamAccount, 'secrets'>;
+
+/** An account's fields from its row (PostgreSQL may answer ids as text). */
+function accountOf(row: AccountRow): Omit<UpstreamAccount, 'secrets'> {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    url: row.url,
+    dialect: row.dialect,
+    login: row.login,
+    method: row.method,
+  };
 }
 
 /** The additional data a row's credentials are sealed with. */
@@ -106,27 +116,13 @@ export async function addAccount(
 
 /** Lists the accounts, never their secrets. */
 export async function listAccounts(db: Queryable): Promise<UpstreamAccountInfo[]> {
-  const rows = await db.query<{
-    id: number;
-    name: string;
-    url: string;
-    dialect: UpstreamDialect;
-    login: string;
-    method: UpstreamMethod;
-    keys: number;
-    created_at: Date | string;
-  }>(
-    `SELECT a.id, a.name, a.url, a.dialect, a.login, a.method, a.created_at,
+  const rows = await db.query<AccountRow & { keys: number; created_at: Date | string }>(
+    `SELECT ${ACCOUNT_COLUMNS}, a.created_at,
             (SELECT count(*) FROM api_keys k WHERE k.upstream_account_id = a.id AND k.revoked_at IS NULL) AS keys
        FROM upstream_accounts a ORDER BY a.id`,
   );
   return rows.map((row) => ({
-    id: Number(row.id),
-    name: row.name,
-    url: row.url,
-    dialect: row.dialect,
-    login: row.login,
-    method: row.method,
+    ...accountOf(row),
     keys: Number(row.keys),
     createdAt: new Date(row.created_at).toISOString(),
   }));
@@ -134,26 +130,13 @@ export async function listAccounts(db: Queryable): Promise<UpstreamAccountInfo[]
 
 /** Reads one account with its secrets opened: for the upstream sessions only. */
 export async function openAccount(db: Queryable, box: SecretBox, id: number): Promise<UpstreamAccount> {
-  const rows = await db.query<{
-    id: number;
-    name: string;
-    url: string;
-    dialect: UpstreamDialect;
-    login: string;
-    method: UpstreamMethod;
-    credentials: Uint8Array;
-  }>('SELECT id, name, url, dialect, login, method, credentials FROM upstream_accounts WHERE id = $1', [id]);
+  const rows = await db.query<AccountRow & { credentials: Uint8Array }>(
+    `SELECT ${ACCOUNT_COLUMNS}, a.credentials FROM upstream_accounts a WHERE a.id = $1`,
+    [id],
+  );
   const row = rows[0];
   if (!row) throw notFound(`No upstream account with id ${id}.`);
-  return {
-    id: Number(row.id),
-    name: row.name,
-    url: row.url,
-    dialect: row.dialect,
-    login: row.login,
-    method: row.method,
-    secrets: openSecrets(box, Number(row.id), row.credentials),
-  };
+  return { ...accountOf(row), secrets: openSecrets(box, Number(row.id), row.credentials) };
 }
 
 /** Removes an account; refused while an active key is bound to it (revoke those first). */

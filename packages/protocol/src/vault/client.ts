@@ -15,7 +15,7 @@ import { openWireClient } from '../create-client.ts';
 import { VaultError } from '../errors.ts';
 import type { Item } from '../legacy/schemas.ts';
 import { searchItems } from '../search.ts';
-import { credentialsOf, wireOptionsOf } from './options.ts';
+import { wireOptionsOf } from './options.ts';
 import type {
   ActingOptions,
   ItemPages,
@@ -51,8 +51,9 @@ const asyncDispose: typeof Symbol.asyncDispose =
  * ```
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
-  const wire = openWireClient(wireOptionsOf(options));
-  const configuredLogin = credentialsOf(options.auth).login?.trim() || undefined;
+  const settings = wireOptionsOf(options);
+  const wire = openWireClient(settings);
+  const configuredLogin = settings.login?.trim() || undefined;
   const vault = vaultOver(wire, configuredLogin);
   bindWire(vault, wire);
   return vault;

@@ -199,6 +199,31 @@ export type KeyLookup =
 
 const UNKNOWN: KeyLookup = { kind: 'unknown' };
 
+/** The columns both reads of a key select, and the joins that give its owner and its account. */
+interface KeyRow {
+  label: string;
+  login: string | null;
+  allow_ips: string;
+  profile: string;
+  account_name: string | null;
+  scope_folders: string | null;
+  scope_subfolders: boolean;
+  scope_paths: string;
+  can_write: boolean;
+  expires_at: Date | string | null;
+}
+const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, k.scope_folders,
+            k.scope_subfolders, k.scope_paths, k.can_write, k.expires_at`;
+const KEY_JOINS = `FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
+       LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id`;
+
+/** A stored allow-list: addresses and ranges joined by `,`, empty for any. */
+const allowIpsOf = (stored: string): string[] => (stored === '' ? [] : stored.split(','));
+
+/** A stored profile; one the migration's check allows but this release does not know answers as the default. */
+const storedProfileOf = (stored: string): ApiProfile =>
+  API_PROFILES.find((known) => known === stored) ?? DEFAULT_API_PROFILE;
+
 /**
  * Looks a key up: by hash, then compared in constant time. A revoked key is told apart from an
  * unknown one; only a `valid` lookup carries an identity that authenticates.
@@ -208,31 +233,17 @@ const UNKNOWN: KeyLookup = { kind: 'unknown' };
 export async function authenticateKey(db: Queryable, key: string): Promise<KeyLookup> {
   const hash = hashKey(key);
   if (!KEY_PATTERN.test(key)) return UNKNOWN;
-  const rows = await db.query<{
-    label: string;
-    key_hash: string;
-    user_id: number | null;
-    login: string | null;
-    allow_ips: string;
-    profile: string;
-    revoked: boolean;
-    account_id: number | null;
-    account_name: string | null;
-    scope_folders: string | null;
-    scope_subfolders: boolean;
-    scope_paths: string;
-    can_write: boolean;
-    expires_at: Date | string | null;
-  }>(
-    `SELECT k.scope_paths, k.label, k.key_hash, k.user_id, u.login, k.allow_ips, k.profile, k.revoked_at IS NOT NULL AS revoked,
-            k.upstream_account_id AS account_id, a.name AS account_name, k.scope_folders, k.scope_subfolders,
-            k.can_write, k.expires_at
-       FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
-       LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id WHERE k.key_hash = $1`,
+  const rows = await db.query<
+    KeyRow & { key_hash: string; user_id: number | null; revoked: boolean; account_id: number | null }
+  >(
+    `SELECT ${KEY_COLUMNS}, k.key_hash, k.user_id, k.revoked_at IS NOT NULL AS revoked,
+            k.upstream_account_id AS account_id
+       ${KEY_JOINS} WHERE k.key_hash = $1`,
     [hash],
   );
   const row = rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return UNKNOWN;
+  const scope = scopeOf(row.scope_folders);
   const principal: Principal =
     row.user_id !== null
       ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' }
@@ -243,8 +254,7 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
             upstream: {
               accountId: Number(row.account_id),
               accountName: row.account_name ?? '',
-              folders:
-                scopeOf(row.scope_folders) === 'all' ? undefined : (scopeOf(row.scope_folders) as number[]),
+              folders: scope === 'all' ? undefined : (scope as number[]),
               paths: JSON.parse(row.scope_paths) as string[],
               subfolders: row.scope_subfolders,
               write: row.can_write,
@@ -254,14 +264,13 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
   if (row.revoked) return { kind: 'revoked', principal };
   if (row.expires_at !== null && new Date(row.expires_at).getTime() <= Date.now())
     return { kind: 'expired', principal };
-  const allowIps = row.allow_ips === '' ? [] : row.allow_ips.split(',');
+  const allowIps = allowIpsOf(row.allow_ips);
   const inRange = allowListOf(allowIps);
   return {
     kind: 'valid',
     identity: {
       principal,
-      // A value the migration's check allows but this release does not know answers as the default.
-      profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
+      profile: storedProfileOf(row.profile),
       allowIps,
       allows: (address) => allowIps.length === 0 || inRange(address),
       expiresAt: row.expires_at === null ? undefined : new Date(row.expires_at).getTime(),
@@ -278,32 +287,15 @@ function scopeOf(stored: string | null): number[] | 'all' | null {
 
 /** Lists keys (labels, owners, allow-lists), never the keys. */
 export async function listKeys(db: Queryable): Promise<KeyInfo[]> {
-  const rows = await db.query<{
-    id: number;
-    label: string;
-    login: string | null;
-    allow_ips: string;
-    profile: string;
-    created_at: Date | string;
-    revoked_at: Date | string | null;
-    account_name: string | null;
-    scope_folders: string | null;
-    scope_subfolders: boolean;
-    scope_paths: string;
-    can_write: boolean;
-    expires_at: Date | string | null;
-  }>(
-    `SELECT k.scope_paths, k.id, k.label, u.login, k.allow_ips, k.profile, k.created_at, k.revoked_at, a.name AS account_name,
-            k.scope_folders, k.scope_subfolders, k.can_write, k.expires_at FROM api_keys k
-       LEFT JOIN users u ON u.id = k.user_id LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id
-       ORDER BY k.id`,
-  );
+  const rows = await db.query<
+    KeyRow & { id: number; created_at: Date | string; revoked_at: Date | string | null }
+  >(`SELECT ${KEY_COLUMNS}, k.id, k.created_at, k.revoked_at ${KEY_JOINS} ORDER BY k.id`);
   return rows.map((row) => ({
     id: Number(row.id),
     label: row.label,
     login: row.login,
-    allowIps: row.allow_ips === '' ? [] : row.allow_ips.split(','),
-    profile: API_PROFILES.find((known) => known === row.profile) ?? DEFAULT_API_PROFILE,
+    allowIps: allowIpsOf(row.allow_ips),
+    profile: storedProfileOf(row.profile),
     createdAt: new Date(row.created_at).toISOString(),
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
     upstreamAccount: row.account_name,

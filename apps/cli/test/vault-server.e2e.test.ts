@@ -7,7 +7,7 @@ import { MASK } from '../src/constants.ts';
 import { readEnvironment } from '../src/env.ts';
 import { processOutput } from '../src/output.ts';
 import { createProgram } from '../src/program.ts';
-import { type CliOptions, type CliResult, leaks, runCli, tempHome } from './support/cli.ts';
+import { leaks, recordingCli, runCli, tempHome } from './support/cli.ts';
 import { HOSTILE_LABEL, type SeededVault, startSeededVault } from './support/seed.ts';
 import { startsTimeout } from './support/timing.ts';
 
@@ -17,7 +17,6 @@ vi.setConfig({ testTimeout: startsTimeout(3) });
 let seeded: SeededVault;
 let home: { dir: string; cleanup: () => Promise<void> };
 /** Every result, with the secrets it was asked to print: scanned for leaks at the end. */
-const outputs: { args: readonly string[]; result: CliResult; allowed: string[] }[] = [];
 
 beforeAll(async () => {
   seeded = await startSeededVault();
@@ -32,14 +31,7 @@ function asAlice(): Record<string, string> {
   return { VAULTLINE_URL: seeded.vault.url, VAULTLINE_API_KEY: seeded.aliceKey, VAULTLINE_LOGIN: 'alice' };
 }
 
-async function cli(
-  args: readonly string[],
-  options: CliOptions & { allowed?: string[] } = {},
-): Promise<CliResult> {
-  const result = await runCli(home.dir, args, { ...options, env: { ...asAlice(), ...options.env } });
-  outputs.push({ args, result, allowed: options.allowed ?? [] });
-  return result;
-}
+const { cli, runs: outputs } = recordingCli(() => home.dir, asAlice);
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const pw = (label: string) => seeded.passwords[label]!;

@@ -6,7 +6,7 @@ import { completionScript } from '../src/completion.ts';
 import { readEnvironment } from '../src/env.ts';
 import { processOutput } from '../src/output.ts';
 import { createProgram } from '../src/program.ts';
-import { type CliOptions, type CliResult, leaks, runCli, runInTerminal, tempHome } from './support/cli.ts';
+import { type CliOptions, leaks, recordingCli, runInTerminal, tempHome } from './support/cli.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 import { type SeededTeamPass3, startSeededTeamPass3, USERS } from './support/teampass3.ts';
 import { startsTimeout } from './support/timing.ts';
@@ -20,7 +20,6 @@ let home: { dir: string; cleanup: () => Promise<void> };
 /** A folder with the strongest rule, where alice may write. */
 let strong: number;
 /** Every result, with the secrets it was asked to print: scanned for leaks at the end. */
-const outputs: { args: readonly string[]; result: CliResult; allowed: string[] }[] = [];
 /** Passwords the tests wrote: secrets too. */
 const written: string[] = [];
 
@@ -39,14 +38,7 @@ function asAlice(): Record<string, string> {
   return { VAULTLINE_URL: seeded.vault.url, VAULTLINE_API_KEY: seeded.aliceKey, VAULTLINE_LOGIN: 'alice' };
 }
 
-async function cli(
-  args: readonly string[],
-  options: CliOptions & { allowed?: string[] } = {},
-): Promise<CliResult> {
-  const result = await runCli(home.dir, args, { ...options, env: { ...asAlice(), ...options.env } });
-  outputs.push({ args, result, allowed: options.allowed ?? [] });
-  return result;
-}
+const { cli, runs: outputs } = recordingCli(() => home.dir, asAlice);
 
 const id = (label: string) => seeded.items[label]!;
 

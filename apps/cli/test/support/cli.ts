@@ -29,6 +29,39 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
+/** A run kept for a test file's final scan for leaked secrets; `allowed` are values it may print. */
+export interface RecordedRun {
+  args: readonly string[];
+  result: CliResult;
+  allowed: string[];
+}
+
+/**
+ * A `vaultline` that runs in a test file's home with its environment (read at each run: both are
+ * made in `beforeAll`), and keeps every run for the file's scan for leaked secrets.
+ *
+ * @param home The home directory.
+ * @param env The environment every run gets, under the run's own.
+ * @returns The runner, and the runs so far.
+ */
+export function recordingCli(
+  home: () => string,
+  env: () => Record<string, string>,
+): {
+  cli(args: readonly string[], options?: CliOptions & { allowed?: string[] }): Promise<CliResult>;
+  runs: RecordedRun[];
+} {
+  const runs: RecordedRun[] = [];
+  return {
+    runs,
+    async cli(args, options = {}) {
+      const result = await runCli(home(), args, { ...options, env: { ...env(), ...options.env } });
+      runs.push({ args, result, allowed: options.allowed ?? [] });
+      return result;
+    },
+  };
+}
+
 /** A temporary home for one test file: config and HOME live there. */
 export async function tempHome(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'vaultline-cli-'));

@@ -326,8 +326,11 @@ async function checkLabelFree(tx: Queryable, key: string, exceptId: number | und
   }
 }
 
+/** A unique violation of the label: another (of an id, say) is a defect, not a similar label. */
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && (constraint === undefined || constraint === 'items_label_key');
 }
 
 async function folderFor(ctx: StoreContext, principal: Principal, folderId: number, need: 'create') {

@@ -75,3 +75,23 @@ export async function advanceIdentity(tx: Queryable, table: IdTable): Promise<vo
       WHERE EXISTS (SELECT 1 FROM ${table})`,
   );
 }
+
+/**
+ * Draws new ids from the table's identity before their rows are inserted (an item's secrets are
+ * sealed for its id). It first takes the lock an INSERT takes, so that it waits, as an INSERT does,
+ * for an import that gives ids itself ({@link lockForIds}).
+ *
+ * @param tx The transaction that inserts the rows.
+ * @param table The table.
+ * @param count How many ids.
+ * @returns The ids, ascending.
+ */
+export async function drawIds(tx: Queryable, table: IdTable, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  await tx.query(`LOCK TABLE ${table} IN ROW EXCLUSIVE MODE`);
+  const rows = await tx.query<{ id: number | string }>(
+    `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, $1::int)`,
+    [count],
+  );
+  return rows.map((row) => Number(row.id));
+}

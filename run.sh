@@ -104,11 +104,9 @@ case "$cmd" in
     pnpm check 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     set -e
-    # One closing line over every suite: vitest's "Tests  N failed | N passed" and the extension's "N passed, N failed".
-    sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '
-      /Tests +[0-9]/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-      /[0-9]+ passed, [0-9]+ failed/ && !/Tests/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed,/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-      END { printf "tests: %d passed, %d failed\n", p, f }'
+    # One closing line over every suite: tests passed and failed, failed test files and turbo
+    # tasks, and whether the run failed (tooling/repo/src/test-summary.ts).
+    node tooling/repo/src/test-summary.ts "$status" <"$log"
     exit "$status"
     ;;
   *)

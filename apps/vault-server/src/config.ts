@@ -11,6 +11,7 @@ import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_TRANSFER_IDLE_MS,
+  DEFAULT_TRANSFER_MIN_RATE,
 } from './constants.ts';
 import { invalid } from './errors.ts';
 import { parseCidrList } from './net/ip-rules.ts';
@@ -37,6 +38,11 @@ export interface VaultServerConfig {
   maxTransfersPerKey: number | undefined;
   /** How long a transfer may move no byte before its place is given back and its socket closed, in ms. */
   transferIdleMs: number;
+  /**
+   * The least a transfer must move, in bytes per second over each window of `transferIdleMs`,
+   * before its place is given back and its socket closed; 0 for no minimum.
+   */
+  transferMinRate: number;
   /** How long a client may take to send a whole request, in ms; past it: 408 and the socket closed. */
   requestTimeoutMs: number;
   /** Requests per client address per minute; more get 429. */
@@ -121,6 +127,7 @@ export const EnvSchema = v.object({
     ),
   ),
   VAULTLINE_TRANSFER_IDLE_MS: integer(100, 3_600_000, DEFAULT_TRANSFER_IDLE_MS),
+  VAULTLINE_TRANSFER_MIN_RATE: integer(0, 1024 * 1024 * 1024, DEFAULT_TRANSFER_MIN_RATE),
   VAULTLINE_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, DEFAULT_REQUEST_TIMEOUT_MS),
   VAULTLINE_RATE_LIMIT_PER_MINUTE: integer(1, 100_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE),
   VAULTLINE_FAILED_KEY_LIMIT: integer(1, 1_000_000, DEFAULT_FAILED_KEY_LIMIT),
@@ -230,6 +237,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     maxTransfers: out.VAULTLINE_MAX_TRANSFERS,
     maxTransfersPerKey: out.VAULTLINE_MAX_TRANSFERS_PER_KEY,
     transferIdleMs: out.VAULTLINE_TRANSFER_IDLE_MS,
+    transferMinRate: out.VAULTLINE_TRANSFER_MIN_RATE,
     requestTimeoutMs: out.VAULTLINE_REQUEST_TIMEOUT_MS,
     rateLimitPerMinute: out.VAULTLINE_RATE_LIMIT_PER_MINUTE,
     failedKeyLimit: out.VAULTLINE_FAILED_KEY_LIMIT,

@@ -21,6 +21,13 @@ export const DEFAULT_MAX_TRANSFERS = 8;
  */
 export const DEFAULT_TRANSFER_IDLE_MS = 30_000;
 /**
+ * The least an attachment transfer must move per second, measured over each window of the idle
+ * bound: below it, it gives its place back and its socket is closed. 64 KiB/s (512 kbit/s), so that
+ * holding the 8 places costs a client 4 Mbit/s sustained (two keys reading 1 MiB every 20 s, about
+ * 51 KiB/s each, held them all).
+ */
+export const DEFAULT_TRANSFER_MIN_RATE = 64 * 1024;
+/**
  * How long a client may take to send a whole request (headers and body), in ms: past it the
  * request is answered 408 and its socket closed (so that an upload whose client stopped sending
  * fails, and gives its transfer place back).

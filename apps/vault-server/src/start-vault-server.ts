@@ -125,6 +125,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       max: config.maxTransfers,
       perKey: config.maxTransfersPerKey,
       idleMs: config.transferIdleMs,
+      minRate: config.transferMinRate,
     }),
     trustedProxies: config.trustedProxies,
     queryKeys: config.queryKeys,

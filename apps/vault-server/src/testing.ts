@@ -40,6 +40,8 @@ export interface TestVaultOptions {
   maxTransfersPerKey?: number;
   /** How long a transfer may move no byte, in ms. */
   transferIdleMs?: number;
+  /** The least a transfer must move per second, over each window of `transferIdleMs`. */
+  transferMinRate?: number;
   /** How long a client may take to send a request, in ms. */
   requestTimeoutMs?: number;
   /** Longest URL. */
@@ -122,6 +124,7 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     maxTransfers: options.maxTransfers,
     maxTransfersPerKey: options.maxTransfersPerKey,
     transferIdleMs: options.transferIdleMs,
+    transferMinRate: options.transferMinRate,
     requestTimeoutMs: options.requestTimeoutMs,
     maxUrlLength: options.maxUrlLength,
     trustedProxies: options.trustedProxies,

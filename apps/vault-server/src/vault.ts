@@ -14,6 +14,7 @@ import * as keys from './store/api-keys.ts';
 import * as auditLog from './store/audit.ts';
 import * as directory from './store/directory.ts';
 import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './store/files.ts';
+import { bindItemSecrets } from './store/item-secrets.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
 import * as upstream from './store/upstream-accounts.ts';
@@ -188,6 +189,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       if (index === 0) await rename(`${path}.next`, path);
       else await rm(`${path}.next`, { force: true });
     }
+    await bindItemSecrets(db, box);
     const attachments = await upgradeLegacyFiles(db, box);
     await sweepStaleUploads(db);
     const ctx = createStoreContext(db, box, options.cacheTtlMs, listen);

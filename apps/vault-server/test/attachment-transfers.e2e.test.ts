@@ -10,6 +10,7 @@ import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/tes
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateMasterKey } from '../src/cli/rotate-master-key.ts';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
+import { addFile } from '../src/store/files.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import {
   clientOf,
@@ -113,6 +114,50 @@ async function download(
             bytes: Buffer.concat(chunks),
             complete,
           });
+        res.on('end', () => done(true));
+        res.on('aborted', () => done(false));
+        res.on('error', () => done(false));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * A download read at a pace: at most `bytesPerS` on average from its start (what arrived beyond
+ * waits in the socket), read in small parts so that bytes keep moving.
+ */
+function pacedDownload(
+  url: string,
+  key: string,
+  fileId: number,
+  bytesPerS: number,
+): Promise<{ status: number; received: number; complete: boolean }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `/api/index.php/read/files/${fileId}`,
+        headers: { authorization: `Bearer ${key}` },
+      },
+      (res) => {
+        const started = performance.now();
+        let received = 0;
+        const pace = setInterval(() => {
+          const allowed = (bytesPerS * (performance.now() - started)) / 1000 - received;
+          while (received < allowed) {
+            const chunk: Buffer | null = res.read();
+            if (chunk === null) break;
+            received += chunk.length;
+          }
+        }, 20);
+        const done = (complete: boolean) => {
+          clearInterval(pace);
+          resolve({ status: res.statusCode ?? 0, received, complete });
+        };
         res.on('end', () => done(true));
         res.on('aborted', () => done(false));
         res.on('error', () => done(false));
@@ -424,6 +469,34 @@ describe.each(STORES)('attachment transfers on %s', (store) => {
       });
       expect(received).toBeGreaterThan(0);
       expect(received).toBeLessThan(size);
+    });
+
+    it('gives back the place of a download read below the least rate, and keeps one read above it', async () => {
+      // The socket buffers take a few MiB at once, then the server writes again only once the
+      // reader freed a good part of them (about 2 MiB): the slow reader, at half the least rate,
+      // frees that well within the idle bound, so only the rate stops it.
+      const minRate = MiB;
+      const idleMs = 8_000;
+      const { extra, client, item } = await startExtra({
+        maxTransfers: 1,
+        transferIdleMs: idleMs,
+        transferMinRate: minRate,
+      });
+      const size = 24 * MiB;
+      // Stored through the store: the upload is not what is measured.
+      const fileId = await addFile(extra.server.vault.ctx, TEST_OPERATOR, item, {
+        name: 'slow.bin',
+        mediaType: 'application/octet-stream',
+        extension: 'bin',
+        bytes: randomBytes(size),
+      });
+      const slow = await pacedDownload(extra.url, extra.adminKey, fileId, minRate / 2);
+      expect(slow.status).toBe(200);
+      expect(slow.complete).toBe(false);
+      expect(slow.received).toBeLessThan(size);
+      await waitFor(() => placeFree(client, item), 'the slow download gave its place back');
+      const fair = await pacedDownload(extra.url, extra.adminKey, fileId, minRate * 2);
+      expect(fair).toEqual({ status: 200, received: size, complete: true });
     });
 
     it('answers an upload not sent within the request timeout 408, and gives its place back', async () => {

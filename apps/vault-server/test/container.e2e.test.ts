@@ -20,7 +20,32 @@ import { startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-const run = promisify(execFile);
+const execute = promisify(execFile);
+
+/** The end of a command's output: what a failure shows of it. */
+const tail = (text: string) => (text.length > 8_000 ? `…${text.slice(-8_000)}` : text);
+
+/**
+ * Runs a command with no time limit of its own (the hook's bounds the whole build: how long
+ * `pnpm deploy` or a build takes depends on the machine's load, 27 s alone and over 240 s under
+ * load); a failure's error says the command and carries its output and exit code.
+ */
+async function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const { code, stdout = '', stderr = '' } = error as { code?: number; stdout?: string; stderr?: string };
+    const shown = new Error(
+      `${file} ${args.join(' ')} failed: ${(error as Error).message.split('\n')[0]}\n--- stdout\n${tail(stdout)}\n--- stderr\n${tail(stderr)}`,
+      { cause: error },
+    );
+    throw Object.assign(shown, { code, stdout, stderr });
+  }
+}
 const ROOT = join(import.meta.dirname, '../../..');
 const SERVER_FILE = join(ROOT, 'apps/vault-server/Containerfile');
 const BOT_FILE = join(ROOT, 'apps/slack-bot/Containerfile');
@@ -99,18 +124,12 @@ describe('the Containerfiles and compose.yaml, read', () => {
 });
 
 /** podman with the settings this kind of machine needs: runc where crun cannot use its cgroups. */
-async function podman(
-  args: readonly string[],
-  timeout = 240_000,
-): Promise<{ stdout: string; stderr: string }> {
-  const runtime = await run('sh', ['-c', 'command -v runc']).then(
+async function podman(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
+  const runtime = await execute('sh', ['-c', 'command -v runc']).then(
     () => ['--runtime', 'runc'],
     () => [],
   );
-  return run('podman', [...runtime, '--cgroup-manager', 'cgroupfs', ...args], {
-    timeout,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  return run('podman', [...runtime, '--cgroup-manager', 'cgroupfs', ...args]);
 }
 
 /** Limits lowered (not raised) for the container: permitted even without CAP_SYS_RESOURCE. */
@@ -169,7 +188,7 @@ describe('the server image, built and run with podman', () => {
         '--prefer-offline',
         join(context, 'out'),
       ],
-      { cwd: ROOT, timeout: 240_000 },
+      { cwd: ROOT },
     );
     // The Containerfile's runtime stage, as it is, after a build stage holding that output.
     const text = await readFile(SERVER_FILE, 'utf8');

@@ -160,3 +160,41 @@ describe('an import into a vault whose ids are taken', () => {
     ).toEqual(printed);
   });
 });
+
+describe.each(STORES)('an import where kept and renumbered ids interleave (%s)', (store) => {
+  const suite = vaultForSuite(store);
+
+  it('works the first time, as its dry run said, and draws no id it does not keep', async () => {
+    // Folder 1 and items 1 to 10 are taken here; the source's folder 2 and item 11 are free.
+    const admin = suite.admin;
+    const here = await admin.addFolder({ folder: { title: 'Here' } });
+    expect(here.id).toBe(1);
+    for (let n = 1; n <= 10; n++)
+      await admin.addItem({ item: { label: `here ${n}`, password: `pw-${n}`, folderId: here.id } });
+    const options = { from: replay.url, apiKey: KEY, logins: ['alice'], attachments: false };
+    const actor = operatorActor('test', 'import');
+    const dry = await importVault(suite.vault.server.vault, actor, { ...options, dryRun: true });
+    // Renumbered past every id kept: folder 1 after folder 2, item 10 after item 11.
+    const expected = [
+      { kind: 'folder', source: 1, id: 3 },
+      { kind: 'item', source: 10, id: 12 },
+    ];
+    expect(dry.ids).toEqual({ kept: 2, changed: expected });
+    const done = await importVault(suite.vault.server.vault, actor, { ...options, dryRun: false });
+    expect(done.ids).toEqual(dry.ids);
+    const folders = await admin.readUserFolders({ login: 'alice' });
+    expect(folders.map((folder) => [folder.id, folder.title, folder.parentId])).toEqual([
+      [2, 'Staging', 3],
+      [3, 'Team', 0],
+    ]);
+    expect((await admin.readItems({ ids: [11, 12] })).map((item) => [item.id, item.label])).toEqual([
+      [11, 'cache'],
+      [12, 'db'],
+    ]);
+    // The identities moved past the ids given, and only past them: none was drawn and lost.
+    expect((await admin.addFolder({ folder: { title: 'After' } })).id).toBe(4);
+    expect((await admin.addItem({ item: { label: 'after', password: 'pw', folderId: here.id } })).id).toBe(
+      13,
+    );
+  });
+});

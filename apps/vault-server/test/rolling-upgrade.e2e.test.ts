@@ -5,6 +5,7 @@ import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/tes
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMasterKey, parseMasterKey } from '../src/crypto/master-key.ts';
 import { MIGRATIONS, MIGRATIONS_TABLE } from '../src/db/migrations.ts';
+import { APPLICATION_NAME } from '../src/db/older-instances.ts';
 import { startTestVault, type TestVault } from '../src/testing.ts';
 import { clientOf } from './support/helpers.ts';
 import { writeOldFormatVault } from './support/old-format-vault.ts';
@@ -100,5 +101,41 @@ describe('upgrading from the release before chunked attachments', () => {
       content: null,
     });
     expect(Buffer.from((await client.downloadFile({ id: fileId })).bytes).equals(bytes)).toBe(true);
+  });
+
+  it('refuses to migrate a database of the previous release (9d5f489) while an instance of it serves', async () => {
+    const databaseUrl = await cluster.createDatabase();
+    // Schema 9: attachments in chunks, item secrets sealed in that release's format, bound to nothing.
+    const { itemId } = await writeOldFormatVault({ databaseUrl }, masterKey, [], 9);
+    const oldInstance = await openPostgres({ url: databaseUrl });
+    try {
+      await oldInstance.query('SELECT 1');
+      await expect(startTestVault({ databaseUrl, masterKey })).rejects.toThrow(
+        /seals secrets .* the previous release cannot read.*\(1 from an unnamed program at 127\.0\.0\.1\).*Stop every instance of the previous release/,
+      );
+      const [schema] = await oldInstance.query<{ version: number }>(
+        `SELECT max(version) AS version FROM ${MIGRATIONS_TABLE}`,
+      );
+      expect(Number(schema?.version)).toBe(9);
+      // What it serves is as it wrote it: its format (version 1), which it reads.
+      const [row] = await oldInstance.query<{ password: Uint8Array }>(
+        'SELECT password FROM items WHERE id = $1',
+        [itemId],
+      );
+      expect(Buffer.from(row!.password)[0]).toBe(1);
+    } finally {
+      await oldInstance.close();
+    }
+    // An instance of this release starting alongside (its sessions named with the schema it
+    // serves) does not hold the migration back.
+    const sibling = await openPostgres({ url: databaseUrl, applicationName: APPLICATION_NAME });
+    try {
+      await sibling.query('SELECT 1');
+      const vault = await startTestVault({ databaseUrl, masterKey });
+      vaults.push(vault);
+      expect((await clientOf(vault).readItems({ ids: [itemId] }))[0]?.password).toBe('old-password');
+    } finally {
+      await sibling.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BENCHMARKS_DOC, GENERATE_COMMAND, readBenchmarkRecords, renderBenchmarks } from './benchmarks.ts';
+import { checkChangesetNames } from './changesets.ts';
 import { longSubjects, MAX_SUBJECT_LENGTH } from './commits.ts';
 import { checkMarkdownLinks, checkSeeTags, describeProblems, openRepository } from './links.ts';
 import { checkNodeStatement, readNodeStatement } from './node-versions.ts';
@@ -24,6 +25,11 @@ describe('the repository', () => {
 
   it('has no @see tag naming a path that does not resolve', () => {
     const problems = checkSeeTags(repo);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('has changesets that name only what exists', () => {
+    const problems = checkChangesetNames(repo);
     expect(problems, describeProblems(problems)).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import { generateMasterKey, masterKeyPath, parseMasterKey, writeSecretFile } fro
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from '../store/actor.ts';
 import { reencryptFiles } from '../store/files.ts';
+import { resealItemSecrets } from '../store/item-secrets.ts';
 import { reencryptAccounts } from '../store/upstream-accounts.ts';
 import { auditWrite } from '../store/write-audit.ts';
 import { openVault, type VaultOptions } from '../vault.ts';
@@ -37,22 +38,7 @@ export async function rotateMasterKey(
     const path = usesFile ? masterKeyPath(options.dataDir!) : undefined;
     if (path) await writeSecretFile(`${path}.next`, newKey);
     const counts = await vault.db.transaction(async (tx) => {
-      const items = await tx.query<{
-        id: number;
-        password: Uint8Array;
-        totp: Uint8Array | null;
-        fields: Uint8Array | null;
-      }>('SELECT id, password, totp, fields FROM items FOR UPDATE');
-      // The password, and the TOTP secret and custom fields where the item has them.
-      const reseal = (sealed: Uint8Array | null) => (sealed === null ? null : next.seal(old.open(sealed)));
-      for (const row of items) {
-        await tx.query('UPDATE items SET password = $2, totp = $3, fields = $4 WHERE id = $1', [
-          row.id,
-          next.seal(old.open(row.password)),
-          reseal(row.totp),
-          reseal(row.fields),
-        ]);
-      }
+      const items = await resealItemSecrets(tx, old, next);
       const files = await reencryptFiles(tx, old, next);
       const accounts = await reencryptAccounts(tx, old, next);
       const [canary] = await tx.query<{ value: Uint8Array }>("SELECT value FROM meta WHERE name = 'canary'");
@@ -63,9 +49,9 @@ export async function rotateMasterKey(
         tx,
         actor,
         'rotateMasterKey',
-        `${items.length} passwords, ${files} attachments${accounts > 0 ? `, ${accounts} upstream accounts` : ''}`,
+        `${items} passwords, ${files} attachments${accounts > 0 ? `, ${accounts} upstream accounts` : ''}`,
       );
-      return { items: items.length, files, accounts };
+      return { items, files, accounts };
     });
     if (path) await rename(`${path}.next`, path);
     return { newKey: usesFile ? undefined : newKey, ...counts };

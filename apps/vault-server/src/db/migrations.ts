@@ -256,6 +256,16 @@ CREATE TRIGGER upstream_accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRU
   FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();
 `,
   },
+  {
+    version: 12,
+    name: 'items: each secret bound to its row and column (sealed again at start, see store/item-secrets.ts)',
+    // SQL cannot seal: the mark tells the first instance that opens the vault to do it, before it
+    // serves. The releases before it cannot read the result: db/older-instances.ts refuses to
+    // migrate while one of them uses the database.
+    sql: `
+INSERT INTO meta (name, value) VALUES ('items: secrets to bind', '') ON CONFLICT (name) DO NOTHING;
+`,
+  },
 ];
 
 /**

@@ -68,16 +68,24 @@ function itemValues(values: ItemValues): ItemValues {
   return values;
 }
 
-/** The chunks of a download, counted as they are handed on. */
+/** The chunks of a download, counted as they are handed on, with the time the store took for each. */
 async function* counted(chunks: AsyncIterable<Buffer>, transfer: Transfer): AsyncGenerator<Buffer> {
-  for await (const chunk of chunks) {
-    transfer.moved(chunk.length);
-    yield chunk;
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const reading = performance.now();
+      const next = await iterator.next();
+      if (next.done) return;
+      transfer.moved(next.value.length, performance.now() - reading);
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
   }
 }
 
-/** Why a transfer's stream is destroyed when it moved no byte for the idle bound. */
-const stalled = () => new Error('The attachment transfer moved no byte for too long.');
+/** Why a transfer's stream is destroyed when it moved too little for the idle bound. */
+const stalled = () => new Error('The attachment transfer moved less than the least rate for too long.');
 
 /** The server side of every operation. */
 export const handlers: Handlers = {
@@ -116,7 +124,7 @@ export const handlers: Handlers = {
         maxBytes: maxFileBytes,
         checkItem: async (text) => store.checkCanAttach(principal, itemIdOf(text)),
         openFile: (meta) => store.startUpload(meta),
-        onBytes: (count) => transfer.moved(count),
+        onBytes: (count, sinkMs) => transfer.moved(count, sinkMs),
       });
       try {
         const itemId = itemIdOf(form.itemId ?? '');

@@ -29,8 +29,8 @@ export interface MultipartOptions<S extends FileSink> {
   checkItem?: ((itemId: string) => Promise<void>) | undefined;
   /** Opens where the file's bytes go, when its part starts (after `checkItem`). */
   openFile(meta: FilePartMeta): Promise<S>;
-  /** Told of the file's bytes as the sink takes them. */
-  onBytes?: ((count: number) => void) | undefined;
+  /** Told of the file's bytes as the sink takes them, and how long the sink took, in ms. */
+  onBytes?: ((count: number, sinkMs: number) => void) | undefined;
 }
 
 /** The add/file form, read: the file's bytes are all in its sink. */
@@ -160,8 +160,9 @@ export async function readMultipart<S extends FileSink>(
           sink = await openFile(meta);
           for await (const chunk of stream) {
             if (failure) return;
+            const writing = performance.now();
             await sink.write(chunk as Buffer);
-            onBytes?.((chunk as Buffer).length);
+            onBytes?.((chunk as Buffer).length, performance.now() - writing);
           }
           if (failure) return;
           if (stream.truncated) return fail(tooLarge(maxBytes));

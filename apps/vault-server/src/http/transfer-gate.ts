@@ -8,10 +8,12 @@
  * delay answers by however long the transfers ahead take.
  *
  * A place is held only while bytes move: a transfer that moves no byte for `idleMs` (an upload
- * whose client stopped sending, a download whose client stopped reading) is stalled. It gives its
- * place back and its `onStall` destroys its socket, so that a client holding sockets open cannot
- * keep the bound full. One key holds at most `perKey` places (half the bound by default): a single
- * key cannot take every place, stalled or not.
+ * whose client stopped sending, a download whose client stopped reading), or that moved less than
+ * `minRate` bytes per second on average since it started (looked at every `idleMs`; the time the
+ * server took to store or read the bytes left out), is stalled: a client reading a little now and
+ * then too. It gives its place back and its `onStall` destroys its socket, so that holding the
+ * bound full costs a client at least `minRate` per place. One key holds at most `perKey` places
+ * (half the bound by default): a single key cannot take every place, stalled or not.
  *
  * Memory: a transfer holds about one chunk at a time, but every chunk leaves garbage behind (the
  * socket's reads, the database driver's buffers and strings, the sealed and opened copies), several
@@ -39,8 +41,11 @@ import { RateLimitedError } from '../errors.ts';
 
 /** A place taken in the gate. */
 export interface Transfer {
-  /** Counts bytes it moved (read from the client or sent to it). */
-  moved(bytes: number): void;
+  /**
+   * Counts bytes it moved (read from the client or sent to it), and the time the server took for
+   * them (storing or reading them), in ms: the least rate is asked of the client's time only.
+   */
+  moved(bytes: number, serverMs?: number): void;
   /** Gives the place back (once; more calls do nothing). */
   leave(): void;
 }
@@ -57,8 +62,8 @@ export interface TransferGate {
    * Takes a place.
    *
    * @param key Who moves the bytes (the API key's label): it holds at most {@link perKey} places.
-   * @param onStall Called once when the transfer moved no byte for the idle bound (its place is
-   *   given back just before): it destroys the transfer's socket.
+   * @param onStall Called once when the transfer moved no byte for the idle bound, or less than the
+   *   least rate on average (its place is given back just before): it destroys the transfer's socket.
    * @returns The transfer.
    * @throws {RateLimitedError} 503 with `Retry-After` when every place, or the key's share, is taken.
    */
@@ -71,8 +76,10 @@ export interface TransferGateOptions {
   readonly max: number;
   /** The most transfers of one key at once; half of `max` (at least 1) when absent. */
   readonly perKey?: number | undefined;
-  /** How long a transfer may move no byte before it is stalled, in ms. */
+  /** How long a transfer may move no byte before it is stalled, in ms; how often its rate is looked at. */
   readonly idleMs: number;
+  /** The least a transfer moves per second, on average since it started; 0 or absent for none. */
+  readonly minRate?: number | undefined;
 }
 
 const MiB = 1024 * 1024;
@@ -125,6 +132,7 @@ const heldBytes = () => {
  */
 export function createTransferGate(options: TransferGateOptions): TransferGate {
   const { max, idleMs } = options;
+  const minRate = options.minRate ?? 0;
   const perKey = Math.min(max, options.perKey ?? Math.max(1, Math.ceil(max / 2)));
   let active = 0;
   const byKey = new Map<string, number>();
@@ -175,6 +183,7 @@ export function createTransferGate(options: TransferGateOptions): TransferGate {
         if (left) return;
         left = true;
         clearTimeout(stallTimer);
+        clearInterval(rateTimer);
         active--;
         const remaining = (byKey.get(key) ?? 1) - 1;
         if (remaining > 0) byKey.set(key, remaining);
@@ -190,9 +199,27 @@ export function createTransferGate(options: TransferGateOptions): TransferGate {
         onStall();
       }, idleMs);
       stallTimer.unref();
+      // The least rate, on average since the start, over the client's time: the server's own
+      // (storing or reading the bytes) is left out.
+      const started = performance.now();
+      let total = 0;
+      let serverMs = 0;
+      const rateTimer =
+        minRate > 0
+          ? setInterval(() => {
+              if (left) return;
+              if (total < (minRate * (performance.now() - started - serverMs)) / 1000) {
+                leave();
+                onStall();
+              }
+            }, idleMs)
+          : undefined;
+      rateTimer?.unref();
       return {
-        moved(bytes) {
+        moved(bytes, tookMs = 0) {
           if (left) return;
+          total += bytes;
+          serverMs += tookMs;
           stallTimer.refresh();
           sinceCheck += bytes;
           if (sinceCheck < CHECK_EVERY) return;

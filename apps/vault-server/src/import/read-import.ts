@@ -28,7 +28,7 @@ import { MAX_TITLE_LENGTH } from '../constants.ts';
 import * as directory from '../store/directory.ts';
 import { isStoreError } from '../store/errors.ts';
 import { extensionOf, mediaTypeOf, safeFileName } from '../store/file-names.ts';
-import { takenIds } from '../store/identity.ts';
+import { assignIds } from '../store/identity.ts';
 import { importedIds } from '../store/import-map.ts';
 import type { ItemExtras } from '../store/items.ts';
 import * as items from '../store/items.ts';
@@ -419,20 +419,18 @@ async function checkSource(
   };
 }
 
-/** The ids a dry run reports: what keeps its source id, and what would get a new one. */
+/** The ids a dry run reports: what keeps its source id, and what would get another (and which). */
 function predictedIds(
-  folders: readonly PlannedFolder[],
-  items: readonly PlannedItem[],
+  folders: readonly (PlannedFolder & { readonly id: number })[],
+  items: readonly (PlannedItem & { readonly id: number })[],
   files: readonly PlannedFile[],
 ): ImportSummary['ids'] {
   const kept = [...folders, ...items].filter((planned) => planned.keepId).length;
   const changed: ImportedId[] = [
     ...folders
       .filter((f) => !f.keepId)
-      .map((f) => ({ kind: 'folder' as const, source: f.sourceId, id: undefined })),
-    ...items
-      .filter((i) => !i.keepId)
-      .map((i) => ({ kind: 'item' as const, source: i.sourceId, id: undefined })),
+      .map((f) => ({ kind: 'folder' as const, source: f.sourceId, id: f.id })),
+    ...items.filter((i) => !i.keepId).map((i) => ({ kind: 'item' as const, source: i.sourceId, id: i.id })),
     ...files.map((f) => ({ kind: 'file' as const, source: f.sourceId, id: undefined })),
   ];
   return { kept, changed };
@@ -491,21 +489,29 @@ async function readWith(
   const plannedLogins = await planLogins(read, db, rightsOf, imported.folders);
 
   // Each new folder and item keeps its source id where no folder or item here has it (all of
-  // them in an empty vault); the write phase checks again under its lock.
-  const takenFolders = await takenIds(
+  // them in an empty vault), the others get ids past every id kept: the ids the write phase gives
+  // when nothing else is added meanwhile (it decides again under its lock).
+  const newPlanned = planned.filter((folder) => !imported.folders.has(String(folder.sourceId)));
+  const folderIds = await assignIds(
     db,
     'folders',
-    planned.map((folder) => folder.sourceId),
+    newPlanned.map((folder) => folder.sourceId),
   );
-  const takenItems = await takenIds(
+  const itemIds = await assignIds(
     db,
     'items',
     plannedItems.map((item) => item.sourceId),
   );
-  const newFolders = planned
-    .filter((folder) => !imported.folders.has(String(folder.sourceId)))
-    .map((folder) => ({ ...folder, keepId: !takenFolders.has(folder.sourceId) }));
-  const newItems = plannedItems.map((item) => ({ ...item, keepId: !takenItems.has(item.sourceId) }));
+  const newFolders = newPlanned.map((folder, index) => ({
+    ...folder,
+    keepId: folderIds[index] === folder.sourceId,
+    id: folderIds[index]!,
+  }));
+  const newItems = plannedItems.map((item, index) => ({
+    ...item,
+    keepId: itemIds[index] === item.sourceId,
+    id: itemIds[index]!,
+  }));
   summary.ids = predictedIds(newFolders, newItems, files);
   summary.folders.existing = planned.length - newFolders.length;
   summary.folders.added = newFolders.length;

@@ -54,7 +54,10 @@ export interface ImportedId {
   readonly kind: ImportedKind;
   /** Its id in the source. */
   readonly source: number;
-  /** Its id here; `undefined` in a dry run for one that would get a new id. */
+  /**
+   * Its id here; in a dry run, the id it would get if nothing is added here before the import, and
+   * `undefined` for an attachment (its id is drawn when it is added).
+   */
   readonly id: number | undefined;
 }
 

@@ -11,7 +11,7 @@ import * as directory from '../store/directory.ts';
 import { extensionOf } from '../store/file-names.ts';
 import * as files from '../store/files.ts';
 import * as folders from '../store/folders.ts';
-import { advanceIdentity, lockForIds, takenIds } from '../store/identity.ts';
+import { advanceIdentity, assignIds, lockForIds } from '../store/identity.ts';
 import { recordImported } from '../store/import-map.ts';
 import * as items from '../store/items.ts';
 import { createStoreContext } from '../store/store-context.ts';
@@ -21,8 +21,9 @@ import type { ImportedId, ImportSnapshot, ImportSummary } from './types.ts';
 
 /**
  * Writes what the read phase decided, in one transaction. Each new folder and item keeps its
- * source id where no folder or item here has it (checked again here, under a lock that holds off
- * other writers until the end), and the identities are then moved past the largest id.
+ * source id where no folder or item here has it, and the others get ids past every id kept
+ * (decided again here, under a lock that holds off other writers until the end); the identities
+ * are moved past the largest id last, so that a failed import leaves them where they were.
  *
  * @param vault This vault.
  * @param actor Who imports: every write is audited with it.
@@ -41,15 +42,15 @@ export async function writeImport(
     const db = withinTransaction(vault.db.kind, tx);
     const ctx = createStoreContext(db, vault.ctx.box, 0);
     await lockForIds(tx);
-    const takenFolders = await takenIds(
+    const folderIds = await assignIds(
       tx,
       'folders',
       snapshot.folders.map((folder) => folder.sourceId),
     );
     const folderIdOf = new Map(snapshot.imported.folders);
-    for (const folder of snapshot.folders) {
+    for (const [index, folder] of snapshot.folders.entries()) {
       const parent = folder.sourceParent === undefined ? 0 : folderIdOf.get(String(folder.sourceParent));
-      const keep = !takenFolders.has(folder.sourceId);
+      const keep = folderIds[index] === folder.sourceId;
       const id = await folders.addFolder(
         ctx,
         actor,
@@ -60,7 +61,7 @@ export async function writeImport(
           renewalPeriod: 0,
           personal: false,
         },
-        { id: keep ? folder.sourceId : undefined },
+        { id: folderIds[index] },
       );
       if (keep) kept++;
       else changed.push({ kind: 'folder', source: folder.sourceId, id });
@@ -75,7 +76,7 @@ export async function writeImport(
       ),
     );
     const placed = snapshot.items.filter((item) => folderIdOf.has(String(item.sourceFolder)));
-    const takenItems = await takenIds(
+    const itemIds = await assignIds(
       tx,
       'items',
       placed.map((item) => item.sourceId),
@@ -88,17 +89,13 @@ export async function writeImport(
         folderId: String(folderIdOf.get(String(item.sourceFolder))!),
       })),
       tx,
-      placed.map((item) => (takenItems.has(item.sourceId) ? undefined : item.sourceId)),
+      itemIds,
     );
     for (const [index, item] of placed.entries()) {
       if (item.extras.otp !== undefined || item.extras.fields !== undefined)
         await items.setItemExtras(tx, ctx, ids[index]!, item.extras);
       if (ids[index] === item.sourceId) kept++;
       else changed.push({ kind: 'item', source: item.sourceId, id: ids[index]! });
-    }
-    if (kept > 0) {
-      await advanceIdentity(tx, 'folders');
-      await advanceIdentity(tx, 'items');
     }
     await recordImported(
       tx,
@@ -132,6 +129,8 @@ export async function writeImport(
         if (target !== undefined) await directory.grant(db, actor, role, target, right);
       }
     }
+    if (snapshot.folders.length > 0) await advanceIdentity(tx, 'folders');
+    if (placed.length > 0) await advanceIdentity(tx, 'items');
   });
   vault.ctx.invalidate();
   return { kept, changed };

@@ -14,7 +14,9 @@ import type { Principal } from './access.ts';
 import type { Actor } from './actor.ts';
 import { conflict, invalid, notFound, refused } from './errors.ts';
 import type { FolderNode, FolderTree } from './folder-tree.ts';
+import { drawIds } from './identity.ts';
 import type { ItemRow } from './item-row.ts';
+import { openItemSecret, sealItemSecret } from './item-secrets.ts';
 import type { StoreContext } from './store-context.ts';
 import { checkText, escapeLike, labelKey, searchKey } from './text-rules.ts';
 import { auditWrite, auditWrites } from './write-audit.ts';
@@ -26,6 +28,7 @@ const ITEM_COLUMNS =
   'id, folder_id, label, description, login, email, url, password, totp IS NOT NULL AS has_otp, fields';
 
 function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord {
+  const id = Number(row.id);
   const record: ItemRecord = {
     id: String(row.id),
     label: row.label,
@@ -33,13 +36,14 @@ function toRecord(ctx: StoreContext, tree: FolderTree, row: ItemRow): ItemRecord
     login: row.login,
     email: row.email,
     url: row.url,
-    pw: ctx.box.openText(row.password),
+    pw: openItemSecret(ctx.box, id, 'password', row.password),
     folder_id: String(row.folder_id),
     path: tree.get(Number(row.folder_id))?.path ?? '',
   };
   // Only items that have them: records of the others stay as the spec shows them.
   if (row.has_otp) record.otp = '1';
-  if (row.fields !== null) record.fields = JSON.parse(ctx.box.openText(row.fields)) as ItemCustomField[];
+  if (row.fields !== null)
+    record.fields = JSON.parse(openItemSecret(ctx.box, id, 'fields', row.fields)) as ItemCustomField[];
   return record;
 }
 
@@ -326,8 +330,11 @@ async function checkLabelFree(tx: Queryable, key: string, exceptId: number | und
   }
 }
 
+/** A unique violation of the label: another (of an id, say) is a defect, not a similar label. */
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && (constraint === undefined || constraint === 'items_label_key');
 }
 
 async function folderFor(ctx: StoreContext, principal: Principal, folderId: number, need: 'create') {
@@ -341,10 +348,10 @@ async function folderFor(ctx: StoreContext, principal: Principal, folderId: numb
 
 /**
  * The stored columns of an item, in the order add and update write them: folder_id, label,
- * label_key, description, login, email, url, tags, anyone_can_modify, password (sealed),
- * search_key.
+ * label_key, description, login, email, url, tags, anyone_can_modify, password (sealed for item
+ * `id`), search_key.
  */
-function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[] {
+function itemColumns(ctx: StoreContext, input: ItemInput, key: string, id: number): unknown[] {
   return [
     input.folderId,
     input.label,
@@ -355,13 +362,13 @@ function itemColumns(ctx: StoreContext, input: ItemInput, key: string): unknown[
     input.url,
     input.tags,
     input.anyoneCanModify,
-    ctx.box.sealText(input.password),
+    sealItemSecret(ctx.box, id, 'password', input.password),
     searchKey(input),
   ];
 }
 
-/** How many values {@link itemColumns} gives. */
-const ITEM_VALUES = 11;
+/** How many values a row of {@link addItems} has: its id and what {@link itemColumns} gives. */
+const ITEM_VALUES = 12;
 
 /** add/item: one new item; fails on a similar label anywhere in the vault. */
 export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValues): Promise<number> {
@@ -371,12 +378,12 @@ export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValue
   try {
     return await ctx.db.transaction(async (tx) => {
       await checkLabelFree(tx, key, undefined);
-      const [row] = await tx.query<{ id: number }>(
-        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-        itemColumns(ctx, input, key),
+      const [id] = (await drawIds(tx, 'items', 1)) as [number];
+      await tx.query(
+        `INSERT INTO items (folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key, id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [...itemColumns(ctx, input, key, id), id],
       );
-      const id = Number(row!.id);
       await auditWrite(tx, actor, 'addItem', `item ${id}`);
       return id;
     });
@@ -386,7 +393,7 @@ export async function addItem(ctx: StoreContext, actor: Actor, values: ItemValue
   }
 }
 
-/** Rows per INSERT of {@link addItems}: eleven parameters each, well under PostgreSQL's 65,535. */
+/** Rows per INSERT of {@link addItems}: twelve parameters each, well under PostgreSQL's 65,535. */
 const ROWS_PER_INSERT = 500;
 
 /**
@@ -421,24 +428,24 @@ export async function addItems(
     }
     const taken = await tx.query('SELECT 1 FROM items WHERE label_key = ANY($1::text[]) LIMIT 1', [keys]);
     if (taken.length > 0) throw similarLabel();
-    const added: number[] = [];
+    // Ids first: each password is sealed for its row.
+    const drawn = await drawIds(tx, 'items', inputs.filter((_, i) => ids?.[i] === undefined).length);
+    const added = inputs.map((_, i) => ids?.[i] ?? drawn.shift()!);
     for (let start = 0; start < inputs.length; start += ROWS_PER_INSERT) {
       const chunk = inputs.slice(start, start + ROWS_PER_INSERT);
-      const params = chunk.flatMap((input, i) => itemColumns(ctx, input, keys[start + i]!));
-      const rows = chunk.map((_, i) => {
-        const own = ids?.[start + i];
-        if (own !== undefined) params.push(own);
-        const id = own === undefined ? 'DEFAULT' : `$${params.length}`;
-        return `(${id}, ${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`;
-      });
-      const inserted = await tx.query<{ id: number; label_key: string }>(
+      const params = chunk.flatMap((input, i) => [
+        added[start + i]!,
+        ...itemColumns(ctx, input, keys[start + i]!, added[start + i]!),
+      ]);
+      const rows = chunk.map(
+        (_, i) =>
+          `(${Array.from({ length: ITEM_VALUES }, (_, j) => `$${i * ITEM_VALUES + j + 1}`).join(', ')})`,
+      );
+      await tx.query(
         `INSERT INTO items (id, folder_id, label, label_key, description, login, email, url, tags, anyone_can_modify, password, search_key)
-         VALUES ${rows.join(', ')} RETURNING id, label_key`,
+         VALUES ${rows.join(', ')}`,
         params,
       );
-      // Label keys are unique in the vault: each tells which row got which id.
-      const idOf = new Map(inserted.map((row) => [row.label_key, Number(row.id)]));
-      added.push(...chunk.map((_, i) => idOf.get(keys[start + i]!)!));
     }
     await auditWrites(
       tx,
@@ -485,7 +492,7 @@ export async function updateItem(ctx: StoreContext, actor: Actor, id: number, va
         `UPDATE items SET folder_id = $2, label = $3, label_key = $4, description = $5, login = $6, email = $7,
            url = $8, tags = $9, anyone_can_modify = $10, password = $11, search_key = $12, updated_at = now()
          WHERE id = $1 RETURNING id`,
-        [id, ...itemColumns(ctx, input, key)],
+        [id, ...itemColumns(ctx, input, key, id)],
       );
       if (rows.length === 0) throw notFound(`No item with id ${id}.`);
       await auditWrite(tx, actor, 'updateItem', `item ${id}`);
@@ -560,7 +567,10 @@ export function checkOtpSecret(otp: ItemOtpSecret): ItemOtpSecret {
 export async function setItemExtras(tx: Queryable, ctx: StoreContext, id: number, extras: ItemExtras) {
   if (extras.otp !== undefined) {
     const otp = checkOtpSecret(extras.otp);
-    await tx.query('UPDATE items SET totp = $2 WHERE id = $1', [id, ctx.box.sealText(JSON.stringify(otp))]);
+    await tx.query('UPDATE items SET totp = $2 WHERE id = $1', [
+      id,
+      sealItemSecret(ctx.box, id, 'totp', JSON.stringify(otp)),
+    ]);
   }
   if (extras.fields !== undefined && extras.fields.length > 0) {
     const fields = extras.fields.map((field) => ({
@@ -571,7 +581,7 @@ export async function setItemExtras(tx: Queryable, ctx: StoreContext, id: number
     }));
     await tx.query('UPDATE items SET fields = $2 WHERE id = $1', [
       id,
-      ctx.box.sealText(JSON.stringify(fields)),
+      sealItemSecret(ctx.box, id, 'fields', JSON.stringify(fields)),
     ]);
   }
   ctx.forgetItems([id]);
@@ -607,7 +617,7 @@ export async function readOtp(
   if (!row || !(await readable(ctx, principal)).has(Number(row.folder_id)))
     throw notFound(`No item with id ${id}.`);
   if (row.totp === null) throw notFound(`Item ${id} has no one-time code (no TOTP secret is set).`);
-  const otp = JSON.parse(ctx.box.openText(row.totp)) as ItemOtpSecret;
+  const otp = JSON.parse(openItemSecret(ctx.box, id, 'totp', row.totp)) as ItemOtpSecret;
   const totp = new TOTP({
     secret: Secret.fromBase32(otp.secret),
     algorithm: otp.algorithm.toUpperCase(),

@@ -35,12 +35,15 @@ export interface OldFile {
  * @param target Where: a PGlite data directory or a PostgreSQL URL.
  * @param masterKey The master key (base64) the vault is encrypted with.
  * @param files The attachments, all on one item.
+ * @param schemaVersion The schema to leave it at: 9 for the release before item secrets were bound
+ *   to their rows (9d5f489; its attachments in chunks, but these written the older way all the same).
  * @returns The item's id and each file's id, in order.
  */
 export async function writeOldFormatVault(
   target: { dataDir: string } | { databaseUrl: string },
   masterKey: string,
   files: readonly OldFile[],
+  schemaVersion = OLD_SCHEMA_VERSION,
 ): Promise<{ itemId: number; fileIds: number[] }> {
   let db: Database;
   if ('dataDir' in target) {
@@ -53,7 +56,7 @@ export async function writeOldFormatVault(
       await tx.exec(
         'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
       );
-      for (const migration of MIGRATIONS.filter((m) => m.version <= OLD_SCHEMA_VERSION)) {
+      for (const migration of MIGRATIONS.filter((m) => m.version <= schemaVersion)) {
         await tx.exec(migration.sql);
         await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
           migration.version,
@@ -65,7 +68,8 @@ export async function writeOldFormatVault(
     // That server's secret box: every value sealed in its format (version 1, nonce, tag, ciphertext).
     const box: SecretBox = {
       ...createSecretBox(rawKey),
-      seal: (plain, aad) => sealLegacyBox(rawKey, plain, aad),
+      // It bound nothing: no value of it carries additional data.
+      seal: (plain) => sealLegacyBox(rawKey, plain),
       sealText: (plain) => sealLegacyBox(rawKey, Buffer.from(plain, 'utf8')),
     };
     const ctx = createStoreContext(db, box, 0);

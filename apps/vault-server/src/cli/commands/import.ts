@@ -25,7 +25,7 @@ function idLines(summary: ImportSummary): string[] {
   const moved = changed.filter((change) => change.kind !== 'file');
   if (moved.length > 0) {
     lines.push(
-      `  ${moved.length} ${summary.dryRun ? 'would get' : 'got'} another id: their source id is taken here (a folder or item of this vault has it); references and scripts written for the source must use the new one:\n`,
+      `  ${moved.length} ${summary.dryRun ? 'would get' : 'got'} another id: their source id is taken here (a folder or item of this vault has it); references and scripts written for the source must use the new one${summary.dryRun ? ' (the ids below, if nothing is added here before the import)' : ''}:\n`,
     );
   }
   const files = changed.length - moved.length;

@@ -256,6 +256,12 @@ CREATE TRIGGER upstream_accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRU
   FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();
 `,
   },
+  {
+    version: 12,
+    name: 'search keys hold each value also without the punctuation inside its words',
+    // Emptied keys are filled in again, with the new form, when the server starts (fillSearchKeys).
+    sql: `UPDATE items SET search_key = '';`,
+  },
 ];
 
 /**

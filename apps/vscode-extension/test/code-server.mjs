@@ -88,16 +88,21 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
   const authority =
     JSON.parse(settings.replace(/&quot;/g, '"').replace(/&amp;/g, '&')).remoteAuthority || host;
 
-  const browser = await chromium.launch({
+  // A profile on disk, as a user's browser has: its HTTP cache is what the web check reads.
+  const browserDataDir = join(tmp, 'chromium');
+  const context = await chromium.launchPersistentContext(browserDataDir, {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     env: { ...process.env, HOME: tmp, XDG_CONFIG_HOME: join(tmp, 'cfg'), XDG_CACHE_HOME: join(tmp, 'cache') },
     args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://${host}` });
+  const allowClipboard = (...permissions) =>
+    context.grantPermissions(permissions, { origin: `http://${host}` });
+  await allowClipboard('clipboard-read', 'clipboard-write');
 
   return {
     host,
+    browserDataDir,
     log: () => log,
     /**
      * Opens the workbench with the extension under development, and the test entry when given.
@@ -134,8 +139,19 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
       );
       return page;
     },
+    /** Lets the workbench read the clipboard, or only write it, as a browser that never asked. */
+    async allowClipboardRead(allowed) {
+      await context.clearPermissions();
+      await (allowed
+        ? allowClipboard('clipboard-read', 'clipboard-write')
+        : allowClipboard('clipboard-write'));
+    },
+    /** Closes Chromium, which writes out what its cache still holds in memory. */
+    async closeBrowser() {
+      await context.close().catch(() => {});
+    },
     async close() {
-      await browser.close().catch(() => {});
+      await context.close().catch(() => {});
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {}

@@ -16,7 +16,7 @@ import { seedReplay } from './seed-replay.mjs';
 import { seedTeamPass3 } from './seed-teampass3.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
-import { webCheck } from './web-check.mjs';
+import { browserCacheCheck, webCheck } from './web-check.mjs';
 
 const bench = process.argv.includes('--bench');
 // VAULTLINE_CHECKS=suite,ui,web,scan,vsix runs only those parts (all by default): for iterating.
@@ -161,6 +161,15 @@ try {
         downUrl: fixture.downUrl,
         teampass3: { url: fixture.teampass3.url, ...fixture.teampass3.users.alice },
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
+      // The last check in the browser: closed, Chromium writes its cache out to be read.
+      await server.closeBrowser();
+      webFailures.push(
+        ...browserCacheCheck(
+          server.browserDataDir,
+          server.host,
+          Object.values(fixture.items).map((item) => item.password),
+        ),
+      );
       for (const failure of webFailures) console.log(`web check failure: ${failure}`);
       if (webFailures.length === 0) passed += 1;
       else failed += 1;

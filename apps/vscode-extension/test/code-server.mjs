@@ -71,9 +71,11 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
     { env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
+  const listeners = new Set();
   const port = await new Promise((resolve, reject) => {
     const onData = (data) => {
       log += data;
+      for (const listener of listeners) listener(String(data));
       const match = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
       if (match) resolve(Number(match[1]));
     };
@@ -104,6 +106,10 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
     host,
     browserDataDir,
     log: () => log,
+    /** Calls `listener` with each piece of code-server's output from now on. */
+    onOutput(listener) {
+      listeners.add(listener);
+    },
     /**
      * Opens the workbench with the extension under development, and the test entry when given.
      * Newer VS Code honours these payload entries in a built product only with the smoke-test

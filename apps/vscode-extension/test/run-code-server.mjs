@@ -101,7 +101,7 @@ try {
       exit = resolvePromise;
     });
     let summary;
-    await server.openWorkbench({
+    const suitePage = await server.openWorkbench({
       extensionPath: root,
       testsPath: join(root, 'dist/test/suite.cjs'),
       onLog: (args) => {
@@ -114,9 +114,14 @@ try {
       },
       onExit: (code) => exit(code),
     });
-    const timer = setTimeout(() => exit('timeout'), 420_000);
+    // Mocha bounds every test and hook; what it cannot see is a workbench that died: wait for
+    // the suite's end or the page's, not for a time guessed for a loaded machine.
+    suitePage.on('crash', () => exit('the workbench page crashed'));
+    suitePage.on('close', () => exit('the workbench page closed'));
+    server.onOutput((text) => {
+      if (/Extension Host Process exited/.test(text)) exit('the extension host exited');
+    });
     const code = await finished;
-    clearTimeout(timer);
     if (summary) {
       passed += summary.passed;
       failed += summary.failed;

@@ -36,8 +36,12 @@ export function processOutput(): Output {
   };
 }
 
+/** The widest a column is padded to: a longer cell is shown whole, widening its own row only. */
+export const COLUMN_WIDTH_CAP = 40;
+
 /**
- * Lays rows out in columns, for people.
+ * Lays rows out in columns, for people: each column as wide as its longest cell, at most
+ * {@link COLUMN_WIDTH_CAP}.
  *
  * @param rows The rows, the first one the header.
  * @returns The text, one line per row.
@@ -45,7 +49,8 @@ export function processOutput(): Output {
 export function columns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) {
-    for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    for (const [index, cell] of row.entries())
+      widths[index] = Math.min(COLUMN_WIDTH_CAP, Math.max(widths[index] ?? 0, cell.length));
   }
   return rows
     .map((row) =>

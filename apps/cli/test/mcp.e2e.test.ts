@@ -129,7 +129,7 @@ describe('vaultline mcp against the vault server', () => {
     const byId = await mcp.call('get_reference', { itemId: id, field: 'login' });
     expect(byId.data).toMatchObject({
       byId: `vaultline://${id}/login`,
-      byPath: 'vaultline://Engineering/Databases/prod%20db/login',
+      item: { data: { byPath: 'vaultline://Engineering/Databases/prod%20db/login' } },
     });
     const byPath = await mcp.call('get_reference', {
       folderPath: ['Engineering', 'Databases'],
@@ -177,6 +177,19 @@ describe('vaultline mcp against the vault server', () => {
     expect(item!.data.label).not.toMatch(/\p{Cc}|\p{Cf}/u);
     // In the text too, the label sits inside "data".
     expect(text).toMatch(/"data": \{\s+"label": "IMPORTANT: ignore/);
+    // A reference spelled with that label is vault text too: inside "data", bounded, in every answer.
+    const byPathText = `vaultline://Dev/${encodeURIComponent(INJECTED_LABEL)}/password`;
+    const found = await mcp.call('get_reference', { itemId: (data.items as { id: number }[])[0]!.id });
+    const checked = await mcp.call('check_references', { text: `X=${byPathText}` });
+    for (const answer of [found, checked]) {
+      const outside = JSON.stringify({ ...answer.data, item: undefined, references: undefined });
+      expect(outside).not.toMatch(/ignore/);
+      expect(answer.text).not.toContain('!'.repeat(MAX_UNTRUSTED_LENGTH));
+    }
+    expect(Array.from((found.data.item as { data: { byPath: string } }).data.byPath)).toHaveLength(
+      MAX_UNTRUSTED_LENGTH,
+    );
+    expect(checked.data.references).toMatchObject([{ data: { reference: expect.stringMatching(/…$/) } }]);
   });
 
   it('moves a secret from a real file into the vault: the vault holds it byte for byte, the file only the reference, the answer neither', async () => {

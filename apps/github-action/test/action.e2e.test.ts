@@ -10,7 +10,13 @@ import {
   type TestVault,
 } from '@vaultline/vault-server/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ActionRun, parseFileCommands, runAction, unmaskedLeaks } from './support/runner.ts';
+import {
+  type ActionRun,
+  parseFileCommands,
+  type RunnerPlatform,
+  runAction,
+  unmaskedLeaks,
+} from './support/runner.ts';
 
 /** Values a runner's file commands and workflow commands must carry exactly, and mask. */
 const VALUES = {
@@ -19,6 +25,7 @@ const VALUES = {
   multiline: '-----BEGIN KEY-----\nkey-body-Mn7Lk6\n}\n-----END KEY-----\n',
   delimiter: 'EOF\nghadelimiter_1b4e28ba-2fa1-11d2-883f-0016d3cca427\n<<EOF\nend-Delim-77',
   lone: 'carriage\rreturn-Cr55',
+  trailing: 'trailing-cr-Tq4\r',
   ops: 'Ops-Only-Secret-77',
 } as const;
 
@@ -66,6 +73,7 @@ const STEP_ENV = () => ({
   MULTILINE: `vaultline://${ids.multiline}/password`,
   DELIMITER: `vaultline://${ids.delimiter}/password`,
   LONE_CR: `vaultline://${ids.lone}/password`,
+  TRAILING_CR: `vaultline://${ids.trailing}/password`,
   DB_URL: `postgres://app:vaultline://CI/percent/password@db:5432/app`,
 });
 const EXPECTED = {
@@ -74,6 +82,7 @@ const EXPECTED = {
   MULTILINE: VALUES.multiline,
   DELIMITER: VALUES.delimiter,
   LONE_CR: VALUES.lone,
+  TRAILING_CR: VALUES.trailing,
   DB_URL: `postgres://app:${VALUES.percent}@db:5432/app`,
 };
 
@@ -81,11 +90,13 @@ async function action(
   inputs: Record<string, string> = {},
   env: Record<string, string> = STEP_ENV(),
   key = aliceKey,
+  platform: RunnerPlatform = 'linux',
 ): Promise<ActionRun> {
   const run = await runAction({
     home,
     inputs: { url: proxy.url, 'api-key': key, login: 'alice', ...inputs },
     env,
+    platform,
   });
   runs.push(run);
   return run;
@@ -112,12 +123,12 @@ describe('the GitHub Action, run as a runner runs it', () => {
     // The API key first, then the values; the one line that is not a mask comes after all of them.
     expect(run.masks[0]).toBe(aliceKey);
     const info = run.lines.findIndex((line) => line.command === undefined);
-    expect(run.lines[info]!.data).toMatch(/^Resolved 6 references into PERCENT, .*DB_URL: exported/);
+    expect(run.lines[info]!.data).toMatch(/^Resolved 7 references into PERCENT, .*DB_URL: exported/);
     expect(run.lines.slice(0, info).every((line) => line.command === 'add-mask')).toBe(true);
     expect(run.lines.slice(info + 1)).toEqual([]);
     // Exported through heredocs whose delimiter occurs in no value.
     const delimiters = [...run.envFile.matchAll(/^[A-Z_]+<<(.+)$/gm)].map((match) => match[1]!);
-    expect(delimiters).toHaveLength(6);
+    expect(delimiters).toHaveLength(7);
     for (const delimiter of delimiters) {
       expect(delimiter).toMatch(/^ghadelimiter_[0-9a-f-]{36}$/);
       for (const value of Object.values(EXPECTED)) expect(value).not.toContain(delimiter);
@@ -212,9 +223,20 @@ describe('the GitHub Action, run as a runner runs it', () => {
   });
 });
 
+it('exports each value exactly as a Windows runner reads it (CR LF line ends)', async () => {
+  const run = await action({}, STEP_ENV(), aliceKey, 'windows');
+  expect({ code: run.code, errors: errors(run) }).toEqual({ code: 0, errors: [] });
+  expect(run.envFile).toContain('\r\n');
+  expect(run.env).toEqual(EXPECTED);
+});
+
 it('parses file commands as the runner does', () => {
   expect(parseFileCommands('A=1\nB<<X\nline\r\n\nX\nC<<Y\nY\n')).toEqual({ A: '1', B: 'line\r\n', C: '' });
   expect(() => parseFileCommands('B<<X\nno end\n')).toThrow(/delimiter not found/);
+  // Windows reads CR LF as a line end: a value's last CR is kept only when CR LF ends its line.
+  expect(parseFileCommands('A=1\r\nB<<X\r\nline\r\r\nX\r\n', 'windows')).toEqual({ A: '1', B: 'line\r' });
+  expect(parseFileCommands('B<<X\nline\r\nX\n', 'windows')).toEqual({ B: 'line' });
+  expect(parseFileCommands('B<<X\nline\r\nX\n', 'linux')).toEqual({ B: 'line\r' });
 });
 
 describe('the GitHub Action against TeamPass 3 (login, password and API key)', () => {

@@ -79,12 +79,27 @@ function queryEscape(text: string): string {
 
 type TemplateData = Record<string, Record<string, string>>;
 
-/** The `{{ .a.b }}` fields of ESO's Go templates (the recipe uses no other construct). */
+/**
+ * Go's `json.Marshal` of a string, what Sprig's `toJson` gives: JSON.stringify's escapes, and
+ * `<`, `>`, `&`, U+2028 and U+2029 as `\u` escapes.
+ */
+function goJson(text: string): string {
+  return JSON.stringify(text).replace(
+    /[<>&\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * The `{{ .a.b }}` fields of ESO's Go templates, and `{{ .a.b | toJson }}` (a Sprig function of
+ * ESO's templates): the recipe uses no other construct.
+ */
 function render(template: string, data: TemplateData): string {
-  const rest = template.replace(/\{\{\s*\.(\w+)\.(\w+)\s*\}\}/g, (_, group: string, name: string) => {
+  const field = /\{\{\s*\.(\w+)\.(\w+)\s*(\|\s*toJson\s*)?\}\}/g;
+  const rest = template.replace(field, (_, group: string, name: string, toJson?: string) => {
     const value = data[group]?.[name];
     expect(value, `${group}.${name}`).toBeDefined();
-    return value!;
+    return toJson ? goJson(value!) : value!;
   });
   expect(rest).not.toContain('{{');
   return rest;
@@ -152,7 +167,14 @@ describe('External Secrets Operator against the Vaultline server (docs/kubernete
   const passwords = {
     db: 'Pg-Prød#2024!é-🦄',
     wifi: 'Wifi-Pass-Ünïcode-42 ☕',
+    share: 'Share-Pw-Bäck\\slash-7',
   };
+  /**
+   * A label with what a JSONPath string literal must escape: backslashes and quotes. (`toJson`
+   * also writes `<`, `>` and `&` as `\u` escapes, which Go's JSONPath reads and jsonpath-plus,
+   * the stand-in here, does not.)
+   */
+  const shareLabel = 'C:\\Shares\\ops "main" \\';
 
   beforeAll(async () => {
     // Keys in URLs refused: what ESO sends works there.
@@ -178,6 +200,9 @@ describe('External Secrets Operator against the Vaultline server (docs/kubernete
           login: 'guest',
         },
       })
+    ).id;
+    ids.share = (
+      await admin.addItem({ item: { label: shareLabel, password: passwords.share, folderId: ids.shared } })
     ).id;
     ids.ops_item = (
       await admin.addItem({ item: { label: 'ops only', password: 'Ops-Only-Pw-1', folderId: ids.ops } })
@@ -246,6 +271,10 @@ describe('External Secrets Operator against the Vaultline server (docs/kubernete
     expect(
       await esoGetSecret(byLabel, { ...entry!.remoteRef, key: String(ids.shared) }, secrets(), vault.url),
     ).toBe(passwords.wifi);
+    // Backslashes and quotes in the label reach the JSONPath as text, not as escapes.
+    expect(
+      await esoGetSecret(byLabel, { key: String(ids.shared), property: shareLabel }, secrets(), vault.url),
+    ).toBe(passwords.share);
     // A label that is not there, or a folder the key's user may not read: no match, an error.
     await expect(
       esoGetSecret(byLabel, { key: String(ids.shared), property: 'no such item' }, secrets(), vault.url),

@@ -127,6 +127,13 @@ describe.each(STORES)('word search on %s', (store) => {
     expect(await labels('サーバー root')).toEqual(['東京サーバー 🔑']);
   });
 
+  it('leaves out punctuation inside words, as the core does: wifi finds "Café Wi-Fi"', async () => {
+    expect(await found('wifi')).toEqual(['Café Wi-Fi ☕']);
+    expect(await labels('cafe wifi')).toEqual(['Café Wi-Fi ☕']);
+    expect(await labels('apprw dbprod')).toEqual(['PostgreSQL production']);
+    expect(await labels('infra.structure')).toEqual(expect.arrayContaining(['prod db']));
+  });
+
   it('matches %, _ and \\ literally and answers hostile text with nothing', async () => {
     expect(await found('100%25_')).toEqual(['share \\\\fs01\\ops 100%_off']);
     expect(await found('%5Cfs01%5Cops')).toEqual(['share \\\\fs01\\ops 100%_off']);

@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
 import { CONFIG, CONFIG_SECTION, DEFAULTS, MAX_CLEAR_SECONDS } from './constants.ts';
+import type { Notifier } from './notifier.ts';
 
 /**
- * Copies values with auto-clear: after the configured delay the clipboard is emptied, but only if
- * it still holds what was copied. Only a SHA-256 digest of the value is kept for that check.
+ * Copies values with auto-clear: after the configured delay the clipboard is emptied. In a desktop
+ * window only if it still holds what was copied (only a SHA-256 digest of the value is kept for
+ * that check); in a browser it is emptied without being read: there a read needs a permission the
+ * browser may never grant, and VS Code waits for the user's answer.
  */
 export class ClipboardCopier implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
@@ -11,6 +14,15 @@ export class ClipboardCopier implements vscode.Disposable {
   private resolveClear: ((cleared: boolean) => void) | undefined;
   private visible = false;
   private pendingDigest: string | undefined;
+  private pendingWhat = '';
+  private warnedUnclearable = false;
+  private readonly notifier: Notifier;
+  /** Whether the clipboard is read before it is cleared: in a desktop window only. */
+  private readonly readsFirst = vscode.env.uiKind === vscode.UIKind.Desktop;
+
+  constructor(notifier: Notifier) {
+    this.notifier = notifier;
+  }
 
   /** The countdown shown in the status bar, or '' when nothing is pending. */
   get statusText(): string {
@@ -27,8 +39,19 @@ export class ClipboardCopier implements vscode.Disposable {
     const seconds = clearSeconds(requested);
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
+    if (!this.readsFirst && !this.warnedUnclearable && !(await mayWriteUnprompted())) {
+      this.warnedUnclearable = true;
+      this.notifier.warning(
+        vscode.l10n.t(
+          'Vaultline: this browser lets a page change the clipboard on its own only once the page may read it, so the {0} may stay on the clipboard after {1} s. Allow clipboard access for this site, or copy something else over it.',
+          what.toLowerCase(),
+          seconds,
+        ),
+      );
+    }
     const digest = await sha256(value);
     this.pendingDigest = digest;
+    this.pendingWhat = what;
     const deadline = Date.now() + seconds * 1000;
     const cleared = new Promise<boolean>((resolve) => {
       this.resolveClear = resolve;
@@ -59,12 +82,21 @@ export class ClipboardCopier implements vscode.Disposable {
     if (this.timer === undefined) return;
     clearInterval(this.timer);
     this.timer = undefined;
+    const what = this.pendingWhat;
     let cleared = false;
     try {
-      if ((await sha256(await vscode.env.clipboard.readText())) === digest) {
+      if (!this.readsFirst || (await stillHolds(digest))) {
         await vscode.env.clipboard.writeText('');
         cleared = true;
       }
+    } catch (error) {
+      this.notifier.warning(
+        vscode.l10n.t(
+          'Vaultline could not clear the clipboard ({0}): it may still hold the {1}. Copy something else to replace it.',
+          error instanceof Error ? error.message : String(error),
+          what.toLowerCase(),
+        ),
+      );
     } finally {
       this.cancel(cleared);
     }
@@ -97,6 +129,29 @@ export function clearSeconds(requested?: unknown): number {
   return Number.isFinite(configured) && configured > 0
     ? Math.min(configured, MAX_CLEAR_SECONDS)
     : DEFAULTS.clipboardClearSeconds;
+}
+
+/**
+ * Whether the browser lets a page write the clipboard without a click: Chromium asks for the
+ * clipboard-read permission then. True where no Permissions API answers (a desktop window, Node).
+ */
+async function mayWriteUnprompted(): Promise<boolean> {
+  const permissions = (globalThis.navigator as { permissions?: Permissions } | undefined)?.permissions;
+  if (!permissions) return true;
+  try {
+    return (await permissions.query({ name: 'clipboard-read' as PermissionName })).state === 'granted';
+  } catch {
+    return true;
+  }
+}
+
+/** Whether the clipboard still holds the value of this digest; true when it cannot be read. */
+async function stillHolds(digest: string): Promise<boolean> {
+  try {
+    return (await sha256(await vscode.env.clipboard.readText())) === digest;
+  } catch {
+    return true;
+  }
 }
 
 /** The SHA-256 of a text, hex (Web Crypto: the same in Node and in a web worker). */

@@ -87,6 +87,8 @@ export function newValuePrompt(field: EditableField): string {
 export class VaultWriter {
   /** The prompts of the last steps asked, title first (`Add Item (5/6) — Email (optional)`): for tests. */
   readonly prompts: string[] = [];
+  /** The password box open now (Add Item, Edit Item): for tests. */
+  passwordBox: vscode.InputBox | undefined;
   private readonly connections: ConnectionStore;
 
   constructor(connections: ConnectionStore) {
@@ -301,21 +303,45 @@ export class VaultWriter {
     return vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
   }
 
-  private async askNewPassword(folder: FolderNode | undefined, title: string): Promise<string | undefined> {
+  /**
+   * The password step: a box that hides what is typed; Enter on an empty box, or its button,
+   * generates a strong password for the folder's level.
+   */
+  private askNewPassword(folder: FolderNode | undefined, title: string): Promise<string | undefined> {
     const level = folder?.folder.complexityLevel;
-    const generate = vscode.l10n.t('Generate a strong password');
-    const choice = await vscode.window.showQuickPick([generate, vscode.l10n.t('Type a password')], {
-      title,
-      placeHolder: vscode.l10n.t('Password of the item'),
-    });
-    if (choice === undefined) return undefined;
-    if (choice === generate) return generatePassword({ complexityLevel: level });
-    return this.ask({
-      title,
-      prompt: vscode.l10n.t('Password'),
-      password: true,
-      // Judged once something is typed: an empty box is not yet an error.
-      validateInput: (text) => (text === '' ? undefined : capitalize(strengthProblem(text, level))),
+    const prompt = vscode.l10n.t('Password (leave empty and press Enter to generate a strong one)');
+    this.prompts.push(`${title} — ${prompt}`);
+    if (this.prompts.length > 50) this.prompts.shift();
+    const generate: vscode.QuickInputButton = {
+      iconPath: new vscode.ThemeIcon('sparkle'),
+      tooltip: vscode.l10n.t('Generate a strong password'),
+    };
+    const box = vscode.window.createInputBox();
+    box.title = title;
+    box.prompt = prompt;
+    box.password = true;
+    box.ignoreFocusOut = true;
+    box.buttons = [generate];
+    this.passwordBox = box;
+    // Judged once something is typed: an empty box is not yet an error.
+    const problem = (text: string) => (text === '' ? undefined : capitalize(strengthProblem(text, level)));
+    return new Promise((resolve) => {
+      const finish = (value: string | undefined) => {
+        resolve(value);
+        if (this.passwordBox === box) this.passwordBox = undefined;
+        box.dispose();
+      };
+      box.onDidChangeValue((text) => {
+        box.validationMessage = problem(text);
+      });
+      box.onDidTriggerButton(() => finish(generatePassword({ complexityLevel: level })));
+      box.onDidAccept(() => {
+        if (box.value === '') finish(generatePassword({ complexityLevel: level }));
+        else if (problem(box.value) === undefined) finish(box.value);
+        else box.validationMessage = problem(box.value);
+      });
+      box.onDidHide(() => finish(undefined));
+      box.show();
     });
   }
 }

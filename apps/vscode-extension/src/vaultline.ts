@@ -89,7 +89,7 @@ export class Vaultline implements vscode.Disposable {
       }),
     );
     const search = this.own(new ItemSearch(connections, tree, presentation));
-    const clipboard = this.own(new ClipboardCopier());
+    const clipboard = this.own(new ClipboardCopier(notifier));
     const attachments = this.own(new Attachments(connections, presentation));
     const writer = new VaultWriter(connections);
     const connectFlow = this.own(new ConnectFlow(connections));

@@ -71,9 +71,11 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
     { env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
+  const listeners = new Set();
   const port = await new Promise((resolve, reject) => {
     const onData = (data) => {
       log += data;
+      for (const listener of listeners) listener(String(data));
       const match = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
       if (match) resolve(Number(match[1]));
     };
@@ -88,17 +90,26 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
   const authority =
     JSON.parse(settings.replace(/&quot;/g, '"').replace(/&amp;/g, '&')).remoteAuthority || host;
 
-  const browser = await chromium.launch({
+  // A profile on disk, as a user's browser has: its HTTP cache is what the web check reads.
+  const browserDataDir = join(tmp, 'chromium');
+  const context = await chromium.launchPersistentContext(browserDataDir, {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     env: { ...process.env, HOME: tmp, XDG_CONFIG_HOME: join(tmp, 'cfg'), XDG_CACHE_HOME: join(tmp, 'cache') },
     args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://${host}` });
+  const allowClipboard = (...permissions) =>
+    context.grantPermissions(permissions, { origin: `http://${host}` });
+  await allowClipboard('clipboard-read', 'clipboard-write');
 
   return {
     host,
+    browserDataDir,
     log: () => log,
+    /** Calls `listener` with each piece of code-server's output from now on. */
+    onOutput(listener) {
+      listeners.add(listener);
+    },
     /**
      * Opens the workbench with the extension under development, and the test entry when given.
      * Newer VS Code honours these payload entries in a built product only with the smoke-test
@@ -134,8 +145,19 @@ export async function startCodeServer({ bin, tmp, workspace, env }) {
       );
       return page;
     },
+    /** Lets the workbench read the clipboard, or only write it, as a browser that never asked. */
+    async allowClipboardRead(allowed) {
+      await context.clearPermissions();
+      await (allowed
+        ? allowClipboard('clipboard-read', 'clipboard-write')
+        : allowClipboard('clipboard-write'));
+    },
+    /** Closes Chromium, which writes out what its cache still holds in memory. */
+    async closeBrowser() {
+      await context.close().catch(() => {});
+    },
     async close() {
-      await browser.close().catch(() => {});
+      await context.close().catch(() => {});
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {}

@@ -16,7 +16,7 @@ import { seedReplay } from './seed-replay.mjs';
 import { seedTeamPass3 } from './seed-teampass3.mjs';
 import { seedVault } from './seed-vault.mjs';
 import { uiCheck } from './ui-check.mjs';
-import { webCheck } from './web-check.mjs';
+import { browserCacheCheck, webCheck } from './web-check.mjs';
 
 const bench = process.argv.includes('--bench');
 // VAULTLINE_CHECKS=suite,ui,web,scan,vsix runs only those parts (all by default): for iterating.
@@ -101,7 +101,7 @@ try {
       exit = resolvePromise;
     });
     let summary;
-    await server.openWorkbench({
+    const suitePage = await server.openWorkbench({
       extensionPath: root,
       testsPath: join(root, 'dist/test/suite.cjs'),
       onLog: (args) => {
@@ -114,9 +114,14 @@ try {
       },
       onExit: (code) => exit(code),
     });
-    const timer = setTimeout(() => exit('timeout'), 420_000);
+    // Mocha bounds every test and hook; what it cannot see is a workbench that died: wait for
+    // the suite's end or the page's, not for a time guessed for a loaded machine.
+    suitePage.on('crash', () => exit('the workbench page crashed'));
+    suitePage.on('close', () => exit('the workbench page closed'));
+    server.onOutput((text) => {
+      if (/Extension Host Process exited/.test(text)) exit('the extension host exited');
+    });
     const code = await finished;
-    clearTimeout(timer);
     if (summary) {
       passed += summary.passed;
       failed += summary.failed;
@@ -161,6 +166,15 @@ try {
         downUrl: fixture.downUrl,
         teampass3: { url: fixture.teampass3.url, ...fixture.teampass3.users.alice },
       }).catch((error) => [String(error?.message ?? error).split('\n')[0]]);
+      // The last check in the browser: closed, Chromium writes its cache out to be read.
+      await server.closeBrowser();
+      webFailures.push(
+        ...browserCacheCheck(
+          server.browserDataDir,
+          server.host,
+          Object.values(fixture.items).map((item) => item.password),
+        ),
+      );
       for (const failure of webFailures) console.log(`web check failure: ${failure}`);
       if (webFailures.length === 0) passed += 1;
       else failed += 1;

@@ -12,6 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCommand } from './code-server.mjs';
+import { scanForSecrets } from './secret-scan.mjs';
+
+/** The clipboard's clear delay in the web check, in seconds. */
+const CLEAR_SECONDS = 3;
 
 /**
  * @param {{ openWorkbench: Function, host: string }} server The running code-server.
@@ -32,6 +36,7 @@ export async function webCheck(
   const settingsPath = join(tmp, 'ud/User/settings.json');
   const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
   settings['remote.extensionKind'] = { 'vaultline.vaultline-vscode': ['web'] };
+  settings['vaultline.clipboardClearSeconds'] = CLEAR_SECONDS;
   writeFileSync(settingsPath, JSON.stringify(settings));
   const page = await server.openWorkbench({ extensionPath });
   const failures = [];
@@ -116,6 +121,14 @@ export async function webCheck(
       console.log(
         'web check: TeamPass 3 signed in from the web worker; its tree says "No attachments on this vault"',
       );
+    // Its folders opened: the answers listing the items (passwords included) pass through the
+    // browser, whose cache is read once Chromium is closed (`browserCacheCheck`).
+    if (signedIn) {
+      await openTreeRow(page, 'web-tp3', /^Infrastructure ?full access/, 'web-frontend');
+      await openTreeRow(page, 'web-tp3', /^Databases ?full access/, item.label);
+      console.log('web check: the TeamPass 3 folders Infrastructure and Databases opened');
+      failures.push(...(await clearWithoutClipboardRead(page, server, item)));
+    }
 
     // A vault that is down is still "cannot reach", not CORS.
     await connectThroughDialog(page, ['web-down', downUrl, 'alice', apiKey]);
@@ -133,6 +146,9 @@ export async function webCheck(
     // The line's outer span holds its whole text: hover its 20th character (inside the reference).
     const line = page.locator('.editor-instance .view-line', { hasText: 'DB_PASS=vaultline' }).first();
     await line.waitFor({ timeout: 15_000 });
+    // The extension has read the document once the secret below is marked: only then does a hover
+    // reach its provider, and the line no longer redraws under the mouse.
+    await page.locator('.editor-instance .squiggly-warning').first().waitFor({ timeout: 20_000 });
     // Monaco redraws lines (a warning arriving, say): measure again until the span holds still.
     let box = null;
     let length = 1;
@@ -143,18 +159,23 @@ export async function webCheck(
       if (!box) await page.waitForTimeout(250);
     }
     if (!box) throw new Error('the reference line is not on screen');
-    await page.mouse.move(box.x + (box.width / length) * 20, box.y + box.height / 2);
     const hover = page.locator('.monaco-hover-content', { hasText: item.label }).first();
-    const hovered = await hover.waitFor({ timeout: 20_000 }).then(
-      () => true,
-      () => false,
-    );
+    // A hover asked while the connection still loads can come back empty: move off and on again
+    // (what a user does), a bounded number of times, until the item's hover is there.
+    let hovered = false;
+    for (let attempt = 1; attempt <= 3 && !hovered; attempt++) {
+      await page.mouse.move(0, 0);
+      await page.mouse.move(box.x + (box.width / length) * 20, box.y + box.height / 2);
+      hovered = await hover.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+    }
     const hoverText = hovered ? ((await hover.textContent()) ?? '') : '';
     console.log(`web check: hover ${JSON.stringify(hoverText.replace(/\s+/g, ' ').slice(0, 160))}`);
     if (!hovered) failures.push('hovering a reference in a vscode-remote document shows no Vaultline hover');
     await page.mouse.move(0, 0);
     await page.keyboard.press('Escape');
-    await page.locator('.editor-instance .squiggly-warning').first().waitFor({ timeout: 20_000 });
     await page
       .locator('.editor-instance .view-line', { hasText: 'APP_PASSWORD=' })
       .first()
@@ -246,4 +267,126 @@ async function showLogAndRead(page, pattern) {
     if (found) return found;
   }
   return '';
+}
+
+/**
+ * A password copied from the tree while the browser lets the workbench write the clipboard but not
+ * read it (a browser that never asked the user): the countdown ends and the clipboard is emptied.
+ *
+ * @returns The failures.
+ */
+async function clearWithoutClipboardRead(page, server, item) {
+  const failures = [];
+  await server.allowClipboardRead(false);
+  try {
+    const row = await treeRow(page, 'web-tp3', (text) => text.startsWith(item.label));
+    await row.hover();
+    await row.locator('.action-label[aria-label="Copy Password"]').click();
+    const countdown = page.locator('.statusbar', { hasText: /Password clears in \d+s/ });
+    await countdown.waitFor({ timeout: 15_000 });
+    const toastsText = async () =>
+      (
+        (await page
+          .locator('.notifications-toasts')
+          .textContent()
+          .catch(() => '')) ?? ''
+      ).replace(/\s+/g, ' ');
+    const toastsAtCopy = await toastsText();
+    // Gone once the clear ran; the wait allows the delay and the workbench's own pace.
+    const ended = await page
+      .waitForFunction(
+        () => !/clears in \d+s/.test(document.querySelector('.statusbar')?.textContent ?? ''),
+        null,
+        {
+          timeout: (CLEAR_SECONDS + 30) * 1000,
+        },
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    const status = (await page.locator('.statusbar').textContent()) ?? '';
+    const toasts = `${toastsAtCopy} ${await toastsText()}`;
+    if (!ended)
+      failures.push(
+        `without clipboard read the countdown never ends: ${JSON.stringify(/[^\s]* clears in \d+s/.exec(status)?.[0])}`,
+      );
+    await server.allowClipboardRead(true);
+    await page.bringToFront();
+    const left = await page.evaluate(() => navigator.clipboard.readText()).catch((error) => `(${error})`);
+    console.log(
+      `web check: without clipboard read, the countdown ${ended ? 'ended' : 'stuck'}; the clipboard holds ${left === item.password ? 'the password' : JSON.stringify(left.slice(0, 20))}; notifications ${JSON.stringify(toasts.slice(0, 200))}`,
+    );
+    // Chromium lets a page write the clipboard without a click only with clipboard read granted:
+    // the clear then cannot work, and the user must have been told.
+    const told = /may stay on the clipboard after \d+ s/.test(toasts);
+    if (left === item.password && !told)
+      failures.push('without clipboard read the password stays on the clipboard, and nobody said so');
+  } finally {
+    await server.allowClipboardRead(true);
+  }
+  return failures;
+}
+
+/**
+ * The first row under a connection's root that matches. List rows are drawn out of order: they
+ * are read by their `data-index`.
+ *
+ * @returns Its locator.
+ */
+async function treeRow(page, rootName, matches) {
+  const all = await page.$$eval('.part.sidebar .monaco-list-row', (elements) =>
+    elements
+      .map((element) => ({
+        index: Number(element.getAttribute('data-index')),
+        text: (element.textContent ?? '').replace(/\s+/g, ' ').trim(),
+      }))
+      .sort((a, b) => a.index - b.index),
+  );
+  const root = all.find((row) => row.text.startsWith(rootName));
+  const target = all.find((row) => row.index > (root?.index ?? Infinity) && matches(row.text));
+  if (!target) throw new Error(`no such row under ${rootName}`);
+  return page.locator(`.part.sidebar .monaco-list-row[data-index="${target.index}"]`);
+}
+
+/** Opens the first folder row under a connection's root that matches, and waits for its child row. */
+async function openTreeRow(page, rootName, folder, child) {
+  const row = await treeRow(page, rootName, (text) => folder.test(text));
+  const from = Number(await row.getAttribute('data-index'));
+  await row.click();
+  await page.waitForFunction(
+    ({ from, child }) => {
+      const texts = [...document.querySelectorAll('.part.sidebar .monaco-list-row')]
+        .map((element) => ({
+          index: Number(element.getAttribute('data-index')),
+          text: (element.textContent ?? '').replace(/\s+/g, ' ').trim(),
+        }))
+        .filter((row) => row.index > from);
+      return texts.some((row) => row.text.startsWith(child));
+    },
+    { from, child },
+    { timeout: 30_000 },
+  );
+}
+
+/**
+ * Reads Chromium's disk cache (its profile's `Cache` folder, once Chromium is closed) for the
+ * passwords the web check's TeamPass 3 folders hold: none may be there. The cache must hold the
+ * workbench's own files, or an empty result would mean nothing.
+ *
+ * @param {string} browserDataDir Chromium's `--user-data-dir`.
+ * @param {string} host The workbench's host (`127.0.0.1:port`).
+ * @param {string[]} passwords The passwords that must not be there.
+ * @returns {string[]} The failures; empty when the check passed.
+ */
+export function browserCacheCheck(browserDataDir, host, passwords) {
+  const cacheDir = join(browserDataDir, 'Default/Cache');
+  const { files, leaks } = scanForSecrets(cacheDir, passwords);
+  const workbench = scanForSecrets(cacheDir, [`http://${host}/`]).leaks.length;
+  console.log(
+    `web check: Chromium's cache holds ${files.length} files, ${workbench} of the workbench, ${leaks.length} with a password`,
+  );
+  const failures = leaks.map((leak) => `a TeamPass 3 password is in Chromium's disk cache: ${leak}`);
+  if (workbench === 0) failures.push(`Chromium's cache at ${cacheDir} holds nothing of the workbench`);
+  return failures;
 }

@@ -319,6 +319,7 @@ export async function requestKeyless(request: IdentifyRequest, path: string): Pr
     const response = await request.fetch(request.apiRoot + path, {
       method: 'GET',
       headers: { ...request.headers, accept: 'application/json' },
+      cache: 'no-store',
       signal: AbortSignal.timeout(request.timeoutMs),
     });
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);

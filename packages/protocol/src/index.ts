@@ -141,6 +141,7 @@ export type {
 export { fixedServerWordsOf } from './server-wordings.ts';
 export {
   foldLabel,
+  joinWordParts,
   MAX_SEARCH_LENGTH,
   neutralizeText,
   replaceUnsafeCharacters,

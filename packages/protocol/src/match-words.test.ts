@@ -76,6 +76,17 @@ describe('matchWords', () => {
     expect(matches('café', { ...cafe, label: 'CAFE\u0301' })).toBeDefined();
   });
 
+  it('leaves out punctuation inside words on both sides: wifi finds "Office Wi-Fi"', () => {
+    const office = { label: 'Office Wi-Fi', login: "o'neil", url: '', path: ['Net.work'] };
+    expect(matches('wifi', office)).toEqual({ labelWords: 1, wholeWords: 1, prefixWords: 0 });
+    expect(matches('office wifi', office)).toEqual({ labelWords: 2, wholeWords: 2, prefixWords: 0 });
+    expect(matches('wif', office)).toEqual({ labelWords: 1, wholeWords: 0, prefixWords: 1 });
+    expect(matches('wi-fi', { ...office, label: 'Office WiFi' })).toBeDefined();
+    expect(matches('oneil network', office)).toEqual({ labelWords: 0, wholeWords: 2, prefixWords: 0 });
+    expect(matches('apprw dbprodinternal')).toBeDefined();
+    expect(matches('officewifi', office)).toBeUndefined();
+  });
+
   it('finds emoji and CJK inside and between words', () => {
     const item = { label: '🔑db 東京サーバー', login: '', url: '', path: ['👩‍💻 team'] };
     expect(matches('🔑 東京 👩‍💻', item)).toBeDefined();

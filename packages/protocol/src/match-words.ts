@@ -1,12 +1,13 @@
 /**
  * What a search text means: words, each found in the label, login, URL or folder path of an item
- * (folded with {@link foldLabel}), in any order; and how the items found are ranked.
+ * (folded with {@link foldLabel}, and again with {@link joinWordParts}: `wifi` finds "Wi-Fi"), in
+ * any order; and how the items found are ranked.
  *
  * @module
  */
 
 import type { Item } from './legacy/schemas.ts';
-import { foldLabel } from './text.ts';
+import { foldLabel, joinWordParts } from './text.ts';
 
 /** The values of an item a search word is looked for in. */
 export type SearchFields = Pick<Item, 'label' | 'login' | 'url' | 'path'>;
@@ -104,13 +105,18 @@ export function matchWords(
     scope === 'label'
       ? []
       : [foldLabel(fields.login), foldLabel(fields.url), ...fields.path.map((title) => foldLabel(title))];
+  const joinedLabel = joinWordParts(label);
+  const joinedOthers = others.map(joinWordParts);
   let labelWords = 0;
   let wholeWords = 0;
   let prefixWords = 0;
   for (const word of words) {
-    let best = placeOf(label, word);
+    // Each field is also compared without the punctuation inside its words, the word too.
+    const joined = joinWordParts(word);
+    let best = Math.max(placeOf(label, word), placeOf(joinedLabel, joined));
     if (best >= 1) labelWords++;
-    for (let i = 0; i < others.length && best < 2; i++) best = Math.max(best, placeOf(others[i]!, word));
+    for (let i = 0; i < others.length && best < 2; i++)
+      best = Math.max(best, placeOf(others[i]!, word), placeOf(joinedOthers[i]!, joined));
     if (best < 0) return undefined;
     if (best === 2) wholeWords++;
     else if (best === 1) prefixWords++;

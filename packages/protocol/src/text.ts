@@ -16,6 +16,20 @@ export function foldLabel(label: string): string {
   return label.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 }
 
+/** Punctuation between two letters or digits: `-` in `wi-fi`, `.` in `db.prod`, `'` in `o'neil`. */
+const INNER_PUNCTUATION = /(?<=[\p{L}\p{N}])[^\p{L}\p{N}\s]+(?=[\p{L}\p{N}])/gu;
+
+/**
+ * A folded text with the punctuation inside its words left out, the second form search compares:
+ * `wifi` finds "Office Wi-Fi", `wi-fi` finds "WiFi".
+ *
+ * @param folded A text folded with {@link foldLabel}.
+ * @returns The text without punctuation between letters or digits (`office wifi`).
+ */
+export function joinWordParts(folded: string): string {
+  return folded.replace(INNER_PUNCTUATION, '');
+}
+
 /**
  * The longest search text, in characters (Unicode code points): the Vaultline server refuses
  * longer ones (400), the core's search refuses them before sending, and adapters (the Slack bot)

@@ -187,16 +187,20 @@ export async function referenceTool(
   if (!check) throw new ToolFailure('failed', 'The reference could not be checked.');
   if (!check.ok) throw checkFailure(check);
   const byPath = referenceToItem(check.item, field, { form: 'path' });
+  // A reference by path spells the vault's titles and label: vault text, inside `data`, bounded.
   return {
     notice: UNTRUSTED_NOTICE,
     reference: formatReference({ kind: 'id', id: check.item.id, field }),
     byId: formatReference({ kind: 'id', id: check.item.id, field }),
-    byPath: byPath.kind === 'path' ? formatReference(byPath) : null,
-    asked: text,
+    asked: untrusted(text),
     item: {
       id: check.item.id,
       folderId: check.item.folderId,
-      data: { label: untrusted(check.item.label), folderPath: check.item.path.map(untrusted) },
+      data: {
+        label: untrusted(check.item.label),
+        folderPath: check.item.path.map(untrusted),
+        byPath: byPath.kind === 'path' ? untrusted(formatReference(byPath)) : null,
+      },
     },
   };
 }
@@ -238,7 +242,7 @@ export async function checkTool(
     if (!entry.reference)
       return {
         ...where,
-        reference: untrusted(entry.text),
+        data: { reference: untrusted(entry.text) },
         resolves: false,
         problem: entry.error?.code ?? 'invalid_reference',
         why: bounded(entry.error?.message ?? 'It does not follow the grammar.'),
@@ -247,14 +251,14 @@ export async function checkTool(
     if (!check?.ok)
       return {
         ...where,
-        reference: untrusted(entry.text),
+        data: { reference: untrusted(entry.text) },
         resolves: false,
         problem: check?.error.code ?? 'not_found',
         why: bounded(check?.error.message ?? 'Not checked.'),
       };
     return {
       ...where,
-      reference: untrusted(entry.text),
+      data: { reference: untrusted(entry.text) },
       resolves: true,
       item: {
         id: check.item.id,

@@ -15,6 +15,17 @@ import { fileURLToPath } from 'node:url';
 /** The bundle `action.yml` runs. */
 export const ACTION = fileURLToPath(new URL('../../dist/index.mjs', import.meta.url));
 
+/** The runner's platform: its file command parser and Node's line end (`os.EOL`) follow it. */
+export type RunnerPlatform = 'linux' | 'windows';
+
+/**
+ * Preloaded into the Action run "as on Windows": Node's `os.EOL` there, which `@actions/core`
+ * writes the file commands with.
+ */
+const WINDOWS_EOL = `data:text/javascript,${encodeURIComponent(
+  "import os from 'node:os'; import { syncBuiltinESMExports } from 'node:module'; Object.defineProperty(os, 'EOL', { value: '\\r\\n' }); syncBuiltinESMExports();",
+)}`;
+
 /** One line of the Action's standard output. */
 export interface OutputLine {
   /** The line as printed. */
@@ -48,27 +59,33 @@ export function unescapeData(text: string): string {
 }
 
 /**
- * Parses a file command file (`GITHUB_ENV`, `GITHUB_OUTPUT`) as the runner does on Linux:
- * `NAME=VALUE` lines, and `NAME<<DELIMITER` blocks whose value is the text up to the newline before
- * the first line that equals the delimiter; a missing delimiter is an error.
+ * Parses a file command file (`GITHUB_ENV`, `GITHUB_OUTPUT`) as the runner does
+ * (`FileCommandManager.cs`): `NAME=VALUE` lines, and `NAME<<DELIMITER` blocks whose value is the
+ * text up to the line end before the first line that equals the delimiter; a missing delimiter is
+ * an error. A line ends at `\n`, and on Windows at `\r\n` too (its `OS_WINDOWS` build).
  *
  * @param text The file.
+ * @param platform The runner's platform: `linux` (and macOS) or `windows`.
  * @returns The pairs; later ones win.
  */
-export function parseFileCommands(text: string): Record<string, string> {
+export function parseFileCommands(text: string, platform: RunnerPlatform = 'linux'): Record<string, string> {
   const pairs: Record<string, string> = {};
   let index = 0;
-  const readLine = (): { line: string; newline: boolean } | undefined => {
+  const readLine = (): { line: string; newline: string } | undefined => {
     if (index >= text.length) return undefined;
+    const start = index;
     const lf = text.indexOf('\n', index);
     if (lf < 0) {
-      const line = text.slice(index);
       index = text.length;
-      return { line, newline: false };
+      return { line: text.slice(start), newline: '' };
     }
-    const line = text.slice(index, lf);
+    const crlf = platform === 'windows' ? text.indexOf('\r\n', index) : -1;
+    if (crlf >= 0 && crlf < lf) {
+      index = crlf + 2;
+      return { line: text.slice(start, crlf), newline: '\r\n' };
+    }
     index = lf + 1;
-    return { line, newline: true };
+    return { line: text.slice(start, lf), newline: '\n' };
   };
   for (let read = readLine(); read !== undefined; read = readLine()) {
     const { line } = read;
@@ -85,21 +102,19 @@ export function parseFileCommands(text: string): Record<string, string> {
     if (name === '' || delimiter === '') throw new Error(`Invalid format '${line}'`);
     const start = index;
     let end = index;
-    for (;;) {
-      const next = readLine();
+    for (let next = readLine(); next?.line !== delimiter; next = readLine()) {
       if (next === undefined) throw new Error(`Matching delimiter not found '${delimiter}'`);
-      if (next.line === delimiter) break;
-      if (!next.newline) throw new Error('EOF marker missing new line.');
-      end = index - 1;
+      end = index - next.newline.length;
     }
     pairs[name] = end > start ? text.slice(start, end) : '';
   }
   return pairs;
 }
 
+/** Standard output line by line, as the runner reads it (.NET's `ReadLine`: CR LF, LF or CR ends a line). */
 function parseLines(stdout: string): OutputLine[] {
   return stdout
-    .split('\n')
+    .split(/\r\n|\r|\n/)
     .filter((raw, i, all) => raw !== '' || i < all.length - 1)
     .map((raw) => {
       const match = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(raw);
@@ -119,6 +134,8 @@ export interface RunOptions {
   home: string;
   /** Kill it after this long (ms). */
   timeoutMs?: number;
+  /** Write and read the file commands as on this platform (default `linux`). */
+  platform?: RunnerPlatform;
 }
 
 /**
@@ -150,7 +167,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn(process.execPath, [ACTION], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const args = options.platform === 'windows' ? ['--import', WINDOWS_EOL, ACTION] : [ACTION];
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -174,8 +192,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
       stderr,
       lines,
       masks: lines.filter((line) => line.command === 'add-mask').map((line) => line.data),
-      env: parseFileCommands(envFile),
-      outputs: parseFileCommands(await readFile(outputPath, 'utf8')),
+      env: parseFileCommands(envFile, options.platform),
+      outputs: parseFileCommands(await readFile(outputPath, 'utf8'), options.platform),
       envFile,
     };
   } finally {

@@ -266,6 +266,12 @@ CREATE TRIGGER upstream_accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRU
 INSERT INTO meta (name, value) VALUES ('items: secrets to bind', '') ON CONFLICT (name) DO NOTHING;
 `,
   },
+  {
+    version: 13,
+    name: 'search keys hold each value also without the punctuation inside its words',
+    // Emptied keys are filled in again, with the new form, when the server starts (fillSearchKeys).
+    sql: `UPDATE items SET search_key = '';`,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import {
   type ItemCustomField,
   type ItemOtpSecret,
+  joinWordParts,
   MAX_SEARCH_LENGTH,
   parseId,
   permissionsOf,
@@ -18,7 +19,7 @@ import { drawIds } from './identity.ts';
 import type { ItemRow } from './item-row.ts';
 import { openItemSecret, sealItemSecret } from './item-secrets.ts';
 import type { StoreContext } from './store-context.ts';
-import { checkText, escapeLike, labelKey, searchKey } from './text-rules.ts';
+import { checkText, escapeLike, foldedForms, labelKey, searchKey } from './text-rules.ts';
 import { auditWrite, auditWrites } from './write-audit.ts';
 
 /** An item record as the API answers it: every value a string. */
@@ -137,10 +138,10 @@ function pathsOf(tree: FolderTree): ReadonlyMap<number, readonly string[]> {
       const titles: string[] = [];
       // The tree's loader already bounds the depth; the bound here only guards a cycle.
       for (let at: FolderNode | undefined = node, depth = 0; at && depth < 1000; depth++) {
-        titles.unshift(labelKey(at.title));
+        titles.unshift(at.title);
         at = at.parentId === null ? undefined : tree.get(at.parentId);
       }
-      fresh.set(node.id, titles);
+      fresh.set(node.id, foldedForms(titles));
     }
     foldedPaths.set(tree, fresh);
     paths = fresh;
@@ -200,10 +201,17 @@ export async function findItems(
   } else {
     const paths = pathsOf(tree);
     for (const word of narrowingWords(words)) {
-      const inPath = wanted.filter((id) => paths.get(id)?.some((title) => title.includes(word)));
+      // A word is also looked for without its inner punctuation, as the core compares.
+      const forms = [...new Set([word, joinWordParts(word)])];
+      const inPath = wanted.filter((id) =>
+        paths.get(id)?.some((title) => forms.some((form) => title.includes(form))),
+      );
       // Every searched folder's path holds the word: it narrows nothing.
       if (inPath.length === wanted.length) continue;
-      const inKey = like('search_key', word);
+      const inKey =
+        forms.length === 1
+          ? like('search_key', word)
+          : `(${forms.map((form) => like('search_key', form)).join(' OR ')})`;
       if (inPath.length === 0) {
         conditions.push(inKey);
         continue;

@@ -1,4 +1,4 @@
-import { foldLabel } from '@vaultline/protocol';
+import { foldLabel, joinWordParts } from '@vaultline/protocol';
 import { invalid } from './errors.ts';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot be stored in PostgreSQL text.
@@ -24,11 +24,25 @@ export const labelKey = foldLabel;
 
 /**
  * The text find/item looks for words in: the label, login and URL, each folded with the core's
- * {@link foldLabel}, one per line. A search word never holds white space, so it never spans two
- * values; and the key is never empty, which marks an item whose key is still to be filled in.
+ * {@link foldLabel}, one per line, and again without the punctuation inside words (the core's
+ * {@link joinWordParts}: `wifi` finds "Wi-Fi") where that differs. A search word never holds white
+ * space, so it never spans two values; and the key is never empty, which marks an item whose key
+ * is still to be filled in.
  */
 export function searchKey(values: { label: string; login: string; url: string }): string {
-  return `${foldLabel(values.label)}\n${foldLabel(values.login)}\n${foldLabel(values.url)}`;
+  return foldedForms([values.label, values.login, values.url]).join('\n');
+}
+
+/**
+ * Texts folded as search compares them: each folded, and after it its form without the
+ * punctuation inside words when that differs.
+ */
+export function foldedForms(texts: readonly string[]): string[] {
+  return texts.flatMap((text) => {
+    const folded = foldLabel(text);
+    const joined = joinWordParts(folded);
+    return joined === folded ? [folded] : [folded, joined];
+  });
 }
 
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */

@@ -1,4 +1,4 @@
-import { describeRight, permissionsOf } from '@vaultline/protocol';
+import { describeRight, isVaultError, permissionsOf } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { type CommandGroup, type CommandServices, command } from '../commands/command.ts';
 import { COMMANDS, LOCAL_HISTORY_COMMANDS } from '../constants.ts';
@@ -52,6 +52,12 @@ export interface StoredSecret {
 }
 
 const FORMAT_RULES: ReadonlySet<string> = new Set(SECRET_RULES.map((rule) => rule.id));
+
+/** The label after a taken one: `db password` → `db password 2`, `db password 2` → `db password 3`. */
+export function nextLabel(taken: string): string {
+  const numbered = /^(.*\S)\s+(\d+)$/.exec(taken);
+  return numbered ? `${numbered[1]} ${Number(numbered[2]) + 1}` : `${taken} 2`;
+}
 
 /** Proposes a label: the variable's words (`DB_PASSWORD` → `db password`), else what and where. */
 export function proposeLabel(finding: Pick<SecretFinding, 'name' | 'title'>, fileName: string): string {
@@ -239,32 +245,56 @@ async function storeSecret(
     }
   }
 
-  const label =
-    options.label ??
-    (await vscode.window.showInputBox({
-      title: stepTitle(3, 3),
-      prompt: vscode.l10n.t('Label of the new item'),
-      value: proposeLabel(finding, document.fileName),
-      ignoreFocusOut: true,
-      validateInput: (text) => (text.trim() === '' ? vscode.l10n.t('Required.') : undefined),
-    }));
-  if (label === undefined || label.trim() === '') return undefined;
-
   const details =
     finding.ruleId === 'connection-string' ? connectionDetails(finding.secret) : { login: '', url: '' };
-  const { id } = await connection.client.items.create({
-    label: label.trim(),
-    password: secret,
-    folderId: folder.folder.id,
-    login: details.login,
-    url: details.url,
-    email: '',
-    description: vscode.l10n.t(
-      '{0} stored from {1} by Vaultline for VS Code.',
-      finding.title,
-      document.fileName.split(/[\\/]/).at(-1) ?? '',
-    ),
-  });
+  // Labels are unique in a vault (folded: case and accents aside), across folders this login may
+  // not see: a label found taken is asked again, the next free-looking one proposed.
+  let proposal = proposeLabel(finding, document.fileName);
+  let taken: string | undefined;
+  let label = '';
+  let id: number | undefined;
+  while (id === undefined) {
+    const answer =
+      options.label ??
+      (await vscode.window.showInputBox({
+        title: stepTitle(3, 3),
+        prompt:
+          taken === undefined
+            ? vscode.l10n.t('Label of the new item')
+            : vscode.l10n.t(
+                'The vault already holds an item labelled like "{0}": choose another label.',
+                taken,
+              ),
+        value: proposal,
+        ignoreFocusOut: true,
+        validateInput: (text) => (text.trim() === '' ? vscode.l10n.t('Required.') : undefined),
+      }));
+    if (answer === undefined || answer.trim() === '') return undefined;
+    label = answer.trim();
+    try {
+      ({ id } = await connection.client.items.create({
+        label,
+        password: secret,
+        folderId: folder.folder.id,
+        login: details.login,
+        url: details.url,
+        email: '',
+        description: vscode.l10n.t(
+          '{0} stored from {1} by Vaultline for VS Code.',
+          finding.title,
+          document.fileName.split(/[\\/]/).at(-1) ?? '',
+        ),
+      }));
+    } catch (error) {
+      if (!isVaultError(error, 'duplicate_label')) throw error;
+      if (options.label !== undefined)
+        throw new UserFacingError(
+          vscode.l10n.t('the vault already holds an item labelled like "{0}": give another label.', label),
+        );
+      taken = label;
+      proposal = nextLabel(taken);
+    }
+  }
   connection.access.invalidate();
   services.tree.refresh();
 

@@ -198,3 +198,36 @@ export function offered(command: string, contextValue: string): boolean {
     },
   );
 }
+
+/** Accepts what the open quick input holds. */
+export const accept = (): Thenable<unknown> =>
+  vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+
+/** Accepts what the open input boxes hold, one after the other, until `done` settles (bounded). */
+export async function acceptUntil<T>(done: Thenable<T>): Promise<T> {
+  let settled = false;
+  const result = Promise.resolve(done).finally(() => {
+    settled = true;
+  });
+  for (let i = 0; i < 60 && !settled; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!settled) await accept();
+  }
+  return result;
+}
+
+/** A dotenv document with one secret warning, and that warning. */
+export async function dotenvWithSecret(
+  text: string,
+): Promise<{ document: vscode.TextDocument; range: vscode.Range }> {
+  const document = await vscode.languages.setTextDocumentLanguage(
+    await vscode.workspace.openTextDocument({ content: text }),
+    'dotenv',
+  );
+  await vscode.window.showTextDocument(document);
+  const diagnostic = await waitFor(
+    () => vscode.languages.getDiagnostics(document.uri).find((entry) => entry.code === 'password-assignment'),
+    'the secret warning',
+  );
+  return { document, range: diagnostic.range };
+}

@@ -6,6 +6,7 @@ import { readFixture } from './fixture.ts';
 import { connect, disconnect, extensionApi } from './helpers.ts';
 import { insertCopyTests } from './insert-copy.test.ts';
 import { issue31TeamPass3Tests, issue31Tests } from './issue31.test.ts';
+import { issue41Tests } from './issue41.test.ts';
 import { localHistoryTests } from './local-history.test.ts';
 import { malformedInputTests } from './malformed-input.test.ts';
 import { newcomerTests } from './newcomer.test.ts';
@@ -68,6 +69,7 @@ export async function run(): Promise<void> {
       localHistoryTests(fixture);
       newcomerTests(fixture);
       issue31Tests(fixture);
+      issue41Tests(fixture);
       errorAndLogTests(fixture);
       trustTests(fixture);
       assistantTests(fixture);

@@ -158,7 +158,7 @@ export function insertCopyTests(target: Target): void {
       assert.equal(await vscode.env.clipboard.readText(), '');
     });
 
-    it('leaves the clipboard alone when it no longer holds the copied value', async () => {
+    it('in a desktop window leaves the clipboard alone once it holds something else; in a browser clears it unread', async () => {
       const api = await extensionApi();
       const node = await itemNode(api, alice, 'Infrastructure', fixture.items.web.label);
       const result = await vscode.commands.executeCommand<{ cleared: Promise<boolean> }>(
@@ -169,8 +169,10 @@ export function insertCopyTests(target: Target): void {
       );
       assert.equal(await vscode.env.clipboard.readText(), fixture.items.web.login);
       await vscode.env.clipboard.writeText('something the user copied');
-      assert.equal(await result.cleared, false);
-      assert.equal(await vscode.env.clipboard.readText(), 'something the user copied');
+      // A browser may hold a read until the user answers a prompt: there the clear only writes.
+      const desktop = vscode.env.uiKind === vscode.UIKind.Desktop;
+      assert.equal(await result.cleared, !desktop);
+      assert.equal(await vscode.env.clipboard.readText(), desktop ? 'something the user copied' : '');
     });
 
     it('falls back to the configured delay when a caller passes a bad one', async () => {

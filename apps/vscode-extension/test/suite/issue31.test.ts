@@ -5,39 +5,19 @@ import { COMMANDS, EXTENSION_ID } from '../../src/constants.ts';
 import type { StoredSecret } from '../../src/secrets/store-secret.ts';
 import { editableFieldPicks } from '../../src/vault-writer.ts';
 import type { Fixture } from './fixture.ts';
-import { connect, disconnect, errorsSince, extensionApi, folderNode, itemNode, waitFor } from './helpers.ts';
+import {
+  accept,
+  acceptUntil,
+  connect,
+  disconnect,
+  dotenvWithSecret,
+  errorsSince,
+  extensionApi,
+  folderNode,
+  itemNode,
+  waitFor,
+} from './helpers.ts';
 import { type Target, teampass3Control } from './target.ts';
-
-const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-
-/** Accepts what the open input boxes hold, one after the other, until `done` settles (bounded). */
-async function acceptUntil<T>(done: Thenable<T>): Promise<T> {
-  let settled = false;
-  const result = Promise.resolve(done).finally(() => {
-    settled = true;
-  });
-  for (let i = 0; i < 60 && !settled; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    if (!settled) await accept();
-  }
-  return result;
-}
-
-/** A dotenv document with one secret warning, and that warning. */
-async function dotenvWithSecret(
-  text: string,
-): Promise<{ document: vscode.TextDocument; range: vscode.Range }> {
-  const document = await vscode.languages.setTextDocumentLanguage(
-    await vscode.workspace.openTextDocument({ content: text }),
-    'dotenv',
-  );
-  await vscode.window.showTextDocument(document);
-  const diagnostic = await waitFor(
-    () => vscode.languages.getDiagnostics(document.uri).find((entry) => entry.code === 'password-assignment'),
-    'the secret warning',
-  );
-  return { document, range: diagnostic.range };
-}
 
 /** Issue #31, VS Code: what a new user hit, each case failing before its fix. */
 export function issue31Tests(fixture: Fixture): void {

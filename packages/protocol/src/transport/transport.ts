@@ -175,6 +175,8 @@ export function createTransport(settings: TransportSettings): Transport {
               headers: request.headers,
               body: request.body,
               redirect: request.redirect ?? 'follow',
+              // Answers hold secrets: a browser must not keep them in its disk cache.
+              cache: 'no-store',
               responseType: 'stream',
               retry: retries > 0 ? retries : false,
               retryStatusCodes: RETRY_STATUSES,

@@ -48,8 +48,15 @@ describe('createMasker', () => {
           expect(output).toBe(await through(maskNeedles(secrets), [Buffer.from(text)]));
         },
       ),
-      // A secret that is a piece of the mask's words ("ed by") shows in the output through the mask.
-      { numRuns: 300, examples: [[['ed by'], ['x'], []]] },
+      // Counterexamples found before, kept: a secret that is a piece of the mask's words ("ed by")
+      // shows in the output through the mask; a value inside a longer one cut across chunks.
+      {
+        numRuns: 300,
+        examples: [
+          [['ed by'], ['x'], []],
+          [[' all   ', 'all'], [''], [1526498460]],
+        ],
+      },
     );
   });
 
@@ -62,6 +69,15 @@ describe('createMasker', () => {
     expect(await through(needles, [Buffer.from('ref '), Buffer.from('  ')])).toBe(MASK);
     expect(await through(needles, [Buffer.from('ref  '), Buffer.from(' ')])).toBe(MASK);
     expect(await through(needles, [Buffer.from('ref '), Buffer.from(' x')])).toBe(`${MASK}  x`);
+  });
+
+  it('masks the longest value when a shorter one inside it is complete before the longer one is', async () => {
+    const needles = maskNeedles([' all   ', 'all']);
+    expect(await through(needles, [Buffer.from(' all'), Buffer.from('   ')])).toBe(MASK);
+    expect(await through(needles, [Buffer.from(' al'), Buffer.from('l '), Buffer.from('  ')])).toBe(MASK);
+    // The longer value does not come after all: the shorter one is masked, the rest kept.
+    expect(await through(needles, [Buffer.from(' all'), Buffer.from(' x')])).toBe(` ${MASK} x`);
+    expect(await through(needles, [Buffer.from(' all')])).toBe(` ${MASK}`);
   });
 
   it('keeps output without values as it is, and masks lines of a multi-line value', async () => {

@@ -51,13 +51,6 @@ function matcher(haystack: Buffer, needles: readonly Buffer[]) {
   };
 }
 
-/** Whether `tail` (from a match to the end of the data) could still become a longer needle. */
-function couldGrow(tail: Buffer, needles: readonly Buffer[]): boolean {
-  return needles.some(
-    (needle) => needle.length > tail.length && needle.compare(tail, 0, tail.length, 0, tail.length) === 0,
-  );
-}
-
 /** How many bytes at the end of `tail` could begin a needle (compared in place, no copies). */
 function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
   let longest = 0;
@@ -84,6 +77,7 @@ function heldBack(tail: Buffer, needles: readonly Buffer[]): number {
  */
 export function createMasker(needles: readonly Buffer[]): Transform {
   const mask = Buffer.from(MASK);
+  const longest = Math.max(0, ...needles.map((needle) => needle.length));
   let pending = Buffer.alloc(0);
   function process(chunk: Buffer, final: boolean): Buffer {
     const data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
@@ -92,14 +86,17 @@ export function createMasker(needles: readonly Buffer[]): Transform {
     let deferred = false;
     const nextMatch = matcher(data, needles);
     for (let match = nextMatch(0); match; match = nextMatch(from)) {
-      // A value whose start runs to the end of the data may be the start of a longer value (`ref`
-      // and `ref   `, with `ref`, `ref ` or `ref  ` received so far): wait for the next chunk, as
-      // masking the whole output at once would.
-      if (!final && couldGrow(data.subarray(match.at), needles)) {
-        out.push(data.subarray(from, match.at));
-        from = match.at;
-        deferred = true;
-        break;
+      // A value may still be coming that starts at or before this match and runs past the data
+      // (`ref` within `ref   `, or `all` within ` all   `): wait for the next chunk from where it
+      // starts, as masking the whole output at once would, the longest value winning.
+      if (!final && match.at + longest > data.length) {
+        const start = data.length - heldBack(data.subarray(from), needles);
+        if (start <= match.at) {
+          out.push(data.subarray(from, start));
+          from = start;
+          deferred = true;
+          break;
+        }
       }
       out.push(data.subarray(from, match.at), mask);
       from = match.at + match.length;

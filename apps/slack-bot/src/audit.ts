@@ -15,6 +15,11 @@ export interface AuditRecord {
   slackTeam: string | undefined;
   /** The vault login the Slack user maps to, when there is one. */
   login: string | undefined;
+  /**
+   * What a failed link attempt or a pause of sign-ins was about when no confirmed login names it:
+   * the login's keyed reference (`login#…`), never what was typed.
+   */
+  target?: string | undefined;
   /** The channel the command or click came from. */
   channel: string | undefined;
   /** The item, for get and reveal. */
@@ -83,9 +88,10 @@ export function describeRecord(record: AuditRecord): string {
   const results = record.results === undefined ? '' : `, ${record.results} shown`;
   const request = record.requestId === undefined ? '' : ` request ${record.requestId}`;
   const by = record.decidedBy === undefined ? '' : ` by ${record.decidedBy}`;
+  const target = record.target === undefined ? '' : ` target ${escapeText(record.target, 40)}`;
   const readAs = record.readAs === undefined ? '' : ` read as vault user ${escapeText(record.readAs, 80)}`;
   const outcome = record.outcome ? ` (${escapeText(record.outcome, 80)})` : '';
-  return `${record.event}: ${who}${item}${query}${request}${by}${readAs}${results}${where}${outcome}`;
+  return `${record.event}: ${who}${target}${item}${query}${request}${by}${readAs}${results}${where}${outcome}`;
 }
 
 const MAX_ATTEMPTS = 8;

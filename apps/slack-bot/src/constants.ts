@@ -8,6 +8,7 @@ export const SUBCOMMANDS = {
   request: 'request',
   link: 'link',
   unlink: 'unlink',
+  unblock: 'unblock',
   help: 'help',
 } as const;
 
@@ -58,6 +59,8 @@ export const AUDIT_EVENTS = {
   linkRefusedByVault: 'account_link_refused_by_vault',
   /** The vault locked sign-ins, or the bot's budget of failed sign-ins ran out: link attempts wait. */
   signInsPaused: 'vault_sign_ins_paused',
+  /** A link admin lifted a member's block of link attempts (or was refused). */
+  signInsUnblocked: 'link_attempts_unblocked',
 } as const;
 
 /** Where Slack posts events and commands in HTTP mode. */
@@ -116,6 +119,7 @@ export const ENV = {
   linkAdmins: 'LINK_ADMINS',
   failedSignInsPerDay: 'LINK_FAILED_SIGN_INS_PER_DAY',
   failedSignInsPerLogin: 'LINK_FAILED_SIGN_INS_PER_LOGIN',
+  failedSignInsPerMember: 'LINK_FAILED_SIGN_INS_PER_MEMBER',
   signInLockSeconds: 'VAULT_SIGN_IN_LOCK_SECONDS',
 } as const;
 
@@ -141,14 +145,20 @@ export const DEFAULTS = {
   grantReveals: 1,
   linkCredentials: 'password',
   /**
-   * Failed sign-ins (link attempts and linked accounts signing in again) the bot allows itself per
-   * 24 h, all instances together: a third of TeamPass's default lockout of an address (30 in
-   * 24 h), so that even two of the bot's fixed windows back to back stay under it.
+   * Failed sign-ins (link attempts and linked accounts signing in again) the bot allows itself in
+   * the last 24 h, all instances together: two thirds of TeamPass's default lockout of an address
+   * (30 in 24 h), counted over the same window, the rest left to anyone else behind that address.
    */
-  failedSignInsPerDay: 10,
-  /** Failed link attempts per TeamPass login per 24 h, whoever makes them. */
-  failedSignInsPerLogin: 3,
-  /** How long link attempts wait after TeamPass said sign-ins are locked (its default lock: 10 min). */
+  failedSignInsPerDay: 20,
+  /**
+   * Failed link attempts at one TeamPass login in the last 24 h, whoever makes them: half of
+   * TeamPass's lockout of a login (10), the rest left to its own sign-in page; above one member's
+   * cap, so that one colleague's guesses never keep its owner out.
+   */
+  failedSignInsPerLogin: 5,
+  /** Failed link attempts by one member in the last 24 h, whatever the login: they block only themselves. */
+  failedSignInsPerMember: 3,
+  /** How long attempts at a login wait after TeamPass said it is locked (its default lock: 10 min). */
   signInLockSeconds: 600,
 } as const;
 

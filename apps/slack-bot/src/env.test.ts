@@ -138,10 +138,11 @@ describe('readConfig', () => {
     expect(readConfig(base)).toMatchObject({ link: undefined, linkCredentials: 'password', linkAdmins: [] });
   });
 
-  it('reads the budget of failed sign-ins, the cap per login and the lock wait', () => {
+  it('reads the budget of failed sign-ins, the caps per login and per member, and the lock wait', () => {
     expect(readConfig(base)).toMatchObject({
-      failedSignInsPerDay: 10,
-      failedSignInsPerLogin: 3,
+      failedSignInsPerDay: 20,
+      failedSignInsPerLogin: 5,
+      failedSignInsPerMember: 3,
       signInLockSeconds: 600,
     });
     expect(
@@ -149,9 +150,15 @@ describe('readConfig', () => {
         ...base,
         LINK_FAILED_SIGN_INS_PER_DAY: '4',
         LINK_FAILED_SIGN_INS_PER_LOGIN: '1',
+        LINK_FAILED_SIGN_INS_PER_MEMBER: '2',
         VAULT_SIGN_IN_LOCK_SECONDS: '1800',
       }),
-    ).toMatchObject({ failedSignInsPerDay: 4, failedSignInsPerLogin: 1, signInLockSeconds: 1800 });
+    ).toMatchObject({
+      failedSignInsPerDay: 4,
+      failedSignInsPerLogin: 1,
+      failedSignInsPerMember: 2,
+      signInLockSeconds: 1800,
+    });
     expect(problemsOf({ ...base, LINK_FAILED_SIGN_INS_PER_DAY: '0' }).join('\n')).toContain(
       'LINK_FAILED_SIGN_INS_PER_DAY must be at least 1',
     );

@@ -191,6 +191,12 @@ const EnvSchema = v.pipe(
     [ENV.linkAdmins]: idList(ENV.linkAdmins, SLACK_ID, 'U0123ABC or a user group S0123ABC'),
     [ENV.failedSignInsPerDay]: integer(ENV.failedSignInsPerDay, 1, 1000, DEFAULTS.failedSignInsPerDay),
     [ENV.failedSignInsPerLogin]: integer(ENV.failedSignInsPerLogin, 1, 100, DEFAULTS.failedSignInsPerLogin),
+    [ENV.failedSignInsPerMember]: integer(
+      ENV.failedSignInsPerMember,
+      1,
+      100,
+      DEFAULTS.failedSignInsPerMember,
+    ),
     [ENV.signInLockSeconds]: integer(ENV.signInLockSeconds, 1, 86_400, DEFAULTS.signInLockSeconds),
   }),
   v.forward(
@@ -297,13 +303,15 @@ export interface Config {
   /** Who may unlink another person's account: Slack user ids and user group ids. */
   linkAdmins: readonly string[];
   /**
-   * Failed sign-ins the bot allows itself per 24 h, all instances together (link attempts and
-   * linked accounts signing in again): keep it under half the vault's lockout of an address.
+   * Failed sign-ins the bot allows itself in the last 24 h, all instances together (link attempts
+   * and linked accounts signing in again): keep it under the vault's lockout of an address.
    */
   failedSignInsPerDay: number;
-  /** Failed link attempts per vault login per 24 h, whoever makes them. */
+  /** Failed link attempts at one vault login in the last 24 h, whoever makes them. */
   failedSignInsPerLogin: number;
-  /** How long (s) link attempts wait after the vault said sign-ins are locked (it does not say). */
+  /** Failed link attempts by one Slack member in the last 24 h, whatever the login. */
+  failedSignInsPerMember: number;
+  /** How long (s) attempts at a login wait after the vault said it is locked (it does not say). */
   signInLockSeconds: number;
 }
 
@@ -379,6 +387,7 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     linkAdmins: env[ENV.linkAdmins] ?? [],
     failedSignInsPerDay: env[ENV.failedSignInsPerDay],
     failedSignInsPerLogin: env[ENV.failedSignInsPerLogin],
+    failedSignInsPerMember: env[ENV.failedSignInsPerMember],
     signInLockSeconds: env[ENV.signInLockSeconds],
   };
 }

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { signInLoginKey } from '@vaultline/protocol';
 import {
   exactLimiter,
   type Limiter,
@@ -44,143 +45,235 @@ export function createLimiters(
 
 /** Why a sign-in with credentials not checked yet may not be tried now. */
 export type SignInPause =
-  /** The vault said sign-ins are locked (after too many failures): until the lock is over. */
+  /** The vault said sign-ins of this login are locked (after too many failures): until the lock is over. */
   | 'vault_locked'
-  /** The bot's budget of failed sign-ins for all its instances ran out: until its window ends. */
+  /** The bot's budget of failed sign-ins for all its instances ran out: until failures leave the window. */
   | 'budget_spent'
   /** Too many failed attempts at this one login, whoever made them. */
-  | 'login_capped';
+  | 'login_capped'
+  /** Too many failed attempts by this one member, whatever the login. */
+  | 'member_capped';
+
+/** How a sign-in with unchecked credentials ended, as the vault counts it. */
+export type SignInOutcome =
+  /** Signed in: no failure. */
+  | 'signed_in'
+  /** The vault said sign-ins are locked: it counted no failure. */
+  | 'locked'
+  /** Refused, or no answer (a timeout): the vault counted, or may have counted, a failure. */
+  | 'failed';
 
 /** A sign-in that may be tried: tell how it ended, once. */
 export interface SignInTicket {
   /**
-   * Ends the attempt: a refusal of the credentials keeps the failure counted; anything else
-   * (signed in, no answer, a lock) gives it back.
+   * Ends the attempt: a failure stays counted, a sign-in or a lock (which the vault does not
+   * count) is given back.
    *
-   * @param refused Whether the vault refused the credentials.
+   * @param outcome How it ended.
    */
-  settle(refused: boolean): Promise<void>;
+  settle(outcome: SignInOutcome): Promise<void>;
+}
+
+/** A refusal of a sign-in before it was tried. */
+export interface SignInRefusal {
+  ok: false;
+  pause: SignInPause;
+  retryAfterSeconds: number;
 }
 
 /**
- * The bot's failed sign-ins, counted in its store for all its instances. The vault locks the bot's
- * one address after a number of failed sign-ins (TeamPass 3: 30 in 24 h), and then nobody can
- * link or sign in again through the bot: so the bot spends at most `failedSignInsPerDay` failures
- * per 24 h itself, at most `failedSignInsPerLogin` on one login, and after the vault said it locked
- * sign-ins, tries none with unchecked credentials for `signInLockSeconds`.
+ * The bot's failed sign-ins, counted in its store for all its instances, over the last 24 h as
+ * TeamPass 3 counts them (`TEAMPASS3_SIGN_IN_LOCKOUT`): per login (as TeamPass spells it,
+ * `signInLoginKey`), and for the bot's one address. The bot spends at most `failedSignInsPerDay`
+ * failures itself, at most `failedSignInsPerLogin` on one login and at most
+ * `failedSignInsPerMember` for one member, so that members cannot lock each other out and
+ * TeamPass locks nobody; a link admin lifts a member's block. After the vault said a login is
+ * locked, that login is tried no more for `signInLockSeconds`.
  */
 export interface SignInGuard {
   /**
-   * Before a sign-in with credentials nobody checked yet (a link attempt): reserves one failure of
-   * the bot's budget and of the login's, so that concurrent attempts on several instances never
-   * spend more than the budget.
+   * Before a sign-in with credentials nobody checked yet (a link attempt): reserves one failure,
+   * so that concurrent attempts on several instances never spend more than allowed.
    *
+   * @param member The Slack user trying.
    * @param login The login typed (only its keyed hash is stored).
    * @returns The ticket, or why not and for how long.
    */
-  reserve(
-    login: string,
-  ): Promise<
-    { ok: true; ticket: SignInTicket } | { ok: false; pause: SignInPause; retryAfterSeconds: number }
-  >;
-  /** A linked account's sign-in again was refused: one failure of the budget. */
-  failed(): Promise<void>;
+  reserve(member: string, login: string): Promise<{ ok: true; ticket: SignInTicket } | SignInRefusal>;
   /**
-   * The vault said sign-ins are locked: link attempts wait for `signInLockSeconds`.
+   * A linked account's sign-in again was refused: one failure.
    *
-   * @returns How long they wait, and whether this instance was the first to hear of this lock.
+   * @param member The Slack user.
+   * @param login The linked login.
    */
-  locked(): Promise<{ retryAfterSeconds: number; first: boolean }>;
+  failed(member: string, login: string): Promise<void>;
   /**
-   * Marks a pause as told to the link admins, once per pause and window.
+   * The vault said sign-ins of a login are locked: it is tried no more for `signInLockSeconds`.
+   *
+   * @param login The login.
+   * @returns How long it waits, and whether this instance was the first to hear of this lock.
+   */
+  locked(login: string): Promise<{ retryAfterSeconds: number; first: boolean }>;
+  /**
+   * Marks a pause as told to the link admins, once per pause, member or login, and window.
    *
    * @param pause The pause.
-   * @param login The login, for a login's cap.
+   * @param member The member, for a member's cap.
+   * @param login The login, for a login's cap or lock.
    * @returns Whether it is the first time (tell them now).
    */
-  firstNotice(pause: Exclude<SignInPause, 'vault_locked'>, login: string): Promise<boolean>;
+  firstNotice(pause: SignInPause, member: string, login: string): Promise<boolean>;
+  /**
+   * Lifts a member's block: their failures count no more for them, nor for the logins they were
+   * kept from (they still count for the bot's address, as TeamPass counts them).
+   *
+   * @param member The Slack user.
+   * @returns How many failures and logins were lifted.
+   */
+  lift(member: string): Promise<{ failures: number; logins: number }>;
+  /**
+   * What names a login in the audit and the admins' messages without showing it (a login typed
+   * may be a password): a short keyed hash of the login as TeamPass counts it.
+   *
+   * @param login The login typed.
+   * @returns `login#` and 12 characters.
+   */
+  loginRef(login: string): string;
 }
 
-const DAY_SECONDS = 86_400;
+const DAY_MS = 86_400_000;
 
 /**
- * Creates the guard of the bot's sign-ins, counted in the store's rate-limit table.
+ * Creates the guard of the bot's sign-ins, counted in the store's `sign_in_failures` table.
  *
  * @param db The store.
- * @param config The budget, the login cap and the lock wait.
- * @param loginKey A secret to key the logins' hashes with (a login typed may be a password).
+ * @param config The budget, the caps and the lock wait.
+ * @param loginKey A key for the logins' hashes only (a login typed may be a password).
+ * @param now The clock.
  * @returns The guard.
  */
 export function createSignInGuard(
   db: Database,
-  config: Pick<Config, 'failedSignInsPerDay' | 'failedSignInsPerLogin' | 'signInLockSeconds'>,
-  loginKey: Buffer,
+  config: Pick<
+    Config,
+    'failedSignInsPerDay' | 'failedSignInsPerLogin' | 'failedSignInsPerMember' | 'signInLockSeconds'
+  >,
+  loginKey: Uint8Array,
+  now: () => number = Date.now,
 ): SignInGuard {
-  const counter = (keyPrefix: string, points: number, durationSeconds: number) =>
-    postgresCounter({ db, tableName: RATE_LIMIT_TABLE, keyPrefix, points, durationSeconds });
-  const budget = counter('signin-failures', config.failedSignInsPerDay, DAY_SECONDS);
-  const perLogin = counter('signin-failures-login', config.failedSignInsPerLogin, DAY_SECONDS);
-  const lock = counter('signin-lock', 1, config.signInLockSeconds);
-  const notices = counter('signin-notice', 1, DAY_SECONDS);
-  const BOT = storageKey('bot');
-  const loginOf = (login: string) =>
-    storageKey(
-      createHmac('sha256', loginKey).update(`login:${login.trim().toLowerCase()}`).digest('base64url'),
-    );
+  const notices = postgresCounter({
+    db,
+    tableName: RATE_LIMIT_TABLE,
+    keyPrefix: 'signin-notice',
+    points: 1,
+    durationSeconds: DAY_MS / 1000,
+  });
+  const hashOf = (login: string) =>
+    createHmac('sha256', loginKey).update(signInLoginKey(login)).digest('base64url');
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-  /** Takes one point; the refusal's wait when there was none left. */
-  const take = async (
-    limiter: ReturnType<typeof postgresCounter>,
-    key: string,
-  ): Promise<number | undefined> => {
-    try {
-      await limiter.consume(key, 1);
-      return undefined;
-    } catch (rejection) {
-      if (rejection instanceof Error) throw rejection;
-      const next = (rejection as { msBeforeNext?: unknown }).msBeforeNext;
-      return seconds(typeof next === 'number' ? next : DAY_SECONDS * 1000);
-    }
+  const lockMs = config.signInLockSeconds * 1000;
+  const insert = async (kind: 'failure' | 'lock' | 'capped', member: string, key: string, at: number) => {
+    const [row] = await db.query<{ id: string | number }>(
+      'INSERT INTO sign_in_failures (kind, slack_user, login_key, at) VALUES ($1, $2, $3, $4) RETURNING id',
+      [kind, member, key, at],
+    );
+    return String(row?.id);
+  };
+  const lockOf = async (key: string, at: number) => {
+    const [row] = await db.query<{ at: string | number | null }>(
+      "SELECT max(at) AS at FROM sign_in_failures WHERE kind = 'lock' AND login_key = $1 AND at > $2",
+      [key, at - lockMs],
+    );
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   };
   return {
-    async reserve(login) {
-      const held = await lock.get(BOT);
-      if (held && held.consumedPoints > 0 && held.msBeforeNext > 0)
-        return { ok: false, pause: 'vault_locked', retryAfterSeconds: seconds(held.msBeforeNext) };
-      const key = loginOf(login);
-      const loginWait = await take(perLogin, key);
-      if (loginWait !== undefined) return { ok: false, pause: 'login_capped', retryAfterSeconds: loginWait };
-      const budgetWait = await take(budget, BOT);
-      if (budgetWait !== undefined) {
-        await perLogin.reward(key, 1);
-        return { ok: false, pause: 'budget_spent', retryAfterSeconds: budgetWait };
+    async reserve(member, login) {
+      const at = now();
+      const key = hashOf(login);
+      const lock = await lockOf(key, at);
+      if (lock !== undefined)
+        return { ok: false, pause: 'vault_locked', retryAfterSeconds: seconds(lock + lockMs - at) };
+      await db.query('DELETE FROM sign_in_failures WHERE at <= $1', [at - 2 * DAY_MS]);
+      // Counted after the row is in: of attempts made at once, none passes a limit the others fill.
+      const id = await insert('failure', member, key, at);
+      const [counts] = await db.query<Record<string, string | number | null>>(
+        `SELECT count(*) AS bot, min(at) AS bot_first,
+           count(*) FILTER (WHERE slack_user = $2 AND lifted_at IS NULL) AS member,
+           min(at) FILTER (WHERE slack_user = $2 AND lifted_at IS NULL) AS member_first,
+           count(*) FILTER (WHERE login_key = $3 AND lifted_at IS NULL) AS login,
+           min(at) FILTER (WHERE login_key = $3 AND lifted_at IS NULL) AS login_first
+         FROM sign_in_failures WHERE kind = 'failure' AND at > $1`,
+        [at - DAY_MS, member, key],
+      );
+      const over = (count: string, limit: number, first: string): SignInRefusal | undefined =>
+        Number(counts?.[count] ?? 0) > limit
+          ? {
+              ok: false,
+              pause:
+                count === 'member' ? 'member_capped' : count === 'login' ? 'login_capped' : 'budget_spent',
+              retryAfterSeconds: seconds(Number(counts?.[first] ?? at) + DAY_MS - at),
+            }
+          : undefined;
+      const refusal =
+        over('member', config.failedSignInsPerMember, 'member_first') ??
+        over('login', config.failedSignInsPerLogin, 'login_first') ??
+        over('bot', config.failedSignInsPerDay, 'bot_first');
+      if (refusal) {
+        await db.query('DELETE FROM sign_in_failures WHERE id = $1', [id]);
+        if (refusal.pause === 'login_capped') await insert('capped', member, key, at);
+        return refusal;
       }
       let settled = false;
       return {
         ok: true,
         ticket: {
-          async settle(refused) {
-            if (settled || refused) {
-              settled = true;
-              return;
-            }
+          async settle(outcome) {
+            if (settled) return;
             settled = true;
-            await Promise.all([budget.reward(BOT, 1), perLogin.reward(key, 1)]);
+            if (outcome !== 'failed') await db.query('DELETE FROM sign_in_failures WHERE id = $1', [id]);
           },
         },
       };
     },
-    async failed() {
-      await budget.penalty(BOT, 1);
+    async failed(member, login) {
+      await insert('failure', member, hashOf(login), now());
     },
-    async locked() {
-      const held = await lock.penalty(BOT, 1);
-      return { retryAfterSeconds: seconds(held.msBeforeNext), first: held.consumedPoints === 1 };
+    async locked(login) {
+      const at = now();
+      const key = hashOf(login);
+      const before = await lockOf(key, at);
+      if (before !== undefined) return { retryAfterSeconds: seconds(before + lockMs - at), first: false };
+      await insert('lock', '', key, at);
+      return { retryAfterSeconds: seconds(lockMs), first: true };
     },
-    async firstNotice(pause, login) {
-      const key = pause === 'login_capped' ? storageKey(`${pause}:${loginOf(login)}`) : storageKey(pause);
-      const noticed = await notices.penalty(key, 1);
+    async firstNotice(pause, member, login) {
+      const about =
+        pause === 'budget_spent'
+          ? ''
+          : pause === 'member_capped'
+            ? `member:${member}`
+            : `login:${hashOf(login)}`;
+      const noticed = await notices.penalty(storageKey(`${pause}:${about}`), 1);
       return noticed.consumedPoints === 1;
+    },
+    async lift(member) {
+      const at = now();
+      return db.transaction(async (tx) => {
+        const capped = await tx.query<{ login_key: string }>(
+          "DELETE FROM sign_in_failures WHERE kind = 'capped' AND slack_user = $1 AND at > $2 RETURNING login_key",
+          [member, at - DAY_MS],
+        );
+        const logins = [...new Set(capped.map((row) => row.login_key))];
+        const lifted = await tx.query(
+          `UPDATE sign_in_failures SET lifted_at = $3 WHERE kind = 'failure' AND lifted_at IS NULL AND at > $2
+             AND (slack_user = $1 OR login_key = ANY($4::text[])) RETURNING id`,
+          [member, at - DAY_MS, at, logins],
+        );
+        return { failures: lifted.length, logins: logins.length };
+      });
+    },
+    loginRef(login) {
+      return `login#${hashOf(login).slice(0, 12)}`;
     },
   };
 }

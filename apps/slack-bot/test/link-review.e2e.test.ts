@@ -19,7 +19,9 @@ import {
 /** TeamPass's lockout of an address, lowered from 30 so that the attack stays short. */
 const ADDRESS_LOCKOUT = 12;
 /** The bot's budget of failed sign-ins per 24 h: well under the lockout. */
-const BUDGET = 5;
+const BUDGET = 8;
+/** TeamPass's lockout of a login, as it counts it. */
+const LOGIN_LOCKOUT = 10;
 /** How long the bot waits after TeamPass said it locked sign-ins. */
 const LOCK_SECONDS = 600;
 
@@ -30,7 +32,11 @@ let run: Driver;
 
 beforeAll(async () => {
   [tp, slack] = await Promise.all([startSeededTeamPass3(), startFakeSlack()]);
-  tp.fake.configure({ failedSignInsPerIp: ADDRESS_LOCKOUT, lockMinutes: 10 });
+  tp.fake.configure({
+    failedSignInsPerIp: ADDRESS_LOCKOUT,
+    failedSignInsPerLogin: LOGIN_LOCKOUT,
+    lockMinutes: 10,
+  });
   slack.channelIntervalMs = 0;
   bot = await startBot({
     VAULT_URL: tp.fake.url,
@@ -38,7 +44,8 @@ beforeAll(async () => {
     LINK_CREDENTIALS: 'password',
     LINK_ADMINS: TP3_SLACK.admin,
     LINK_FAILED_SIGN_INS_PER_DAY: String(BUDGET),
-    LINK_FAILED_SIGN_INS_PER_LOGIN: '2',
+    LINK_FAILED_SIGN_INS_PER_LOGIN: '4',
+    LINK_FAILED_SIGN_INS_PER_MEMBER: '3',
     VAULT_SIGN_IN_LOCK_SECONDS: String(LOCK_SECONDS),
     SLACK_API_URL: slack.apiUrl,
     APPROVERS_BY_FOLDER: `${tp.folders.dev}=${TP3_SLACK.alice}`,
@@ -75,60 +82,159 @@ async function linkedRow(slackUser: string) {
   return row;
 }
 
-describe('failed sign-ins: a budget for the bot, a cap per login, a lock that passes', () => {
-  it('keeps a handful of members from locking the bot’s address: the budget stops their attempts, linked people work on', async () => {
-    const before = failedSignIns();
+/** A link attempt's outcome, as the person sees it. */
+const tryLink = async (member: string, login: string, password = 'guess') =>
+  textOf((await run.link(member, { login, password, apiKey: 'k' })).outcome);
+
+describe('failed sign-ins: caps per member and per login, a budget for the bot, a lock that passes', () => {
+  beforeEach(async () => {
+    await bot.bot.deps.db.query('DELETE FROM sign_in_failures');
+    await bot.bot.deps.db.query('DELETE FROM rate_limits');
+    // A day passes for TeamPass too: it forgets the failures as the bot does.
+    tp.fake.clock.advance(25 * 3_600_000);
+  });
+
+  it('lets members lock only themselves: a colleague’s guesses keep neither the owner nor others out; a link admin lifts a block', async () => {
     const posted = slack.apiCalls('chat.postMessage').length;
-    const attackers = ['UMAL1', 'UMAL2', 'UMAL3'];
-    const outcomes: string[] = [];
-    // Two of them try bob; the third attempt at bob is refused without a sign-in, whoever makes it.
-    for (const [index, attacker] of attackers.entries())
-      outcomes.push(
-        textOf((await run.link(attacker, { login: 'bob', password: `guess-${index}`, apiKey: 'k' })).outcome),
-      );
-    expect(outcomes[0]).toContain('TeamPass refused the sign-in');
-    expect(outcomes[1]).toContain('TeamPass refused the sign-in');
-    expect(outcomes[2]).toContain('Too many failed attempts to link this TeamPass login');
-    // Then each tries other logins until its own limit (5 per 15 min): 12 attempts more.
-    for (const attacker of attackers)
-      for (let attempt = 0; attempt < 4; attempt++)
-        outcomes.push(
-          textOf(
-            (
-              await run.link(attacker, {
-                login: `victim-${attacker}-${attempt}`,
-                password: 'guess',
-                apiKey: 'k',
-              })
-            ).outcome,
-          ),
-        );
-    // 15 attempts; only the budget's 5 reached TeamPass, far under its lockout of the address.
-    expect(failedSignIns() - before).toBe(BUDGET);
-    expect(outcomes.filter((text) => text.includes('too many failed TeamPass sign-ins today'))).toHaveLength(
-      15 - BUDGET - 1,
+    for (const guess of ['g1', 'g2', 'g3'])
+      expect(await tryLink('UMAL1', 'bob', guess)).toContain('TeamPass refused the sign-in');
+    // Their fourth attempt, whatever the login, is theirs alone to wait for.
+    const capped = await tryLink('UMAL1', 'carol');
+    expect(capped).toContain('You have had too many failed link attempts today');
+    expect(capped).toContain('/vault unblock <member ID>');
+    // Bob, with his own password, links: three guesses at his login did not lock him out.
+    expect(textOf((await run.link(TP3_SLACK.bob, TP3_USERS.bob)).outcome)).toContain(
+      'Linked to the TeamPass account bob',
     );
-    // The link admin is told, once per cause, whatever the number of refused attempts.
+    // Nobody else is kept out either.
+    expect(await tryLink('UMAL2', 'nobody')).toContain('TeamPass refused the sign-in');
+    // A link admin lifts UMAL1's block; nobody else may.
+    expect((await run.ask('UMAL2', 'unblock UMAL1')).answer.text).toContain('Only the bot’s link admins');
+    expect((await run.ask(TP3_SLACK.admin, 'unblock <@UMAL1>')).answer.text).toContain(
+      'Lifted UMAL1’s block',
+    );
+    expect(await tryLink('UMAL1', 'nobody')).toContain('TeamPass refused the sign-in');
+    // The admins were told, with the member; the audit names who lifted it.
     const told = await eventually(() => {
       const posts = adminPosts(posted);
-      return posts.length >= 2 && posts;
+      return posts.length >= 1 && posts;
     });
-    expect(told).toHaveLength(2);
-    expect(told.join('\n')).toContain('spent its budget of failed TeamPass sign-ins (5 per 24 h');
-    expect(told.join('\n')).toContain('Link attempts at one TeamPass login failed 2 times');
-    expect((await bot.auditRecords()).filter((record) => record.event === 'vault_sign_ins_paused')).toEqual([
-      expect.objectContaining({ outcome: 'login_capped' }),
-      expect.objectContaining({ outcome: 'budget_spent' }),
-    ]);
+    expect(told.join('\n')).toContain('UMAL1 failed 3 link attempts in 24 h');
+    expect(await bot.auditRecords()).toContainEqual(
+      expect.objectContaining({
+        event: 'link_attempts_unblocked',
+        slackUser: 'UMAL1',
+        decidedBy: TP3_SLACK.admin,
+        outcome: 'lifted:3:0',
+      }),
+    );
+    await run.ask(TP3_SLACK.bob, 'unlink');
+  });
+
+  it('counts a login as TeamPass does: spellings it strips or folds are one login, capped under its lockout', async () => {
+    const posted = slack.apiCalls('chat.postMessage').length;
+    const audited = (await bot.auditRecords()).length;
+    const spellings = ['carol<i1>', ' CAROL ', 'Cärol', 'carol<b></b>', 'carol<i5>'];
+    const members = ['UMAL1', 'UMAL1', 'UMAL2', 'UMAL2', 'UMAL3'];
+    const outcomes: string[] = [];
+    for (const [index, login] of spellings.entries()) outcomes.push(await tryLink(members[index]!, login));
+    expect(outcomes.slice(0, 4).every((text) => text.includes('TeamPass refused the sign-in'))).toBe(true);
+    expect(outcomes[4]).toContain('Too many failed attempts to link this TeamPass login today');
+    // TeamPass counted four failures of carol, under its lockout: carol links.
+    expect(
+      tp.fake.requests.filter((request) => request.url.endsWith('/authorize') && request.status === 401),
+    ).not.toHaveLength(0);
+    tp.fake.configure({ failedSignInsPerLogin: 5 });
+    // The cap stays until lifted: carol is kept from her own login, and asks a link admin.
+    expect(await tryLink(TP3_SLACK.carol, 'carol', TP3_USERS.carol.password)).toContain(
+      'Too many failed attempts to link this TeamPass login today',
+    );
+    await run.ask(TP3_SLACK.admin, `unblock ${TP3_SLACK.carol}`);
+    expect(textOf((await run.link(TP3_SLACK.carol, TP3_USERS.carol)).outcome)).toContain(
+      'Linked to the TeamPass account carol',
+    );
+    tp.fake.configure({ failedSignInsPerLogin: LOGIN_LOCKOUT });
+    // The admins' message and the audit name the same login reference, never what was typed.
+    const told = await eventually(() => {
+      const posts = adminPosts(posted).filter((post) => post.includes('Link attempts at the login'));
+      return posts.length >= 1 && posts;
+    });
+    const ref = /login#[A-Za-z0-9_-]{12}/.exec(told[0]!)?.[0];
+    expect(ref).toBeDefined();
+    const failed = (await bot.auditRecords())
+      .slice(audited)
+      .filter((record) => record.event === 'account_link_failed');
+    expect(failed.filter((record) => record.target === ref)).toHaveLength(6);
+    expect(JSON.stringify(failed)).not.toContain('carol<');
+    await run.ask(TP3_SLACK.carol, 'unlink');
+  });
+
+  it('keeps the bot’s address under TeamPass’s lockout: the budget stops attempts, linked people work on', async () => {
+    const before = failedSignIns();
+    const posted = slack.apiCalls('chat.postMessage').length;
+    const outcomes: string[] = [];
+    for (const member of ['UMAL1', 'UMAL2', 'UMAL3', 'UMAL4'])
+      for (let attempt = 0; attempt < 3; attempt++)
+        outcomes.push(await tryLink(member, `victim-${member}-${attempt}`));
+    expect(failedSignIns() - before).toBe(BUDGET);
+    expect(outcomes.filter((text) => text.includes('too many failed TeamPass sign-ins today'))).toHaveLength(
+      12 - BUDGET,
+    );
+    const told = await eventually(() => {
+      const posts = adminPosts(posted).filter((post) => post.includes('spent its budget'));
+      return posts.length >= 1 && posts;
+    });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(`(${BUDGET} in 24 h`);
     // Alice, linked before, signs in again (her session ended): TeamPass did not lock the address.
     tp.fake.revokeSessions('alice');
     const { answer } = await run.ask(TP3_SLACK.alice, 'find github');
     expect(labelsOf(answer)).toEqual(['github-deploy']);
   });
 
-  it('keeps the link when TeamPass locked sign-ins, says how long, tells the admins, and works after the lock', async () => {
-    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin%'");
-    // Someone else at the bot's address spends TeamPass's lockout.
+  it('waits only on the login TeamPass locked: her own locked login freezes nobody else’s link', async () => {
+    // Carol locks her own login at TeamPass's sign-in page.
+    tp.fake.configure({ failedSignInsPerLogin: 1 });
+    const locked = await fetch(`${tp.fake.apiUrl}/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'carol', password: 'wrong', apikey: 'wrong' }),
+    });
+    expect(locked.status).toBe(401);
+    tp.fake.configure({ failedSignInsPerLogin: LOGIN_LOCKOUT });
+    const posted = slack.apiCalls('chat.postMessage').length;
+    expect(textOf((await run.link(TP3_SLACK.carol, TP3_USERS.carol)).outcome)).toContain(
+      'TeamPass has locked sign-ins of this login for a while',
+    );
+    // Frank links meanwhile.
+    expect(textOf((await run.link(TP3_SLACK.frank, TP3_USERS.frank)).outcome)).toContain(
+      'Linked to the TeamPass account frank',
+    );
+    // Carol's next attempt is not tried at all.
+    const signIns = tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length;
+    expect(textOf((await run.link(TP3_SLACK.carol, TP3_USERS.carol)).outcome)).toContain(
+      'Nothing was tried. Please try again in 10 min',
+    );
+    expect(tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length).toBe(signIns);
+    const told = await eventually(() => {
+      const posts = adminPosts(posted).filter((post) =>
+        post.includes('TeamPass locked sign-ins of the login'),
+      );
+      return posts.length > 0 && posts;
+    });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(`${TP3_SLACK.carol} met the lock`);
+    // After TeamPass's lock and the bot's wait, carol links.
+    tp.fake.clock.advance(11 * 60_000);
+    await bot.bot.deps.db.query("DELETE FROM sign_in_failures WHERE kind = 'lock'");
+    expect(textOf((await run.link(TP3_SLACK.carol, TP3_USERS.carol)).outcome)).toContain(
+      'Linked to the TeamPass account carol',
+    );
+    await run.ask(TP3_SLACK.carol, 'unlink');
+    await run.ask(TP3_SLACK.frank, 'unlink');
+  });
+
+  it('keeps the link when TeamPass locked sign-ins, says how long, and works after the lock', async () => {
     tp.fake.configure({ failedSignInsPerIp: 1 });
     const locked = await fetch(`${tp.fake.apiUrl}/authorize`, {
       method: 'POST',
@@ -137,34 +243,14 @@ describe('failed sign-ins: a budget for the bot, a cap per login, a lock that pa
     });
     expect(locked.status).toBe(401);
     tp.fake.configure({ failedSignInsPerIp: 100 });
-    const posted = slack.apiCalls('chat.postMessage').length;
-    // Alice's session ends during the lock: her command is told to wait, her link stays.
     tp.fake.revokeSessions('alice');
     const during = await run.ask(TP3_SLACK.alice, 'find github');
     expect(during.answer.text).toContain('TeamPass has locked sign-ins through the bot for a while');
     expect(during.answer.text).toContain('Your link is kept: please try again in 10 min');
     expect(await linkedRow(TP3_SLACK.alice)).toMatchObject({ refused_at: null });
-    expect(textOf(await run.home(TP3_SLACK.alice))).toContain('Linked to the TeamPass account alice');
-    // A link attempt meanwhile is not tried at all.
-    const signIns = tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length;
-    const { outcome } = await run.link(TP3_SLACK.carol, TP3_USERS.carol);
-    expect(textOf(outcome)).toContain('Nothing was tried. Please try again in 10 min');
-    expect(tp.fake.requests.filter((request) => request.url.endsWith('/authorize')).length).toBe(signIns);
-    const told = await eventually(() => {
-      const posts = adminPosts(posted);
-      return posts.length > 0 && posts;
-    });
-    expect(told).toHaveLength(1);
-    expect(told[0]).toContain('TeamPass locked sign-ins through the bot');
-    // After the lock (TeamPass's, then the bot's wait), both work.
     tp.fake.clock.advance(11 * 60_000);
     const after = await run.ask(TP3_SLACK.alice, 'find github');
     expect(labelsOf(after.answer)).toEqual(['github-deploy']);
-    // The bot's own wait ends (its row in the store expires).
-    await bot.bot.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'signin-lock%'");
-    const linked = await run.link(TP3_SLACK.carol, TP3_USERS.carol);
-    expect(textOf(linked.outcome)).toContain('Linked to the TeamPass account carol');
-    expect(adminPosts(posted)).toHaveLength(1);
   });
 });
 

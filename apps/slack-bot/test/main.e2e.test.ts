@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +88,42 @@ describe('the vaultline-slack-bot entry point', () => {
       expect(slack.apiCalls('auth.test').length).toBe(1);
     } finally {
       await slack.close();
+    }
+  });
+
+  it('exits 1 naming the port and the cause when the port is taken', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as AddressInfo).port;
+    const slack = await startFakeSlack();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'slack-bot-main-'));
+      const map = join(dir, 'map.csv');
+      await writeFile(map, 'UALICE,alice\n');
+      const { code, stderr } = await runMain(
+        {
+          SLACK_BOT_TOKEN: 'xoxb-main-test-token',
+          SLACK_SIGNING_SECRET: 'main-test-signing-secret',
+          SLACK_API_URL: slack.apiUrl,
+          SLACK_TEAM_IDS: 'T1',
+          VAULT_URL: 'http://127.0.0.1:9',
+          VAULT_API_KEY: 'main-test-vault-key',
+          IDENTITY_MAP_FILE: map,
+          BOT_DATA_DIR: 'memory://',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+        },
+        60_000,
+      );
+      expect(stderr).toContain(
+        `vaultline-slack-bot: could not listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE); set PORT or HOST`,
+      );
+      expect(code).toBe(1);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await slack.close();
+      taken.close();
     }
   });
 });

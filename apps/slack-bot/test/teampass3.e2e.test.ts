@@ -38,6 +38,7 @@ beforeAll(async () => {
     // The budget of failed sign-ins and the cap per login have their own tests (link-review).
     LINK_FAILED_SIGN_INS_PER_DAY: '1000',
     LINK_FAILED_SIGN_INS_PER_LOGIN: '100',
+    LINK_FAILED_SIGN_INS_PER_MEMBER: '100',
     SLACK_API_URL: slack.apiUrl,
     APPROVERS: TP3_SLACK.bob,
     APPROVERS_BY_FOLDER: `${tp.folders.dev}=${TP3_SLACK.alice}`,

@@ -114,6 +114,14 @@ export interface ServerCapabilities {
   readonly otp: boolean;
   /** Whether items carry tags that reads return (`Item.tags`) and `readTags` lists (TeamPass 3). */
   readonly tags: boolean;
+  /**
+   * What an edit (`items.update`) does to an item's tags and "anyone can modify" when the change
+   * does not name them: `kept` (only the changed fields are sent: TeamPass 3); `added` (TeamPass 2's
+   * `update/item` keeps the item's tags and adds those sent, none removed, but sets "anyone can
+   * modify" to what is sent, off when not given); `replaced` (a Vaultline server sets both to what
+   * is sent: no tags and off when not given, as reads do not return them).
+   */
+  readonly editTags: 'kept' | 'added' | 'replaced';
   /** Whether `findByUrl` finds items by the URL they hold (TeamPass 3). */
   readonly urlLookup: boolean;
   /**
@@ -160,6 +168,8 @@ export function teampassCapabilities(
     fourByteText: false,
     maxResults: undefined,
     ...LEGACY_ONLY,
+    // TeamPass 2.1.27 (api/functions.php, update/item): inserts each tag sent, deletes none.
+    editTags: 'added',
     maxIds: DEFAULT_MAX_IDS,
     detected,
   };
@@ -206,6 +216,7 @@ export function teampass3Capabilities(
     maxIds: 1,
     otp: true,
     tags: true,
+    editTags: 'kept',
     urlLookup: true,
     otherUsers: false,
     enforcedRights: true,
@@ -238,6 +249,7 @@ export function capabilitiesOf(
     fourByteText: has('four-byte-text'),
     maxResults: info.maxResults ?? VAULTLINE_MAX_RESULTS,
     ...LEGACY_ONLY,
+    editTags: 'replaced',
     // read/otp: a Vaultline server that keeps TOTP secrets says so.
     otp: has('otp'),
     maxIds: info.maxIds ?? DEFAULT_MAX_IDS,

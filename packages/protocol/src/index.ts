@@ -139,6 +139,7 @@ export type {
   SearchStrategy,
 } from './search.ts';
 export { fixedServerWordsOf } from './server-wordings.ts';
+export { signInLoginKey, TEAMPASS3_SIGN_IN_LOCKOUT } from './teampass3/sign-in-lockout.ts';
 export {
   foldLabel,
   joinWordParts,

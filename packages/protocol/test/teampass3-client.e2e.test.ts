@@ -192,6 +192,7 @@ describe('the VaultClient over TeamPass 3: detection', () => {
       maxIds: 1,
       otp: true,
       tags: true,
+      editTags: 'kept',
       urlLookup: true,
       otherUsers: false,
       enforcedRights: true,

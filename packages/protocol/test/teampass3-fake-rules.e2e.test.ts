@@ -137,6 +137,17 @@ describe('sign-in', () => {
     await signIn('bob');
   });
 
+  it('counts failures of one login however it is spelled, as its failures table compares logins', async () => {
+    fake.configure({ failedSignInsPerLogin: 3, lockMinutes: 10 });
+    for (const login of ['ghost<i1>', ' GHOST ', 'Ghóst'])
+      expect(detail(await send('POST', '/authorize', { json: { login, password: 'x', apikey: 'y' } }))).toBe(
+        'Login failed. (Invalid credentials)',
+      );
+    const locked = await send('POST', '/authorize', { json: { login: 'ghost', password: 'x', apikey: 'y' } });
+    expect(detail(locked)).toBe('Login failed. (Account temporarily locked)');
+    fake.clock.advance(10 * 60_000 + 1000);
+  });
+
   it('locks a client IP after repeated failures of any login', async () => {
     fake.configure({ failedSignInsPerIp: 2, trustForwardedFor: true });
     for (const login of ['nobody', 'ghost'])

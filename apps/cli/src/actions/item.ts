@@ -11,6 +11,7 @@ import {
   type Item,
   type ItemWrite,
   meetsComplexity,
+  type ServerCapabilities,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.ts';
@@ -199,10 +200,8 @@ export const editAction =
           EXIT.usage,
         );
       const capabilities = await session.connection.client.capabilities();
-      if (!capabilities.tags && changes.tags === undefined)
-        warn(
-          'This vault does not return tags when read: the edit leaves the item without tags (and "anyone can modify" off) unless --tags (and --anyone-can-modify) are given.',
-        );
+      const warning = editWarning(capabilities.editTags, changes);
+      if (warning !== undefined) warn(warning);
       const changed = Object.keys(changes)
         .map((name) => (name === 'folderId' ? 'folder' : name))
         .join(', ');
@@ -245,3 +244,23 @@ export const deleteAction =
     if (options.json) context.output.json({ deleted });
     else context.output.out(`Deleted ${deleted.map((row) => `item ${row.id}`).join(', ')}.\n`);
   };
+
+/** What an edit is warned of, as the vault's capability says it treats what the change leaves out. */
+export function editWarning(
+  editTags: ServerCapabilities['editTags'],
+  changes: Pick<Partial<ItemWrite>, 'tags' | 'anyoneCanModify'>,
+): string | undefined {
+  const anyone = changes.anyoneCanModify === undefined;
+  switch (editTags) {
+    case 'kept':
+      return undefined;
+    case 'added':
+      return anyone
+        ? 'This vault sets "anyone can modify" to what an edit sends: the edit turns it off unless --anyone-can-modify is given. The item keeps its tags (those given with --tags are added).'
+        : undefined;
+    case 'replaced':
+      return changes.tags === undefined
+        ? 'This vault does not return tags when read: the edit leaves the item without tags (and "anyone can modify" off) unless --tags (and --anyone-can-modify) are given.'
+        : undefined;
+  }
+}

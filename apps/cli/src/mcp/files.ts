@@ -3,12 +3,17 @@
  * in, or `--root`), regular UTF-8 text files of at most {@link MAX_FILE_BYTES}, followed through
  * symbolic links only when the target stays under the root. Writes go through a temporary file
  * and a rename, keep the file's mode, and happen only when the file still holds what was read.
+ * A file to be replaced is opened through a handle on its directory, reached from the root one
+ * folder at a time without following a link (Linux's `/proc/self/fd`): a folder swapped for a link
+ * while a tool works is noticed before anything is written, and the write goes into that
+ * directory only.
  *
  * @module
  */
 
 import { randomBytes } from 'node:crypto';
-import { open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { type FileHandle, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolFailure } from './failure.ts';
 
@@ -25,6 +30,96 @@ export interface TextFile {
   readonly text: string;
   /** Its mode. */
   readonly mode: number;
+}
+
+/** A text file under the root opened to be replaced: its directory held. */
+export interface HeldTextFile extends TextFile {
+  /** The directory, opened from the root without following a link. */
+  readonly dir: FileHandle;
+  /** The file's name in it. */
+  readonly name: string;
+  /** The root, and the directory's path under it. */
+  readonly root: string;
+  readonly parts: readonly string[];
+}
+
+/** Where a directory handle's entries are reached by path without their path (Linux). */
+const FD_DIR = '/proc/self/fd';
+const byHandle = existsSync(FD_DIR);
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/** A path to `name` in the directory held by `dir`: through the handle where the system allows it. */
+function at(dir: FileHandle, path: string, name: string): string {
+  return byHandle ? `${FD_DIR}/${dir.fd}/${name}` : join(path, name);
+}
+
+/**
+ * Opens a directory under the root one folder at a time, following no link: each step is taken
+ * from the handle of the one before, so nothing moved meanwhile redirects it.
+ */
+async function openDirectory(root: string, parts: readonly string[]): Promise<FileHandle> {
+  let dir = await open(root, DIR_FLAGS);
+  let path = root;
+  try {
+    for (const part of parts) {
+      const next = await open(at(dir, path, part), DIR_FLAGS);
+      await dir.close();
+      dir = next;
+      path = join(path, part);
+    }
+    return dir;
+  } catch (error) {
+    await dir.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Opens a text file under the root to replace it later ({@link replaceTextFile}): read through a
+ * handle on its directory. Close `dir` when done.
+ *
+ * @param root The root (already a real path).
+ * @param path The path, relative to the root or absolute under it.
+ * @returns The file, its directory held.
+ * @throws {ToolFailure} As {@link readTextFile}; `changed` when a folder on its path moved.
+ */
+export async function openTextFile(root: string, path: string): Promise<HeldTextFile> {
+  const read = await readTextFile(root, path);
+  const parts = relative(root, dirname(read.real))
+    .split(sep)
+    .filter((part) => part !== '');
+  const name = basename(read.real);
+  let dir: FileHandle;
+  try {
+    dir = await openDirectory(root, parts);
+  } catch {
+    throw movedFailure(read.shown);
+  }
+  try {
+    const handle = await open(at(dir, dirname(read.real), name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const text = await handle.readFile('utf8').finally(() => handle.close());
+    if (text !== read.text) throw movedFailure(read.shown);
+    return { ...read, dir, name, root, parts };
+  } catch (error) {
+    await dir.close().catch(() => undefined);
+    throw error instanceof ToolFailure ? error : movedFailure(read.shown);
+  }
+}
+
+function movedFailure(shown: string): ToolFailure {
+  return new ToolFailure('changed', `${shown} changed or moved while the tool worked; it was left as it is.`);
+}
+
+/** Whether the held directory is still the one its path under the root leads to, with no link. */
+async function stillInPlace(file: HeldTextFile): Promise<boolean> {
+  const again = await openDirectory(file.root, file.parts).catch(() => undefined);
+  if (!again) return false;
+  try {
+    const [held, now] = await Promise.all([file.dir.stat(), again.stat()]);
+    return held.dev === now.dev && held.ino === now.ino;
+  } finally {
+    await again.close();
+  }
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -68,24 +163,33 @@ export async function readTextFile(root: string, path: string): Promise<TextFile
 }
 
 /**
- * Replaces a file's text, when it still holds what was read: through a temporary file in the
- * same directory, with the same mode, renamed over it.
+ * Replaces a file's text, when it is still where it was and holds what was read: through a
+ * temporary file in its held directory, with the same mode, renamed over it there.
  *
- * @param file The file as read.
+ * @param file The file as opened.
  * @param text The new text.
- * @throws {ToolFailure} `changed` when the file changed since it was read.
+ * @throws {ToolFailure} `changed` when the file changed, or a folder on its path moved, since it
+ * was read.
  */
-export async function replaceTextFile(file: TextFile, text: string): Promise<void> {
-  const now = await readFile(file.real, 'utf8').catch(() => undefined);
-  if (now !== file.text)
-    throw new ToolFailure('changed', `${file.shown} changed while the tool worked; it was left as it is.`);
-  const temp = join(dirname(file.real), `.${basename(file.real)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', file.mode);
+export async function replaceTextFile(file: HeldTextFile, text: string): Promise<void> {
+  const path = dirname(file.real);
+  if (!(await stillInPlace(file))) throw movedFailure(file.shown);
+  const now = await open(at(file.dir, path, file.name), constants.O_RDONLY | constants.O_NOFOLLOW)
+    .then((handle) => handle.readFile('utf8').finally(() => handle.close()))
+    .catch(() => undefined);
+  if (now !== file.text) throw movedFailure(file.shown);
+  const tempName = `.${file.name}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = at(file.dir, path, tempName);
+  const handle = await open(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    file.mode,
+  );
   try {
     await handle.chmod(file.mode);
     await handle.writeFile(text, 'utf8');
     await handle.close();
-    await rename(temp, file.real);
+    await rename(temp, at(file.dir, path, file.name));
   } catch (error) {
     await handle.close().catch(() => undefined);
     await rm(temp, { force: true });

@@ -28,7 +28,7 @@ import {
 import type { Connection } from '../connection.ts';
 import { CliError } from '../errors.ts';
 import { ToolFailure } from './failure.ts';
-import { readTextFile, replaceTextFile } from './files.ts';
+import { type HeldTextFile, openTextFile, readTextFile, replaceTextFile } from './files.ts';
 import { UNTRUSTED_NOTICE, untrusted, untrustedUrl } from './untrusted.ts';
 
 /** What every tool works with. */
@@ -346,7 +346,20 @@ export async function storeTool(
   input: StoreInput,
   remember: (secret: string) => void,
 ): Promise<Answer> {
-  const file = await readTextFile(context.root, input.file);
+  const file = await openTextFile(context.root, input.file);
+  try {
+    return await storeFrom(context, input, remember, file);
+  } finally {
+    await file.dir.close();
+  }
+}
+
+async function storeFrom(
+  context: ToolContext,
+  input: StoreInput,
+  remember: (secret: string) => void,
+  file: HeldTextFile,
+): Promise<Answer> {
   const { start, end } = secretRange(file.text, input);
   const secret = file.text.slice(start, end);
   remember(secret);

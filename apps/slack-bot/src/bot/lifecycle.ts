@@ -45,7 +45,9 @@ export async function startBot({
     logger.info({ mode: 'socket' }, 'connected to Slack');
     return { port: undefined };
   }
-  const server = (await app.start({ port: config.port, host: config.host })) as Server;
+  const server = (await app.start({ port: config.port, host: config.host }).catch((error: unknown) => {
+    throw listenError(error, config.host, config.port);
+  })) as Server;
   const port = (server.address() as AddressInfo).port;
   logger.info({ mode: 'http', host: config.host, port }, 'listening');
   return { port };
@@ -93,4 +95,19 @@ export async function stopBot({ app, deps, sweeper, seen, db }: LifecycleParts):
   await deps.commandLimiter.close();
   await seen.flush();
   await db.close();
+}
+
+/** Why the bot could not listen, in words for the operator: the address, the port and the cause. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const causes: Record<string, string> = {
+    EADDRINUSE: 'the port is already in use',
+    EACCES: 'the port needs privileges the bot does not have',
+    EADDRNOTAVAIL: 'the address is not one of this machine’s',
+  };
+  if (typeof code !== 'string' || !(code in causes)) return error;
+  return new StartupError(
+    `could not listen on ${host}:${port}: ${causes[code]} (${code}); set ${ENV.port} or ${ENV.host}`,
+    { cause: error },
+  );
 }

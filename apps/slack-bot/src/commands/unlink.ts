@@ -12,7 +12,7 @@ import { commandCaller } from '../run-as-user.ts';
 import { errorFields } from '../safe-error.ts';
 
 /** A Slack user id as typed or as Slack escapes a mention: `U0123ABC`, `<@U0123ABC>`, `<@U0123ABC|name>`. */
-function memberIdOf(text: string): string | undefined {
+export function memberIdOf(text: string): string | undefined {
   const match = /^(?:<@)?([UW][A-Z0-9]{2,30})(?:\|[^>]{0,100})?>?$/.exec(text.trim());
   return match?.[1];
 }

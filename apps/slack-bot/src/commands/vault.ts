@@ -9,6 +9,7 @@ import { getCommand } from './get.ts';
 import { helpCommand } from './help.ts';
 import { linkCommand } from './link.ts';
 import { requestCommand } from './request.ts';
+import { unblockCommand } from './unblock.ts';
 import { unlinkCommand } from './unlink.ts';
 
 /**
@@ -23,6 +24,7 @@ export function vaultCommand(deps: Deps): Middleware<SlackCommandMiddlewareArgs>
     [SUBCOMMANDS.get]: getCommand(deps),
     [SUBCOMMANDS.request]: requestCommand(deps),
     [SUBCOMMANDS.unlink]: unlinkCommand(deps),
+    [SUBCOMMANDS.unblock]: unblockCommand(deps),
     [SUBCOMMANDS.help]: helpCommand(),
   };
   // Every word for linking is `link`: it refuses credentials typed after it, whichever word came first.

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import {
   createAccessChecker,
@@ -33,6 +34,19 @@ import { createLinkedClients } from './clients.ts';
 import { createLinkStore } from './links.ts';
 import { createSealer } from './sealer.ts';
 import { tellLinkAdmins } from './sign-in-budget.ts';
+
+/**
+ * The key of the logins' hashes, derived from the link key for that purpose alone (HKDF-SHA256):
+ * the link key itself seals the credentials, and no value is keyed by both.
+ *
+ * @param linkKey The link key.
+ * @returns The key.
+ */
+export function loginHashKey(linkKey: Uint8Array): Uint8Array {
+  return new Uint8Array(
+    hkdfSync('sha256', linkKey, new Uint8Array(0), 'vaultline slack-bot: login hashes', 32),
+  );
+}
 
 /** What the link parts are built on (the bot's parts base, in part). */
 export interface LinkPartsBase {
@@ -99,7 +113,7 @@ export async function linkParts(
     idleMs: LINKED_CLIENT_IDLE_MS,
     onError: (error) => log.warn(errorFields(error, redact), 'could not let a linked account’s client go'),
   });
-  const signIns = createSignInGuard(base.db, config, config.link.key);
+  const signIns = createSignInGuard(base.db, config, loginHashKey(config.link.key));
   const admins = { config, slack: () => base.app.client, logger: log, redact };
   // The vault refused a linked account's sign-in, or locked sign-ins.
   const auditRefused = (slackUser: string, login: string, outcome: string) =>
@@ -118,7 +132,7 @@ export async function linkParts(
       // A failed sign-in again counts towards the bot's budget, as a failed link attempt does.
       if (signInFailed)
         await signIns
-          .failed()
+          .failed(slackUser, login)
           .catch((error: unknown) =>
             log.warn(errorFields(error, redact), 'could not count a failed sign-in in the store'),
           );
@@ -127,8 +141,12 @@ export async function linkParts(
     async onLocked(slackUser, login) {
       await auditRefused(slackUser, login, 'locked');
       try {
-        const lock = await signIns.locked();
-        if (lock.first) await tellLinkAdmins(admins, audit, 'vault_locked', lock.retryAfterSeconds);
+        const lock = await signIns.locked(login);
+        if (lock.first)
+          await tellLinkAdmins(admins, audit, 'vault_locked', lock.retryAfterSeconds, {
+            member: slackUser,
+            loginRef: signIns.loginRef(login),
+          });
         return lock.retryAfterSeconds;
       } catch (error) {
         log.warn(errorFields(error, redact), 'could not keep the vault’s lock in the store');

@@ -1,4 +1,4 @@
-import { AUDIT_EVENTS, ENV } from '../constants.ts';
+import { AUDIT_EVENTS, COMMAND, ENV } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import type { SignInPause } from '../limits.ts';
 import { errorFields } from '../safe-error.ts';
@@ -10,6 +10,9 @@ function waitText(seconds: number): string {
   return minutes <= 120 ? `${minutes} min` : `${Math.ceil(minutes / 60)} h`;
 }
 
+/** How a link admin lifts a member's block. */
+const LIFT = `${COMMAND} unblock <member ID>`;
+
 /**
  * What a person is told when no sign-in was tried for their link, and why.
  *
@@ -20,12 +23,20 @@ function waitText(seconds: number): string {
 export function pauseText(pause: SignInPause, seconds: number): string {
   switch (pause) {
     case 'vault_locked':
-      return `TeamPass has locked sign-ins through the bot for a while, after too many failed sign-ins. Nothing was tried. Please try again in ${waitText(seconds)}; the bot’s link admins are told.`;
+      return `TeamPass has locked sign-ins of this login for a while, after too many failed sign-ins. Nothing was tried. Please try again in ${waitText(seconds)}; the bot’s link admins are told.`;
     case 'budget_spent':
       return `The bot has had too many failed TeamPass sign-ins today, so it tries no new link for now (more would make TeamPass lock everyone out). Please try again in ${waitText(seconds)}; the bot’s link admins are told.`;
     case 'login_capped':
-      return `Too many failed attempts to link this TeamPass login today. Please try again in ${waitText(seconds)}, or ask a TeamPass admin.`;
+      return `Too many failed attempts to link this TeamPass login today. Please try again in ${waitText(seconds)}, or ask one of the bot’s link admins to lift the block (${LIFT}).`;
+    case 'member_capped':
+      return `You have had too many failed link attempts today. Please try again in ${waitText(seconds)}, or ask one of the bot’s link admins to lift the block (${LIFT}).`;
   }
+}
+
+/** Whom a pause is about: the member who met it, and the login's reference (`login#…`). */
+export interface PauseSubject {
+  member: string;
+  loginRef: string;
 }
 
 /**
@@ -36,27 +47,37 @@ export function pauseText(pause: SignInPause, seconds: number): string {
  * @param audit The audit log.
  * @param pause Why.
  * @param seconds For how long.
+ * @param subject The member and the login it is about.
  */
 export async function tellLinkAdmins(
   deps: Pick<Deps, 'config' | 'slack' | 'logger' | 'redact'>,
   audit: Deps['audit'],
   pause: SignInPause,
   seconds: number,
+  subject: PauseSubject,
 ): Promise<void> {
   await audit.record({
     event: AUDIT_EVENTS.signInsPaused,
-    slackUser: '',
+    slackUser: subject.member,
     slackTeam: undefined,
     login: undefined,
+    target: subject.loginRef,
     channel: undefined,
     outcome: pause,
   });
-  const text =
-    pause === 'vault_locked'
-      ? `TeamPass locked sign-ins through the bot (“Account temporarily locked”), after too many failed sign-ins from the bot’s address or of one login. Links are kept; link attempts wait ${waitText(seconds)} (${ENV.signInLockSeconds}). If nobody expected failed sign-ins, look at the audit’s ${AUDIT_EVENTS.linkFailed} records.`
-      : pause === 'budget_spent'
-        ? `The bot spent its budget of failed TeamPass sign-ins (${deps.config.failedSignInsPerDay} per 24 h, ${ENV.failedSignInsPerDay}): it tries no new link for ${waitText(seconds)}, so that TeamPass does not lock the bot’s address for everyone. Look at the audit’s ${AUDIT_EVENTS.linkFailed} records for who tried.`
-        : `Link attempts at one TeamPass login failed ${deps.config.failedSignInsPerLogin} times in 24 h (${ENV.failedSignInsPerLogin}): the bot tries that login no more for ${waitText(seconds)}. Look at the audit’s ${AUDIT_EVENTS.linkFailed} records for who tried.`;
+  const records = `the audit’s ${AUDIT_EVENTS.linkFailed} records with target ${subject.loginRef}`;
+  const text = ((): string => {
+    switch (pause) {
+      case 'vault_locked':
+        return `TeamPass locked sign-ins of the login ${subject.loginRef} (“Account temporarily locked”), after too many failed sign-ins of that login or from the bot’s address; ${subject.member} met the lock. Links are kept; attempts at that login wait ${waitText(seconds)} (${ENV.signInLockSeconds}). If nobody expected failed sign-ins, look at ${records}.`;
+      case 'budget_spent':
+        return `The bot spent its budget of failed TeamPass sign-ins (${deps.config.failedSignInsPerDay} in 24 h, ${ENV.failedSignInsPerDay}): it tries no new link for ${waitText(seconds)}, so that TeamPass does not lock the bot’s address for everyone. Look at the audit’s ${AUDIT_EVENTS.linkFailed} records for who tried; ${LIFT} lifts one member’s block, not this budget.`;
+      case 'login_capped':
+        return `Link attempts at the login ${subject.loginRef} failed ${deps.config.failedSignInsPerLogin} times in 24 h (${ENV.failedSignInsPerLogin}): the bot tries that login no more for ${waitText(seconds)}; ${subject.member} was kept from it. Look at ${records} for who tried; if ${subject.member} owns that login, ${COMMAND} unblock ${subject.member} lets them try again.`;
+      case 'member_capped':
+        return `${subject.member} failed ${deps.config.failedSignInsPerMember} link attempts in 24 h (${ENV.failedSignInsPerMember}): the bot tries none of theirs for ${waitText(seconds)}. ${COMMAND} unblock ${subject.member} lifts it.`;
+    }
+  })();
   try {
     const client = deps.slack();
     for (const admin of await expand(deps, deps.config.linkAdmins))

@@ -39,7 +39,8 @@ const LOGIN_SHAPE = /^[\p{L}\p{N}._@+-]{1,100}$/u;
  * more. The modal is updated with the outcome; a failure shows the form again, with the login
  * only when it looks like one (a password typed into the login box is not shown back). Only a
  * login the vault confirmed is audited or posted. Each attempt reserves one failure of the bot's
- * budget of failed sign-ins (and of the login's), given back when the vault did not refuse.
+ * budget of failed sign-ins (and of the member's and the login's), given back when the vault
+ * signed in or said the login is locked: what TeamPass counts stays counted.
  */
 export async function verifyAndLink(
   deps: Deps,
@@ -49,8 +50,10 @@ export async function verifyAndLink(
   const linking = deps.linking;
   if (!linking) return;
   // What was typed into the login box is not a login until the vault says so: never audited.
-  const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined };
   const login = credentials.login;
+  // Its keyed reference names the login targeted in the audit and the admins' messages.
+  const target = linking.signIns.loginRef(login);
+  const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined, target };
   const method = linkMethodOf(credentials);
   const secrets = secretsOf(credentials);
   const typedSecrets = secrets.map((value) => value.trim());
@@ -72,7 +75,7 @@ export async function verifyAndLink(
     );
     return;
   }
-  const reserved = await linking.signIns.reserve(login).catch((error: unknown) => {
+  const reserved = await linking.signIns.reserve(who.user, login).catch((error: unknown) => {
     deps.logger.warn(errorFields(error, deps.redact), 'could not count a link attempt in the store');
     return undefined;
   });
@@ -84,11 +87,15 @@ export async function verifyAndLink(
   }
   if (!reserved.ok) {
     await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: `paused:${reserved.pause}` });
+    // A lock was told when it was heard of.
     if (
       reserved.pause !== 'vault_locked' &&
-      (await linking.signIns.firstNotice(reserved.pause, login).catch(() => false))
+      (await linking.signIns.firstNotice(reserved.pause, who.user, login).catch(() => false))
     )
-      await tellLinkAdmins(deps, deps.audit, reserved.pause, reserved.retryAfterSeconds);
+      await tellLinkAdmins(deps, deps.audit, reserved.pause, reserved.retryAfterSeconds, {
+        member: who.user,
+        loginRef: target,
+      });
     await again(pauseText(reserved.pause, reserved.retryAfterSeconds));
     return;
   }
@@ -107,7 +114,7 @@ export async function verifyAndLink(
     const identity = await client.identity();
     // A count the store could not give back errs on the safe side: the link goes on.
     await reserved.ticket
-      .settle(false)
+      .settle('signed_in')
       .catch((settleError: unknown) =>
         deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
       );
@@ -150,21 +157,27 @@ export async function verifyAndLink(
     );
     await publishHome(deps, who.user, who.client);
   } catch (error) {
-    const refused = isVaultError(error, 'unauthorized') && error.reason === 'sign_in_refused';
+    // TeamPass counts no failure for a sign-in it said was locked; a refusal, and a sign-in that
+    // got no answer (it may have been refused after the bot stopped waiting), stay counted.
+    const locked = isVaultError(error, 'unauthorized') && error.reason === 'sign_in_locked';
     await reserved.ticket
-      .settle(refused)
+      .settle(locked ? 'locked' : 'failed')
       .catch((settleError: unknown) =>
         deps.logger.warn(errorFields(settleError, deps.redact), 'could not count a link attempt'),
       );
     const fields = errorFields(error, deps.redact);
     deps.logger.warn({ slackUser: who.user, ...fields }, 'a link attempt failed');
     await client.dispose({ signOut: false }).catch(() => undefined);
-    if (isVaultError(error, 'unauthorized') && error.reason === 'sign_in_locked') {
+    if (locked) {
       await deps.audit.record({ event: AUDIT_EVENTS.linkFailed, ...base, outcome: 'vault_locked' });
       const lock = await linking.signIns
-        .locked()
+        .locked(login)
         .catch(() => ({ retryAfterSeconds: deps.config.signInLockSeconds, first: false }));
-      if (lock.first) await tellLinkAdmins(deps, deps.audit, 'vault_locked', lock.retryAfterSeconds);
+      if (lock.first)
+        await tellLinkAdmins(deps, deps.audit, 'vault_locked', lock.retryAfterSeconds, {
+          member: who.user,
+          loginRef: target,
+        });
       await again(pauseText('vault_locked', lock.retryAfterSeconds));
       return;
     }

@@ -106,4 +106,25 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX linked_accounts_key ON linked_accounts (key_id)',
     ].join(';\n'),
   },
+  {
+    version: 4,
+    name: 'failed sign-ins, counted as TeamPass counts them',
+    sql: [
+      // One row per failed sign-in through the bot (`failure`; a reservation while the attempt
+      // runs), per lock TeamPass announced for a login (`lock`) and per member kept from a login
+      // by its cap (`capped`, what a link admin's lift reaches). `login_key` is a keyed hash of
+      // the login as TeamPass counts it, never the login. `lifted_at`: a link admin lifted it.
+      `CREATE TABLE sign_in_failures (
+       id bigserial PRIMARY KEY,
+       kind text NOT NULL,
+       slack_user text NOT NULL,
+       login_key text NOT NULL,
+       at bigint NOT NULL,
+       lifted_at bigint
+     )`,
+      'CREATE INDEX sign_in_failures_at ON sign_in_failures (kind, at)',
+      'CREATE INDEX sign_in_failures_login ON sign_in_failures (login_key, at)',
+      'CREATE INDEX sign_in_failures_user ON sign_in_failures (slack_user, at)',
+    ].join(';\n'),
+  },
 ];

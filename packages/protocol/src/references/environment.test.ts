@@ -24,6 +24,25 @@ describe('references in an environment', () => {
     expect(() => fillEnvironment(environment, found, () => undefined)).toThrow(/DB_URL: vaultline:\/\/42/);
   });
 
+  it('finds every reference of a value, one right after another', () => {
+    const environment = { URLREF: 'postgres://vaultline://13/login:vaultline://13/password@db/x' };
+    const found = findEnvironmentReferences(environment);
+    expect(found.variables.get('URLREF')?.map((match) => match.text)).toEqual([
+      'vaultline://13/login',
+      'vaultline://13/password',
+    ]);
+    const values: Record<string, string> = { 'vaultline://13/login': 'app', 'vaultline://13/password': 'pw' };
+    expect(fillEnvironment(environment, found, (text) => values[text])).toEqual([
+      { name: 'URLREF', value: 'postgres://app:pw@db/x', secrets: ['app', 'pw'] },
+    ]);
+  });
+
+  it('refuses a value where vaultline:// is left that is no reference, rather than pass it on', () => {
+    expect(() => findEnvironmentReferences({ HALF: 'vaultline://42/password and vaultline://' })).toThrow(
+      /^HALF: /,
+    );
+  });
+
   it('names the variable of a reference that does not parse', () => {
     expect(() => findEnvironmentReferences({ BAD: 'vaultline://42/nofield' })).toThrow(/^BAD: /);
   });

@@ -43,7 +43,6 @@ export function findEnvironmentReferences(
   for (const [name, value] of Object.entries(environment)) {
     if (!value.includes('vaultline://')) continue;
     const matches = findReferences(value);
-    if (matches.length === 0) continue;
     for (const match of matches) {
       if (match.error) {
         throw new VaultReferenceError(match.error.code, match.text, `${name}: ${match.error.message}`, {
@@ -57,6 +56,16 @@ export function findEnvironmentReferences(
         names.set(key, list);
       }
     }
+    const rest = matches.reduceRight(
+      (value, match) => value.slice(0, match.start) + value.slice(match.end),
+      value,
+    );
+    if (rest.includes('vaultline://'))
+      throw new VaultReferenceError(
+        'invalid_reference',
+        'vaultline://',
+        `${name}: holds vaultline:// where no reference can be read; nothing was started.`,
+      );
     variables.set(name, matches);
   }
   return { variables, references, variablesOf: (text) => names.get(text) ?? [] };

@@ -51,7 +51,8 @@ const MAX_CUTS = 16;
  */
 export function findReferences(text: string): FoundReference[] {
   const found: FoundReference[] = [];
-  for (const match of text.matchAll(REFERENCE_PATTERN)) {
+  const pattern = new RegExp(REFERENCE_PATTERN.source, REFERENCE_PATTERN.flags);
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     const start = match.index;
     let candidate = match[0];
     let result = tryParse(candidate);
@@ -70,6 +71,8 @@ export function findReferences(text: string): FoundReference[] {
       }
     }
     found.push({ start, end: start + candidate.length, text: candidate, ...result });
+    // What a cut left over may hold the next reference (`vaultline://1/login:vaultline://1/password`).
+    pattern.lastIndex = start + candidate.length;
   }
   return found;
 }

@@ -4,9 +4,11 @@
  * is `htmlentities` with `ENT_QUOTES`, the HTML 4.01 table and no double encoding, so every
  * character HTML 4.01 names becomes that name (`Müller` is stored `M&uuml;ller`, `€` `&euro;`,
  * `“` `&ldquo;`), `'` becomes `&#039;`, and Cyrillic, CJK or emoji stay as typed. Folder titles
- * and tags go through `htmlspecialchars` (the five special characters only); descriptions,
- * passwords, e-mail addresses, URLs and custom fields are stored as sent (after their own
- * sanitizers). Reading decodes every HTML5 entity, named or numeric.
+ * and tags go through `htmlspecialchars` (the five special characters only); descriptions go
+ * through voku's AntiXSS, which keeps markup but writes a `<` or `>` it does not take for a safe
+ * tag as `&lt;` `&gt;` (and nothing else); passwords, e-mail addresses, URLs and custom fields
+ * are stored as sent (after their own sanitizers). Reading decodes every HTML5 entity, named or
+ * numeric, except in descriptions, where only AntiXSS's two are read back.
  *
  * @see ./README.md
  * @module
@@ -84,4 +86,17 @@ export function escapeSpecialCharsLikeTeamPass(text: string): string {
 export function decodeTeamPassEntities(text: string): string {
   if (!text.includes('&')) return text;
   return decode(text, { level: 'html5', scope: 'strict' });
+}
+
+/**
+ * Gives back the `<` and `>` TeamPass's AntiXSS filter wrote into a description as `&lt;` and
+ * `&gt;` (an unclosed tag, a comment, a tag it disarms). It writes no other entity, and keeps `&`
+ * and markup as sent, so nothing else is decoded.
+ *
+ * @param text The description as TeamPass answered it.
+ * @returns The description as it was sent.
+ */
+export function decodeAntiXssBrackets(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(lt|gt);/g, (_, name: string) => (name === 'lt' ? '<' : '>'));
 }

@@ -84,6 +84,15 @@ describe('the TeamPass 3 schemas against the recorded TeamPass 3.2.1.5', () => {
     });
   });
 
+  it('gives back the < and > its AntiXSS filter wrote into a description as &lt; &gt;, and nothing else', () => {
+    const line = TRANSCRIPT.find((entry) => entry.seq === 151)!;
+    const [raw] = JSON.parse(line.body) as Record<string, unknown>[];
+    const read = (description: string) =>
+      v.parse(TeamPass3ItemListSchema, [{ ...raw, description }])[0]!.description;
+    expect(read('if a &lt;b then &lt;!-- x --&gt; &lt;input&gt;')).toBe('if a <b then <!-- x --> <input>');
+    expect(read('line2 & <i>it</i> &amp;lt; &quot;')).toBe('line2 & <i>it</i> &amp;lt; &quot;');
+  });
+
   it('reads tags, the TOTP flag and the folder path (seq 28, 158)', () => {
     const [sub] = v.parse(TeamPass3ItemListSchema, JSON.parse(TRANSCRIPT.find((l) => l.seq === 28)!.body));
     expect(sub).toMatchObject({ id: 3, folderId: 4, path: ['Shared', 'SharedSub'], tags: [], otp: false });

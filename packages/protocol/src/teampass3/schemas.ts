@@ -10,7 +10,7 @@
 
 import * as v from 'valibot';
 import { type AccessType, parseRight } from '../rights.ts';
-import { decodeTeamPassEntities } from './html.ts';
+import { decodeAntiXssBrackets, decodeTeamPassEntities } from './html.ts';
 
 /** Text: a string; numbers become strings, `null` becomes `""`. */
 const text = v.union([
@@ -117,7 +117,7 @@ export const TeamPass3ItemSchema = v.pipe(
   v.transform((raw) => ({
     id: raw.id,
     label: decodeTeamPassEntities(raw.label),
-    description: raw.description,
+    description: decodeAntiXssBrackets(raw.description),
     password: raw.pwd,
     login: decodeTeamPassEntities(raw.login),
     email: raw.email,

@@ -7,6 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { signInLoginKey } from '../../teampass3/sign-in-lockout.ts';
 import { type Answer, type Caller, json, problem, type RequestContext } from './http.ts';
 import { signJwt, type TeamPass3Claims } from './jwt.ts';
 import { type PhpValue, phpEmpty, phpString, phpStripTags, phpTrim, phpTrimEscape } from './php.ts';
@@ -44,13 +45,15 @@ export function authorize(ctx: RequestContext, issuer: Issuer): Answer {
     return problem(500, 'An internal error occurred. Please contact support.');
   const state = ctx.state;
   const login = phpStripTags(phpTrimEscape(phpString(params.login)));
+  // TeamPass's failures table compares logins in MariaDB's collation.
+  const counted = signInLoginKey(phpString(params.login));
   const password = phpTrim(phpString(params.password));
   const apiKey = phpStripTags(phpTrimEscape(phpString(params.apikey)));
   if (login === '' || password === '' || apiKey === '') return loginFailed('Missing credentials');
-  if (isLocked(state, login, ctx.ip, ctx.now)) return loginFailed('Account temporarily locked');
+  if (isLocked(state, counted, ctx.ip, ctx.now)) return loginFailed('Account temporarily locked');
   const user = state.userByLogin(login);
   if (!user?.apiEnabled || user.disabled || user.password !== password || user.apiKey !== apiKey) {
-    recordFailure(state, login, ctx.ip, ctx.now);
+    recordFailure(state, counted, ctx.ip, ctx.now);
     return loginFailed('Invalid credentials');
   }
   return issueToken(ctx, issuer, user, login);
@@ -69,10 +72,12 @@ export function authorizeToken(ctx: RequestContext, issuer: Issuer): Answer {
   const state = ctx.state;
   if (!state.settings.personalAccessTokens) return loginFailed('OAuth2 API access is disabled');
   const login = phpStripTags(phpTrimEscape(phpString(params.login)));
+  // TeamPass's failures table compares logins in MariaDB's collation.
+  const counted = signInLoginKey(phpString(params.login));
   const token = phpTrim(phpString(params.token));
   if (login === '' || token === '') return loginFailed('Missing credentials');
   if (!/^[a-f0-9]{64}$/.test(token)) return loginFailed('Invalid credentials');
-  if (isLocked(state, login, ctx.ip, ctx.now)) return loginFailed('Account temporarily locked');
+  if (isLocked(state, counted, ctx.ip, ctx.now)) return loginFailed('Account temporarily locked');
   const user = state.userByLogin(login);
   const stored = state.personalAccessTokens.get(token);
   if (
@@ -82,7 +87,7 @@ export function authorizeToken(ctx: RequestContext, issuer: Issuer): Answer {
     stored.userId !== user.id ||
     (stored.expiresAt !== undefined && stored.expiresAt <= ctx.now)
   ) {
-    recordFailure(state, login, ctx.ip, ctx.now);
+    recordFailure(state, counted, ctx.ip, ctx.now);
     return loginFailed('Invalid credentials');
   }
   return issueToken(ctx, issuer, user, user.login);
@@ -155,6 +160,7 @@ function issueToken(
   });
 }
 
+/** Whether the login (as its failures are counted: `signInLoginKey`) or the address is locked. */
 function isLocked(state: TeamPass3State, login: string, ip: string, now: number): boolean {
   for (const key of [`login:${login}`, `ip:${ip}`]) {
     const entry = state.failures.get(key);

@@ -63,5 +63,6 @@ describe('the PHP semantics of the fake', () => {
     expect(phpStripSlashes("a\\'b\\\\c")).toBe("a'b\\c");
     expect(collationEquals('Élan ', 'elan')).toBe(true);
     expect(xssClean('<b onclick="x()">a</b><script>alert(1)</script>')).toBe('<b>a</b>');
+    expect(xssClean('if a <b then <!-- c --> 2 < 3')).toBe('if a &lt;b then &lt;!-- c --&gt; 2 < 3');
   });
 });

@@ -343,7 +343,8 @@ export function collationCompare(a: string, b: string): number {
 
 /**
  * A rough stand-in for the AntiXSS cleaning TeamPass applies to descriptions: drops `<script>`
- * and `<style>` elements, `on…=` event attributes and `javascript:` URLs, keeps other markup.
+ * and `<style>` elements, `on…=` event attributes and `javascript:` URLs, writes comments and an
+ * unclosed `<` as `&lt;` `&gt;`, keeps other markup.
  *
  * @param html The description.
  * @returns The cleaned description.
@@ -353,5 +354,7 @@ export function xssClean(html: string): string {
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
     .replace(/<(script|style)\b[^>]*>/gi, '')
     .replace(/\s+on[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi, '')
-    .replace(/javascript\s*:/gi, '');
+    .replace(/javascript\s*:/gi, '')
+    .replace(/<!--([\s\S]*?)-->/g, '&lt;!--$1--&gt;')
+    .replace(/<(?![\s.,\d=%$€£¥/])([^<>]*)(?=<|$)/g, '&lt;$1');
 }

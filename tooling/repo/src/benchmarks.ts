@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { LAST_RELEASE_FILE } from './release.ts';
 import { REPO_ROOT } from './repo-files.ts';
 
 /** Where the records live, relative to the repository root. */
@@ -136,6 +137,10 @@ export function renderBenchmarks(records: readonly { id: string; record: Benchma
     `last recorded run left it in [\`${RECORDS_DIR}/\`](benchmarks/): the day, the machine (how many cores,`,
     'how busy when the run started) and the settings of the run. Run a bench to refresh its section;',
     'commit the record and this page together, from a quiet machine.',
+    '',
+    'A section that names the last release measured it beside the current code in the same run: the',
+    `release's commit is the one in \`${LAST_RELEASE_FILE}\` (the repository has no tags), its tree`,
+    'built once in the OS temp dir. A ratio to the release above 1 on a hot path is a regression.',
   ];
   for (const { id, record } of records) {
     lines.push('', `## ${record.package}: \`${record.script}\``, '');

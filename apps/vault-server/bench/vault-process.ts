@@ -34,14 +34,16 @@ export function cpuUs(pid: number): number {
  * @param store The engine.
  * @param target The PGlite data directory or the PostgreSQL URL.
  * @param env More environment (VAULTLINE_MASTER_KEY for PostgreSQL).
+ * @param cli The built command: this package's, or the last release's (bench/release.ts).
  * @returns The child and {url, rssIdleMiB}.
  */
 export async function startVaultProcess(
   store: 'pglite' | 'postgres',
   target: string,
   env: Record<string, string> = {},
+  cli: string = CLI,
 ): Promise<{ child: ChildProcess; info: Record<string, string | number> }> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm bench does).`);
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the package first (pnpm bench does).`);
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     // The benchmark machines may run as root.
@@ -59,7 +61,7 @@ export async function startVaultProcess(
     delete childEnv.DATABASE_URL;
   }
   // The production log destination (stdout) at the production log level, into /dev/null.
-  const child = spawn(process.execPath, [CLI, 'start'], {
+  const child = spawn(process.execPath, [cli, 'start'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: childEnv,
   });

@@ -3,18 +3,30 @@
  *
  * (a) codec encode/decode MB/s vs Buffer base64url, (b) parse + validate of a 10,000-item
  * read/userpw body vs JSON.parse alone (goal ≤ 2×), (c) client overhead per request vs a bare
- * fetch + JSON.parse to the same local server (goal ≤ 1.1×). Runs the built package (`dist/`).
+ * fetch + JSON.parse to the same local server (goal ≤ 1.15×), beside ofetch alone and the last
+ * release's client (tooling/repo/last-release.json, built once in the OS temp dir) in the same
+ * rounds. Runs the built package (`dist/`).
  */
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { type Figure, startBenchmark } from '@vaultline/repo/benchmarks';
+import { buildLastRelease } from '@vaultline/repo/release';
+import { ofetch } from 'ofetch';
 import * as v from 'valibot';
 import { createVaultClient } from '../dist/index.js';
 import { decodeValue, encodeValue, ItemListSchema } from '../dist/wire.js';
 
 /** A quick run (`--quick`) prints its figures but does not record them: its budgets are too short. */
 const QUICK = process.argv.includes('--quick');
+const release = buildLastRelease(['@vaultline/protocol']);
+/** The release's client, as its own API had it (its options and `readItems`). */
+const released = (await import(join(release.dir, 'packages/protocol/dist/index.js'))) as {
+  createVaultClient(options: Record<string, unknown>): {
+    readItems(query: { ids: number[] }): Promise<unknown>;
+  };
+};
 const run = startBenchmark({
   id: 'protocol',
   package: '@vaultline/protocol',
@@ -180,7 +192,7 @@ function parseBench(): Figure {
   };
 }
 
-async function clientBench(): Promise<Figure> {
+async function clientBench(): Promise<Figure[]> {
   const apiKey = 'benchKey0123456789abcdefghijklmnopqrstu';
   const body = JSON.stringify([
     {
@@ -209,6 +221,13 @@ async function clientBench(): Promise<Figure> {
   const url = `${base}/api/index.php/read/items/10?apikey=${apiKey}`;
   // TeamPass 2's way, as a connection stores it: the key in the query, no identification first.
   const client = createVaultClient({ baseUrl: base, auth: apiKey, server: 'teampass-compatible' });
+  // The same way in the release's options: the legacy dialect, the key in the query.
+  const releaseClient = released.createVaultClient({
+    baseUrl: base,
+    apiKey,
+    dialect: 'legacy',
+    keyTransport: 'query',
+  });
 
   async function bare(): Promise<unknown> {
     const response = await fetch(url, { headers: { accept: 'application/json' } });
@@ -225,6 +244,13 @@ async function clientBench(): Promise<Figure> {
   async function viaClient(): Promise<unknown> {
     return client.items.get(10);
   }
+  async function viaRelease(): Promise<unknown> {
+    return releaseClient.readItems({ ids: [10] });
+  }
+  /** ofetch alone, as the client calls it: what the library costs before the client's own work. */
+  async function viaOfetch(): Promise<unknown> {
+    return ofetch(url, { headers: { accept: 'application/json' }, retry: 0 });
+  }
   /** Wall time and CPU time (this process: client and server alike) per request, in µs. */
   async function run(fn: () => Promise<unknown>, count: number): Promise<{ wall: number; cpu: number }> {
     const cpu = process.cpuUsage();
@@ -239,18 +265,18 @@ async function clientBench(): Promise<Figure> {
   await run(bare, 1000);
   await run(floor, 1000);
   await run(viaClient, 1000);
+  await run(viaRelease, 1000);
+  await run(viaOfetch, 1000);
   // Many short rounds, alternating, so that drift (JIT, GC, other processes on the machine) hits
   // every side alike; the median of each side is kept.
-  const times: Record<'bare' | 'floor' | 'client', { wall: number; cpu: number }[]> = {
-    bare: [],
-    floor: [],
-    client: [],
-  };
-  for (let round = 0; round < rounds; round++) {
-    times.bare.push(await run(bare, perRound));
-    times.floor.push(await run(floor, perRound));
-    times.client.push(await run(viaClient, perRound));
-  }
+  const sides = { bare, floor, ofetch: viaOfetch, client: viaClient, release: viaRelease };
+  const times = Object.fromEntries(Object.keys(sides).map((side) => [side, []])) as unknown as Record<
+    keyof typeof sides,
+    { wall: number; cpu: number }[]
+  >;
+  for (let round = 0; round < rounds; round++)
+    for (const [side, fn] of Object.entries(sides))
+      times[side as keyof typeof sides].push(await run(fn, perRound));
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const pick = (side: keyof typeof times, kind: 'wall' | 'cpu'): Timing => ({
     ms: median(times[side].map((t) => t[kind])),
@@ -264,20 +290,28 @@ async function clientBench(): Promise<Figure> {
     const [client, base, least] = [pick('client', kind), pick('bare', kind), pick('floor', kind)];
     console.log(
       `    ${kind.padEnd(4)}  client.items.get ${(client.ms).toFixed(0)} µs   fetch + JSON.parse ${base.ms.toFixed(0)} µs` +
-        `   → ${ratio(client, base)}${kind === 'wall' ? ' (goal ≤ 1.1×)' : ''}` +
-        `   [fetch + timeout signal + JSON.parse + v.parse ${least.ms.toFixed(0)} µs = ${ratio(least, base)}]`,
+        `   → ${ratio(client, base)}${kind === 'wall' ? ' (goal ≤ 1.15×)' : ''}` +
+        `   [fetch + timeout signal + JSON.parse + v.parse ${least.ms.toFixed(0)} µs = ${ratio(least, base)}]` +
+        `   [ofetch alone ${ratio(pick('ofetch', kind), base)}; ${release.name}'s client ${ratio(pick('release', kind), base)}]`,
     );
   }
   const bareWall = pick('bare', 'wall');
-  return {
-    figure: 'client request vs bare `fetch` + `JSON.parse`',
-    result: `${ratio(pick('client', 'wall'), bareWall)} wall (floor: fetch + timeout signal + \`v.parse\` = ${ratio(pick('floor', 'wall'), bareWall)})`,
-    goal: '≤ 1.1×',
-  };
+  return [
+    {
+      figure: 'client request vs bare `fetch` + `JSON.parse`',
+      result: `${ratio(pick('client', 'wall'), bareWall)} wall, ${ratio(pick('client', 'cpu'), pick('bare', 'cpu'))} CPU (floor: fetch + timeout signal + \`v.parse\` = ${ratio(pick('floor', 'wall'), bareWall)} wall, ${ratio(pick('floor', 'cpu'), pick('bare', 'cpu'))} CPU; ofetch alone ${ratio(pick('ofetch', 'wall'), bareWall)} wall, ${ratio(pick('ofetch', 'cpu'), pick('bare', 'cpu'))} CPU)`,
+      goal: '≤ 1.15×',
+    },
+    {
+      figure: 'client request, this code / the last release',
+      result: `${ratio(pick('client', 'wall'), pick('release', 'wall'))} wall, ${ratio(pick('client', 'cpu'), pick('release', 'cpu'))} CPU (the release: ${ratio(pick('release', 'wall'), bareWall)} of bare \`fetch\`)`,
+      goal: '≤ 1×',
+    },
+  ];
 }
 
 console.log(`@vaultline/protocol bench — Node ${process.version}${QUICK ? ' (quick)' : ''}`);
 const codec = codecBench();
 const parse = parseBench();
 const client = await clientBench();
-if (!QUICK) run.record([parse, client, codec]);
+if (!QUICK) run.record([parse, ...client, codec], {}, release);

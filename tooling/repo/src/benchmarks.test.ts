@@ -78,6 +78,22 @@ describe('startBenchmark', () => {
     expect(readFileSync(join(root, BENCHMARKS_DOC), 'utf8')).toContain('Node itself starts in 45 ms here');
   });
 
+  it('records the last release measured beside the code, and the page names it', () => {
+    const root = emptyRoot();
+    startBenchmark({ ...identity, root }).record(
+      [{ figure: 'x', result: '0.97× the release' }],
+      {},
+      {
+        name: '0.1.0',
+        short: '9d5f489',
+      },
+    );
+    expect(readBenchmarkRecords(root)[0]?.record.release).toEqual({ name: '0.1.0', commit: '9d5f489' });
+    expect(readFileSync(join(root, BENCHMARKS_DOC), 'utf8')).toContain(
+      'Beside the last release, 0.1.0 (`9d5f489`), built and measured in the same run.',
+    );
+  });
+
   it('writes nothing with BENCH_RECORD=0', () => {
     vi.stubEnv('BENCH_RECORD', '0');
     const root = emptyRoot();

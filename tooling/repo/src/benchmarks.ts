@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { LAST_RELEASE_FILE } from './release.ts';
 import { REPO_ROOT } from './repo-files.ts';
 
 /** Where the records live, relative to the repository root. */
@@ -64,6 +65,10 @@ export const BenchmarkRecordSchema = v.object({
   settings: v.optional(v.record(v.string(), v.union([v.string(), v.number()]))),
   /** Where the figures come from, when not from a run of this script as it is now. */
   source: v.optional(v.string()),
+  /** The last release, when the run measured it beside the current code (`release.ts`). */
+  release: v.optional(
+    v.object({ name: v.string(), commit: v.pipe(v.string(), v.regex(/^[0-9a-f]{7,40}$/)) }),
+  ),
   /** The figures. */
   figures: v.pipe(v.array(FigureSchema), v.minLength(1)),
 });
@@ -132,6 +137,10 @@ export function renderBenchmarks(records: readonly { id: string; record: Benchma
     `last recorded run left it in [\`${RECORDS_DIR}/\`](benchmarks/): the day, the machine (how many cores,`,
     'how busy when the run started) and the settings of the run. Run a bench to refresh its section;',
     'commit the record and this page together, from a quiet machine.',
+    '',
+    'A section that names the last release measured it beside the current code in the same run: the',
+    `release's commit is the one in \`${LAST_RELEASE_FILE}\` (the repository has no tags), its tree`,
+    'built once in the OS temp dir. A ratio to the release above 1 on a hot path is a regression.',
   ];
   for (const { id, record } of records) {
     lines.push('', `## ${record.package}: \`${record.script}\``, '');
@@ -142,6 +151,11 @@ export function renderBenchmarks(records: readonly { id: string; record: Benchma
       lines.push(`Settings: ${settings.map(([name, value]) => `${name} ${value}`).join(', ')}.`);
     }
     if (record.source !== undefined) lines.push(`Source: ${record.source}.`);
+    if (record.release !== undefined) {
+      lines.push(
+        `Beside the last release, ${record.release.name} (\`${record.release.commit}\`), built and measured in the same run.`,
+      );
+    }
     lines.push('', '| figure | result | goal |', '|---|---|---|');
     for (const figure of record.figures) {
       lines.push(`| ${cell(figure.figure)} | ${cell(figure.result)} | ${cell(figure.goal ?? '—')} |`);
@@ -185,11 +199,13 @@ export interface BenchmarkRun {
    *
    * @param figures The figures.
    * @param settings The settings of the run that change its figures.
+   * @param release The last release, when the run measured it too.
    * @returns The record's path, or `undefined` when recording is off.
    */
   record(
     figures: readonly Figure[],
     settings?: Readonly<Record<string, string | number>>,
+    release?: { readonly name: string; readonly short: string },
   ): string | undefined;
 }
 
@@ -221,7 +237,7 @@ export function startBenchmark(identity: BenchmarkIdentity): BenchmarkRun {
     ...(process.env.BENCH_NOTE ? { note: process.env.BENCH_NOTE } : {}),
   };
   return {
-    record(figures, settings) {
+    record(figures, settings, release) {
       if (process.env.BENCH_RECORD === '0') {
         process.stdout.write(`(not recorded: BENCH_RECORD=0)\n`);
         return undefined;
@@ -234,6 +250,7 @@ export function startBenchmark(identity: BenchmarkIdentity): BenchmarkRun {
         machine,
         ...(settings && Object.keys(settings).length > 0 ? { settings: { ...settings } } : {}),
         figures: figures.map((figure) => ({ ...figure })),
+        ...(release ? { release: { name: release.name, commit: release.short } } : {}),
       });
       const path = join(root, RECORDS_DIR, `${identity.id}.json`);
       writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);

@@ -69,6 +69,8 @@ ensure_test_tools() {
   # machine's cgroups).
   command -v podman >/dev/null || need+=(podman)
   command -v runc >/dev/null || need+=(runc uidmap fuse-overlayfs)
+  # The Ansible collection's tests run real playbooks with Debian's ansible-core.
+  command -v ansible-playbook >/dev/null || need+=(ansible-core)
   if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
   PG_BIN_DIR=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
   export PG_BIN_DIR

@@ -1,6 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { webApi } from '@slack/bolt';
+import type { AuditStream } from '@vaultline/audit-stream';
 import type { Logger } from 'pino';
 import { AUDIT_BATCH_SIZE, type AUDIT_EVENTS, AUDIT_FLUSH_MS } from './constants.ts';
 import { escapeText } from './escape.ts';
@@ -52,7 +53,7 @@ export interface AuditLog {
    * @param record The event.
    */
   record(record: AuditRecord): Promise<void>;
-  /** Sends what is queued for the audit channel, waiting at most `ms`. */
+  /** Sends what is queued for the audit channel and the audit stream, waiting at most `ms` (at shutdown). */
   flush(ms: number): Promise<void>;
   /** How many records wait for the audit channel. */
   readonly queued: number;
@@ -70,6 +71,8 @@ export interface AuditLogOptions {
   logger: Logger;
   /** The clock. */
   now?: () => Date;
+  /** The audit stream (`VAULTLINE_AUDIT_SINKS`): every record is queued for it too. */
+  stream?: AuditStream | undefined;
 }
 
 /**
@@ -152,6 +155,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   return {
     async record(record) {
       const entry = { time: now().toISOString(), audit: true, ...record };
+      options.stream?.send({ ...entry, app: 'slack-bot' });
       if (options.file) {
         const file = options.file;
         // One writer at a time keeps lines whole and in order.
@@ -176,6 +180,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     },
     async flush(ms) {
       if (sending !== undefined) await Promise.race([sending, sleep(ms)]);
+      await options.stream?.close(ms);
     },
     get queued() {
       return lines.length;

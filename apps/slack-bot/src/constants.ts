@@ -97,6 +97,8 @@ export const ENV = {
   pageSize: 'PAGE_SIZE',
   auditFile: 'AUDIT_FILE',
   auditChannel: 'AUDIT_CHANNEL',
+  auditSinks: 'VAULTLINE_AUDIT_SINKS',
+  auditSinkToken: 'VAULTLINE_AUDIT_SINK_TOKEN',
   logLevel: 'LOG_LEVEL',
   dataDir: 'BOT_DATA_DIR',
   databaseUrl: 'BOT_DATABASE_URL',

@@ -1,6 +1,17 @@
+import { parseSinks, type SinkSpec } from '@vaultline/audit-stream';
 import * as v from 'valibot';
 import { DEFAULTS, ENV, MAX_PAGE_SIZE, SLACK_HOOKS_ORIGIN } from './constants.ts';
 import { parseLinkKey } from './linking/sealer.ts';
+
+/** Why a sink list does not parse, or `undefined`. */
+function sinkProblem(text: string): string | undefined {
+  try {
+    parseSinks(text, ENV.auditSinks);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 /** A configuration error: lists every missing or malformed setting at once. */
 export class ConfigError extends Error {
@@ -126,6 +137,18 @@ const EnvSchema = v.pipe(
         v.regex(/^[CG][A-Z0-9]+$/, `${ENV.auditChannel} must be a channel id like C0123ABC`),
       ),
     ),
+    [ENV.auditSinks]: v.optional(
+      v.pipe(
+        v.string(),
+        v.check(
+          (text) => sinkProblem(text) === undefined,
+          (issue) => sinkProblem(String(issue.input)) ?? '',
+        ),
+        v.transform((text) => parseSinks(text, ENV.auditSinks)),
+      ),
+      '',
+    ),
+    [ENV.auditSinkToken]: optionalText,
     [ENV.logLevel]: v.optional(
       v.picklist(['debug', 'info', 'warn', 'error'], `${ENV.logLevel} must be debug, info, warn or error`),
       DEFAULTS.logLevel,
@@ -272,6 +295,10 @@ export interface Config {
   pageSize: number;
   auditFile: string | undefined;
   auditChannel: string | undefined;
+  /** Where audit records are streamed too (the vault server's `VAULTLINE_AUDIT_SINKS`). */
+  auditSinks: readonly SinkSpec[];
+  /** The bearer token of HTTP audit sinks. */
+  auditSinkToken: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The bot's store: a PGlite data directory, or PostgreSQL shared by several bot processes. */
   store: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
@@ -367,6 +394,8 @@ export function readConfig(source: Readonly<Record<string, string | undefined>> 
     pageSize: env[ENV.pageSize],
     auditFile: env[ENV.auditFile],
     auditChannel: env[ENV.auditChannel],
+    auditSinks: env[ENV.auditSinks],
+    auditSinkToken: env[ENV.auditSinkToken],
     logLevel: env[ENV.logLevel],
     store: databaseUrl
       ? { kind: 'postgres', url: databaseUrl }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { AuditSinkConfigError, DEFAULT_QUEUE_SIZE, parseSinks, type SinkSpec } from '@vaultline/audit-stream';
 import * as v from 'valibot';
 import {
   DEFAULT_CACHE_TTL_MS,
@@ -77,6 +78,14 @@ export interface VaultServerConfig {
    * in ms; 0 (default) never serves one. Never used for a refusal.
    */
   upstreamStaleIfErrorMs: number;
+  /** Where audit events are streamed besides the audit table (`VAULTLINE_AUDIT_SINKS`); none by default. */
+  auditSinks: SinkSpec[];
+  /** The bearer token of HTTP audit sinks. */
+  auditSinkToken: string | undefined;
+  /** A PEM file of CA certificates trusted, besides the system's, by TLS syslog and HTTPS audit sinks. */
+  auditSinkCa: string | undefined;
+  /** Audit events waiting per sink; more are dropped and counted. */
+  auditQueueSize: number;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -162,6 +171,10 @@ export const EnvSchema = v.object({
       v.transform((text) => (text === '' ? undefined : text.replace(/\/+$/, ''))),
     ),
   ),
+  VAULTLINE_AUDIT_SINKS: v.optional(v.string(), ''),
+  VAULTLINE_AUDIT_SINK_TOKEN: optionalText,
+  VAULTLINE_AUDIT_SINK_CA: optionalText,
+  VAULTLINE_AUDIT_QUEUE_SIZE: integer(1, 10_000_000, DEFAULT_QUEUE_SIZE),
   VAULTLINE_ALLOW_PLAIN_HTTP: v.optional(
     v.pipe(
       v.string(),
@@ -225,6 +238,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
       'Invalid configuration: set both VAULTLINE_TLS_CERT and VAULTLINE_TLS_KEY (PEM files) to serve HTTPS, or neither.',
     );
   }
+  let auditSinks: SinkSpec[];
+  try {
+    auditSinks = parseSinks(out.VAULTLINE_AUDIT_SINKS);
+  } catch (error) {
+    if (!(error instanceof AuditSinkConfigError)) throw error;
+    throw invalid(`Invalid configuration: ${error.message}`);
+  }
   const dataDir = out.VAULTLINE_DATA_DIR ?? defaultDataDir;
   return {
     host: out.VAULTLINE_HOST,
@@ -252,6 +272,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     upstreamUrl: out.VAULTLINE_UPSTREAM_URL,
     upstreamCacheTtlMs: out.VAULTLINE_UPSTREAM_CACHE_TTL_MS,
     upstreamStaleIfErrorMs: out.VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS,
+    auditSinks,
+    auditSinkToken: out.VAULTLINE_AUDIT_SINK_TOKEN,
+    auditSinkCa: out.VAULTLINE_AUDIT_SINK_CA === undefined ? undefined : resolve(out.VAULTLINE_AUDIT_SINK_CA),
+    auditQueueSize: out.VAULTLINE_AUDIT_QUEUE_SIZE,
   };
 }
 

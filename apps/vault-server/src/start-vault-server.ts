@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { type AuditStream, createAuditStream } from '@vaultline/audit-stream';
 import type { Logger } from 'pino';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
@@ -79,7 +81,23 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       'attachments of the old format failed their integrity check; left as they were',
     );
   }
-  const audit = createAuditWriter(vault.db, logger);
+  let stream: AuditStream | undefined;
+  if (config.auditSinks.length > 0) {
+    try {
+      stream = createAuditStream({
+        sinks: config.auditSinks,
+        appName: 'vaultline-server',
+        logger,
+        token: config.auditSinkToken,
+        ca: config.auditSinkCa === undefined ? undefined : await readFile(config.auditSinkCa, 'utf8'),
+        queueSize: config.auditQueueSize,
+      });
+    } catch (error) {
+      await vault.close();
+      throw error;
+    }
+  }
+  const audit = createAuditWriter(vault.db, logger, stream);
   let limiters: Limiters;
   try {
     limiters = createLimiters(vault.db, {
@@ -171,6 +189,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
   } catch (error) {
     process.off('SIGHUP', onHangup);
     await audit.flush();
+    await stream?.close(0);
     await vault.close();
     throw error;
   }
@@ -204,6 +223,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         clearTimeout(timer);
         await store.close();
         await audit.flush();
+        await stream?.close();
         await limiters.close();
         await vault.close();
         logger.info('vault server stopped');

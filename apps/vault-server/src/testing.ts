@@ -10,6 +10,7 @@
  * @module
  */
 
+import { parseSinks } from '@vaultline/audit-stream';
 import type { AccessType } from '@vaultline/protocol';
 import type { ApiProfile, ItemValues } from '@vaultline/protocol/wire';
 import { type DemoVault, seedDemo } from './cli/demo.ts';
@@ -60,6 +61,14 @@ export interface TestVaultOptions {
   upstreamCacheTtlMs?: number;
   /** Upstream mode: the stale-if-error limit, in ms (0, off, by default). */
   upstreamStaleIfErrorMs?: number;
+  /** Audit sinks, as `VAULTLINE_AUDIT_SINKS` lists them. */
+  auditSinks?: string;
+  /** The bearer token of HTTP audit sinks. */
+  auditSinkToken?: string;
+  /** A PEM file of CAs the audit sinks' TLS may use. */
+  auditSinkCa?: string;
+  /** Audit events waiting per sink. */
+  auditQueueSize?: number;
 }
 
 /** The administration a test needs. */
@@ -134,6 +143,10 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     upstreamUrl: options.upstreamUrl,
     upstreamCacheTtlMs: options.upstreamCacheTtlMs,
     upstreamStaleIfErrorMs: options.upstreamStaleIfErrorMs,
+    auditSinks: options.auditSinks === undefined ? undefined : parseSinks(options.auditSinks),
+    auditSinkToken: options.auditSinkToken,
+    auditSinkCa: options.auditSinkCa,
+    auditQueueSize: options.auditQueueSize,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

@@ -84,6 +84,22 @@ async function resolveOne(
   return result;
 }
 
+/** A value as `--json` prints it. */
+function jsonOf(result: ResolvedValue) {
+  return result.bytes === undefined
+    ? {
+        reference: result.text,
+        value: result.value,
+        // A one-time code says how long it stays valid.
+        ...(result.secondsLeft === undefined ? {} : { secondsLeft: result.secondsLeft }),
+      }
+    : {
+        reference: result.text,
+        file: (result.reference.field as { file: string }).file,
+        base64: Buffer.from(result.bytes).toString('base64'),
+      };
+}
+
 function printValue(
   context: CommandContext,
   result: ResolvedValue,
@@ -91,32 +107,46 @@ function printValue(
 ) {
   const { output } = context;
   if (options.json) {
-    output.json(
-      result.bytes === undefined
-        ? {
-            reference: result.text,
-            value: result.value,
-            // A one-time code says how long it stays valid.
-            ...(result.secondsLeft === undefined ? {} : { secondsLeft: result.secondsLeft }),
-          }
-        : {
-            reference: result.text,
-            file: (result.reference.field as { file: string }).file,
-            base64: Buffer.from(result.bytes).toString('base64'),
-          },
-    );
+    output.json(jsonOf(result));
     return;
   }
   if (result.bytes !== undefined) output.out(result.bytes);
   else output.out(options.newline === false ? result.value : `${result.value}\n`);
 }
 
-/** What `read` does. */
+/**
+ * What `read` does. Several references (Ansible's lookup, scripts) are resolved in one batch and
+ * printed as one JSON array in the order given; every failure is one line of the error.
+ */
 export const readAction =
   (context: CommandContext) =>
-  async (text: string, options: { json?: boolean; newline?: boolean }, command: Command) => {
-    const reference = parseReference(text);
-    printValue(context, await resolveOne(context, command, reference, options.json), options);
+  async (texts: string[], options: { json?: boolean; newline?: boolean }, command: Command) => {
+    const references = texts.map((text) => parseReference(text));
+    if (references.length === 1) {
+      printValue(context, await resolveOne(context, command, references[0]!, options.json), options);
+      return;
+    }
+    if (!options.json) {
+      throw new CliError(
+        'usage',
+        'Several references need --json: values may hold newlines, so only a JSON array keeps them apart.',
+        EXIT.usage,
+      );
+    }
+    const resolution = await withSpinner(
+      'Reading…',
+      () => resolveAll(context.env, references, connectionOption(command), warnTo(context.output)),
+      { json: true },
+    );
+    assertResolved(resolution.failures);
+    context.output.json(
+      references.map((reference) => {
+        const result = resolution.results.get(formatReference(reference));
+        if (!result?.ok)
+          throw new CliError('not_found', `${formatReference(reference)}: not resolved.`, EXIT.reference);
+        return jsonOf(result);
+      }),
+    );
   };
 
 /** What `get` does. */

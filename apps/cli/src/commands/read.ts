@@ -1,5 +1,5 @@
 /**
- * `vaultline read <reference>` and `vaultline get <reference|id> [--field F]`: one value, to stdout,
+ * `vaultline read <reference...>` (several at once with `--json`: one batch, one JSON array) and `vaultline get <reference|id> [--field F]`: one value, to stdout,
  * because it was asked for. `get <id>` without a field prints the item without its password.
  *
  * @module
@@ -22,12 +22,12 @@ export function readCommand(context: CommandContext): Command {
       'Print the value a reference names (a password, a field, the current one-time code, an attachment) to stdout.',
     )
     .argument(
-      '<reference>',
-      'e.g. vaultline://42/password, vaultline://42/otp or vaultline://Team/Databases/prod%20db/login',
+      '<reference...>',
+      'e.g. vaultline://42/password, vaultline://42/otp or vaultline://Team/Databases/prod%20db/login; several with --json',
     )
     .option(
       '--json',
-      'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments; "secondsLeft" with a one-time code)',
+      'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments; "secondsLeft" with a one-time code); an array of them for several references',
     )
     .option('--no-newline', 'do not end the value with a newline')
     .action(lazy(context, async () => (await import('../actions/read.ts')).readAction));

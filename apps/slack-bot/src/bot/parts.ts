@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createAuditStream } from '@vaultline/audit-stream';
 import { createAccessChecker, createVaultClient } from '@vaultline/protocol';
 import pLimit from 'p-limit';
 import type { AckFirst } from '../ack-first.ts';
@@ -46,6 +47,15 @@ export async function createDeps(config: Config, base: PartsBase): Promise<Deps>
     channel: config.auditChannel,
     client: () => app.client,
     logger: log,
+    stream:
+      config.auditSinks.length === 0
+        ? undefined
+        : createAuditStream({
+            sinks: config.auditSinks,
+            appName: 'vaultline-slack-bot',
+            token: config.auditSinkToken,
+            logger: log,
+          }),
   });
   const linking = mode.linking ? await linkParts(config, base, audit) : undefined;
   return {

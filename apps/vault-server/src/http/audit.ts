@@ -1,7 +1,8 @@
 /**
  * The audit of API operations: failed writes (a successful write is recorded by the store, inside
  * the write's own transaction, with the actor it was given) and reads whose row of the endpoint
- * table says `secret`, with their outcome. Never a secret: targets are ids.
+ * table says `secret`, with their outcome; a successful write is then announced to the audit
+ * stream. Never a secret: targets are ids.
  *
  * @module
  */
@@ -40,6 +41,9 @@ export function auditOperation(
     address: actor.address,
     target,
     outcome,
+    ...(actor.principal.kind === 'admin' && actor.principal.upstream
+      ? { upstreamAccount: actor.principal.upstream.accountName }
+      : {}),
   });
   return async <T extends Audited>(actor: Actor, run: () => Promise<T>): Promise<T> => {
     let result: T;
@@ -51,7 +55,9 @@ export function auditOperation(
       else audit.record(entry);
       throw error;
     }
-    if (!write) audit.record(entryOf(actor, result.target, 'ok'));
+    // A write's record is in the table already, written in its transaction: now it is committed.
+    if (write) audit.announce(entryOf(actor, result.target, 'ok'));
+    else audit.record(entryOf(actor, result.target, 'ok'));
     return result;
   };
 }

@@ -102,9 +102,18 @@ export function createApp(options: AppOptions): ServerApp {
     } catch {
       return c.json({ err: 'The database is not reachable.', code: 'server' }, 503);
     }
+    // The audit stream never makes the instance unready: its counters are details for monitoring.
+    const stream = options.audit.streamStats();
+    const audit = stream && {
+      audit: { queued: stream.queued, dropped: stream.dropped, sinks: stream.sinks },
+    };
     const changes = ctx.changes();
-    if (!changes || changes.listening) return c.json({ status: 'ready' });
-    return c.json({ status: 'degraded', changes: { listening: false, since: changes.since.toISOString() } });
+    if (!changes || changes.listening) return c.json({ status: 'ready', ...audit });
+    return c.json({
+      status: 'degraded',
+      changes: { listening: false, since: changes.since.toISOString() },
+      ...audit,
+    });
   });
   app.all('/api/*', async (c) => {
     c.set('logged', true);

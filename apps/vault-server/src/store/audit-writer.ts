@@ -1,3 +1,4 @@
+import type { AuditStream, AuditStreamStats } from '@vaultline/audit-stream';
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
 import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE } from '../constants.ts';
@@ -9,12 +10,31 @@ export interface AuditWriter {
   recordNow(entry: AuditEntry): Promise<void>;
   /** Records within {@link AUDIT_BATCH_DELAY_MS}, together with other reads: one INSERT per batch. */
   record(entry: AuditEntry): void;
+  /**
+   * Sends to the audit stream a record the store already wrote, inside its write's transaction
+   * (a successful write), once that transaction committed.
+   */
+  announce(entry: AuditEntry): void;
   /** Writes what is waiting. */
   flush(): Promise<void>;
+  /** The audit stream's counters (`/readyz`); `undefined` without sinks. */
+  streamStats(): AuditStreamStats | undefined;
 }
 
-/** Creates the writer. A failed audit write is logged (never with secrets) and does not fail the request. */
-export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
+/**
+ * A record as the audit stream sends it: every field of the entry, as it is, with the time and
+ * the app. Never a secret: entries hold none.
+ */
+function streamed(entry: AuditEntry) {
+  return { time: new Date().toISOString(), app: 'vault-server', ...entry };
+}
+
+/**
+ * Creates the writer. A failed audit write is logged (never with secrets) and does not fail the
+ * request. With a stream, every record is also queued for its sinks (queued only: see
+ * `@vaultline/audit-stream`).
+ */
+export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditStream): AuditWriter {
   let queue: AuditEntry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -72,13 +92,19 @@ export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
 
   return {
     async recordNow(entry) {
+      stream?.send(streamed(entry));
       await writeAudit(db, entry).catch(report);
     },
     record(entry) {
+      stream?.send(streamed(entry));
       queue.push(entry);
       if (queue.length >= AUDIT_BATCH_SIZE) void flush();
       else timer ??= setTimeout(() => void flush(), AUDIT_BATCH_DELAY_MS);
     },
+    announce(entry) {
+      stream?.send(streamed(entry));
+    },
+    streamStats: () => stream?.stats(),
     flush,
   };
 }

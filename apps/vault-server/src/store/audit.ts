@@ -8,6 +8,8 @@ export interface AuditEntry {
   target: string;
   address: string;
   outcome: string;
+  /** The upstream account a key acts as (upstream mode); the audit stream sends it, the table names it as `actor`. */
+  upstreamAccount?: string | undefined;
 }
 
 /** Appends a record. */

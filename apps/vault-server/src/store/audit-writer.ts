@@ -1,6 +1,6 @@
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
-import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE } from '../constants.ts';
+import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE, AUDIT_RETRY_MS } from '../constants.ts';
 import { type AuditEntry, writeAudit } from './audit.ts';
 
 /** Writes audit records: writes and failures at once, reads in small batches. */
@@ -11,13 +11,22 @@ export interface AuditWriter {
   record(entry: AuditEntry): void;
   /** Writes what is waiting. */
   flush(): Promise<void>;
+  /**
+   * Why the last batch could not be written (the database unreachable, say), while it waits to be
+   * written again: reads of secrets are refused meanwhile, so that none is served unaudited.
+   */
+  readonly failure: unknown;
 }
 
-/** Creates the writer. A failed audit write is logged (never with secrets) and does not fail the request. */
+/**
+ * Creates the writer. A failed audit write is logged (never with secrets) and does not fail the
+ * request; a failed batch is written again every {@link AUDIT_RETRY_MS} until it is.
+ */
 export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
   let queue: AuditEntry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let failure: unknown;
 
   const report = (error: unknown) => {
     logger.error(
@@ -65,7 +74,19 @@ export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
             batch.map(({ count }) => count),
           ],
         )
-        .catch(report);
+        .then(
+          () => {
+            failure = undefined;
+          },
+          (error: unknown) => {
+            report(error);
+            // Kept and written again, before anything newer: a read served is never left unaudited.
+            failure = error;
+            queue = [...waiting, ...queue];
+            timer ??= setTimeout(() => void flush(), AUDIT_RETRY_MS);
+            timer.unref();
+          },
+        );
     });
     return writing;
   };
@@ -80,5 +101,8 @@ export function createAuditWriter(db: Queryable, logger: Logger): AuditWriter {
       else timer ??= setTimeout(() => void flush(), AUDIT_BATCH_DELAY_MS);
     },
     flush,
+    get failure() {
+      return failure;
+    },
   };
 }

@@ -99,6 +99,8 @@ export const MAX_RENEWAL_MONTHS = 1_200;
 export const AUDIT_BATCH_DELAY_MS = 50;
 /** The most audit records of reads written in one statement. */
 export const AUDIT_BATCH_SIZE = 1_000;
+/** How long after a failed batch of audit records it is written again, in ms. */
+export const AUDIT_RETRY_MS = 500;
 /** How long caches that are exact (PGlite: this process is the only writer) keep entries. */
 export const COHERENT_CACHE_TTL_MS = 60 * 60 * 1000;
 

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { memoryVaultForSuite } from '../../test/support/memory-vault.ts';
 import { invalid } from '../errors.ts';
+import { createLogger } from '../logger.ts';
 import { keyActor, operatorActor } from '../store/actor.ts';
+import { createAuditWriter } from '../store/audit-writer.ts';
 import { auditOperation } from './audit.ts';
+import { toApiError } from './error-mapping.ts';
 
 const OPERATOR = operatorActor('test', 'test');
 const ALICE = keyActor({ kind: 'user', keyLabel: 'audit-key', userId: 1, login: 'alice' }, '192.0.2.7');
@@ -63,5 +66,37 @@ describe('auditOperation', () => {
       }),
     ).rejects.toThrow('disk full');
     expect((await records('test/boom')).map((entry) => entry.outcome)).toEqual(['server']);
+  });
+
+  it('writes the record of a read served while the database went away once it is back, and refuses reads meanwhile', async () => {
+    // The vault's own database, whose connection drops while `down`, as in a PostgreSQL restart.
+    let down = false;
+    const db = memory.vault.db;
+    const flaky = {
+      ...db,
+      query: ((sql: string, params?: unknown[]) =>
+        down
+          ? Promise.reject(new Error('Connection terminated unexpectedly'))
+          : db.query(sql, params)) as typeof db.query,
+    };
+    const writer = createAuditWriter(flaky, createLogger('silent', { write: () => {} }));
+    const audited = auditOperation({ operation: 'test/outage-read', access: 'read', secret: true }, writer);
+    const read = (id: string) => audited(ALICE, async () => ({ target: `item ${id}`, body: 'ok' }));
+    // Served just before the restart: its record waits in the batch.
+    await read('21');
+    down = true;
+    await writer.flush();
+    expect(writer.failure).toBeDefined();
+    // Refused while its record could not be written: 503, as while the database is unreachable.
+    const refused = await read('22').catch((error: unknown) => error);
+    expect(toApiError(refused)).toMatchObject({
+      status: 503,
+      headers: { 'retry-after': expect.any(String) },
+    });
+    down = false;
+    await writer.flush();
+    expect(writer.failure).toBeUndefined();
+    expect((await records('test/outage-read')).map((entry) => entry.target)).toEqual(['item 21']);
+    expect((await read('23')).target).toBe('item 23');
   });
 });

@@ -46,6 +46,10 @@ export function auditOperation(
       : {}),
   });
   return async <T extends Audited>(actor: Actor, run: () => Promise<T>): Promise<T> => {
+    // A read of a secret is served only where its record can be written: refused (503 while the
+    // database is unreachable) until the audit writes again.
+    if (!write && audit.failure !== undefined)
+      throw new Error('The audit cannot be written.', { cause: audit.failure });
     let result: T;
     try {
       result = await run();

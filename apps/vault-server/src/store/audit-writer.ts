@@ -1,7 +1,7 @@
 import type { AuditStream, AuditStreamStats } from '@vaultline/audit-stream';
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
-import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE } from '../constants.ts';
+import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE, AUDIT_RETRY_MS } from '../constants.ts';
 import { type AuditEntry, writeAudit } from './audit.ts';
 
 /** Writes audit records: writes and failures at once, reads in small batches. */
@@ -19,6 +19,11 @@ export interface AuditWriter {
   flush(): Promise<void>;
   /** The audit stream's counters (`/readyz`); `undefined` without sinks. */
   streamStats(): AuditStreamStats | undefined;
+  /**
+   * Why the last batch could not be written (the database unreachable, say), while it waits to be
+   * written again: reads of secrets are refused meanwhile, so that none is served unaudited.
+   */
+  readonly failure: unknown;
 }
 
 /**
@@ -31,13 +36,14 @@ function streamed(entry: AuditEntry) {
 
 /**
  * Creates the writer. A failed audit write is logged (never with secrets) and does not fail the
- * request. With a stream, every record is also queued for its sinks (queued only: see
- * `@vaultline/audit-stream`).
+ * request; a failed batch is written again every {@link AUDIT_RETRY_MS} until it is. With a stream,
+ * every record is also queued for its sinks (queued only: see `@vaultline/audit-stream`).
  */
 export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditStream): AuditWriter {
   let queue: AuditEntry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let failure: unknown;
 
   const report = (error: unknown) => {
     logger.error(
@@ -85,7 +91,19 @@ export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditS
             batch.map(({ count }) => count),
           ],
         )
-        .catch(report);
+        .then(
+          () => {
+            failure = undefined;
+          },
+          (error: unknown) => {
+            report(error);
+            // Kept and written again, before anything newer: a read served is never left unaudited.
+            failure = error;
+            queue = [...waiting, ...queue];
+            timer ??= setTimeout(() => void flush(), AUDIT_RETRY_MS);
+            timer.unref();
+          },
+        );
     });
     return writing;
   };
@@ -106,5 +124,8 @@ export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditS
     },
     streamStats: () => stream?.stats(),
     flush,
+    get failure() {
+      return failure;
+    },
   };
 }

@@ -69,9 +69,11 @@ export async function readItems(ctx: StoreContext, principal: Principal, ids: re
   const unique = [...new Set(ids)].sort((a, b) => a - b);
   const cached = new Map<number, ItemRow>();
   const missing: number[] = [];
+  // Only a row the caller may read comes from the cache (and goes to it): any other id costs the
+  // query a nonexistent one costs, so the time of the answer tells neither from the other.
   for (const id of unique) {
     const row = ctx.itemCache.get(id);
-    if (row) cached.set(id, row);
+    if (row && allowed.has(Number(row.folder_id))) cached.set(id, row);
     else missing.push(id);
   }
   if (missing.length > 0) {
@@ -83,7 +85,7 @@ export async function readItems(ctx: StoreContext, principal: Principal, ids: re
     const fresh = generation === ctx.itemGeneration();
     for (const row of fetched) {
       cached.set(Number(row.id), row);
-      if (fresh) ctx.itemCache.set(Number(row.id), row);
+      if (fresh && allowed.has(Number(row.folder_id))) ctx.itemCache.set(Number(row.id), row);
     }
   }
   const rows = unique.flatMap((id) => {

@@ -56,6 +56,28 @@ describe('vaultline against the Vaultline server', () => {
     expect(usage.stderr).toContain("missing required argument 'reference'");
   });
 
+  it('reads several references in one batch with --json, in their order, and needs --json for it', async () => {
+    const refs = [
+      `vaultline://${id('api token')}/password`,
+      `vaultline://${id('prod db')}/password`,
+      `vaultline://${id('api token')}/login`,
+    ];
+    const result = await cli(['read', '--json', ...refs], { allowed: [pw('api token'), pw('prod db')] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([
+      { reference: refs[0], value: pw('api token') },
+      { reference: refs[1], value: pw('prod db') },
+      { reference: refs[2], value: 'ci-bot' },
+    ]);
+    const plain = await cli(['read', ...refs]);
+    expect(plain.code).toBe(EXIT.usage);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toContain('Several references need --json');
+    const missing = await cli(['read', '--json', refs[0]!, 'vaultline://999999/password']);
+    expect(missing.code).toBe(EXIT.reference);
+    expect(missing.stdout).toBe('');
+  });
+
   describe('connect', () => {
     it('stores URL and login in the config file, never the key', async () => {
       const result = await cli(['connect', seeded.vault.url, '--login', 'alice'], {

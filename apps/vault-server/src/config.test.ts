@@ -10,6 +10,29 @@ describe('configuration of keys, CORS and TLS', () => {
       tlsCert: undefined,
       tlsKey: undefined,
       allowPlainHttp: false,
+      auditSinks: [],
+      auditQueueSize: 10_000,
+    });
+  });
+
+  it('reads the audit sinks, their token and CA file', () => {
+    const config = configFromEnv(
+      {
+        VAULTLINE_AUDIT_SINKS: 'stdout, syslog+tls://siem.example.com:6514',
+        VAULTLINE_AUDIT_SINK_TOKEN: 'collector-token',
+        VAULTLINE_AUDIT_SINK_CA: '/etc/vault/siem-ca.pem',
+        VAULTLINE_AUDIT_QUEUE_SIZE: '500',
+      },
+      undefined,
+    );
+    expect(config).toMatchObject({
+      auditSinks: [
+        { kind: 'stdout' },
+        { kind: 'syslog', transport: 'tls', host: 'siem.example.com', port: 6514 },
+      ],
+      auditSinkToken: 'collector-token',
+      auditSinkCa: '/etc/vault/siem-ca.pem',
+      auditQueueSize: 500,
     });
   });
 
@@ -41,6 +64,11 @@ describe('configuration of keys, CORS and TLS', () => {
     [{ VAULTLINE_TLS_CERT: '/etc/vault/cert.pem' }, /both VAULTLINE_TLS_CERT and VAULTLINE_TLS_KEY/],
     [{ VAULTLINE_TLS_KEY: '/etc/vault/key.pem' }, /both VAULTLINE_TLS_CERT and VAULTLINE_TLS_KEY/],
     [{ VAULTLINE_ALLOW_PLAIN_HTTP: 'yes' }, /VAULTLINE_ALLOW_PLAIN_HTTP must be 1 or 0/],
+    [{ VAULTLINE_AUDIT_SINKS: 'stdout,syslog://siem:514' }, /VAULTLINE_AUDIT_SINKS entry 2 has the scheme/],
+    [
+      { VAULTLINE_AUDIT_SINKS: 'syslog+udp://siem' },
+      /VAULTLINE_AUDIT_SINKS entry 1 must be syslog\+udp:\/\/host:port/,
+    ],
   ])('refuses %o with a clear error', (env, message) => {
     expect(() => configFromEnv(env, undefined)).toThrow(message);
   });

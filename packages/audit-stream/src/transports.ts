@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { formatSyslog, octetCounted, type SyslogOrigin } from './syslog.ts';
-import { type AuditEvent, PermanentSinkError, type SinkSpec, type Transport } from './types.ts';
+import { PermanentSinkError, type SinkSpec, type Transport } from './types.ts';
 
 /** What every transport needs. */
 export interface TransportOptions {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { type HoldingProxy, startHoldingProxy } from './support/holding-proxy.ts';
 import { labelsOf, type Message, postsTo, textOf } from './support/messages.ts';
 import { eventually } from './support/poll.ts';
 import {
@@ -29,6 +30,7 @@ let tp: SeededTeamPass3;
 let slack: FakeSlack;
 let bot: TestBot;
 let run: Driver;
+let proxy: HoldingProxy;
 
 beforeAll(async () => {
   [tp, slack] = await Promise.all([startSeededTeamPass3(), startFakeSlack()]);
@@ -38,8 +40,10 @@ beforeAll(async () => {
     lockMinutes: 10,
   });
   slack.channelIntervalMs = 0;
+  // The bot reaches TeamPass through a proxy that can stop answering its sign-ins.
+  proxy = await startHoldingProxy(tp.fake.url);
   bot = await startBot({
-    VAULT_URL: tp.fake.url,
+    VAULT_URL: proxy.url,
     LINK_ENCRYPTION_KEY: linkKey(),
     LINK_CREDENTIALS: 'password',
     LINK_ADMINS: TP3_SLACK.admin,
@@ -62,6 +66,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await bot?.stop();
+  proxy?.release();
+  await proxy?.close();
   await slack?.close();
   await tp?.fake.close();
 });
@@ -232,6 +238,19 @@ describe('failed sign-ins: caps per member and per login, a budget for the bot, 
     );
     await run.ask(TP3_SLACK.carol, 'unlink');
     await run.ask(TP3_SLACK.frank, 'unlink');
+  });
+
+  it('keeps counted a sign-in that got no answer in time: TeamPass may have counted it', async () => {
+    const { arrived } = proxy.hold((path) => path.endsWith('/authorize'));
+    const attempt = tryLink('UMAL5', 'nobody-in-time');
+    await arrived;
+    const outcome = await attempt;
+    proxy.release();
+    expect(outcome).not.toContain('Linked to');
+    const [row] = await bot.bot.deps.db.query<{ n: string | number }>(
+      "SELECT count(*) AS n FROM sign_in_failures WHERE kind = 'failure' AND slack_user = 'UMAL5'",
+    );
+    expect(Number(row?.n)).toBe(1);
   });
 
   it('keeps the link when TeamPass locked sign-ins, says how long, and works after the lock', async () => {

@@ -3,7 +3,8 @@
  * under its lockout. TeamPass 3.2.1.5 (`app/api/Model/AuthModel.php`, `recordFailedAttempt`)
  * writes one `auth_failures` row per refused sign-in for the login and one for the client's
  * address, and locks either one for `bruteforce_lock_duration` minutes (10) once it has
- * `nb_bad_authentication` (10) or `nb_bad_authentication_by_ip` (30) rows; rows go after 24 h,
+ * `nb_bad_authentication` (10 where the setting is missing; new installs write 0, off) or
+ * `nb_bad_authentication_by_ip` (30) rows; rows go after 24 h,
  * once their lock is over. A sign-in answered "Account temporarily locked" or "Missing
  * credentials" writes no row; a wrong login, password, API key or token writes one whether or
  * not the user exists.
@@ -14,7 +15,7 @@
 
 import { escapeSpecialCharsLikeTeamPass } from './html.ts';
 
-/** TeamPass 3's default lockout: failures per login and per address in 24 h, then the lock. */
+/** TeamPass 3's API's default lockout: failures per login and per address in 24 h, then the lock. */
 export const TEAMPASS3_SIGN_IN_LOCKOUT: {
   readonly failuresPerLogin: number;
   readonly failuresPerAddress: number;

@@ -256,6 +256,16 @@ CREATE TRIGGER upstream_accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRU
   FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();
 `,
   },
+  {
+    version: 12,
+    name: 'upstream mode: folder paths of a key resolved to ids once, and when an account was re-registered',
+    // Keys made before keep their paths until their first use resolves them (store/upstream-scope.ts).
+    sql: `
+ALTER TABLE api_keys ADD COLUMN scope_paths_resolved boolean NOT NULL DEFAULT false;
+UPDATE api_keys SET scope_paths_resolved = true WHERE scope_paths = '[]';
+ALTER TABLE upstream_accounts ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
+`,
+  },
 ];
 
 /**

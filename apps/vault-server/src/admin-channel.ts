@@ -180,7 +180,10 @@ export async function connectAdminChannel(
     return undefined;
   }
   return new Proxy({} as VaultAdmin, {
+    // Not a promise: `then` is no method of the administration.
     get: (_target, method) =>
-      typeof method === 'string' ? (...args: unknown[]) => send(method, args) : undefined,
+      typeof method === 'string' && method !== 'then'
+        ? (...args: unknown[]) => send(method, args)
+        : undefined,
   });
 }

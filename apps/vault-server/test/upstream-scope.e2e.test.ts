@@ -272,7 +272,7 @@ describe('the scope of a machine key in front of TeamPass 3', () => {
     // The audit of reads is written behind the answer: wait for it.
     for (;;) {
       entry = (await admin().listAudit({ limit: 200, action: 'read/items' })).find(
-        (found) => found.keyLabel === 'narrow' && found.target.includes('999'),
+        (found) => found.keyLabel === 'narrow' && found.target.startsWith('items 20'),
       );
       if (entry) break;
       await new Promise((resolve) => setImmediate(resolve));
@@ -286,6 +286,7 @@ describe('the scope of a machine key in front of TeamPass 2', () => {
   let vault: TestVault | undefined;
   const TP2_KEY = 'tp2-scope-key-0123456789';
   let allKey = '';
+  const scriptKey = '';
 
   beforeAll(async () => {
     teampass = await startReplayServer({ apiKey: TP2_KEY });
@@ -321,5 +322,15 @@ describe('the scope of a machine key in front of TeamPass 2', () => {
     expect(body.err).toMatch(/TeamPass 2 cannot tell whether the parent folder exists/);
     expect(tp.requests.slice(sent).some((request) => request.url.includes('add/folder'))).toBe(false);
     expect((await api(v, allKey, `/add/folder/${newFolder('Top', 0)}`)).status).toBe(200);
+  });
+
+  it("answers a key of the teampass profile with TeamPass's own error words, unwrapped", async () => {
+    const v = setByBeforeAll(vault, 'the vault');
+    const duplicate = await api(v, scriptKey, `/add/item/${item('db', 1)}`);
+    expect(duplicate.status).toBe(200);
+    expect(JSON.parse(duplicate.body)).toEqual({ err: 'Label already exists' });
+    // The default profile keeps naming the upstream.
+    const named = expectJsonError(await api(v, allKey, `/add/item/${item('db', 1)}`), 409, 'duplicate_label');
+    expect(named.err).toMatch(/^Upstream TeamPass: /);
   });
 });

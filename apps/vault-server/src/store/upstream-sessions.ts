@@ -16,7 +16,7 @@ import type { Queryable } from '@vaultline/store';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { RateLimitedError, VaultServerError } from '../errors.ts';
+import { RateLimitedError, UpstreamRefusalError, VaultServerError } from '../errors.ts';
 import { invalid } from './errors.ts';
 import {
   openAccount,
@@ -129,7 +129,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
     case 'unsupported':
     case 'too_large':
     case 'forbidden':
-      return new VaultServerError(error.code, `Upstream TeamPass: ${error.message}`);
+      return new UpstreamRefusalError(error.code, `Upstream TeamPass: ${error.message}`, error.serverMessage);
     case 'unauthorized':
     case 'api_disabled':
       return new VaultServerError(

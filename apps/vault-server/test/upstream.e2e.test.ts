@@ -333,7 +333,10 @@ describe('upstream mode in front of TeamPass 3', () => {
     expect(ids((await api(vault, byPath, '/read/items/1;2;3')).json)).toEqual([1]);
     expect(ids((await api(vault, byPath, '/find/item/1;2;3/e')).json).every((id) => id === 1)).toBe(true);
     await expect(
-      admin().createKey({ label: 'no-such-path', upstream: { account: 'ci', folders: [], paths: ['Engineering/Nope'] } }),
+      admin().createKey({
+        label: 'no-such-path',
+        upstream: { account: 'ci', folders: [], paths: ['Engineering/Nope'] },
+      }),
     ).rejects.toThrow(/No folder at the path "Engineering\/Nope"/);
     await expect(
       admin().createKey({

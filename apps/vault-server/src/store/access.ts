@@ -7,6 +7,8 @@ export interface UpstreamGrant {
   readonly accountId: number;
   /** The account's name, as the audit names it. */
   readonly accountName: string;
+  /** The TeamPass 3 login the account acts as; empty on TeamPass 2, whose key acts for nobody. */
+  readonly accountLogin: string;
   /**
    * The folders of the scope by id (folder paths given at creation are resolved to ids then);
    * `undefined` for every folder the account may reach.

@@ -270,6 +270,7 @@ interface KeyRow {
   allow_ips: string;
   profile: string;
   account_name: string | null;
+  account_login: string | null;
   scope_folders: string | null;
   scope_subfolders: boolean;
   scope_paths: string;
@@ -277,7 +278,7 @@ interface KeyRow {
   can_write: boolean;
   expires_at: Date | string | null;
 }
-const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, k.scope_folders,
+const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, a.login AS account_login, k.scope_folders,
             k.scope_subfolders, k.scope_paths, k.scope_paths_resolved, k.can_write, k.expires_at`;
 const KEY_JOINS = `FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
        LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id`;
@@ -319,6 +320,7 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
             grant: {
               accountId: Number(row.account_id),
               accountName: row.account_name ?? '',
+              accountLogin: row.account_login ?? '',
               folders: scope === 'all' ? undefined : (scope ?? []),
               paths: row.scope_paths_resolved ? [] : (JSON.parse(row.scope_paths) as string[]),
               subfolders: row.scope_subfolders,

@@ -286,7 +286,7 @@ describe('the scope of a machine key in front of TeamPass 2', () => {
   let vault: TestVault | undefined;
   const TP2_KEY = 'tp2-scope-key-0123456789';
   let allKey = '';
-  const scriptKey = '';
+  let scriptKey = '';
 
   beforeAll(async () => {
     teampass = await startReplayServer({ apiKey: TP2_KEY });
@@ -302,6 +302,11 @@ describe('the scope of a machine key in front of TeamPass 2', () => {
     allKey = await admin.createKey({
       label: 'tp2-all',
       upstream: { account: 'legacy', folders: 'all', write: true },
+    });
+    scriptKey = await admin.createKey({
+      label: 'tp2-script',
+      profile: 'teampass',
+      upstream: { account: 'legacy', folders: [1], write: true },
     });
   });
 
@@ -327,7 +332,7 @@ describe('the scope of a machine key in front of TeamPass 2', () => {
   it("answers a key of the teampass profile with TeamPass's own error words, unwrapped", async () => {
     const v = setByBeforeAll(vault, 'the vault');
     const duplicate = await api(v, scriptKey, `/add/item/${item('db', 1)}`);
-    expect(duplicate.status).toBe(200);
+    expect(duplicate.status, duplicate.body).toBe(200);
     expect(JSON.parse(duplicate.body)).toEqual({ err: 'Label already exists' });
     // The default profile keeps naming the upstream.
     const named = expectJsonError(await api(v, allKey, `/add/item/${item('db', 1)}`), 409, 'duplicate_label');

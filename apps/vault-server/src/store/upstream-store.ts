@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { FoundItem, Item, ItemWrite } from '@vaultline/protocol';
+import type { Folder, FoundItem, Item, ItemWrite } from '@vaultline/protocol';
 import type { EndpointInput, EndpointName, ItemValues, ServerFeature } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import { VaultServerError } from '../errors.ts';
@@ -101,7 +101,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const { sessions, db } = options;
   const features = [...(options.features ?? [])];
   const cache = options.cache ?? createUpstreamCache({ ttlMs: 0, staleIfErrorMs: 0 });
-  const trees = new Map<number, { at: number; folders: Promise<import('@vaultline/protocol').Folder[]> }>();
+  const trees = new Map<number, { at: number; folders: Promise<Folder[]> }>();
   /** Folder ids of keys made before paths were resolved at creation, once resolved. */
   const pinned = new Map<string, number[]>();
 

@@ -134,7 +134,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
     case 'api_disabled':
       return new VaultServerError(
         'server',
-        `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream add).`,
+        `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream update).`,
         502,
       );
     case 'rate_limited':

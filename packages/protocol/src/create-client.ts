@@ -319,10 +319,12 @@ export function createLegacyVaultClient(
       yield await call('readFolders', { ids }, callOptions);
     },
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
-    // A Vaultline server says whom a key acts as (a key of a user, a machine key in front of
-    // TeamPass 3); TeamPass 2's key acts for nobody in particular.
+    // The login the credentials name, else what a Vaultline server says the key acts as (a key of a
+    // user, a machine key in front of TeamPass 3); TeamPass 2's key acts for nobody in particular.
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
+      if (options.login !== undefined && options.login !== '')
+        return { login: options.login, userId: undefined, administrator: undefined, api: undefined };
       const server = probe.known() ?? (keyOption === 'auto' ? await probe.get() : undefined);
       const login = server?.server === 'vaultline' ? (await askKey(server, false))?.login : undefined;
       return { login, userId: undefined, administrator: undefined, api: undefined };

@@ -194,6 +194,9 @@ describe('the scope of a machine key in front of TeamPass 3', () => {
       for (const hidden of test.hides ?? []) expect(answer.body).not.toContain(hidden);
       expect(JSON.stringify({ items: fake.items(), folders: fake.folders() })).toBe(before);
       for (const secret of SECRETS.slice(1)) expect(answer.body).not.toContain(secret);
+      // A key bound to no account: 403 on every operation, as docs/upstream.md says.
+      const unbound = await api(vault, vault.adminKey, test.path, test.form ? { body: test.form() } : {});
+      expect(unbound.status, unbound.body).toBe(403);
     },
   );
 

@@ -97,4 +97,19 @@ describe('vaultline against a server in front of TeamPass 3', () => {
     expect([`${before}\n`, `${after}\n`]).toContain(read.stdout);
     expect(leaks(read, [...teampass.secrets, key])).toEqual([]);
   });
+
+  it('learns whom the machine key acts as from the server: paths and ls need no VAULTLINE_LOGIN', async () => {
+    const { teampass, vault, home } = ready();
+    const env = { VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: key, VAULTLINE_LOGIN: '' };
+    const read = await runCli(home.dir, ['read', 'vaultline://Engineering/Databases/prod%20db/password'], {
+      env,
+    });
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toBe('Pg-Pr0d#2024!é\n');
+    const listed = await runCli(home.dir, ['ls'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('Engineering');
+    expect(listed.stdout).not.toContain('Ops');
+    expect(leaks(listed, [...teampass.secrets, key])).toEqual([]);
+  });
 });

@@ -76,6 +76,9 @@ export const QUICKSTART_KEY_FILE = 'quickstart-admin.key';
 export const MASTER_KEY_FILE = 'master.key';
 /** Name of the lock file that keeps two processes off one PGlite directory. */
 export const LOCK_FILE = 'vaultline.lock';
+
+/** The admin control channel's socket in a PGlite data directory, while a server runs on it. */
+export const ADMIN_SOCKET = 'admin.sock';
 /** Prefix of every API key: makes keys recognisable in leak scanners. */
 export const API_KEY_PREFIX = 'vlk_';
 

@@ -14,6 +14,22 @@ export class VaultServerError extends VaultError {
   }
 }
 
+/**
+ * The upstream TeamPass refused a request for what it asked (not found, a duplicate label…): the
+ * server's words for it, and TeamPass's own, which a key of the `teampass` profile gets unchanged.
+ */
+export class UpstreamRefusalError extends VaultServerError {
+  override name = 'UpstreamRefusalError';
+
+  /** What TeamPass said, as it said it; `undefined` when it said nothing the client kept. */
+  readonly upstreamWords: string | undefined;
+
+  constructor(code: VaultErrorCode, message: string, upstreamWords: string | undefined) {
+    super(code, message);
+    this.upstreamWords = upstreamWords;
+  }
+}
+
 /** Shorthand for a 400. */
 export function invalid(message: string): VaultServerError {
   return new VaultServerError('invalid_request', message);

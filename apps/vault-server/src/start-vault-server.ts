@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { type AuditStream, createAuditStream } from '@vaultline/audit-stream';
 import type { Logger } from 'pino';
+import { serveAdminChannel } from './admin-channel.ts';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
 import { SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
@@ -114,8 +115,14 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     config.upstreamUrl === undefined
       ? []
       : await upstreamFeatures(config.upstreamUrl, vault.db, vault.ctx.box, logger);
-  const store: VaultStore =
+  const sessions =
     config.upstreamUrl === undefined
+      ? undefined
+      : createUpstreamSessions({ url: config.upstreamUrl, db: vault.db, box: vault.ctx.box, logger });
+  // An account re-registered while the server runs: its next call signs in with what was registered.
+  if (sessions) vault.onUpstreamAccountChange((accountId) => sessions.forget(accountId));
+  const store: VaultStore =
+    config.upstreamUrl === undefined || sessions === undefined
       ? createLocalStore(vault.ctx)
       : createUpstreamStore({
           db: vault.db,
@@ -124,12 +131,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
             ttlMs: config.upstreamCacheTtlMs,
             staleIfErrorMs: config.upstreamStaleIfErrorMs,
           }),
-          sessions: createUpstreamSessions({
-            url: config.upstreamUrl,
-            db: vault.db,
-            box: vault.ctx.box,
-            logger,
-          }),
+          sessions,
         });
   const { app, api, cors } = createApp({
     ctx: vault.ctx,
@@ -193,6 +195,18 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     await vault.close();
     throw error;
   }
+  // PGlite is one process's: the admin commands reach this one through its data directory's socket.
+  let closeAdminChannel: (() => Promise<void>) | undefined;
+  if (config.databaseUrl === undefined && config.dataDir !== undefined) {
+    try {
+      closeAdminChannel = await serveAdminChannel(config.dataDir, vault.adminAs, logger);
+    } catch (error) {
+      logger.warn(
+        { err: loggableError(error) },
+        'admin channel not opened: stop the server to administer it',
+      );
+    }
+  }
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
@@ -216,6 +230,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     close() {
       closing ??= (async () => {
         process.off('SIGHUP', onHangup);
+        await closeAdminChannel?.();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -18,7 +18,8 @@ import { bindItemSecrets } from './store/item-secrets.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
 import * as upstream from './store/upstream-accounts.ts';
-import { verifyUpstreamAccount } from './store/upstream-sessions.ts';
+import { folderIdsOfPaths } from './store/upstream-scope.ts';
+import { upstreamClient, verifyUpstreamAccount } from './store/upstream-sessions.ts';
 
 const CANARY = 'vaultline master key check';
 
@@ -85,6 +86,17 @@ export interface VaultAdmin {
     method: upstream.UpstreamMethod;
     secrets: upstream.UpstreamSecrets;
   }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
+  /**
+   * Registers new credentials for an account (a changed password, a new API key) after signing in
+   * with them, keeping its row and so the keys bound to it; the running server's next call uses them.
+   */
+  updateUpstreamAccount(account: {
+    name: string;
+    url: string;
+    login: string;
+    method: upstream.UpstreamMethod;
+    secrets: upstream.UpstreamSecrets;
+  }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
   listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;
   removeUpstreamAccount(name: string): Promise<void>;
   revokeKey(label: string): Promise<void>;
@@ -101,6 +113,8 @@ export interface Vault {
   readonly attachments: UpgradeResult;
   /** The administration, acting as `actor`: every change it makes is audited with that actor. */
   adminAs(actor: Actor): VaultAdmin;
+  /** Calls `listener` with an account's id once its credentials were registered again or it was removed. */
+  onUpstreamAccountChange(listener: (accountId: number) => void): void;
   close(): Promise<void>;
 }
 
@@ -199,6 +213,17 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       ctx.invalidate();
       return result;
     };
+    // A key's folder paths are looked up once, when it is made, in the tree its account sees.
+    const resolvePaths: keys.ResolveFolderPaths = async ({ id }, paths) => {
+      const account = await upstream.openAccount(openDb, box, id);
+      const client = upstreamClient(account.url, account);
+      try {
+        return folderIdsOfPaths(await client.readUserFolders({ login: account.login }), paths, true);
+      } finally {
+        await client.dispose().catch(() => {});
+      }
+    };
+    const accountListeners = new Set<(accountId: number) => void>();
     const adminAs = (actor: Actor): VaultAdmin => ({
       createUser: (user) => directory.createUser(openDb, actor, user),
       createRole: (role) => directory.createRole(openDb, actor, role),
@@ -206,7 +231,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       unassignRole: (login, role) => changed(directory.unassignRole(openDb, actor, login, role)),
       grant: (role, folderId, access) => changed(directory.grant(openDb, actor, role, folderId, access)),
       revoke: (role, folderId) => changed(directory.revoke(openDb, actor, role, folderId)),
-      createKey: (key) => keys.createKey(openDb, actor, key),
+      createKey: (key) => keys.createKey(openDb, actor, key, resolvePaths),
       listKeys: () => keys.listKeys(openDb),
       async addUpstreamAccount({ url, ...account }) {
         upstream.checkAccountName(account.name);
@@ -214,6 +239,15 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
         const id = await changed(
           upstream.addAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
         );
+        return { id, dialect };
+      },
+      async updateUpstreamAccount({ url, ...account }) {
+        upstream.checkAccountName(account.name);
+        const dialect = await verifyUpstreamAccount(url, account);
+        const id = await changed(
+          upstream.updateAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
+        );
+        for (const listener of accountListeners) listener(id);
         return { id, dialect };
       },
       listUpstreamAccounts: () => upstream.listAccounts(openDb),
@@ -228,6 +262,7 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       ctx,
       attachments,
       adminAs,
+      onUpstreamAccountChange: (listener) => accountListeners.add(listener),
       async close() {
         await ctx.close();
         await openDb.close();

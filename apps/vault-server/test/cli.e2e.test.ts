@@ -198,7 +198,12 @@ describe('vaultline-server CLI', () => {
         // The key made with --profile teampass is answered as TeamPass answers.
         const version = await fetch(`${vault.url}/api/index.php/info/version?apikey=${teampassKey}`);
         expect(await version.json()).toEqual({ 'api-version': '2.1.5' });
-        const busy = await cli(['keys', 'list'], env);
+        // The running server carries out the admin commands (its admin channel)…
+        const listed = await cli(['keys', 'list', '--json'], env);
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(listed.stdout).toContain('"label":"dave-key"');
+        // …and what needs the database itself waits for it to stop.
+        const busy = await cli(['rotate-master-key'], env);
         expect(busy.code).toBe(1);
         expect(busy.stderr).toMatch(/is in use by process \d+/);
       } finally {

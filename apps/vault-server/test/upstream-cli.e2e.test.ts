@@ -1,13 +1,16 @@
 /**
- * `vaultline-server upstream add|list|remove`, `keys create --upstream-account`, and the master-key
- * rotation re-sealing upstream accounts: the CLI in its own process against the TeamPass 3 fake.
+ * `vaultline-server upstream add|update|list|remove`, `keys create --upstream-account`, the master-key
+ * rotation re-sealing upstream accounts, and the admin channel of a running server on PGlite: the
+ * CLI in its own process against the TeamPass 3 fake.
  */
 
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestVault } from '../src/testing.ts';
 import { type CliResult, runCli, tempDirs } from './support/cli.ts';
-import { rawRequest, setByBeforeAll } from './support/helpers.ts';
+import { rawRequest, setByBeforeAll, TEST_OPERATOR } from './support/helpers.ts';
 
 const ALICE = {
   login: 'alice',
@@ -126,5 +129,92 @@ describe('vaultline-server upstream', () => {
     }
     expect((await cli(['keys', 'revoke', '--label', 'ci-read'], env)).code).toBe(0);
     expect((await cli(['upstream', 'remove', '--name', 'ci'], env)).stdout).toBe('Removed ci.\n');
+  }, 300_000);
+
+  it('administers a running server on PGlite through its admin channel: keys and accounts, at once', async () => {
+    const teampass = setByBeforeAll(fake, 'the fake');
+    const dataDir = await newDir();
+    const env = { VAULTLINE_DATA_DIR: dataDir, VAULTLINE_UPSTREAM_URL: teampass.url };
+    const vault = await startTestVault({ dataDir, upstreamUrl: teampass.url });
+    const read = (key: string) =>
+      rawRequest(vault.url, '/api/index.php/read/items/7', { headers: { authorization: `Bearer ${key}` } });
+    try {
+      expect((await stat(join(dataDir, 'admin.sock'))).mode & 0o777).toBe(0o600);
+      const added = await cli(
+        ['upstream', 'add', '--name', 'ci', '--login', 'alice'],
+        env,
+        `${ALICE.password}\n${ALICE.apiKey}\n`,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      // --folder-path alone, resolved by the running server in the account's tree.
+      const created = await cli(
+        [
+          'keys',
+          'create',
+          '--label',
+          'pipeline',
+          '--upstream-account',
+          'ci',
+          '--folder-path',
+          'Engineering',
+          '--json',
+        ],
+        env,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const { key } = JSON.parse(created.stdout) as { key: string };
+      const spare = JSON.parse(
+        (
+          await cli(
+            ['keys', 'create', '--label', 'spare', '--upstream-account', 'ci', '--folder', '1', '--json'],
+            env,
+          )
+        ).stdout,
+      ) as { key: string };
+      expect((await read(key)).status).toBe(200);
+
+      // A changed TeamPass password is registered again while the server runs; its keys stay bound.
+      const newPassword = 'Cli-Upstream-Pw-5%';
+      teampass.updateUser('alice', { password: newPassword });
+      try {
+        teampass.revokeSessions('alice');
+        expect((await read(key)).status).toBe(502);
+        const replaced = await cli(
+          ['upstream', 'add', '--replace', '--name', 'ci', '--login', 'alice'],
+          env,
+          `${newPassword}\n${ALICE.apiKey}\n`,
+        );
+        expect(replaced.code, replaced.stderr).toBe(0);
+        expect(replaced.stdout).toBe('Registered again ci (TeamPass 3).\n');
+        expect((await read(key)).status).toBe(200);
+      } finally {
+        teampass.updateUser('alice', { password: ALICE.password });
+      }
+      const updated = await cli(
+        ['upstream', 'update', '--name', 'ci', '--login', 'alice'],
+        env,
+        `${ALICE.password}\n${ALICE.apiKey}\n`,
+      );
+      expect(updated.code, updated.stderr).toBe(0);
+      expect((await read(spare.key)).status).toBe(200);
+
+      // A revoked key is refused by the very next request.
+      expect((await cli(['keys', 'revoke', '--label', 'pipeline'], env)).code).toBe(0);
+      const refused = await read(key);
+      expect(refused.status).toBe(401);
+      expect(JSON.parse(refused.body).err).toBe('API key revoked.');
+      const audit = await vault.server.vault.adminAs({ ...TEST_OPERATOR }).listAudit({ limit: 50 });
+      expect(audit.find((entry) => entry.action === 'admin/key-revoke')).toMatchObject({
+        target: 'key pipeline',
+      });
+      expect(audit.some((entry) => entry.action === 'admin/upstream-update')).toBe(true);
+      const unknown = await cli(['upstream', 'update', '--name', 'nope', '--login', 'alice'], env, 'x\ny\n');
+      expect(unknown.stderr).toMatch(/No upstream account named "nope"/);
+    } finally {
+      await vault.close();
+    }
+    await expect(stat(join(dataDir, 'admin.sock'))).rejects.toThrow();
+    // Stopped: the commands open the data directory themselves again.
+    expect((await cli(['keys', 'list', '--json'], env)).stdout).toContain('"label":"spare"');
   }, 300_000);
 });

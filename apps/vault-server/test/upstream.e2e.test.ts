@@ -323,21 +323,21 @@ describe('upstream mode in front of TeamPass 3', () => {
     expect(Object.keys(items)).toEqual(['1']);
   });
 
-  it('takes folders by path into a scope (TeamPass 3), and a path that names none reaches nothing', async () => {
+  it('takes folders by path into a scope (TeamPass 3), and refuses a path that names none', async () => {
     const { vault } = get();
     const byPath = await admin().createKey({
       label: 'by-path',
       upstream: { account: 'ci', folders: [], paths: ['Engineering/Databases'] },
     });
-    const nowhere = await admin().createKey({
-      label: 'no-such-path',
-      upstream: { account: 'ci', folders: [], paths: ['Engineering/Nope'] },
-    });
     keys.byPath = byPath;
-    keys.nowhere = nowhere;
     expect(ids((await api(vault, byPath, '/read/items/1;2;3')).json)).toEqual([1]);
     expect(ids((await api(vault, byPath, '/find/item/1;2;3/e')).json).every((id) => id === 1)).toBe(true);
-    expect((await api(vault, nowhere, '/read/items/1;2;3')).json).toEqual([]);
+    await expect(
+      admin().createKey({
+        label: 'no-such-path',
+        upstream: { account: 'ci', folders: [], paths: ['Engineering/Nope'] },
+      }),
+    ).rejects.toThrow(/No folder at the path "Engineering\/Nope"/);
     await expect(
       admin().createKey({
         label: 'bad-path',

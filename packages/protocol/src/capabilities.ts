@@ -414,18 +414,27 @@ function bodyKind(answer: KeylessAnswer & { received: true }, data: unknown): st
  */
 export type KeyRules = 'vaultline' | 'teampass';
 
+/** What `info/version` asked with the key tells of it. */
+export interface KeyAnswer {
+  /** The rules the key gets. */
+  readonly rules: KeyRules;
+  /** The login the key acts as, where the server said one. */
+  readonly login: string | undefined;
+}
+
 /**
- * Asks a Vaultline server's `info/version` with the key (once per client, only where the answer
- * changes a capability: a server that reports `word-search`), and reads which rules the key gets.
+ * Asks a Vaultline server's `info/version` with the key (once per client, where the answer changes
+ * something: a server that reports `word-search`, or a caller that needs the key's login), and
+ * reads which rules the key gets and whom it acts as.
  *
  * @param request Where and how.
  * @param key How the key travels: its header, or its query (`?apikey=…`), as the identification allowed.
- * @returns The rules, or `undefined` when the answer said neither (no answer, a refused key).
+ * @returns What the answer said, or `undefined` when it said neither (no answer, a refused key).
  */
-export async function identifyKeyRules(
+export async function identifyKey(
   request: IdentifyRequest,
   key: { readonly headers: Readonly<Record<string, string>>; readonly query: string },
-): Promise<KeyRules | undefined> {
+): Promise<KeyAnswer | undefined> {
   const answer = await requestKeyless(
     { ...request, headers: { ...request.headers, ...key.headers } },
     `${SERVER_INFO_PATH}${key.query}`,
@@ -437,10 +446,11 @@ export async function identifyKeyRules(
   } catch {
     return undefined;
   }
-  if (v.is(ServerInfoSchema, data)) return 'vaultline';
+  const parsed = v.safeParse(ServerInfoSchema, data);
+  if (parsed.success) return { rules: 'vaultline', login: parsed.output.login };
   const apiVersion =
     typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['api-version'] : undefined;
-  return typeof apiVersion === 'string' ? 'teampass' : undefined;
+  return typeof apiVersion === 'string' ? { rules: 'teampass', login: undefined } : undefined;
 }
 
 /**

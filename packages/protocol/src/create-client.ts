@@ -19,8 +19,8 @@ import {
   createServerProbe,
   DEFAULT_MAX_IDS,
   type Identification,
-  identifyKeyRules,
-  type KeyRules,
+  identifyKey,
+  type KeyAnswer,
   type KeyTransportOption,
   type ServerCapabilities,
   withKeyRules,
@@ -198,8 +198,25 @@ export function createLegacyVaultClient(
     }
   }
 
-  let keyRules: KeyRules | undefined;
-  let keyRulesPending: Promise<KeyRules | undefined> | undefined;
+  let keyAnswer: KeyAnswer | undefined;
+  let keyAnswerPending: Promise<KeyAnswer | undefined> | undefined;
+
+  /** What the server says of this key (asked once with it; an unknown answer is asked again next time). */
+  async function askKey(server: ServerCapabilities, refresh: boolean): Promise<KeyAnswer | undefined> {
+    if (refresh) keyAnswer = undefined;
+    if (keyAnswer !== undefined) return keyAnswer;
+    keyAnswerPending ??= identifyKey(
+      { apiRoot, fetch, headers: settings.headers, timeoutMs: settings.timeoutMs },
+      (keyOption === 'auto' ? server.keyTransport : keyOption) === 'header'
+        ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
+        : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
+    ).finally(() => {
+      keyAnswerPending = undefined;
+    });
+    const learned = await keyAnswerPending;
+    if (learned !== undefined) keyAnswer = learned;
+    return learned;
+  }
 
   /**
    * The capabilities this key gets: the identification's, and on a Vaultline server that reports
@@ -217,20 +234,8 @@ export function createLegacyVaultClient(
   async function capabilitiesForKey(refresh: boolean): Promise<ServerCapabilities> {
     const server = await probe.get(refresh);
     if (server.server !== 'vaultline' || server.search !== 'words') return server;
-    if (refresh) keyRules = undefined;
-    if (keyRules !== undefined) return withKeyRules(server, keyRules);
-    keyRulesPending ??= identifyKeyRules(
-      { apiRoot, fetch, headers: settings.headers, timeoutMs: settings.timeoutMs },
-      (keyOption === 'auto' ? server.keyTransport : keyOption) === 'header'
-        ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
-        : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
-    ).finally(() => {
-      keyRulesPending = undefined;
-    });
-    const learned = await keyRulesPending;
     // Unknown (no answer, a refused key): TeamPass's search for now, asked again next time.
-    if (learned !== undefined) keyRules = learned;
-    return withKeyRules(server, learned);
+    return withKeyRules(server, (await askKey(server, refresh))?.rules);
   }
 
   /** In a browser, no answer may be a CORS refusal of a running server: the error tells which. */
@@ -314,9 +319,15 @@ export function createLegacyVaultClient(
       yield await call('readFolders', { ids }, callOptions);
     },
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
+    // The login the credentials name, else what a Vaultline server says the key acts as (a key of a
+    // user, a machine key in front of TeamPass 3); TeamPass 2's key acts for nobody in particular.
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
-      return { login: undefined, userId: undefined, administrator: undefined, api: undefined };
+      if (options.login !== undefined && options.login !== '')
+        return { login: options.login, userId: undefined, administrator: undefined, api: undefined };
+      const server = probe.known() ?? (keyOption === 'auto' ? await probe.get() : undefined);
+      const login = server?.server === 'vaultline' ? (await askKey(server, false))?.login : undefined;
+      return { login, userId: undefined, administrator: undefined, api: undefined };
     },
     dispose: async () => {
       disposed = true;

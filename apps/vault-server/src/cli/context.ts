@@ -8,6 +8,7 @@
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connectAdminChannel } from '../admin-channel.ts';
 import { configFromEnv, type VaultServerConfig } from '../config.ts';
 import { type Actor, operatorActor } from '../store/actor.ts';
 import { openVault, type Vault, type VaultAdmin } from '../vault.ts';
@@ -71,7 +72,16 @@ export async function withVault<T>(work: (vault: Vault) => Promise<T>): Promise<
   }
 }
 
-/** Runs `work` with the administration of the configured vault, acting as the CLI's operator. */
-export function withAdmin<T>(work: (admin: VaultAdmin) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with the administration of the configured vault, acting as the CLI's operator: on
+ * PGlite held by a running server, through that server's admin channel; otherwise on the vault
+ * opened here (PostgreSQL is shared by every process).
+ */
+export async function withAdmin<T>(work: (admin: VaultAdmin) => Promise<T>): Promise<T> {
+  const cfg = config(resolve('.data/vault'));
+  if (cfg.databaseUrl === undefined && cfg.dataDir !== undefined) {
+    const running = await connectAdminChannel(cfg.dataDir, operator().name);
+    if (running) return work(running);
+  }
   return withVault((vault) => work(vault.adminAs(operator())));
 }

@@ -272,6 +272,16 @@ INSERT INTO meta (name, value) VALUES ('items: secrets to bind', '') ON CONFLICT
     // Emptied keys are filled in again, with the new form, when the server starts (fillSearchKeys).
     sql: `UPDATE items SET search_key = '';`,
   },
+  {
+    version: 14,
+    name: 'upstream mode: folder paths of a key resolved to ids once, and when an account was re-registered',
+    // Keys made before keep their paths until their first use resolves them (store/upstream-scope.ts).
+    sql: `
+ALTER TABLE api_keys ADD COLUMN scope_paths_resolved boolean NOT NULL DEFAULT false;
+UPDATE api_keys SET scope_paths_resolved = true WHERE scope_paths = '[]';
+ALTER TABLE upstream_accounts ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
+`,
+  },
 ];
 
 /**

@@ -34,6 +34,7 @@ import {
   NoSuchOperationError,
   RateLimitedError,
   SegmentDecodeError,
+  UpstreamRefusalError,
   WrongMethodError,
 } from '../errors.ts';
 import { loggableError } from '../logger.ts';
@@ -128,6 +129,11 @@ function asTeamPass(error: unknown): ApiAnswer | undefined {
     if (error.reason === 'too_many_folders') return written('noFolderSpecified');
     if (error.kind === 'not_found') return written('noDataExists');
     return inOwnWords(error);
+  }
+  // TeamPass's own words, unchanged: what a script written for it compares.
+  if (error instanceof UpstreamRefusalError && error.upstreamWords !== undefined) {
+    const row = Object.values(TEAMPASS2_ERRORS).find((known) => known.body.err === error.upstreamWords);
+    return teampassError(row?.status ?? 200, { err: error.upstreamWords });
   }
   if (error instanceof VaultError) {
     if (error.code === 'unauthorized' || error.code === 'rate_limited') return undefined;

@@ -21,19 +21,20 @@ import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
+import type { Principal } from '../store/access.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import type { VaultStore } from '../store/vault-store.ts';
 import { ANSWER_PROFILES, type AnswerProfile, DEFAULT_ANSWER_PROFILE } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
-import { errorAnswer } from './api-response.ts';
+import { answer, errorAnswer, JSON_HEADERS } from './api-response.ts';
 import type { AddressOf } from './client-address.ts';
 import { NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
-import { serverInfoAnswer } from './server-info.ts';
+import { serverInfo, serverInfoAnswer } from './server-info.ts';
 import type { TransferGate } from './transfer-gate.ts';
 
 /** What the pipeline needs. */
@@ -92,6 +93,17 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
   const info = serverInfoAnswer(options.queryKeys, options.store.features);
+  const described = serverInfo(options.queryKeys, options.store.features);
+  /** The identification asked with a key: the login it acts as too, where it acts as one. */
+  const keyInfo = (principal: Principal): ApiAnswer => {
+    const login =
+      principal.kind === 'user'
+        ? principal.login
+        : principal.kind === 'upstream' && principal.grant.accountLogin !== ''
+          ? principal.grant.accountLogin
+          : undefined;
+    return login === undefined ? info : answer(200, JSON_HEADERS, JSON.stringify({ ...described, login }));
+  };
   const noSuchOperation = errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body);
 
   return async (request) => {
@@ -147,7 +159,7 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     const identity = await keyCheck(request, address);
     seen.keyLabel = identity.principal.keyLabel;
     seen.profile = ANSWER_PROFILES[identity.profile];
-    if (identification) return seen.profile.version ?? info;
+    if (identification) return seen.profile.version ?? keyInfo(identity.principal);
     const fixed = request.method === 'GET' ? seen.profile.fixed[rest] : undefined;
     if (fixed) {
       seen.op = rest.slice(1);

@@ -139,12 +139,10 @@ export const handlers: Handlers = {
     }
   },
   async readFolders({ params, principal, store }) {
-    const ids = idList(params.ids);
-    return { body: await store.readFolderItems(principal, ids), target: `folders ${ids.join(',')}` };
+    return store.readFolderItems(principal, idList(params.ids));
   },
   async readItems({ params, principal, store }) {
-    const ids = idList(params.ids);
-    return { body: await store.readItems(principal, ids), target: `items ${ids.join(',')}` };
+    return store.readItems(principal, idList(params.ids));
   },
   async readUserItems({ params, principal, store }) {
     return store.readUserItems(principal, params.login);
@@ -197,10 +195,6 @@ export const handlers: Handlers = {
     return { body: await store.readOtp(principal, params.id), target: `item ${params.id}` };
   },
   async findItems({ params, principal, store, profile }) {
-    const ids = idList(params.folderIds);
-    return {
-      body: await store.findItems(principal, ids, params.query, profile.find),
-      target: `folders ${ids.join(',')}`,
-    };
+    return store.findItems(principal, idList(params.folderIds), params.query, profile.find);
   },
 };

@@ -7,9 +7,17 @@ export interface UpstreamGrant {
   readonly accountId: number;
   /** The account's name, as the audit names it. */
   readonly accountName: string;
-  /** The folders of the scope by id; `undefined` for every folder the account may reach. */
+  /** The TeamPass 3 login the account acts as; empty on TeamPass 2, whose key acts for nobody. */
+  readonly accountLogin: string;
+  /**
+   * The folders of the scope by id (folder paths given at creation are resolved to ids then);
+   * `undefined` for every folder the account may reach.
+   */
   readonly folders: readonly number[] | undefined;
-  /** The folders of the scope by path (titles joined by `/`, TeamPass 3), besides `folders`. */
+  /**
+   * Folder paths not yet resolved to ids: only keys made before paths were resolved at creation
+   * have some; the server resolves them once, on the key's first use, and keeps the ids.
+   */
   readonly paths: readonly string[];
   /** Whether the scope's folders include their subfolders. */
   readonly subfolders: boolean;
@@ -17,7 +25,18 @@ export interface UpstreamGrant {
   readonly write: boolean;
 }
 
-/** Who is calling: an admin key (bound to an upstream account in upstream mode), or a key bound to one user. */
+/**
+ * Who is calling: an admin key, a key bound to one user of the server's own vault, or a machine
+ * key bound to an upstream account (upstream mode), which acts as that account within its grant.
+ */
 export type Principal =
-  | { readonly kind: 'admin'; readonly keyLabel: string; readonly upstream?: UpstreamGrant | undefined }
-  | { readonly kind: 'user'; readonly keyLabel: string; readonly userId: number; readonly login: string };
+  | { readonly kind: 'admin'; readonly keyLabel: string }
+  | { readonly kind: 'user'; readonly keyLabel: string; readonly userId: number; readonly login: string }
+  | UpstreamPrincipal;
+
+/** A machine key bound to an upstream account: who acts upstream, and within what. */
+export interface UpstreamPrincipal {
+  readonly kind: 'upstream';
+  readonly keyLabel: string;
+  readonly grant: UpstreamGrant;
+}

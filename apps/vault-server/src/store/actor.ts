@@ -27,7 +27,12 @@ export function keyActor(principal: Principal, address: string): Actor {
   return {
     principal,
     // A key bound to an upstream account acts as that account: the audit names it.
-    name: principal.kind === 'user' ? principal.login : (principal.upstream?.accountName ?? 'admin'),
+    name:
+      principal.kind === 'user'
+        ? principal.login
+        : principal.kind === 'upstream'
+          ? principal.grant.accountName
+          : 'admin',
     keyLabel: principal.keyLabel,
     address,
   };

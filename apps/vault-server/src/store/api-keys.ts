@@ -64,6 +64,85 @@ export function hashKey(key: string): string {
 }
 
 /**
+ * Resolves folder paths to folder ids in an upstream account's folder tree, when a key is made:
+ * a rename in TeamPass afterwards does not move the key's scope.
+ */
+export type ResolveFolderPaths = (
+  account: { readonly id: number; readonly name: string },
+  paths: readonly string[],
+) => Promise<number[]>;
+
+/** A key's upstream scope as its row stores it. */
+interface StoredScope {
+  readonly accountId: number;
+  readonly folders: string;
+  readonly paths: string;
+  readonly pathsResolved: boolean;
+  readonly subfolders: boolean;
+  readonly write: boolean;
+}
+
+/**
+ * Turns the scope options of a key (`keys create`, a trust policy) into what its row stores: the
+ * account checked, the scope checked, folder paths resolved to ids when `resolvePaths` is given.
+ *
+ * @param db The database (the account is read).
+ * @param upstream The scope options.
+ * @param resolvePaths Resolves paths in the account's folder tree; without it, the key's first
+ *   use resolves them.
+ * @returns The stored scope.
+ */
+export async function storedScopeOf(
+  db: Queryable,
+  upstream: KeyUpstreamOptions,
+  resolvePaths?: ResolveFolderPaths | undefined,
+): Promise<StoredScope> {
+  const paths = upstream.paths ?? [];
+  if (upstream.folders !== 'all') {
+    if (
+      upstream.folders.length + paths.length === 0 ||
+      upstream.folders.some((id) => !Number.isSafeInteger(id) || id < 1)
+    )
+      throw invalid('Expected the folder scope as positive folder ids or folder paths, or all folders.');
+    for (const path of paths) {
+      if (
+        checkText(path, 'a folder path', 1_000)
+          .split('/')
+          .some((title) => title.trim() === '')
+      )
+        throw invalid(
+          `Expected a folder path as titles joined by "/", received ${JSON.stringify(path.slice(0, 60))}.`,
+        );
+    }
+  } else if (upstream.subfolders || paths.length > 0) {
+    throw invalid('Subfolders and folder paths apply to a scope of folders, not to all folders.');
+  }
+  const rows = await db.query<{ id: number; dialect: string }>(
+    'SELECT id, dialect FROM upstream_accounts WHERE name = $1',
+    [upstream.account],
+  );
+  if (!rows[0]) throw notFound(`No upstream account named ${JSON.stringify(upstream.account)}.`);
+  if ((upstream.subfolders || paths.length > 0) && rows[0].dialect !== 'teampass3') {
+    throw invalid(
+      'Subfolders and folder paths need a TeamPass 3 account (TeamPass 2 does not say which folder is whose parent): list every folder id.',
+    );
+  }
+  const accountId = Number(rows[0].id);
+  const resolved =
+    paths.length > 0 && resolvePaths
+      ? await resolvePaths({ id: accountId, name: upstream.account }, paths)
+      : [];
+  return {
+    accountId,
+    folders: upstream.folders === 'all' ? '*' : [...new Set([...upstream.folders, ...resolved])].join(','),
+    paths: JSON.stringify(paths),
+    pathsResolved: paths.length === 0 || resolvePaths !== undefined,
+    subfolders: upstream.subfolders ?? false,
+    write: upstream.write ?? false,
+  };
+}
+
+/**
  * Creates a key. It is returned once and only its hash is stored.
  *
  * @returns The key.
@@ -81,39 +160,20 @@ export async function createKey(
     /** When the key stops working. */
     expiresAt?: Date | undefined;
   },
+  resolvePaths?: ResolveFolderPaths | undefined,
 ): Promise<string> {
   const label = checkText(options.label.trim(), 'the key label', 100);
   if (label === '') throw invalid('Expected a non-empty key label.');
   const { upstream, expiresAt } = options;
   if (expiresAt !== undefined && !(expiresAt.getTime() > Date.now()))
     throw invalid('Expected an expiry in the future.');
-  if (upstream !== undefined) {
-    if (options.login !== undefined)
-      throw invalid('A key bound to an upstream account acts as that account: it takes no --user.');
-    const paths = upstream.paths ?? [];
-    if (upstream.folders !== 'all') {
-      if (
-        upstream.folders.length + paths.length === 0 ||
-        upstream.folders.some((id) => !Number.isSafeInteger(id) || id < 1)
-      )
-        throw invalid('Expected the folder scope as positive folder ids or folder paths, or all folders.');
-      for (const path of paths) {
-        if (
-          checkText(path, 'a folder path', 1_000)
-            .split('/')
-            .some((title) => title.trim() === '')
-        )
-          throw invalid(
-            `Expected a folder path as titles joined by "/", received ${JSON.stringify(path.slice(0, 60))}.`,
-          );
-      }
-    } else if (upstream.subfolders || paths.length > 0) {
-      throw invalid('Subfolders and folder paths apply to a scope of folders, not to all folders.');
-    }
-  }
+  if (upstream !== undefined && options.login !== undefined)
+    throw invalid('A key bound to an upstream account acts as that account: it takes no --user.');
   const profile = profileOf(options.profile ?? DEFAULT_API_PROFILE);
   const allowIps = (options.allowIps ?? []).map((range) => range.trim()).filter((range) => range !== '');
   allowListOf(allowIps);
+  // Before the transaction: resolving paths asks the upstream, and PGlite has one connection.
+  const scope = upstream === undefined ? undefined : await storedScopeOf(db, upstream, resolvePaths);
   const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   await db.transaction(async (tx) => {
     let userId: number | null = null;
@@ -122,47 +182,51 @@ export async function createKey(
       if (!rows[0]) throw notFound(`User does not exist: ${options.login}.`);
       userId = Number(rows[0].id);
     }
-    let accountId: number | null = null;
-    if (upstream !== undefined) {
-      const rows = await tx.query<{ id: number; dialect: string }>(
-        'SELECT id, dialect FROM upstream_accounts WHERE name = $1',
-        [upstream.account],
-      );
-      if (!rows[0]) throw notFound(`No upstream account named ${JSON.stringify(upstream.account)}.`);
-      if ((upstream.subfolders || (upstream.paths ?? []).length > 0) && rows[0].dialect !== 'teampass3') {
-        throw invalid(
-          'Subfolders and folder paths need a TeamPass 3 account (TeamPass 2 does not say which folder is whose parent): list every folder id.',
-        );
-      }
-      accountId = Number(rows[0].id);
-    }
     const taken = await tx.query('SELECT 1 FROM api_keys WHERE label = $1', [label]);
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
     await tx.query(
       `INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile, upstream_account_id, scope_folders,
-         scope_subfolders, can_write, expires_at, scope_paths) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         scope_subfolders, can_write, expires_at, scope_paths, scope_paths_resolved)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         label,
         hashKey(key),
         userId,
         allowIps.join(','),
         profile,
-        accountId,
-        upstream === undefined
-          ? null
-          : upstream.folders === 'all'
-            ? '*'
-            : [...new Set(upstream.folders)].join(','),
-        upstream?.subfolders ?? false,
+        scope?.accountId ?? null,
+        scope?.folders ?? null,
+        scope?.subfolders ?? false,
         // Local keys write as their user's rights allow; upstream keys only when asked for.
-        upstream === undefined ? true : (upstream.write ?? false),
+        scope?.write ?? true,
         expiresAt ?? null,
-        JSON.stringify(upstream?.paths ?? []),
+        scope?.paths ?? '[]',
+        scope?.pathsResolved ?? true,
       ],
     );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
   });
   return key;
+}
+
+/**
+ * Keeps the folder ids a key's paths resolved to on its first use (keys made before paths were
+ * resolved at creation); from then on only an operator changes its scope.
+ *
+ * @returns The key's folder ids as stored now (another instance may have resolved them first).
+ */
+export async function pinKeyPaths(db: Queryable, label: string, ids: readonly number[]): Promise<number[]> {
+  await db.query(
+    `UPDATE api_keys SET scope_folders = $2, scope_paths_resolved = true
+      WHERE label = $1 AND NOT scope_paths_resolved`,
+    [label, [...new Set(ids)].join(',')],
+  );
+  const [row] = await db.query<{ scope_folders: string | null }>(
+    'SELECT scope_folders FROM api_keys WHERE label = $1',
+    [label],
+  );
+  const stored = scopeOf(row?.scope_folders ?? null);
+  return Array.isArray(stored) ? stored : [];
 }
 
 /** Reads a profile name; another is the caller's mistake (`invalid`). */
@@ -206,14 +270,16 @@ interface KeyRow {
   allow_ips: string;
   profile: string;
   account_name: string | null;
+  account_login: string | null;
   scope_folders: string | null;
   scope_subfolders: boolean;
   scope_paths: string;
+  scope_paths_resolved: boolean;
   can_write: boolean;
   expires_at: Date | string | null;
 }
-const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, k.scope_folders,
-            k.scope_subfolders, k.scope_paths, k.can_write, k.expires_at`;
+const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, a.login AS account_login, k.scope_folders,
+            k.scope_subfolders, k.scope_paths, k.scope_paths_resolved, k.can_write, k.expires_at`;
 const KEY_JOINS = `FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
        LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id`;
 
@@ -249,13 +315,14 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
       ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' }
       : row.account_id !== null
         ? {
-            kind: 'admin',
+            kind: 'upstream',
             keyLabel: row.label,
-            upstream: {
+            grant: {
               accountId: Number(row.account_id),
               accountName: row.account_name ?? '',
-              folders: scope === 'all' ? undefined : (scope as number[]),
-              paths: JSON.parse(row.scope_paths) as string[],
+              accountLogin: row.account_login ?? '',
+              folders: scope === 'all' ? undefined : (scope ?? []),
+              paths: row.scope_paths_resolved ? [] : (JSON.parse(row.scope_paths) as string[]),
               subfolders: row.scope_subfolders,
               write: row.can_write,
             },

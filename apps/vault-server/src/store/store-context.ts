@@ -166,6 +166,8 @@ export function createStoreContext(
 
   async function rights(principal: Principal, fresh = false): Promise<ReadonlyMap<number, AccessType>> {
     if (principal.kind === 'user') return userRights(principal.userId, fresh);
+    // A machine key of upstream mode has no rights in the server's own vault.
+    if (principal.kind === 'upstream') return new Map();
     const tree = await folders(fresh);
     const known = adminRights.get(tree);
     if (known) return known;

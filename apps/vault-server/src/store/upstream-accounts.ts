@@ -114,6 +114,43 @@ export async function addAccount(
   });
 }
 
+/**
+ * Registers new credentials for an account, verified by signing in: its row (and so every key
+ * bound to it) is kept.
+ *
+ * @returns Its row id.
+ */
+export async function updateAccount(
+  db: Database,
+  box: SecretBox,
+  actor: Actor,
+  account: Omit<UpstreamAccount, 'id'>,
+): Promise<number> {
+  const name = checkAccountName(account.name);
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: number }>(
+      'SELECT id FROM upstream_accounts WHERE name = $1 FOR UPDATE',
+      [name],
+    );
+    if (!row) throw notFound(`No upstream account named ${JSON.stringify(name)}.`);
+    const id = Number(row.id);
+    await tx.query(
+      `UPDATE upstream_accounts SET url = $2, dialect = $3, login = $4, method = $5, credentials = $6,
+         updated_at = now() WHERE id = $1`,
+      [
+        id,
+        account.url,
+        account.dialect,
+        account.login,
+        account.method,
+        sealSecrets(box, id, account.secrets),
+      ],
+    );
+    await auditWrite(tx, actor, 'updateUpstreamAccount', `upstream ${name}`);
+    return id;
+  });
+}
+
 /** Lists the accounts, never their secrets. */
 export async function listAccounts(db: Queryable): Promise<UpstreamAccountInfo[]> {
   const rows = await db.query<AccountRow & { keys: number; created_at: Date | string }>(

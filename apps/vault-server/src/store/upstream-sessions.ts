@@ -16,7 +16,7 @@ import type { Queryable } from '@vaultline/store';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { RateLimitedError, VaultServerError } from '../errors.ts';
+import { RateLimitedError, UpstreamRefusalError, VaultServerError } from '../errors.ts';
 import { invalid } from './errors.ts';
 import {
   openAccount,
@@ -49,6 +49,11 @@ export interface UpstreamSessions {
    * mapped to the server's answers.
    */
   run<T>(accountId: number, work: (client: WireClient, account: UpstreamAccount) => Promise<T>): Promise<T>;
+  /**
+   * Drops the account's session (its credentials were registered again): the next call reads the
+   * account anew and signs in with what was registered.
+   */
+  forget(accountId: number): void;
   /** Signs every session out. */
   close(): Promise<void>;
 }
@@ -124,12 +129,12 @@ export function upstreamError(error: unknown, accountName: string): unknown {
     case 'unsupported':
     case 'too_large':
     case 'forbidden':
-      return new VaultServerError(error.code, `Upstream TeamPass: ${error.message}`);
+      return new UpstreamRefusalError(error.code, `Upstream TeamPass: ${error.message}`, error.serverMessage);
     case 'unauthorized':
     case 'api_disabled':
       return new VaultServerError(
         'server',
-        `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream add).`,
+        `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream update).`,
         502,
       );
     case 'rate_limited':
@@ -155,8 +160,6 @@ interface Session {
   readonly account: UpstreamAccount;
   readonly client: WireClient;
   readonly limit: LimitFunction;
-  /** Whether the refusal of its credentials was logged (once, until it signs in again). */
-  refusedLogged: boolean;
 }
 
 /**
@@ -169,6 +172,8 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 200;
   const sessions = new Map<number, Promise<Session>>();
+  /** Accounts whose credentials the upstream refused, logged once each until one signs in again. */
+  const refusalLogged = new Set<number>();
   /** Accounts registered for another TeamPass, logged once each. */
   const misdirected = new Set<number>();
   let closed = false;
@@ -199,7 +204,6 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
           account,
           client: upstreamClient(options.url, account, options),
           limit: pLimit(maxConcurrent),
-          refusedLogged: false,
         }));
       // A failure to read the account is not kept: the next call reads it again.
       found.catch(() => sessions.delete(accountId));
@@ -211,7 +215,8 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
   return {
     async run(accountId, work) {
       if (closed) throw new VaultServerError('server', 'The server is shutting down.', 503);
-      const session = await sessionOf(accountId);
+      const sessionPromise = sessionOf(accountId);
+      const session = await sessionPromise;
       const { account, limit } = session;
       if (limit.pendingCount >= maxQueued) {
         throw new RateLimitedError(
@@ -222,14 +227,16 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
       }
       try {
         const result = await limit(() => work(session.client, account));
-        session.refusedLogged = false;
+        refusalLogged.delete(accountId);
         return result;
       } catch (error) {
         const mapped = upstreamError(error, account.name);
         if (error instanceof VaultError && !(error instanceof VaultServerError)) {
           if (error.code === 'unauthorized' || error.code === 'api_disabled') {
-            if (!session.refusedLogged) {
-              session.refusedLogged = true;
+            // Another instance may have registered new credentials: the next call reads them.
+            if (sessions.get(accountId) === sessionPromise) sessions.delete(accountId);
+            if (!refusalLogged.has(accountId)) {
+              refusalLogged.add(accountId);
               options.logger.error(
                 { account: account.name, code: error.code },
                 'upstream TeamPass refused the account credentials; register them again',
@@ -241,6 +248,15 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
         }
         throw mapped;
       }
+    },
+    forget(accountId) {
+      const pending = sessions.get(accountId);
+      sessions.delete(accountId);
+      misdirected.delete(accountId);
+      void pending?.then(
+        (session) => session.client.dispose().catch(() => {}),
+        () => {},
+      );
     },
     async close() {
       closed = true;

@@ -1,7 +1,7 @@
 /**
  * The one interface the API's handlers call for the vault's folders, items and attachments, and
  * its local implementation: the server's own database (PGlite or PostgreSQL, `store/*`). The other
- * implementation serves them from a TeamPass server (`upstream/upstream-store.ts`). Keys, accounts,
+ * implementation serves them from a TeamPass server (`upstream-store.ts`). Keys, accounts,
  * audit and limits stay in the server's own database in both.
  *
  * @module
@@ -51,8 +51,13 @@ export interface VaultStore {
   addFolder(actor: Actor, folder: DecodedFolderCreate): Promise<number>;
   updateFolder(actor: Actor, id: number, folder: FolderValues): Promise<void>;
   deleteFolders(actor: Actor, ids: readonly number[]): Promise<void>;
-  readFolderItems(principal: Principal, folderIds: readonly number[]): Promise<unknown>;
-  readItems(principal: Principal, ids: readonly number[]): Promise<unknown>;
+  /** read/folder: the items of the folders; the body, and what the audit names as target. */
+  readFolderItems(
+    principal: Principal,
+    folderIds: readonly number[],
+  ): Promise<{ body: unknown; target: string }>;
+  /** read/items: the body, and what the audit names as target. */
+  readItems(principal: Principal, ids: readonly number[]): Promise<{ body: unknown; target: string }>;
   /** read/userpw: the items of `login`; the body, and what the audit names as target. */
   readUserItems(principal: Principal, login: string): Promise<{ body: unknown; target: string }>;
   /** read/userfolders: the folders of `login`; the body, and what the audit names as target. */
@@ -62,7 +67,7 @@ export interface VaultStore {
     folderIds: readonly number[],
     query: string,
     match: items.FindMatch,
-  ): Promise<unknown>;
+  ): Promise<{ body: unknown; target: string }>;
   /** read/otp: the current one-time code of an item the caller may read; never its secret. */
   readOtp(principal: Principal, id: number): Promise<items.OtpRecord>;
   /** Throws when the caller may not attach files to the item (before a byte of the file is read). */
@@ -94,7 +99,7 @@ export function createLocalStore(ctx: StoreContext): VaultStore {
   return {
     features: ['files', 'unicode-search', 'word-search', 'four-byte-text', 'otp'],
     admit(principal) {
-      if (principal.kind === 'admin' && principal.upstream !== undefined) {
+      if (principal.kind === 'upstream') {
         throw forbidden(
           'This key is bound to an upstream account, and this server keeps its own vault (no --upstream).',
         );
@@ -106,8 +111,14 @@ export function createLocalStore(ctx: StoreContext): VaultStore {
     addFolder: (actor, folder) => folders.addFolder(ctx, actor, folder),
     updateFolder: (actor, id, folder) => folders.updateFolder(ctx, actor, id, folder),
     deleteFolders: (actor, ids) => folders.deleteFolders(ctx, actor, ids),
-    readFolderItems: (principal, ids) => items.readFolderItems(ctx, principal, ids),
-    readItems: (principal, ids) => items.readItems(ctx, principal, ids),
+    readFolderItems: async (principal, ids) => ({
+      body: await items.readFolderItems(ctx, principal, ids),
+      target: `folders ${ids.join(',')}`,
+    }),
+    readItems: async (principal, ids) => ({
+      body: await items.readItems(ctx, principal, ids),
+      target: `items ${ids.join(',')}`,
+    }),
     async readUserItems(principal, login) {
       const userId = await loginTarget(principal, login);
       return { body: await items.readUserItems(ctx, userId), target: `user ${userId}` };
@@ -116,7 +127,10 @@ export function createLocalStore(ctx: StoreContext): VaultStore {
       const userId = await loginTarget(principal, login);
       return { body: await folders.readUserFolders(ctx, userId), target: `user ${userId}` };
     },
-    findItems: (principal, ids, query, match) => items.findItems(ctx, principal, ids, query, match),
+    findItems: async (principal, ids, query, match) => ({
+      body: await items.findItems(ctx, principal, ids, query, match),
+      target: `folders ${ids.join(',')}`,
+    }),
     readOtp: (principal, id) => items.readOtp(ctx, principal, id),
     checkCanAttach: (principal, itemId) => files.checkCanAttach(ctx, principal, itemId),
     startUpload: (meta) => files.startUpload(ctx, meta),

@@ -26,6 +26,7 @@ export const WRITE_ACTIONS = {
   rotateMasterKey: 'admin/rotate-master-key',
   addUpstreamAccount: 'admin/upstream-add',
   removeUpstreamAccount: 'admin/upstream-remove',
+  updateUpstreamAccount: 'admin/upstream-update',
 } as const;
 
 /** A store write, by name. */

@@ -57,6 +57,11 @@ export const ServerInfoSchema = v.object({
    * before it said so).
    */
   maxIds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /**
+   * Asked with a key: the login the key acts as, where it acts as one (a key of a user; a machine
+   * key of a server in front of TeamPass 3, its account's login). Absent from the keyless answer.
+   */
+  login: v.optional(v.string()),
 });
 
 /** The identification answer of a Vaultline server. */

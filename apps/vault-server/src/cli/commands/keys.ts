@@ -7,6 +7,7 @@
 
 import { API_PROFILES, type ApiProfile, DEFAULT_API_PROFILE } from '@vaultline/protocol/wire';
 import { Command, Option } from 'commander';
+import type { KeyUpstreamOptions } from '../../store/api-keys.ts';
 import { type CliContext, withAdmin } from '../context.ts';
 import { collect } from '../options.ts';
 import { list } from '../output.ts';
@@ -24,23 +25,36 @@ export function expiryOf(text: string): Date {
   return date;
 }
 
-/** The upstream binding of `keys create`, from its options. */
-function upstreamOptions(options: {
-  upstreamAccount?: string;
-  folder: string[];
-  folderPath: string[];
-  allFolders?: boolean;
-  subfolders?: boolean;
-  write?: boolean;
-}) {
+/** The scope options of `keys create` (and of anything else that issues upstream keys). */
+export interface KeyScopeOptions {
+  upstreamAccount?: string | undefined;
+  folder: readonly string[];
+  folderPath: readonly string[];
+  allFolders?: boolean | undefined;
+  subfolders?: boolean | undefined;
+  write?: boolean | undefined;
+}
+
+/**
+ * Reads the scope options of a key into its upstream binding (`createKey`'s `upstream`).
+ *
+ * @param options The options as given.
+ * @returns The binding; `undefined` for a key bound to no upstream account.
+ */
+export function upstreamOptionsOf(options: KeyScopeOptions): KeyUpstreamOptions | undefined {
   const named = options.folder.length + options.folderPath.length > 0;
   const scoped = named || options.allFolders || options.subfolders || options.write;
   if (options.upstreamAccount === undefined) {
-    if (scoped) throw new Error('--folder, --all-folders, --subfolders and --write need --upstream-account.');
+    if (scoped)
+      throw new Error(
+        '--folder, --folder-path, --all-folders, --subfolders and --write need --upstream-account.',
+      );
     return undefined;
   }
-  if (options.folder.length > 0 === Boolean(options.allFolders))
-    throw new Error('Give the key a scope: --folder <id> (repeatable) or --all-folders.');
+  if (named === Boolean(options.allFolders))
+    throw new Error(
+      'Give the key a scope: --folder <id> or --folder-path <path> (repeatable), or --all-folders.',
+    );
   const folders = options.folder.map((text) => {
     if (!/^[1-9][0-9]{0,15}$/.test(text))
       throw new Error(`Expected --folder to be a folder id, received ${JSON.stringify(text.slice(0, 20))}.`);
@@ -48,8 +62,8 @@ function upstreamOptions(options: {
   });
   return {
     account: options.upstreamAccount,
-    folders: options.allFolders ? ('all' as const) : folders,
-    paths: options.folderPath,
+    folders: options.allFolders ? 'all' : folders,
+    paths: [...options.folderPath],
     subfolders: options.subfolders ?? false,
     write: options.write ?? false,
   };
@@ -82,7 +96,7 @@ export function keysCommand(context: CliContext): Command {
     .option('--folder <id>', 'upstream keys: a folder of its scope (repeatable)', collect, [])
     .option(
       '--folder-path <path>',
-      'upstream keys: a folder of its scope by path, titles joined by "/" (repeatable; TeamPass 3)',
+      'upstream keys: a folder of its scope by path, titles joined by "/" (repeatable; TeamPass 3); looked up once, now: a later rename does not move the scope',
       collect,
       [],
     )
@@ -106,7 +120,7 @@ export function keysCommand(context: CliContext): Command {
         expires?: string;
         json?: boolean;
       }) => {
-        const upstream = upstreamOptions(options);
+        const upstream = upstreamOptionsOf(options);
         const expiresAt = options.expires === undefined ? undefined : expiryOf(options.expires);
         const key = await withAdmin((admin) =>
           admin.createKey({

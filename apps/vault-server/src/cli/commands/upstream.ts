@@ -1,5 +1,5 @@
 /**
- * `vaultline-server upstream add|list|remove`: the TeamPass accounts the server acts as in upstream
+ * `vaultline-server upstream add|update|list|remove`: the TeamPass accounts the server acts as in upstream
  * mode. Secrets are read from a prompt or stdin, never from the command line; verified by signing
  * in; sealed with the master key; listed without them.
  *
@@ -24,43 +24,75 @@ export function upstreamCommand(context: CliContext): Command {
   const upstream = new Command('upstream').description(
     'Upstream accounts (upstream mode): the TeamPass accounts the server acts as.',
   );
-  upstream
-    .command('add')
-    .description(
-      'Register a TeamPass account, verified by signing in. TeamPass 3: --login, then its password and API key (or --token: a personal access token). TeamPass 2: its API key alone. Secrets are asked for without echo, or read from stdin one per line.',
-    )
-    .requiredOption('--name <name>', 'the name keys are bound to (letters, digits, ".", "_", "-")')
-    .option('--url <url>', 'the TeamPass base URL (default: VAULTLINE_UPSTREAM_URL)')
-    .option('--login <login>', 'the TeamPass 3 login the server acts as')
-    .addOption(new Option('--token', 'sign in with a personal access token instead of password and API key'))
-    .action(async (options: { name: string; url?: string; login?: string; token?: boolean }) => {
-      const url = options.url ?? config(resolve('.data/vault')).upstreamUrl;
-      if (url === undefined)
-        throw new Error('Expected --url or VAULTLINE_UPSTREAM_URL: the TeamPass to sign in to.');
-      const login = options.login ?? '';
-      let method: 'api-key' | 'password' | 'token';
-      let secrets: UpstreamSecrets;
-      if (login === '') {
-        if (options.token) throw new Error('--token needs --login (a TeamPass 3 user).');
-        method = 'api-key';
-        const [apiKey] = await readSecrets(process.stdin, ['TeamPass 2 API key: ']);
-        secrets = { apiKey };
-      } else if (options.token) {
-        method = 'token';
-        const [personalAccessToken] = await readSecrets(process.stdin, ['Personal access token: ']);
-        secrets = { personalAccessToken };
-      } else {
-        method = 'password';
-        const [password, apiKey] = await readSecrets(process.stdin, ['Password: ', 'API key: ']);
-        secrets = { password, apiKey };
-      }
-      const added = await withAdmin((admin) =>
-        admin.addUpstreamAccount({ name: options.name, url, login, method, secrets }),
-      );
-      io.out(
-        `Registered ${options.name} (${added.dialect === 'teampass3' ? 'TeamPass 3' : 'TeamPass 2'}).\n`,
-      );
+  /** Reads an account's secrets (prompt or stdin) and registers them: a new account, or new credentials. */
+  const register = async (
+    options: { name: string; url?: string; login?: string; token?: boolean },
+    replace: boolean,
+  ) => {
+    const url = options.url ?? config(resolve('.data/vault')).upstreamUrl;
+    if (url === undefined)
+      throw new Error('Expected --url or VAULTLINE_UPSTREAM_URL: the TeamPass to sign in to.');
+    const login = options.login ?? '';
+    let method: 'api-key' | 'password' | 'token';
+    let secrets: UpstreamSecrets;
+    if (login === '') {
+      if (options.token) throw new Error('--token needs --login (a TeamPass 3 user).');
+      method = 'api-key';
+      const [apiKey] = await readSecrets(process.stdin, ['TeamPass 2 API key: ']);
+      secrets = { apiKey };
+    } else if (options.token) {
+      method = 'token';
+      const [personalAccessToken] = await readSecrets(process.stdin, ['Personal access token: ']);
+      secrets = { personalAccessToken };
+    } else {
+      method = 'password';
+      const [password, apiKey] = await readSecrets(process.stdin, ['Password: ', 'API key: ']);
+      secrets = { password, apiKey };
+    }
+    const account = { name: options.name, url, login, method, secrets };
+    const done = await withAdmin(async (admin) => {
+      if (replace && (await admin.listUpstreamAccounts()).some((known) => known.name === options.name))
+        return admin.updateUpstreamAccount(account);
+      return admin.addUpstreamAccount(account);
     });
+    io.out(
+      `${replace ? 'Registered again' : 'Registered'} ${options.name} (${done.dialect === 'teampass3' ? 'TeamPass 3' : 'TeamPass 2'}).\n`,
+    );
+  };
+  const credentialOptions = (command: Command) =>
+    command
+      .requiredOption('--name <name>', 'the name keys are bound to (letters, digits, ".", "_", "-")')
+      .option('--url <url>', 'the TeamPass base URL (default: VAULTLINE_UPSTREAM_URL)')
+      .option('--login <login>', 'the TeamPass 3 login the server acts as')
+      .addOption(
+        new Option('--token', 'sign in with a personal access token instead of password and API key'),
+      );
+  credentialOptions(
+    upstream
+      .command('add')
+      .description(
+        'Register a TeamPass account, verified by signing in. TeamPass 3: --login, then its password and API key (or --token: a personal access token). TeamPass 2: its API key alone. Secrets are asked for without echo, or read from stdin one per line.',
+      ),
+  )
+    .option('--replace', 'an account of that name gets these credentials instead (its keys stay bound)')
+    .action((options: { name: string; url?: string; login?: string; token?: boolean; replace?: boolean }) =>
+      register(options, options.replace ?? false),
+    );
+  credentialOptions(
+    upstream
+      .command('update')
+      .description(
+        'Register new credentials for an account (a changed password or API key), verified by signing in; its keys stay bound, and a running server uses them from its next call.',
+      ),
+  ).action(async (options: { name: string; url?: string; login?: string; token?: boolean }) => {
+    if (
+      !(await withAdmin((admin) => admin.listUpstreamAccounts())).some((known) => known.name === options.name)
+    )
+      throw new Error(
+        `No upstream account named ${JSON.stringify(options.name)}: upstream add registers one.`,
+      );
+    await register(options, true);
+  });
   upstream
     .command('list')
     .description('List the accounts (never their secrets).')

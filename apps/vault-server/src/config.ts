@@ -11,6 +11,8 @@ import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_TRANSFER_IDLE_MS,
+  DEFAULT_UPSTREAM_CALLS_PER_MINUTE,
+  DEFAULT_UPSTREAM_DEADLINE_MS,
 } from './constants.ts';
 import { invalid } from './errors.ts';
 import { parseCidrList } from './net/ip-rules.ts';
@@ -71,6 +73,10 @@ export interface VaultServerConfig {
    * in ms; 0 (default) never serves one. Never used for a refusal.
    */
   upstreamStaleIfErrorMs: number;
+  /** Upstream mode: the time a caller is given for its upstream work, in ms (below the CLI's 10 s). */
+  upstreamDeadlineMs: number;
+  /** Upstream mode: the calls per minute the server makes per account (below TeamPass's limit). */
+  upstreamCallsPerMinute: number;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -144,6 +150,8 @@ export const EnvSchema = v.object({
   VAULTLINE_TLS_KEY: optionalText,
   VAULTLINE_UPSTREAM_CACHE_TTL_MS: integer(0, 3_600_000, 0),
   VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS: integer(0, 86_400_000, 0),
+  VAULTLINE_UPSTREAM_DEADLINE_MS: integer(100, 600_000, DEFAULT_UPSTREAM_DEADLINE_MS),
+  VAULTLINE_UPSTREAM_CALLS_PER_MINUTE: integer(1, 1_000_000, DEFAULT_UPSTREAM_CALLS_PER_MINUTE),
   VAULTLINE_UPSTREAM_URL: v.optional(
     v.pipe(
       v.string(),
@@ -244,6 +252,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     upstreamUrl: out.VAULTLINE_UPSTREAM_URL,
     upstreamCacheTtlMs: out.VAULTLINE_UPSTREAM_CACHE_TTL_MS,
     upstreamStaleIfErrorMs: out.VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS,
+    upstreamDeadlineMs: out.VAULTLINE_UPSTREAM_DEADLINE_MS,
+    upstreamCallsPerMinute: out.VAULTLINE_UPSTREAM_CALLS_PER_MINUTE,
   };
 }
 

@@ -58,6 +58,10 @@ export interface TestVaultOptions {
   upstreamCacheTtlMs?: number;
   /** Upstream mode: the stale-if-error limit, in ms (0, off, by default). */
   upstreamStaleIfErrorMs?: number;
+  /** Upstream mode: a caller's deadline, in ms (8 000 by default). */
+  upstreamDeadlineMs?: number;
+  /** Upstream mode: calls per minute and account (100 by default). */
+  upstreamCallsPerMinute?: number;
 }
 
 /** The administration a test needs. */
@@ -131,6 +135,8 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     upstreamUrl: options.upstreamUrl,
     upstreamCacheTtlMs: options.upstreamCacheTtlMs,
     upstreamStaleIfErrorMs: options.upstreamStaleIfErrorMs,
+    upstreamDeadlineMs: options.upstreamDeadlineMs,
+    upstreamCallsPerMinute: options.upstreamCallsPerMinute,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

@@ -256,6 +256,18 @@ CREATE TRIGGER upstream_accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRU
   FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();
 `,
   },
+  {
+    version: 12,
+    name: 'upstream mode: the holds on an account that every instance honours (refused credentials, Retry-After)',
+    // The md5 of the sealed credentials TeamPass refused: registering them again (new sealed bytes) lifts it.
+    sql: `
+CREATE TABLE upstream_holds (
+  account_id bigint PRIMARY KEY REFERENCES upstream_accounts(id) ON DELETE CASCADE,
+  refused_credentials text,
+  limited_until timestamptz
+);
+`,
+  },
 ];
 
 /**

@@ -12,11 +12,12 @@
 
 import { type VaultCredentials, VaultError } from '@vaultline/protocol';
 import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
+import { type Limiter, memoryLimiter } from '@vaultline/rate-limit';
 import type { Queryable } from '@vaultline/store';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { RateLimitedError, VaultServerError } from '../errors.ts';
+import { loggableError } from '../logger.ts';
 import { invalid } from './errors.ts';
 import {
   openAccount,
@@ -24,6 +25,15 @@ import {
   type UpstreamDialect,
   type UpstreamMethod,
 } from './upstream-accounts.ts';
+import { currentUpstreamCaller } from './upstream-caller.ts';
+import {
+  type AccountGuard,
+  createAccountGuard,
+  createUpstreamBreaker,
+  notSentReason,
+  type UpstreamBreaker,
+  upstreamPaceLimit,
+} from './upstream-guard.ts';
 
 /** Settings of the sessions. */
 export interface UpstreamSessionOptions {
@@ -40,6 +50,12 @@ export interface UpstreamSessionOptions {
   readonly timeoutMs?: number | undefined;
   /** The fetch to use (tests). */
   readonly fetch?: typeof globalThis.fetch | undefined;
+  /** The pace of each account's calls (`upstreamPace`); in memory at the default rate when absent. */
+  readonly pace?: Limiter | undefined;
+  /** The upstream's circuit breaker; one with the defaults when absent. */
+  readonly breaker?: UpstreamBreaker | undefined;
+  /** Told when TeamPass refused an account (401 or 403): what was kept of it must go. */
+  readonly onRefused?: ((accountId: number) => void) | undefined;
 }
 
 /** What runs upstream calls. */
@@ -51,6 +67,14 @@ export interface UpstreamSessions {
   run<T>(accountId: number, work: (client: WireClient, account: UpstreamAccount) => Promise<T>): Promise<T>;
   /** Signs every session out. */
   close(): Promise<void>;
+}
+
+/**
+ * TeamPass refused the account (its credentials, or a right of the API): what was kept of the
+ * account's answers is dropped and never served again (not an outage).
+ */
+export class UpstreamRefusalError extends VaultServerError {
+  override name = 'UpstreamRefusalError';
 }
 
 /**
@@ -123,11 +147,12 @@ export function upstreamError(error: unknown, accountName: string): unknown {
     case 'duplicate_label':
     case 'unsupported':
     case 'too_large':
-    case 'forbidden':
       return new VaultServerError(error.code, `Upstream TeamPass: ${error.message}`);
+    case 'forbidden':
+      return new UpstreamRefusalError(error.code, `Upstream TeamPass: ${error.message}`);
     case 'unauthorized':
     case 'api_disabled':
-      return new VaultServerError(
+      return new UpstreamRefusalError(
         'server',
         `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream add).`,
         502,
@@ -154,9 +179,9 @@ export function upstreamError(error: unknown, accountName: string): unknown {
 interface Session {
   readonly account: UpstreamAccount;
   readonly client: WireClient;
-  readonly limit: LimitFunction;
-  /** Whether the refusal of its credentials was logged (once, until it signs in again). */
-  refusedLogged: boolean;
+  readonly guard: AccountGuard;
+  /** Callers inside `run`: in flight or waiting for a place. */
+  active: number;
 }
 
 /**
@@ -168,6 +193,8 @@ interface Session {
 export function createUpstreamSessions(options: UpstreamSessionOptions): UpstreamSessions {
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 200;
+  const pace = options.pace ?? memoryLimiter(upstreamPaceLimit());
+  const breaker = options.breaker ?? createUpstreamBreaker();
   const sessions = new Map<number, Promise<Session>>();
   /** Accounts registered for another TeamPass, logged once each. */
   const misdirected = new Set<number>();
@@ -195,12 +222,23 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
           }
           return account;
         })
-        .then((account) => ({
-          account,
-          client: upstreamClient(options.url, account, options),
-          limit: pLimit(maxConcurrent),
-          refusedLogged: false,
-        }));
+        .then((account) => {
+          const guard = createAccountGuard({
+            accountId: account.id,
+            accountName: account.name,
+            db: options.db,
+            breaker,
+            pace,
+            maxConcurrent,
+            fetch: options.fetch,
+          });
+          return {
+            account,
+            guard,
+            client: upstreamClient(options.url, account, { ...options, fetch: guard.fetch }),
+            active: 0,
+          };
+        });
       // A failure to read the account is not kept: the next call reads it again.
       found.catch(() => sessions.delete(accountId));
       sessions.set(accountId, found);
@@ -208,42 +246,77 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
     return found;
   };
 
+  /** The account's session, its holds read; a session whose credentials were registered anew is replaced. */
+  const admitted = async (accountId: number): Promise<Session> => {
+    let session = await sessionOf(accountId);
+    let stop = await session.guard.check();
+    if (session.guard.replaced()) {
+      // Registered again: the old client's credentials are not used any more.
+      const old = session;
+      if (sessions.get(accountId) !== undefined) sessions.delete(accountId);
+      old.client.dispose({ signOut: false }).catch(() => {});
+      session = await sessionOf(accountId);
+      stop = await session.guard.check();
+    }
+    if (stop) throw stop;
+    return session;
+  };
+
   return {
     async run(accountId, work) {
       if (closed) throw new VaultServerError('server', 'The server is shutting down.', 503);
-      const session = await sessionOf(accountId);
-      const { account, limit } = session;
-      if (limit.pendingCount >= maxQueued) {
+      const session = await admitted(accountId);
+      const { account, guard } = session;
+      if (session.active >= maxConcurrent + maxQueued) {
         throw new RateLimitedError(
           'Too many requests are waiting for the upstream TeamPass; try again later.',
           DEFAULT_RETRY_AFTER_SECONDS,
           503,
         );
       }
+      session.active++;
       try {
-        const result = await limit(() => work(session.client, account));
-        session.refusedLogged = false;
-        return result;
+        return await withinDeadline(work(session.client, account));
       } catch (error) {
+        // Not sent because of a hold (or the breaker): the caller is told that, at once.
+        const held = notSentReason(error);
+        if (held) throw held;
         const mapped = upstreamError(error, account.name);
         if (error instanceof VaultError && !(error instanceof VaultServerError)) {
           if (error.code === 'unauthorized' || error.code === 'api_disabled') {
-            if (!session.refusedLogged) {
-              session.refusedLogged = true;
+            options.onRefused?.(account.id);
+            if (guard.stopped() === undefined) {
               options.logger.error(
                 { account: account.name, code: error.code },
-                'upstream TeamPass refused the account credentials; register them again',
+                'upstream TeamPass refused the account credentials; suspended until they are registered again',
               );
+              try {
+                await guard.refuse();
+              } catch (failure) {
+                options.logger.error(
+                  { account: account.name, err: loggableError(failure) },
+                  'could not record the suspension of the account',
+                );
+              }
             }
-          } else if (mapped instanceof VaultServerError && mapped.code === 'server') {
+            throw guard.stopped() ?? mapped;
+          }
+          if (error.code === 'forbidden') options.onRefused?.(account.id);
+          else if (mapped instanceof VaultServerError && mapped.code === 'server') {
+            // A hold that arose meanwhile (a 429, the breaker) says more than the failure it caused.
+            const now = guard.stopped();
+            if (now) throw now;
             options.logger.warn({ account: account.name, code: error.code }, 'upstream TeamPass failed');
           }
         }
         throw mapped;
+      } finally {
+        session.active--;
       }
     },
     async close() {
       closed = true;
+      await pace.close().catch(() => {});
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(
@@ -257,6 +330,33 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
       );
     },
   };
+}
+
+/**
+ * Answers within the caller's deadline: when it passes first, 503 at once (an outage, so a kept
+ * answer may stand in); the work's upstream exchanges are cancelled by the caller's signal.
+ */
+function withinDeadline<T>(work: Promise<T>): Promise<T> {
+  const caller = currentUpstreamCaller();
+  if (!caller) return work;
+  const { signal, deadlineMs } = caller;
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => {
+      work.catch(() => {});
+      reject(
+        signal.reason instanceof Error && signal.reason.name === 'TimeoutError'
+          ? new UpstreamOutageError(
+              'server',
+              `The upstream TeamPass did not answer within the server's deadline (${deadlineMs} ms).`,
+              503,
+            )
+          : new VaultServerError('aborted', 'The client went away.', 499),
+      );
+    };
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /**

@@ -22,6 +22,7 @@ import { checkSearchText } from './items.ts';
 import { checkText } from './text-rules.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
+import { readItemsWithin } from './upstream-reads.ts';
 import type { UpstreamSessions } from './upstream-sessions.ts';
 import type { VaultStore } from './vault-store.ts';
 import { auditWrite, auditWrites } from './write-audit.ts';
@@ -300,7 +301,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
     readItems: (principal, ids) =>
       cachedRead(principal, `items ${ids.join(';')}`, () =>
         withScope(principal, async (client, scope) => {
-          const found = await client.readItems({ ids: [...new Set(ids)] });
+          const found = await readItemsWithin(client, ids, scope);
           return found
             .filter((item) => inScope(scope, item.folderId))
             .sort((a, b) => a.id - b.id)

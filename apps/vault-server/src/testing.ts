@@ -60,7 +60,7 @@ export interface TestVaultOptions {
   upstreamStaleIfErrorMs?: number;
   /** Upstream mode: a caller's deadline, in ms (8 000 by default). */
   upstreamDeadlineMs?: number;
-  /** Upstream mode: calls per minute and account (100 by default). */
+  /** Upstream mode: calls per minute and account; high by default, as the fakes limit nothing unless told. */
   upstreamCallsPerMinute?: number;
 }
 
@@ -136,7 +136,7 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     upstreamCacheTtlMs: options.upstreamCacheTtlMs,
     upstreamStaleIfErrorMs: options.upstreamStaleIfErrorMs,
     upstreamDeadlineMs: options.upstreamDeadlineMs,
-    upstreamCallsPerMinute: options.upstreamCallsPerMinute,
+    upstreamCallsPerMinute: options.upstreamCallsPerMinute ?? 1_000_000,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

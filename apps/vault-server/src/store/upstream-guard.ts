@@ -237,6 +237,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
       'server',
       `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; it is suspended and signs in no more until an operator registers its credentials again (vaultline-server upstream add).`,
       502,
+      'upstream',
     );
 
   const stopped = (): VaultServerError | undefined => {

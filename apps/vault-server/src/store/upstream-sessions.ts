@@ -156,6 +156,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         'server',
         `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream add).`,
         502,
+        'upstream',
       );
     case 'rate_limited':
       return new RateLimitedError(
@@ -164,7 +165,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         503,
       );
     case 'timeout':
-      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503);
+      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503, 'upstream');
     case 'aborted':
       return new VaultServerError('server', 'The server is shutting down.', 503);
     default:
@@ -172,6 +173,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         'server',
         `The upstream TeamPass could not be reached or answered wrongly (${error.code}).`,
         502,
+        'upstream',
       );
   }
 }
@@ -349,6 +351,7 @@ function withinDeadline<T>(work: Promise<T>): Promise<T> {
               'server',
               `The upstream TeamPass did not answer within the server's deadline (${deadlineMs} ms).`,
               503,
+              'upstream',
             )
           : new VaultServerError('aborted', 'The client went away.', 499),
       );

@@ -303,3 +303,36 @@ describe('the read cache when TeamPass refuses the account', () => {
     expectJsonError(await api(vault, machine, '/read/items/3'), 502, 'server');
   });
 });
+
+describe('an account paced below the limit of TeamPass', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    // One call per window of 5 s, and a deadline shorter than a window.
+    served = await serve(fake, logLines, { upstreamCallsPerMinute: 12, upstreamDeadlineMs: 2_000 });
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('sends no more than its pace and answers 503 with Retry-After when the next place is past the deadline', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    fake.resetCounters();
+    // The sign-in takes the window's one place: the read's place is past the caller's deadline.
+    const answer = await api(vault, machine, '/read/items/1');
+    expect(expectJsonError(answer, 503, 'rate_limited').err).toMatch(/pace/);
+    expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(5);
+    expect(fake.requests.map((request) => request.url)).toEqual([expect.stringMatching(/\/authorize$/)]);
+    await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
+      timeout: 30_000,
+      interval: 500,
+    });
+    expect(itemCalls(fake)).toBe(1);
+  }, 60_000);
+});

@@ -18,6 +18,11 @@ export interface UpstreamCaller {
   readonly deadline: number;
   /** The deadline's length, for messages. */
   readonly deadlineMs: number;
+  /**
+   * Why an exchange for this caller was not sent (a hold, the pace, the breaker): what the caller
+   * is told, as the client's error carries only words.
+   */
+  notSent?: Error | undefined;
 }
 
 const callers = new AsyncLocalStorage<UpstreamCaller>();
@@ -37,7 +42,7 @@ export function asUpstreamCaller<T>(
 ): Promise<T> {
   const timeout = AbortSignal.timeout(deadlineMs);
   const signal = departed ? AbortSignal.any([departed, timeout]) : timeout;
-  return callers.run({ signal, deadline: Date.now() + deadlineMs, deadlineMs }, work);
+  return callers.run({ signal, deadline: Date.now() + deadlineMs, deadlineMs, notSent: undefined }, work);
 }
 
 /** The caller of the current request, when there is one. */

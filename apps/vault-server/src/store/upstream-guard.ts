@@ -356,7 +356,14 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
         started.then(done, done);
       }
     }
-    const answer = await join(flight, signal);
+    let answer: SharedAnswer;
+    try {
+      answer = await join(flight, signal);
+    } catch (error) {
+      const reason = notSentReason(error);
+      if (reason && caller) caller.notSent = reason;
+      throw error;
+    }
     return new Response(answer.status === 204 || answer.status === 304 ? null : answer.bytes, {
       status: answer.status,
       statusText: answer.statusText,

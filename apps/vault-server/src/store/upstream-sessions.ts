@@ -165,7 +165,12 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         503,
       );
     case 'timeout':
-      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503, 'upstream');
+      return new UpstreamOutageError(
+        'server',
+        'The upstream TeamPass did not answer in time.',
+        503,
+        'upstream',
+      );
     case 'aborted':
       return new VaultServerError('server', 'The server is shutting down.', 503);
     default:
@@ -281,7 +286,7 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
         return await withinDeadline(work(session.client, account));
       } catch (error) {
         // Not sent because of a hold (or the breaker): the caller is told that, at once.
-        const held = notSentReason(error);
+        const held = notSentReason(error) ?? currentUpstreamCaller()?.notSent;
         if (held) throw held;
         const mapped = upstreamError(error, account.name);
         if (error instanceof VaultError && !(error instanceof VaultServerError)) {

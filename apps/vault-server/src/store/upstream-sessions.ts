@@ -255,13 +255,13 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
 
   /** The account's session, its holds read; a session whose credentials were registered anew is replaced. */
   const admitted = async (accountId: number): Promise<Session> => {
-    let session = await sessionOf(accountId);
+    const pending = sessionOf(accountId);
+    let session = await pending;
     let stop = await session.guard.check();
     if (session.guard.replaced()) {
       // Registered again: the old client's credentials are not used any more.
-      const old = session;
-      if (sessions.get(accountId) !== undefined) sessions.delete(accountId);
-      old.client.dispose({ signOut: false }).catch(() => {});
+      if (sessions.get(accountId) === pending) sessions.delete(accountId);
+      session.client.dispose().catch(() => {});
       session = await sessionOf(accountId);
       stop = await session.guard.check();
     }

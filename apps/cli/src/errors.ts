@@ -68,6 +68,8 @@ const REASON_HINT: Readonly<Partial<Record<VaultErrorReason, string>>> = {
     'The vault locked the account (or this address) for a while after too many failed sign-ins: try again later, or ask a vault administrator to unlock it. Each try while it is locked counts as another failed sign-in.',
   https_required:
     'The vault accepts API requests over HTTPS only: use its https:// address (run vaultline connect https://… again, or set VAULTLINE_URL).',
+  upstream:
+    'The Vaultline server is up, but the TeamPass behind it (its upstream) did not answer or refused the server: your key is fine. Try again later, or tell the server operator.',
 };
 
 /**

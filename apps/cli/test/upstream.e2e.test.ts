@@ -112,4 +112,20 @@ describe('vaultline against a server in front of TeamPass 3', () => {
     expect(listed.stdout).not.toContain('Ops');
     expect(leaks(listed, [...teampass.secrets, key])).toEqual([]);
   });
+
+  // Last: it leaves the account suspended.
+  it('names the TeamPass behind the server when that is what failed, not the key or the server', async () => {
+    const { teampass, vault, home } = ready();
+    teampass.fake.updateUser('alice', { password: 'Changed-Under-The-Server-2' });
+    teampass.fake.revokeSessions('alice');
+    const env = { VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: key };
+    const read = await runCli(home.dir, ['read', `vaultline://${teampass.items['api token']}/password`], {
+      env,
+    });
+    expect(read.code).not.toBe(0);
+    expect(read.stderr).toMatch(/refused the credentials of account "ci"/);
+    expect(read.stderr).toMatch(/the TeamPass behind it \(its upstream\)/);
+    expect(read.stderr).not.toMatch(/VAULTLINE_API_KEY/);
+    expect(leaks(read, [...teampass.secrets, key, 'Changed-Under-The-Server-2'])).toEqual([]);
+  });
 });

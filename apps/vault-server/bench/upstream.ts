@@ -8,7 +8,6 @@
 // - the server's idle RSS in upstream mode, on PGlite and on PostgreSQL, against issue 32's goal
 //   (< 120 MiB: a ratio below 1 meets it).
 // Recorded in docs/benchmarks/vault-server-upstream.json (BENCH_RECORD=0 to try without).
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { createWireClient } from '@vaultline/protocol/wire';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
 import { startPostgresCluster } from '@vaultline/store/testing';
 import { generateMasterKey } from '../src/crypto/master-key.ts';
-import { CLI, rssMiB, startVaultProcess } from './vault-process.ts';
+import { cli, rssMiB, startVaultProcess } from './vault-process.ts';
 
 /** Issue 32's goal for the idle RSS of a server in upstream mode, in MiB. */
 const GOAL_IDLE_RSS_MIB = 120;
@@ -29,19 +28,6 @@ const ALICE = {
   password: 'Bench-Upstream-Pw-1!',
   apiKey: 'benchUpstreamApiKey0123456789abcdefghij',
 };
-
-function cli(args: string[], env: Record<string, string>, input = ''): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, ...env } },
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`${args.join(' ')}: ${stderr}`)) : resolve(stdout),
-    );
-    child.stdin?.end(input);
-  });
-}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;

@@ -4,13 +4,33 @@
 // seed-process.ts. On PGlite the command re-executes itself with its memory settings, in the same
 // process: the PID measured is the server's.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** The built CLI: `pnpm bench` builds it first. */
 export const CLI = join(import.meta.dirname, '../dist/cli.js');
+
+/**
+ * Runs the built `vaultline-server` command (upstream add, keys create) and resolves with its stdout.
+ *
+ * @param args The arguments.
+ * @param env More environment.
+ * @param input What it reads on stdin.
+ */
+export function cli(args: string[], env: Record<string, string>, input = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    );
+    child.stdin?.end(input);
+  });
+}
 
 /** Idle: after the engine's start-up work (WebAssembly compilation on PGlite) has settled. */
 const SETTLE_MS = 3_000;

@@ -13,6 +13,8 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_TRANSFER_IDLE_MS,
   DEFAULT_TRANSFER_MIN_RATE,
+  DEFAULT_UPSTREAM_CALLS_PER_MINUTE,
+  DEFAULT_UPSTREAM_DEADLINE_MS,
 } from './constants.ts';
 import { invalid } from './errors.ts';
 import { parseCidrList } from './net/ip-rules.ts';
@@ -86,6 +88,10 @@ export interface VaultServerConfig {
   auditSinkCa: string | undefined;
   /** Audit events waiting per sink; more are dropped and counted. */
   auditQueueSize: number;
+  /** Upstream mode: the time a caller is given for its upstream work, in ms (below the CLI's 10 s). */
+  upstreamDeadlineMs: number;
+  /** Upstream mode: the calls per minute the server makes per account (below TeamPass's limit). */
+  upstreamCallsPerMinute: number;
 }
 
 const integer = (min: number, max: number, fallback: number) =>
@@ -160,6 +166,8 @@ export const EnvSchema = v.object({
   VAULTLINE_TLS_KEY: optionalText,
   VAULTLINE_UPSTREAM_CACHE_TTL_MS: integer(0, 3_600_000, 0),
   VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS: integer(0, 86_400_000, 0),
+  VAULTLINE_UPSTREAM_DEADLINE_MS: integer(100, 600_000, DEFAULT_UPSTREAM_DEADLINE_MS),
+  VAULTLINE_UPSTREAM_CALLS_PER_MINUTE: integer(1, 1_000_000, DEFAULT_UPSTREAM_CALLS_PER_MINUTE),
   VAULTLINE_UPSTREAM_URL: v.optional(
     v.pipe(
       v.string(),
@@ -276,6 +284,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, defaultDataDir: string | u
     auditSinkToken: out.VAULTLINE_AUDIT_SINK_TOKEN,
     auditSinkCa: out.VAULTLINE_AUDIT_SINK_CA === undefined ? undefined : resolve(out.VAULTLINE_AUDIT_SINK_CA),
     auditQueueSize: out.VAULTLINE_AUDIT_QUEUE_SIZE,
+    upstreamDeadlineMs: out.VAULTLINE_UPSTREAM_DEADLINE_MS,
+    upstreamCallsPerMinute: out.VAULTLINE_UPSTREAM_CALLS_PER_MINUTE,
   };
 }
 

@@ -114,3 +114,9 @@ export const AUDIT_AUTH_FAILED = 'auth/failed';
 export const LOG_BUFFER_BYTES = 4_096;
 /** The longest a gathered log line waits before it is written. */
 export const LOG_FLUSH_MS = 100;
+
+/** Upstream mode: the time a caller is given for its upstream work: below the CLI's 10 s timeout, so the server answers first. */
+export const DEFAULT_UPSTREAM_DEADLINE_MS = 8_000;
+
+/** Upstream mode: calls per minute and account, below TeamPass's default limit of 120. */
+export const DEFAULT_UPSTREAM_CALLS_PER_MINUTE = 100;

@@ -6,7 +6,7 @@ import { type AuditStream, createAuditStream } from '@vaultline/audit-stream';
 import type { Logger } from 'pino';
 import { serveAdminChannel } from './admin-channel.ts';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
-import { SHUTDOWN_GRACE_MS } from './constants.ts';
+import { RATE_LIMIT_TABLE, SHUTDOWN_GRACE_MS } from './constants.ts';
 import { createApp } from './http/create-app.ts';
 import { createLimiters, type Limiters } from './http/limits.ts';
 import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
@@ -16,6 +16,7 @@ import { createLogger, type LogDestination, loggableError } from './logger.ts';
 import { createAuditWriter } from './store/audit-writer.ts';
 import { createUpstreamCache } from './store/upstream-cache.ts';
 import { upstreamFeatures } from './store/upstream-features.ts';
+import { upstreamPace } from './store/upstream-guard.ts';
 import { createUpstreamSessions } from './store/upstream-sessions.ts';
 import { createUpstreamStore } from './store/upstream-store.ts';
 import { createLocalStore, type VaultStore } from './store/vault-store.ts';
@@ -115,10 +116,24 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     config.upstreamUrl === undefined
       ? []
       : await upstreamFeatures(config.upstreamUrl, vault.db, vault.ctx.box, logger);
+  const upstreamCache = createUpstreamCache({
+    ttlMs: config.upstreamCacheTtlMs,
+    staleIfErrorMs: config.upstreamStaleIfErrorMs,
+  });
   const sessions =
     config.upstreamUrl === undefined
       ? undefined
-      : createUpstreamSessions({ url: config.upstreamUrl, db: vault.db, box: vault.ctx.box, logger });
+      : createUpstreamSessions({
+          url: config.upstreamUrl,
+          db: vault.db,
+          box: vault.ctx.box,
+          logger,
+          pace: upstreamPace(vault.db, RATE_LIMIT_TABLE, config.upstreamCallsPerMinute, (error) =>
+            logger.warn({ err: loggableError(error) }, 'upstream pace: the database could not be reached'),
+          ),
+          // A refusal drops what was kept of the account: never served again, stale or not.
+          onRefused: (accountId) => upstreamCache.dropAccount(accountId),
+        });
   // An account re-registered while the server runs: its next call signs in with what was registered.
   if (sessions) vault.onUpstreamAccountChange((accountId) => sessions.forget(accountId));
   const store: VaultStore =
@@ -127,10 +142,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       : createUpstreamStore({
           db: vault.db,
           features,
-          cache: createUpstreamCache({
-            ttlMs: config.upstreamCacheTtlMs,
-            staleIfErrorMs: config.upstreamStaleIfErrorMs,
-          }),
+          cache: upstreamCache,
           sessions,
         });
   const { app, api, cors } = createApp({
@@ -150,6 +162,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     trustedProxies: config.trustedProxies,
     queryKeys: config.queryKeys,
     corsOrigins: config.corsOrigins,
+    upstreamDeadlineMs: config.upstreamUrl === undefined ? undefined : config.upstreamDeadlineMs,
   });
   const serverOptions = {
     maxHeaderSize: Math.max(32_768, config.maxUrlLength + 16_384),

@@ -69,6 +69,10 @@ export interface TestVaultOptions {
   auditSinkCa?: string;
   /** Audit events waiting per sink. */
   auditQueueSize?: number;
+  /** Upstream mode: a caller's deadline, in ms (8 000 by default). */
+  upstreamDeadlineMs?: number;
+  /** Upstream mode: calls per minute and account; high by default, as the fakes limit nothing unless told. */
+  upstreamCallsPerMinute?: number;
 }
 
 /** The administration a test needs. */
@@ -147,6 +151,8 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
     auditSinkToken: options.auditSinkToken,
     auditSinkCa: options.auditSinkCa,
     auditQueueSize: options.auditQueueSize,
+    upstreamDeadlineMs: options.upstreamDeadlineMs,
+    upstreamCallsPerMinute: options.upstreamCallsPerMinute ?? 1_000_000,
     logLevel: 'info',
     log: options.logLines
       ? { write: (line: string) => options.logLines!.push(line.trimEnd()) }

@@ -1,7 +1,7 @@
 /**
  * Upstream mode on PostgreSQL with two instances: one TeamPass session per account and instance, a
  * key revoked on one instance refused by the other at once (the database's announcement), even
- * while requests race the revocation.
+ * while requests race the revocation; an account TeamPass refused is suspended on both.
  */
 
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
@@ -105,5 +105,24 @@ describe('upstream mode, two instances on one PostgreSQL database', () => {
     expect(raced.every((s) => s === 200 || s === 401)).toBe(true);
     await until(async () => (await status(b, key)) === 401, 'B to refuse the revoked key');
     expect(await status(a, key)).toBe(401);
+  });
+
+  // Last: it leaves the account suspended.
+  it('suspends the account on both instances when TeamPass refuses it on one: no sign-in from the other', async () => {
+    const { a, b, fake } = both();
+    const key = await a.server.vault.adminAs(TEST_OPERATOR).createKey({
+      label: 'refused',
+      upstream: { account: 'ci', folders: 'all' },
+    });
+    keys.push(key);
+    fake.updateUser('alice', { password: 'Two-Instances-Changed-6' });
+    fake.revokeSessions('alice');
+    fake.resetCounters();
+    expect(await status(a, key)).toBe(502);
+    const signIns = () => fake.requests.filter((request) => request.url.includes('/authorize')).length;
+    expect(signIns()).toBe(1);
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => status(i % 2 ? a : b, key)));
+    expect(statuses.every((s) => s === 502)).toBe(true);
+    expect(signIns()).toBe(1);
   });
 });

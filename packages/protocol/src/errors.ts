@@ -64,6 +64,7 @@ export const VAULT_ERROR_REASONS = [
   'sign_in_refused',
   'sign_in_locked',
   'https_required',
+  'upstream',
 ] as const;
 
 /**
@@ -82,6 +83,9 @@ export const VAULT_ERROR_REASONS = [
  *   not say how long) or ask an administrator; another try now counts as another failure.
  * - `https_required` (code `forbidden`): the server answers API requests over HTTPS only
  *   (TeamPass 3's `HTTPS is required for API requests`): use the `https://` URL. Not a right.
+ * - `upstream` (code `server`): a Vaultline server in upstream mode could not get an answer from
+ *   the TeamPass behind it (down, hung, refusing the server's account): not the caller's key,
+ *   nor the server it called.
  *
  * @see ../../../docs/api.md#errors
  */
@@ -96,6 +100,7 @@ export const REASON_CODES: Readonly<Record<VaultErrorReason, VaultErrorCode>> = 
   sign_in_refused: 'unauthorized',
   sign_in_locked: 'unauthorized',
   https_required: 'forbidden',
+  upstream: 'server',
 };
 
 /** Options of the {@link VaultError} constructor. */

@@ -280,6 +280,17 @@ INSERT INTO meta (name, value) VALUES ('items: secrets to bind', '') ON CONFLICT
 ALTER TABLE api_keys ADD COLUMN scope_paths_resolved boolean NOT NULL DEFAULT false;
 UPDATE api_keys SET scope_paths_resolved = true WHERE scope_paths = '[]';
 ALTER TABLE upstream_accounts ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
+  },
+  {
+    version: 15,
+    name: 'upstream mode: the holds on an account that every instance honours (refused credentials, Retry-After)',
+    // The md5 of the sealed credentials TeamPass refused: registering them again (new sealed bytes) lifts it.
+    sql: `
+CREATE TABLE upstream_holds (
+  account_id bigint PRIMARY KEY REFERENCES upstream_accounts(id) ON DELETE CASCADE,
+  refused_credentials text,
+  limited_until timestamptz
+);
 `,
   },
 ];

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
 /** The request. */
@@ -27,6 +28,27 @@ export interface ApiRequest {
    * straight from the socket, so that a slow reader holds the client back rather than buffering.
    */
   readonly body: () => Readable;
+  /** A signal aborted when the client goes away before its answer is sent (asked in upstream mode only). */
+  readonly departed?: (() => AbortSignal) | undefined;
+}
+
+/**
+ * A signal aborted when the response's connection closes before the response was sent.
+ *
+ * @param outgoing The response.
+ * @returns The signal.
+ */
+export function departedSignal(outgoing: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  if (outgoing.writableFinished) return controller.signal;
+  if (outgoing.destroyed) {
+    controller.abort(new DOMException('The client went away.', 'AbortError'));
+    return controller.signal;
+  }
+  outgoing.once('close', () => {
+    if (!outgoing.writableFinished) controller.abort(new DOMException('The client went away.', 'AbortError'));
+  });
+  return controller.signal;
 }
 
 /** The answer. */

@@ -53,6 +53,8 @@ export interface ApiPipelineOptions {
   readonly addressOf: AddressOf;
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
   readonly queryKeys: QueryKeyPolicy;
+  /** Upstream mode: the time each caller is given for its upstream work, in ms. */
+  readonly upstreamDeadlineMs?: number | undefined;
 }
 
 /** A request's log line while the pipeline fills it in, and the profile it is answered in. */

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import type { VaultStore } from '../store/vault-store.ts';
-import type { ApiRequest } from './api-call.ts';
+import { type ApiRequest, departedSignal } from './api-call.ts';
 import { type ApiPipeline, createApiPipeline } from './api-pipeline.ts';
 import { toResponse } from './api-response.ts';
 import { type AppContext, type AppEnv, rawTarget, socketAddressOf } from './app-env.ts';
@@ -45,6 +45,8 @@ export interface AppOptions {
   queryKeys: QueryKeyPolicy;
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
+  /** Upstream mode: the time each caller is given for its upstream work, in ms. */
+  upstreamDeadlineMs?: number | undefined;
 }
 
 /** The server's request handling. */
@@ -66,6 +68,7 @@ function apiRequestOf(c: AppContext): ApiRequest {
     socketAddress: socketAddressOf(c),
     // node:http's own stream: the Request's web stream (Readable.toWeb) queues chunks without
     // bounding their bytes, so a body faster than the store would pile up in memory.
+    departed: () => (c.env?.outgoing ? departedSignal(c.env.outgoing) : c.req.raw.signal),
     body: () =>
       c.env?.incoming ??
       (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as WebReadableStream) : Readable.from([])),

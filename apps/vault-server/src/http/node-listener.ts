@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { loggableError } from '../logger.ts';
-import type { ApiAnswer, ApiRequest } from './api-call.ts';
+import { type ApiAnswer, type ApiRequest, departedSignal } from './api-call.ts';
 import { type ApiPipeline, apiPrefixOf } from './api-pipeline.ts';
 import { errorAnswer, toResponse } from './api-response.ts';
 import { UNKNOWN_ADDRESS } from './app-env.ts';
@@ -43,9 +43,11 @@ class NodeApiRequest implements ApiRequest {
   readonly target: string;
   readonly socketAddress: string | undefined;
   readonly #incoming: IncomingMessage;
+  readonly #outgoing: ServerResponse;
 
-  constructor(incoming: IncomingMessage, target: string) {
+  constructor(incoming: IncomingMessage, outgoing: ServerResponse, target: string) {
     this.#incoming = incoming;
+    this.#outgoing = outgoing;
     this.target = target;
     // Once the socket is gone Node no longer knows the peer: never take such a client for local.
     this.socketAddress = incoming.socket.remoteAddress ?? UNKNOWN_ADDRESS;
@@ -54,6 +56,10 @@ class NodeApiRequest implements ApiRequest {
   header(name: string): string | undefined {
     const value = this.#incoming.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  departed(): AbortSignal {
+    return departedSignal(this.#outgoing);
   }
 
   body(): Readable {
@@ -136,7 +142,7 @@ export function createNodeListener(
   });
   const answerDirectly = async (incoming: IncomingMessage, outgoing: ServerResponse, target: string) => {
     try {
-      answer(outgoing, await api(new NodeApiRequest(incoming, target)));
+      answer(outgoing, await api(new NodeApiRequest(incoming, outgoing, target)));
     } catch (error) {
       // The pipeline answers every error itself: this is a defect of the server.
       answer(outgoing, internalError(error));

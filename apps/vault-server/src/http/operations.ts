@@ -18,6 +18,7 @@ import { invalid, SegmentDecodeError, WrongMethodError } from '../errors.ts';
 import type { Principal } from '../store/access.ts';
 import { keyActor } from '../store/actor.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
+import { asUpstreamCaller } from '../store/upstream-caller.ts';
 import type { VaultStore } from '../store/vault-store.ts';
 import { ANSWER_PROFILES, type AnswerProfile } from './answer-profiles.ts';
 import type { ApiAnswer, ApiRequest } from './api-call.ts';
@@ -33,6 +34,11 @@ export interface OperationOptions {
   readonly audit: AuditWriter;
   readonly maxFileBytes: number;
   readonly transfers: TransferGate;
+  /**
+   * Upstream mode: the time each caller is given; its operation runs as an upstream caller
+   * (`store/upstream-caller.ts`), so its upstream calls end when it goes away or its time is up.
+   */
+  readonly upstreamDeadlineMs?: number | undefined;
 }
 
 /** One operation, ready to run on a request whose key is checked. */
@@ -124,7 +130,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
       }
       options.store.admit(principal);
       const actor = keyActor(principal, address);
-      const result = await audited(actor, () =>
+      const handled = () =>
         handler({
           params,
           principal,
@@ -134,7 +140,13 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
           store: options.store,
           maxFileBytes: options.maxFileBytes,
           transfers: options.transfers,
-        }),
+        });
+      const { upstreamDeadlineMs } = options;
+      const result = await audited(
+        actor,
+        upstreamDeadlineMs === undefined
+          ? handled
+          : () => asUpstreamCaller(request.departed?.(), upstreamDeadlineMs, handled),
       );
       return answerOf(result.body);
     },

@@ -15,6 +15,7 @@ import type { UpstreamGrant } from './access.ts';
 import { invalid, notFound, refused } from './errors.ts';
 import { checkText } from './text-rules.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
+import { readItemsWithin } from './upstream-reads.ts';
 
 /** The folders a key reaches: `all` (every folder the account may reach) or these. */
 export type Scope = 'all' | ReadonlySet<number>;
@@ -222,7 +223,9 @@ export const SCOPE_RULES: { readonly [K in EndpointName]: ScopeRule<K> } = {
     access: 'read',
     async run(ctx, { ids }) {
       const unique = [...new Set(ids)];
-      const found = await ctx.client.readItems({ ids: unique });
+      // Read by folder where the scope has fewer folders than ids are asked: then an item outside
+      // the scope is not seen at all, and the audit counts it as missing.
+      const found = await readItemsWithin(ctx.client, unique, ctx.scope);
       const served = cutItems(ctx.scope, found).sort((a, b) => a.id - b.id);
       const outside = found.filter((item) => !inScope(ctx.scope, item.folderId)).map((item) => item.id);
       const known = new Set(found.map((item) => item.id));

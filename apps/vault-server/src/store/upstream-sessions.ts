@@ -12,11 +12,12 @@
 
 import { type VaultCredentials, VaultError } from '@vaultline/protocol';
 import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
+import { type Limiter, memoryLimiter } from '@vaultline/rate-limit';
 import type { Queryable } from '@vaultline/store';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { RateLimitedError, UpstreamRefusalError, VaultServerError } from '../errors.ts';
+import { loggableError } from '../logger.ts';
 import { invalid } from './errors.ts';
 import {
   openAccount,
@@ -24,6 +25,15 @@ import {
   type UpstreamDialect,
   type UpstreamMethod,
 } from './upstream-accounts.ts';
+import { currentUpstreamCaller } from './upstream-caller.ts';
+import {
+  type AccountGuard,
+  createAccountGuard,
+  createUpstreamBreaker,
+  notSentReason,
+  type UpstreamBreaker,
+  upstreamPaceLimit,
+} from './upstream-guard.ts';
 
 /** Settings of the sessions. */
 export interface UpstreamSessionOptions {
@@ -40,6 +50,12 @@ export interface UpstreamSessionOptions {
   readonly timeoutMs?: number | undefined;
   /** The fetch to use (tests). */
   readonly fetch?: typeof globalThis.fetch | undefined;
+  /** The pace of each account's calls (`upstreamPace`); in memory at the default rate when absent. */
+  readonly pace?: Limiter | undefined;
+  /** The upstream's circuit breaker; one with the defaults when absent. */
+  readonly breaker?: UpstreamBreaker | undefined;
+  /** Told when TeamPass refused an account (401 or 403): what was kept of it must go. */
+  readonly onRefused?: ((accountId: number) => void) | undefined;
 }
 
 /** What runs upstream calls. */
@@ -136,6 +152,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         'server',
         `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; an operator must register them again (vaultline-server upstream update).`,
         502,
+        'upstream',
       );
     case 'rate_limited':
       return new RateLimitedError(
@@ -144,7 +161,12 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         503,
       );
     case 'timeout':
-      return new UpstreamOutageError('server', 'The upstream TeamPass did not answer in time.', 503);
+      return new UpstreamOutageError(
+        'server',
+        'The upstream TeamPass did not answer in time.',
+        503,
+        'upstream',
+      );
     case 'aborted':
       return new VaultServerError('server', 'The server is shutting down.', 503);
     default:
@@ -152,6 +174,7 @@ export function upstreamError(error: unknown, accountName: string): unknown {
         'server',
         `The upstream TeamPass could not be reached or answered wrongly (${error.code}).`,
         502,
+        'upstream',
       );
   }
 }
@@ -159,7 +182,9 @@ export function upstreamError(error: unknown, accountName: string): unknown {
 interface Session {
   readonly account: UpstreamAccount;
   readonly client: WireClient;
-  readonly limit: LimitFunction;
+  readonly guard: AccountGuard;
+  /** Callers inside `run`: in flight or waiting for a place. */
+  active: number;
 }
 
 /**
@@ -171,9 +196,9 @@ interface Session {
 export function createUpstreamSessions(options: UpstreamSessionOptions): UpstreamSessions {
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 200;
+  const pace = options.pace ?? memoryLimiter(upstreamPaceLimit());
+  const breaker = options.breaker ?? createUpstreamBreaker();
   const sessions = new Map<number, Promise<Session>>();
-  /** Accounts whose credentials the upstream refused, logged once each until one signs in again. */
-  const refusalLogged = new Set<number>();
   /** Accounts registered for another TeamPass, logged once each. */
   const misdirected = new Set<number>();
   let closed = false;
@@ -200,11 +225,23 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
           }
           return account;
         })
-        .then((account) => ({
-          account,
-          client: upstreamClient(options.url, account, options),
-          limit: pLimit(maxConcurrent),
-        }));
+        .then((account) => {
+          const guard = createAccountGuard({
+            accountId: account.id,
+            accountName: account.name,
+            db: options.db,
+            breaker,
+            pace,
+            maxConcurrent,
+            fetch: options.fetch,
+          });
+          return {
+            account,
+            guard,
+            client: upstreamClient(options.url, account, { ...options, fetch: guard.fetch }),
+            active: 0,
+          };
+        });
       // A failure to read the account is not kept: the next call reads it again.
       found.catch(() => sessions.delete(accountId));
       sessions.set(accountId, found);
@@ -212,41 +249,72 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
     return found;
   };
 
+  /** The account's session, its holds read; a session whose credentials were registered anew is replaced. */
+  const admitted = async (accountId: number): Promise<Session> => {
+    const pending = sessionOf(accountId);
+    let session = await pending;
+    let stop = await session.guard.check();
+    if (session.guard.replaced()) {
+      // Registered again: the old client's credentials are not used any more.
+      if (sessions.get(accountId) === pending) sessions.delete(accountId);
+      session.client.dispose().catch(() => {});
+      session = await sessionOf(accountId);
+      stop = await session.guard.check();
+    }
+    if (stop) throw stop;
+    return session;
+  };
+
   return {
     async run(accountId, work) {
       if (closed) throw new VaultServerError('server', 'The server is shutting down.', 503);
-      const sessionPromise = sessionOf(accountId);
-      const session = await sessionPromise;
-      const { account, limit } = session;
-      if (limit.pendingCount >= maxQueued) {
+      const session = await admitted(accountId);
+      const { account, guard } = session;
+      if (session.active >= maxConcurrent + maxQueued) {
         throw new RateLimitedError(
           'Too many requests are waiting for the upstream TeamPass; try again later.',
           DEFAULT_RETRY_AFTER_SECONDS,
           503,
         );
       }
+      session.active++;
       try {
-        const result = await limit(() => work(session.client, account));
-        refusalLogged.delete(accountId);
-        return result;
+        return await withinDeadline(work(session.client, account));
       } catch (error) {
+        // Not sent because of a hold (or the breaker): the caller is told that, at once.
+        const held = notSentReason(error) ?? currentUpstreamCaller()?.notSent;
+        if (held) throw held;
         const mapped = upstreamError(error, account.name);
         if (error instanceof VaultError && !(error instanceof VaultServerError)) {
           if (error.code === 'unauthorized' || error.code === 'api_disabled') {
-            // Another instance may have registered new credentials: the next call reads them.
-            if (sessions.get(accountId) === sessionPromise) sessions.delete(accountId);
-            if (!refusalLogged.has(accountId)) {
-              refusalLogged.add(accountId);
+            options.onRefused?.(account.id);
+            if (guard.stopped() === undefined) {
               options.logger.error(
                 { account: account.name, code: error.code },
-                'upstream TeamPass refused the account credentials; register them again',
+                'upstream TeamPass refused the account credentials; suspended until they are registered again',
               );
+              try {
+                await guard.refuse();
+              } catch (failure) {
+                options.logger.error(
+                  { account: account.name, err: loggableError(failure) },
+                  'could not record the suspension of the account',
+                );
+              }
             }
-          } else if (mapped instanceof VaultServerError && mapped.code === 'server') {
+            throw guard.stopped() ?? mapped;
+          }
+          if (error.code === 'forbidden') options.onRefused?.(account.id);
+          else if (mapped instanceof VaultServerError && mapped.code === 'server') {
+            // A hold that arose meanwhile (a 429, the breaker) says more than the failure it caused.
+            const now = guard.stopped();
+            if (now) throw now;
             options.logger.warn({ account: account.name, code: error.code }, 'upstream TeamPass failed');
           }
         }
         throw mapped;
+      } finally {
+        session.active--;
       }
     },
     forget(accountId) {
@@ -260,6 +328,7 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
     },
     async close() {
       closed = true;
+      await pace.close().catch(() => {});
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(
@@ -273,6 +342,34 @@ export function createUpstreamSessions(options: UpstreamSessionOptions): Upstrea
       );
     },
   };
+}
+
+/**
+ * Answers within the caller's deadline: when it passes first, 503 at once (an outage, so a kept
+ * answer may stand in); the work's upstream exchanges are cancelled by the caller's signal.
+ */
+function withinDeadline<T>(work: Promise<T>): Promise<T> {
+  const caller = currentUpstreamCaller();
+  if (!caller) return work;
+  const { signal, deadlineMs } = caller;
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => {
+      work.catch(() => {});
+      reject(
+        signal.reason instanceof Error && signal.reason.name === 'TimeoutError'
+          ? new UpstreamOutageError(
+              'server',
+              `The upstream TeamPass did not answer within the server's deadline (${deadlineMs} ms).`,
+              503,
+              'upstream',
+            )
+          : new VaultServerError('aborted', 'The client went away.', 499),
+      );
+    };
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /**

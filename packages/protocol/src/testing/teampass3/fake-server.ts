@@ -129,6 +129,15 @@ export interface TeamPass3Fake {
   sessions(login?: string): TeamPass3Session[];
   /** Forgets the request log and the sign-in counts. */
   resetCounters(): void;
+  /**
+   * Hangs, as a TeamPass whose PHP workers are stuck (a locked table, an exhausted pool): every
+   * request from now on is accepted and read, then held without an answer until {@link recover}.
+   */
+  hang(): void;
+  /** Ends a hang: the requests held are answered (and logged) now, as the next ones are. */
+  recover(): void;
+  /** The requests held unanswered by a hang now (a client that gave up no longer counts). */
+  held(): number;
   /** A copy of a user. */
   user(login: string): TeamPass3StoredUser;
   /** A copy of an item (deleted ones too). */
@@ -183,19 +192,41 @@ export async function startTeamPass3Fake(options: TeamPass3FakeOptions = {}): Pr
   };
   if (options.seed) state.seed(options.seed);
 
+  /** Requests held by a hang, answered on recovery. */
+  let hung: Array<() => void> | undefined;
   const server = createServer((req, res) => {
     readBody(req, maxBodyBytes)
       .then((body) => {
         if (body === undefined) return send(res, { status: 413, headers: {}, body: '' });
-        const record = answer(req, body);
-        requests.push(record.record);
-        if (requests.length > maxRequestLog) requests.splice(0, requests.length - maxRequestLog);
-        send(res, record.answer);
+        if (hung) {
+          const resume = () => {
+            res.off('close', forget);
+            if (!res.destroyed) respond(req, res, body);
+          };
+          const forget = () => {
+            if (hung) hung = hung.filter((held) => held !== resume);
+          };
+          res.once('close', forget);
+          hung.push(resume);
+          return;
+        }
+        respond(req, res, body);
       })
       .catch(() => {
         if (!res.headersSent) send(res, emptyServerError());
       });
   });
+
+  function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
+    try {
+      const record = answer(req, body);
+      requests.push(record.record);
+      if (requests.length > maxRequestLog) requests.splice(0, requests.length - maxRequestLog);
+      send(res, record.answer);
+    } catch {
+      if (!res.headersSent) send(res, emptyServerError());
+    }
+  }
 
   function answer(req: IncomingMessage, body: string): { answer: Answer; record: TeamPass3RequestRecord } {
     const raw = req.url ?? '/';
@@ -344,6 +375,17 @@ export async function startTeamPass3Fake(options: TeamPass3FakeOptions = {}): Pr
     sessions(login) {
       const id = userIdOf(login);
       return [...state.sessions.values()].filter((s) => id === undefined || s.userId === id).map(copy);
+    },
+    hang() {
+      hung ??= [];
+    },
+    recover() {
+      const held = hung ?? [];
+      hung = undefined;
+      for (const resume of held) resume();
+    },
+    held() {
+      return hung?.length ?? 0;
     },
     resetCounters() {
       requests.length = 0;

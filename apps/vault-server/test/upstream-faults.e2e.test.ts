@@ -1,0 +1,336 @@
+/**
+ * Upstream mode when TeamPass has a bad day: the real server over HTTP in front of the TeamPass 3
+ * fake, on PGlite, with the faults TeamPass has (a refused sign-in, a 429 with `Retry-After`, a
+ * hang). The server never amplifies them: a refused account is suspended, a 429 stops its calls,
+ * a hang opens the breaker, every caller is answered within its deadline, a caller that leaves
+ * takes its upstream work with it; identical reads are made once; a refusal empties the cache.
+ */
+
+import { request as httpRequest } from 'node:http';
+import { startTeamPass3Fake, type TeamPass3Fake, type TeamPass3Seed } from '@vaultline/protocol/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { reencryptAccounts } from '../src/store/upstream-accounts.ts';
+import { startTestVault, type TestVault, type TestVaultOptions } from '../src/testing.ts';
+import { expectJsonError, expectNoSecrets, rawRequest, TEST_OPERATOR } from './support/helpers.ts';
+
+const ALICE = {
+  login: 'alice',
+  password: 'Alice-Faults-Pw-4%',
+  apiKey: 'aliceFaultsApiKey0123456789abcdefghijkl',
+};
+/** Items in the scoped folder: a read of all of them by id is the costly read of the issue. */
+const IN_FOLDER = 1_000;
+
+function seed(): TeamPass3Seed {
+  return {
+    folders: [
+      { id: 1, title: 'Engineering' },
+      { id: 2, title: 'Other' },
+    ],
+    roles: [{ name: 'Devs', folders: { Engineering: 'W', Other: 'W' } }],
+    users: [{ ...ALICE, roles: ['Devs'] }],
+    items: [
+      ...Array.from({ length: IN_FOLDER }, (_, i) => ({
+        id: i + 1,
+        label: `item ${i + 1}`,
+        folder: 'Engineering',
+        password: `Faults-Secret-${i + 1}`,
+      })),
+      { id: IN_FOLDER + 1, label: 'elsewhere', folder: 'Other', password: 'Faults-Other-Secret' },
+    ],
+  };
+}
+
+/** A server in front of the fake with the account `ci` registered, and keys made on demand. */
+async function serve(fake: TeamPass3Fake, logLines: string[], options: TestVaultOptions = {}) {
+  const vault = await startTestVault({ upstreamUrl: fake.url, logLines, ...options });
+  const admin = vault.server.vault.adminAs(TEST_OPERATOR);
+  await admin.addUpstreamAccount({
+    name: 'ci',
+    url: fake.url,
+    login: ALICE.login,
+    method: 'password',
+    secrets: { password: ALICE.password, apiKey: ALICE.apiKey },
+  });
+  let made = 0;
+  const key = (folders: 'all' | number[] = 'all') =>
+    admin.createKey({ label: `key-${++made}`, upstream: { account: 'ci', folders } });
+  return { vault, key };
+}
+
+async function api(vault: TestVault, key: string, path: string) {
+  const answer = await rawRequest(vault.url, `/api/index.php${path}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { ...answer, json: JSON.parse(answer.body) as unknown };
+}
+
+const signInsSent = (fake: TeamPass3Fake) =>
+  fake.requests.filter((request) => request.method === 'POST' && request.url.includes('/authorize')).length;
+const itemCalls = (fake: TeamPass3Fake) =>
+  fake.requests.filter((request) => request.url.includes('/item/')).length;
+
+describe('a TeamPass that refuses the account', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    served = await serve(fake, logLines);
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey, 'Changed-Under-The-Server-7']);
+  });
+
+  it('suspends it after one refused sign-in: 502 at once naming the account, until it is registered again', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
+    fake.updateUser('alice', { password: 'Changed-Under-The-Server-7' });
+    fake.revokeSessions('alice');
+    fake.resetCounters();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api(vault, machine, `/read/items/${i + 1}`)),
+    );
+    for (const answer of answers) {
+      const body = expectJsonError(answer, 502, 'server');
+      expect(body.err).toMatch(/account "ci"/);
+      expect(body.err).toMatch(/registers its credentials again/);
+    }
+    expect(signInsSent(fake)).toBe(1);
+    expect(
+      logLines.filter((line) => line.includes('suspended until they are registered again')),
+    ).toHaveLength(1);
+
+    // TeamPass would take the password again, but the server does not try it on its own.
+    fake.updateUser('alice', { password: ALICE.password });
+    expectJsonError(await api(vault, machine, '/read/items/1'), 502, 'server');
+    expect(signInsSent(fake)).toBe(1);
+
+    // Registered again (sealed anew): the suspension is lifted once the instance reads it (1 s).
+    await vault.server.vault.db.transaction((tx) =>
+      reencryptAccounts(tx, vault.server.vault.ctx.box, vault.server.vault.ctx.box),
+    );
+    await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect(signInsSent(fake)).toBe(2);
+  });
+});
+
+describe('a TeamPass that answers 429 with Retry-After', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    // TeamPass's minute window 30 s in: a 429 asks for the 30 s left of it.
+    fake = await startTeamPass3Fake({
+      seed: seed(),
+      now: Math.floor(Date.now() / 60_000) * 60_000 + 30_000,
+      settings: { rateLimitPerMinute: 3 },
+    });
+    served = await serve(fake, logLines);
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('sends nothing more until Retry-After has passed, and tells every caller what is left of it', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    let limited: Awaited<ReturnType<typeof api>> | undefined;
+    for (let id = 1; id <= 10 && !limited; id++) {
+      const answer = await api(vault, machine, `/read/items/${id}`);
+      if (answer.status !== 200) limited = answer;
+    }
+    expect(limited?.status).toBe(503);
+    expect(fake.requests.filter((request) => request.status === 429)).toHaveLength(1);
+    fake.resetCounters();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api(vault, machine, `/read/items/${i + 11}`)),
+    );
+    for (const answer of answers) {
+      expectJsonError(answer, 503, 'rate_limited');
+      const retryAfter = Number(answer.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(30);
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('a TeamPass that hangs', () => {
+  const DEADLINE_MS = 2_000;
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    served = await serve(fake, logLines, { upstreamDeadlineMs: DEADLINE_MS });
+  });
+  afterAll(async () => {
+    fake?.recover();
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('cancels the upstream call of a caller that went away', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
+    fake.hang();
+    const url = new URL(vault.url);
+    const gone = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: '/api/index.php/read/items/2',
+      headers: { authorization: `Bearer ${machine}` },
+    });
+    gone.on('error', () => {});
+    gone.end();
+    await vi.waitFor(() => expect(fake.held()).toBe(1), { timeout: DEADLINE_MS, interval: 10 });
+    gone.destroy();
+    // The server's exchange with TeamPass ends with its caller, long before the deadline.
+    await vi.waitFor(() => expect(fake.held()).toBe(0), { timeout: DEADLINE_MS / 2, interval: 10 });
+    fake.recover();
+  });
+
+  it('answers 20 callers 503 by their deadline with 8 calls in flight, then fails fast until a probe gets through', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
+    fake.hang();
+    const waiting = Promise.all(
+      Array.from({ length: 20 }, (_, i) => api(vault, machine, `/read/items/${i + 100}`)),
+    );
+    await vi.waitFor(() => expect(fake.held()).toBe(8), { timeout: DEADLINE_MS, interval: 10 });
+    const answers = await waiting;
+    for (const answer of answers) expect(answer.status).toBe(503);
+    // Eight timeouts opened the breaker: the next caller is answered by it, nothing sent.
+    const fast = expectJsonError(await api(vault, machine, '/read/items/1'), 503, 'rate_limited');
+    expect(fast.err).toMatch(/not answering/);
+    fake.recover();
+    await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
+      timeout: 30_000,
+      interval: 250,
+    });
+  }, 60_000);
+});
+
+describe('work shared between callers (cache off)', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    served = await serve(fake, logLines);
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('makes 20 identical concurrent reads one upstream call', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    expect((await api(vault, machine, '/read/items/5')).status).toBe(200);
+    fake.hang();
+    fake.resetCounters();
+    const answers = Array.from({ length: 20 }, () => api(vault, machine, '/read/items/7'));
+    await vi.waitFor(() => expect(fake.held()).toBe(1), { timeout: 5_000, interval: 10 });
+    // A read sent after the twenty reaches TeamPass once the server has taken them in.
+    const barrier = api(vault, machine, '/read/items/8');
+    await vi.waitFor(() => expect(fake.held()).toBe(2), { timeout: 5_000, interval: 10 });
+    fake.recover();
+    for (const answer of await Promise.all(answers)) {
+      expect(answer.status).toBe(200);
+      expect((answer.json as { pw: string }[]).map((item) => item.pw)).toEqual(['Faults-Secret-7']);
+    }
+    expect((await barrier).status).toBe(200);
+    expect(itemCalls(fake)).toBe(2);
+  });
+
+  it('reads 1,000 ids under a one-folder scope by its folder, not one call per id', async () => {
+    const { vault, key } = served;
+    const scoped = await key([1]);
+    fake.resetCounters();
+    const ids = [...Array.from({ length: IN_FOLDER - 1 }, (_, i) => i + 1), IN_FOLDER + 1];
+    const read = await api(vault, scoped, `/read/items/${ids.join(';')}`);
+    expect(read.status).toBe(200);
+    const found = (read.json as { id: string }[]).map((item) => Number(item.id));
+    expect(found).toEqual(ids.slice(0, IN_FOLDER - 1));
+    // item/inFolders pages of 500: two calls for the folder, whatever the number of ids.
+    expect(itemCalls(fake)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('the read cache when TeamPass refuses the account', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    served = await serve(fake, logLines, { upstreamCacheTtlMs: 60_000, upstreamStaleIfErrorMs: 600_000 });
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('drops the answers it kept on a 403 and never serves them in an outage after', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    const pw = async (id: number) =>
+      (await api(vault, machine, `/read/items/${id}`)).json as { pw: string }[];
+    expect((await pw(3)).map((item) => item.pw)).toEqual(['Faults-Secret-3']);
+    fake.setApiFlags('alice', { read: false });
+    // Another read reaches TeamPass and is refused: what was kept of the account goes.
+    expectJsonError(await api(vault, machine, '/read/items/4'), 403, 'forbidden');
+    fake.setApiFlags('alice', { read: true });
+    await fake.close();
+    // TeamPass down: nothing kept stands in.
+    expectJsonError(await api(vault, machine, '/read/items/3'), 502, 'server');
+  });
+});
+
+describe('an account paced below the limit of TeamPass', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    // One call per window of 5 s, and a deadline shorter than a window.
+    served = await serve(fake, logLines, { upstreamCallsPerMinute: 12, upstreamDeadlineMs: 2_000 });
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+  });
+
+  it('sends no more than its pace and answers 503 with Retry-After when the next place is past the deadline', async () => {
+    const { vault, key } = served;
+    const machine = await key();
+    fake.resetCounters();
+    // The sign-in takes the window's one place: the read's place is past the caller's deadline.
+    const answer = await api(vault, machine, '/read/items/1');
+    expect(expectJsonError(answer, 503, 'rate_limited').err).toMatch(/pace/);
+    expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(5);
+    expect(fake.requests.map((request) => request.url)).toEqual([expect.stringMatching(/\/authorize$/)]);
+    await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
+      timeout: 30_000,
+      interval: 500,
+    });
+    expect(itemCalls(fake)).toBe(1);
+  }, 60_000);
+});

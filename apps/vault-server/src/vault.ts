@@ -16,6 +16,7 @@ import * as directory from './store/directory.ts';
 import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './store/files.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
+import * as trust from './store/trust-policies.ts';
 import * as upstream from './store/upstream-accounts.ts';
 import { verifyUpstreamAccount } from './store/upstream-sessions.ts';
 
@@ -87,6 +88,11 @@ export interface VaultAdmin {
   listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;
   removeUpstreamAccount(name: string): Promise<void>;
   revokeKey(label: string): Promise<void>;
+  /** Adds a trust policy: which workloads' identity tokens are exchanged for keys, and bound how. */
+  addTrustPolicy(policy: trust.TrustPolicyInput): Promise<{ id: number }>;
+  listTrustPolicies(): Promise<trust.TrustPolicy[]>;
+  /** Removes a trust policy and revokes the keys it issued; answers how many were live. */
+  removeTrustPolicy(name: string): Promise<{ revoked: number }>;
   listUsers(): ReturnType<typeof directory.listUsers>;
   listRoles(): ReturnType<typeof directory.listRoles>;
   listAudit(options: { limit: number; action?: string | undefined }): ReturnType<typeof auditLog.listAudit>;
@@ -217,6 +223,11 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       listUpstreamAccounts: () => upstream.listAccounts(openDb),
       removeUpstreamAccount: (name) => changed(upstream.removeAccount(openDb, actor, name)),
       revokeKey: (label) => changed(keys.revokeKey(openDb, actor, label)),
+      addTrustPolicy: async (policy) => ({ id: await trust.addTrustPolicy(openDb, actor, policy) }),
+      listTrustPolicies: () => trust.listTrustPolicies(openDb),
+      removeTrustPolicy: async (name) => ({
+        revoked: await changed(trust.removeTrustPolicy(openDb, actor, name)),
+      }),
       listUsers: () => directory.listUsers(openDb),
       listRoles: () => directory.listRoles(openDb),
       listAudit: (query) => auditLog.listAudit(openDb, query),

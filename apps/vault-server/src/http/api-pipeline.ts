@@ -1,6 +1,6 @@
 /**
  * The API pipeline: every request under an API prefix goes through it, in this order: the URL
- * limit, the client address, the request limit, the keyless identification, the key check (and
+ * limit, the client address, the request limit, the keyless OIDC exchange and identification, the key check (and
  * failed-key lockout), then the operation the path names, under its audit. Once the key is known,
  * the request is answered in the key's profile ({@link ANSWER_PROFILES}: errors, delete status,
  * folder values, `info/version` asked with the key); before, and for the key's own failures, as
@@ -16,11 +16,12 @@
 
 import { Readable } from 'node:stream';
 import { VaultError } from '@vaultline/protocol';
-import { SERVER_INFO_PATH } from '@vaultline/protocol/wire';
+import { OIDC_EXCHANGE_PATH, SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
+import { createIssuerKeys, type IssuerKeys } from '../oidc/issuer-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import type { VaultStore } from '../store/vault-store.ts';
@@ -31,6 +32,7 @@ import type { AddressOf } from './client-address.ts';
 import { NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
+import { createOidcExchange } from './oidc-exchange.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfoAnswer } from './server-info.ts';
@@ -52,6 +54,8 @@ export interface ApiPipelineOptions {
   readonly addressOf: AddressOf;
   /** Whether `?apikey=` is accepted besides `Authorization: Bearer`. */
   readonly queryKeys: QueryKeyPolicy;
+  /** The keys of the issuers trust policies name (OIDC exchange); a cache of its own by default. */
+  readonly issuerKeys?: IssuerKeys | undefined;
 }
 
 /** A request's log line while the pipeline fills it in, and the profile it is answered in. */
@@ -91,6 +95,11 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const requests = options.limiters.requests;
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
+  const exchange = createOidcExchange({
+    ...options,
+    failedKeys: options.limiters.failedKeys,
+    issuerKeys: options.issuerKeys ?? createIssuerKeys(),
+  });
   const info = serverInfoAnswer(options.queryKeys, options.store.features);
   const noSuchOperation = errorAnswer(NO_SUCH_OPERATION.status, NO_SUCH_OPERATION.body);
 
@@ -137,6 +146,10 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     seen.addr = address;
     await checkRequestLimit(requests, address);
     const rest = path.slice(prefix.length);
+    if (rest === OIDC_EXCHANGE_PATH) {
+      seen.op = 'auth/oidc';
+      return exchange(request, address);
+    }
     const identification = rest === SERVER_INFO_PATH && request.method === 'GET';
     if (identification) {
       seen.op = 'info/version';

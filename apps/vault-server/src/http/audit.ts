@@ -40,6 +40,7 @@ export function auditOperation(
     address: actor.address,
     target,
     outcome,
+    identity: actor.identity,
   });
   return async <T extends Audited>(actor: Actor, run: () => Promise<T>): Promise<T> => {
     let result: T;

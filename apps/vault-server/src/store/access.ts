@@ -17,7 +17,25 @@ export interface UpstreamGrant {
   readonly write: boolean;
 }
 
+/**
+ * The workload a key was issued to by a trust policy (OIDC): the policy, the token's issuer and
+ * subject, and the claims that say which job or pod it is (repository, workflow, run id, ref;
+ * project, pipeline; namespace, service account). Never the token.
+ */
+export type WorkloadIdentity = Readonly<Record<string, string>>;
+
 /** Who is calling: an admin key (bound to an upstream account in upstream mode), or a key bound to one user. */
 export type Principal =
-  | { readonly kind: 'admin'; readonly keyLabel: string; readonly upstream?: UpstreamGrant | undefined }
-  | { readonly kind: 'user'; readonly keyLabel: string; readonly userId: number; readonly login: string };
+  | {
+      readonly kind: 'admin';
+      readonly keyLabel: string;
+      readonly upstream?: UpstreamGrant | undefined;
+      readonly workload?: WorkloadIdentity | undefined;
+    }
+  | {
+      readonly kind: 'user';
+      readonly keyLabel: string;
+      readonly userId: number;
+      readonly login: string;
+      readonly workload?: WorkloadIdentity | undefined;
+    };

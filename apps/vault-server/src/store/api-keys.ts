@@ -3,8 +3,9 @@ import { API_PROFILES, type ApiProfile, DEFAULT_API_PROFILE } from '@vaultline/p
 import type { Database, Queryable } from '@vaultline/store';
 import { API_KEY_PREFIX } from '../constants.ts';
 import { AddressRuleError, parseCidrList } from '../net/ip-rules.ts';
-import type { Principal } from './access.ts';
+import type { Principal, WorkloadIdentity } from './access.ts';
 import type { Actor } from './actor.ts';
+import { identityOf, storedIdentity } from './audit.ts';
 import { conflict, invalid, notFound } from './errors.ts';
 import { checkText } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
@@ -56,6 +57,14 @@ export interface KeyInfo {
   expiresAt: string | null;
 }
 
+/** What a key issued by a trust policy records of where it came from. */
+export interface KeyIssuer {
+  readonly policyId: number;
+  readonly identity: WorkloadIdentity;
+  /** A hash of the token exchanged for it: a token whose key was revoked is refused. */
+  readonly tokenHash: string;
+}
+
 const KEY_PATTERN = /^vlk_[A-Za-z0-9_-]{43}$/;
 
 /** The stored form of a key: SHA-256, hex. Keys are 256 random bits, so no slow hash is needed. */
@@ -80,6 +89,8 @@ export async function createKey(
     upstream?: KeyUpstreamOptions | undefined;
     /** When the key stops working. */
     expiresAt?: Date | undefined;
+    /** The trust policy that issues the key, to whom, and a hash of the token it came from. */
+    issuedBy?: KeyIssuer | undefined;
   },
 ): Promise<string> {
   const label = checkText(options.label.trim(), 'the key label', 100);
@@ -140,7 +151,8 @@ export async function createKey(
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
     await tx.query(
       `INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile, upstream_account_id, scope_folders,
-         scope_subfolders, can_write, expires_at, scope_paths) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         scope_subfolders, can_write, expires_at, scope_paths, trust_policy_id, workload_identity, token_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         label,
         hashKey(key),
@@ -158,6 +170,9 @@ export async function createKey(
         upstream === undefined ? true : (upstream.write ?? false),
         expiresAt ?? null,
         JSON.stringify(upstream?.paths ?? []),
+        options.issuedBy?.policyId ?? null,
+        storedIdentity(options.issuedBy?.identity),
+        options.issuedBy?.tokenHash ?? null,
       ],
     );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
@@ -211,9 +226,10 @@ interface KeyRow {
   scope_paths: string;
   can_write: boolean;
   expires_at: Date | string | null;
+  workload_identity: string | null;
 }
 const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, k.scope_folders,
-            k.scope_subfolders, k.scope_paths, k.can_write, k.expires_at`;
+            k.scope_subfolders, k.scope_paths, k.can_write, k.expires_at, k.workload_identity`;
 const KEY_JOINS = `FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
        LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id`;
 
@@ -244,9 +260,10 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
   const row = rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return UNKNOWN;
   const scope = scopeOf(row.scope_folders);
+  const workload = identityOf(row.workload_identity);
   const principal: Principal =
     row.user_id !== null
-      ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' }
+      ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '', workload }
       : row.account_id !== null
         ? {
             kind: 'admin',
@@ -259,8 +276,9 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
               subfolders: row.scope_subfolders,
               write: row.can_write,
             },
+            workload,
           }
-        : { kind: 'admin', keyLabel: row.label };
+        : { kind: 'admin', keyLabel: row.label, workload };
   if (row.revoked) return { kind: 'revoked', principal };
   if (row.expires_at !== null && new Date(row.expires_at).getTime() <= Date.now())
     return { kind: 'expired', principal };

@@ -1,7 +1,7 @@
 import { endpoints } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import type { Actor } from './actor.ts';
-import { writeAudit } from './audit.ts';
+import { storedIdentity, writeAudit } from './audit.ts';
 
 /**
  * The audit action of each store write: the API operation for writes the API offers, a name of
@@ -26,6 +26,8 @@ export const WRITE_ACTIONS = {
   rotateMasterKey: 'admin/rotate-master-key',
   addUpstreamAccount: 'admin/upstream-add',
   removeUpstreamAccount: 'admin/upstream-remove',
+  addTrustPolicy: 'admin/trust-add',
+  removeTrustPolicy: 'admin/trust-remove',
 } as const;
 
 /** A store write, by name. */
@@ -52,6 +54,7 @@ export async function auditWrite(
     target,
     address: actor.address,
     outcome: 'ok',
+    identity: actor.identity,
   });
 }
 
@@ -71,8 +74,15 @@ export async function auditWrites(
 ): Promise<void> {
   if (targets.length === 0) return;
   await tx.query(
-    `INSERT INTO audit (actor, key_label, action, target, address, outcome)
-     SELECT $1, $2, $3, t, $4, 'ok' FROM unnest($5::text[]) AS t`,
-    [actor.name, actor.keyLabel, WRITE_ACTIONS[action], actor.address, targets.map((t) => t.slice(0, 500))],
+    `INSERT INTO audit (actor, key_label, action, target, address, outcome, identity)
+     SELECT $1, $2, $3, t, $4, 'ok', $6 FROM unnest($5::text[]) AS t`,
+    [
+      actor.name,
+      actor.keyLabel,
+      WRITE_ACTIONS[action],
+      actor.address,
+      targets.map((t) => t.slice(0, 500)),
+      storedIdentity(actor.identity),
+    ],
   );
 }

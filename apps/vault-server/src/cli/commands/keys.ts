@@ -24,8 +24,8 @@ export function expiryOf(text: string): Date {
   return date;
 }
 
-/** The upstream binding of `keys create`, from its options. */
-function upstreamOptions(options: {
+/** The upstream binding of `keys create` (and of `trust add`), from its options. */
+export function upstreamOptions(options: {
   upstreamAccount?: string;
   folder: string[];
   folderPath: string[];

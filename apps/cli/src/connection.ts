@@ -33,6 +33,7 @@ import {
 import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
+import { hasOidcToken, oidcApiKey } from './oidc-key.ts';
 import { askSecret, canAsk } from './prompt.ts';
 import { machineKeyPath, readSecretsFile } from './secret-file.ts';
 import { type ConnectionTokenCache, fileTokenCache, keychainTokenCache } from './token-cache.ts';
@@ -104,6 +105,9 @@ export async function openConnection(
     const value = env.secretFor(kind, chosen);
     if (value !== undefined) credentials[SECRET_FIELDS[kind]] = value;
   }
+  // A CI job or a pod without a key: its identity token is exchanged for one.
+  if (isDefault && env.url !== undefined && Object.keys(credentials).length === 0 && hasOidcToken(env))
+    credentials.apiKey = (await oidcApiKey(env, env.url, options.warn)).apiKey;
   const fromEnv = Object.keys(credentials).length > 0;
   const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
   const stored = useEnv ? undefined : config.connections[chosen];

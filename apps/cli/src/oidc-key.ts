@@ -31,7 +31,11 @@ const CONTEXT_LABEL = 'vaultline oidc key cache v1';
 /** A cached key is used while it has at least this long to live. */
 const EXPIRY_MARGIN_MS = 60_000;
 
-const CachedKeySchema = v.object({ apiKey: v.string(), expiresAt: v.number() });
+const CachedKeySchema = v.object({
+  apiKey: v.string(),
+  expiresAt: v.number(),
+  login: v.optional(v.string()),
+});
 
 /**
  * Whether the environment signs in with an identity token.
@@ -69,14 +73,14 @@ async function tokenOf(env: CliEnvironment): Promise<string> {
  * @param env The environment (the token, the policy, the cache directory).
  * @param url The vault's URL.
  * @param warn Told once when the key cannot be cached.
- * @returns The key, and the token it came from (to redact).
+ * @returns The key, and the login it acts as when the vault says.
  * @throws {CliError} `oidc_refused` (exit 4) when the vault refuses the token, with its words.
  */
 export async function oidcApiKey(
   env: CliEnvironment,
   url: string,
   warn?: (message: string) => void,
-): Promise<{ apiKey: string; token: string }> {
+): Promise<{ apiKey: string; login: string | undefined }> {
   const token = await tokenOf(env);
   const context = sealingContext(CONTEXT_LABEL, url, env.oidcPolicy ?? '');
   const path = join(env.cacheDir, sealedFileName('oidc', context));
@@ -85,7 +89,7 @@ export async function oidcApiKey(
     .then((file) => (file === undefined ? undefined : v.parse(CachedKeySchema, JSON.parse(file.text))))
     .catch(() => undefined);
   if (cached !== undefined && cached.expiresAt - Date.now() > EXPIRY_MARGIN_MS)
-    return { apiKey: cached.apiKey, token };
+    return { apiKey: cached.apiKey, login: cached.login };
   let exchanged: Awaited<ReturnType<typeof exchangeOidcToken>>;
   try {
     exchanged = await exchangeOidcToken({ baseUrl: url, token, policy: env.oidcPolicy });
@@ -103,7 +107,7 @@ export async function oidcApiKey(
     if (await privateDir(env.cacheDir))
       await writeSealedFile(
         path,
-        JSON.stringify({ apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt }),
+        JSON.stringify({ apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt, login: exchanged.login }),
         key,
       );
     else warn?.(`Not caching the exchanged key: ${env.cacheDir} is not a private directory of this user.`);
@@ -112,5 +116,5 @@ export async function oidcApiKey(
       `Could not cache the exchanged key in ${env.cacheDir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
     );
   }
-  return { apiKey: exchanged.apiKey, token };
+  return { apiKey: exchanged.apiKey, login: exchanged.login };
 }

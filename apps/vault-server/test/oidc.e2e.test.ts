@@ -107,7 +107,11 @@ describe.each(STORES)('the OIDC exchange in local mode on %s', (store) => {
       policy: string;
     };
     suite.secrets.push(body.key);
-    expect(body).toMatchObject({ policy: 'deploy', label: expect.stringMatching(/^oidc\/deploy\//) });
+    expect(body).toMatchObject({
+      policy: 'deploy',
+      login: 'deployer',
+      label: expect.stringMatching(/^oidc\/deploy\//),
+    });
     const lifetime = Date.parse(body.expires_at) - Date.now();
     // The token lives 5 minutes, less than the policy's 15: the key ends with the token.
     expect(lifetime).toBeGreaterThan(0);

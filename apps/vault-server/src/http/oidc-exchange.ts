@@ -183,6 +183,12 @@ export function createOidcExchange(
       outcome: 'ok',
       identity,
     });
-    return answerOf({ key, label, expires_at: new Date(expiresAt).toISOString(), policy: policy.name });
+    return answerOf({
+      key,
+      label,
+      expires_at: new Date(expiresAt).toISOString(),
+      policy: policy.name,
+      ...(policy.login === undefined ? {} : { login: policy.login }),
+    });
   };
 }

@@ -35,6 +35,8 @@ export const OidcExchangeResultSchema = v.object({
   expires_at: v.pipe(v.string(), v.isoTimestamp()),
   /** The trust policy that issued it. */
   policy: v.string(),
+  /** The login the key acts as, when the policy binds it to a user of the server's vault. */
+  login: v.optional(v.string()),
 });
 
 /** An exchange's answer. */
@@ -62,6 +64,8 @@ export interface ExchangedKey {
   readonly label: string;
   /** When it stops working, in ms since the epoch. */
   readonly expiresAt: number;
+  /** The login it acts as, when the server says (a key bound to a user). */
+  readonly login: string | undefined;
 }
 
 const STATUS_CODES: Readonly<Record<number, VaultErrorCode>> = {
@@ -138,5 +142,6 @@ export async function exchangeOidcToken(options: OidcExchangeOptions): Promise<E
     apiKey: result.output.key,
     label: result.output.label,
     expiresAt: Date.parse(result.output.expires_at),
+    login: result.output.login,
   };
 }

@@ -11,6 +11,7 @@ import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/test
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestIssuer, startTestVault, type TestIssuer, type TestVault } from '../src/testing.ts';
 import type { VaultAdmin } from '../src/vault.ts';
+import { runCli, tempDirs } from './support/cli.ts';
 import {
   expectJsonError,
   expectNoSecrets,
@@ -292,6 +293,18 @@ describe('trust policies refuse what would trust too much', () => {
     await expect(admin().addTrustPolicy({ ...base, ...override })).rejects.toThrow(words);
     expect(await admin().listTrustPolicies()).toEqual([]);
   });
+
+  it('audits the policies added and removed', async () => {
+    await admin().addTrustPolicy({ ...base, name: 'audited', issuer: 'https://token.example.com' });
+    await admin().removeTrustPolicy('audited');
+    const records = await admin().listAudit({ limit: 10 });
+    expect(records.map((r) => [r.action, r.target])).toEqual(
+      expect.arrayContaining([
+        ['admin/trust-add', 'trust policy audited'],
+        ['admin/trust-remove', 'trust policy audited (0 keys revoked)'],
+      ]),
+    );
+  });
 });
 
 describe('the OIDC exchange in upstream mode, in front of TeamPass 3', () => {
@@ -393,5 +406,55 @@ describe('the OIDC exchange in upstream mode, in front of TeamPass 3', () => {
     expect((await readItems(url, key, '1')).status).toBe(200);
     await admin().removeTrustPolicy('k8s-payments');
     expect((await readItems(url, key, '1')).status).toBe(401);
+  });
+});
+
+describe('vaultline-server trust', () => {
+  const tempDir = tempDirs('vaultline-trust-');
+
+  it('adds and lists policies, refusing unsafe ones with a clear error before opening the vault', async () => {
+    const env = { VAULTLINE_DATA_DIR: await tempDir() };
+    expect((await runCli(['users', 'create', '--login', 'deploy'], env)).code).toBe(0);
+    const base = [
+      'trust',
+      'add',
+      '--issuer',
+      'https://token.actions.githubusercontent.com',
+      '--audience',
+      AUDIENCE,
+    ];
+    const unsafe = await runCli(
+      [...base, '--name', 'wide', '--claim', 'sub=repo:*', '--user', 'deploy'],
+      env,
+    );
+    expect(unsafe.code).toBe(1);
+    expect(unsafe.stderr).toMatch(/claim sub has an unsafe pattern/);
+    const unbound = await runCli([...base, '--name', 'unbound', '--claim', 'repository=acme/api'], env);
+    expect(unbound.code).toBe(1);
+    expect(unbound.stderr).toMatch(/--user <login> or to --upstream-account/);
+    const added = await runCli(
+      [
+        ...base,
+        '--name',
+        'api',
+        '--claim',
+        'repository=acme/api',
+        '--claim',
+        'ref=refs/heads/*',
+        '--user',
+        'deploy',
+        '--ttl',
+        '10m',
+      ],
+      env,
+    );
+    expect(added, added.stderr).toMatchObject({ code: 0, stdout: 'Added trust policy api.\n' });
+    const listed = await runCli(['trust', 'list', '--json'], env);
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({
+      name: 'api',
+      claims: { repository: 'acme/api', ref: 'refs/heads/*' },
+      login: 'deploy',
+      ttlSeconds: 600,
+    });
   });
 });

@@ -104,6 +104,8 @@ export function trustCommand(context: CliContext): Command {
         maxTokenAge?: number;
       }) => {
         const claims = claimsOf(options.claim);
+        if ((options.user === undefined) === (options.upstreamAccount === undefined))
+          throw new Error('Bind the policy to --user <login> or to --upstream-account <name>.');
         const upstream = upstreamOptions(options);
         await withAdmin((admin) =>
           admin.addTrustPolicy({

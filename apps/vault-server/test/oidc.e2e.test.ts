@@ -394,6 +394,12 @@ describe('the OIDC exchange in upstream mode, in front of TeamPass 3', () => {
     expect(JSON.stringify(records)).not.toContain(key);
   });
 
+  it('keeps the upstream account while a policy binds keys to it', async () => {
+    await expect(admin().removeUpstreamAccount('ci')).rejects.toThrow(
+      /Trust policies still issue keys acting as "ci": k8s-payments/,
+    );
+  });
+
   it('stops the keys when the policy is removed', async () => {
     const token = await setByBeforeAll(issuer, 'the issuer').sign({
       aud: 'vaultline',

@@ -140,6 +140,9 @@ export function createOidcExchange(
         policies.length === 1 ? refusal : 'No trust policy of the issuer takes this token.',
       );
     const { policy, payload } = chosen;
+    // A policy always binds a user or an account; a key bound to neither would be an admin key.
+    if (policy.login === undefined && policy.upstream === undefined)
+      throw new VaultServerError('server', `The trust policy ${policy.name} binds no user or account.`);
     const tokenHash = hash('sha256', token, 'hex');
     const revoked = await ctx.db.query(
       'SELECT 1 FROM api_keys WHERE token_hash = $1 AND revoked_at IS NOT NULL LIMIT 1',

@@ -33,6 +33,7 @@ import {
 import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
+import { hasOidcToken, oidcApiKey } from './oidc-key.ts';
 import { askSecret, canAsk } from './prompt.ts';
 import { machineKeyPath, readSecretsFile } from './secret-file.ts';
 import { type ConnectionTokenCache, fileTokenCache, keychainTokenCache } from './token-cache.ts';
@@ -104,6 +105,13 @@ export async function openConnection(
     const value = env.secretFor(kind, chosen);
     if (value !== undefined) credentials[SECRET_FIELDS[kind]] = value;
   }
+  // A CI job or a pod without a key: its identity token is exchanged for one, which may say its login.
+  let oidcLogin: string | undefined;
+  if (isDefault && env.url !== undefined && Object.keys(credentials).length === 0 && hasOidcToken(env)) {
+    const exchanged = await oidcApiKey(env, env.url, options.warn);
+    credentials.apiKey = exchanged.apiKey;
+    oidcLogin = exchanged.login;
+  }
   const fromEnv = Object.keys(credentials).length > 0;
   const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
   const stored = useEnv ? undefined : config.connections[chosen];
@@ -117,7 +125,7 @@ export async function openConnection(
       EXIT.auth,
     );
   }
-  const login = (isDefault ? env.login : undefined) ?? (useEnv ? undefined : stored?.login);
+  const login = (isDefault ? env.login : undefined) ?? oidcLogin ?? (useEnv ? undefined : stored?.login);
   // The way connect signed in says which secrets to look for; without it, what the environment has.
   const signIn: SignIn =
     stored?.signIn ??

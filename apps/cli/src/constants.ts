@@ -20,6 +20,12 @@ export const ENV = {
   password: 'VAULTLINE_PASSWORD',
   /** A personal access token, instead of the password and API key where the vault allows them; overrides the keychain. Never passed on. */
   personalAccessToken: 'VAULTLINE_PERSONAL_ACCESS_TOKEN',
+  /** An OIDC identity token (a CI job's, a pod's) exchanged for a short-lived key, with `VAULTLINE_URL` and no API key. Never passed on to `run`'s child. */
+  oidcToken: 'VAULTLINE_OIDC_TOKEN',
+  /** A file holding the OIDC identity token, read anew by each command (a Kubernetes projected token rotates). */
+  oidcTokenFile: 'VAULTLINE_OIDC_TOKEN_FILE',
+  /** The vault's trust policy to exchange the OIDC token under; the one matching the token when unset. */
+  oidcPolicy: 'VAULTLINE_OIDC_POLICY',
   /** Where session tokens, and the fallback values of `--cache-max-age`, are cached when they are not kept in the keychain. */
   cacheDir: 'VAULTLINE_CACHE_DIR',
   /** `run` and `inject`: keep the resolved values sealed on disk, used when the vault cannot be reached, up to this age (`--cache-max-age`). */

@@ -37,6 +37,12 @@ export interface CliEnvironment {
   secretFor(kind: SecretKind, name: string): string | undefined;
   /** `VAULTLINE_LOGIN`, when set and not empty. */
   readonly login: string | undefined;
+  /** `VAULTLINE_OIDC_TOKEN`, when set and not empty: an identity token to exchange for a key. */
+  readonly oidcToken: string | undefined;
+  /** `VAULTLINE_OIDC_TOKEN_FILE`, when set and not empty: where the identity token is. */
+  readonly oidcTokenFile: string | undefined;
+  /** `VAULTLINE_OIDC_POLICY`, when set and not empty: the trust policy to exchange under. */
+  readonly oidcPolicy: string | undefined;
   /** Where the config file lives: `$XDG_CONFIG_HOME/vaultline`, or `~/.config/vaultline`. */
   readonly configDir: string;
   /**
@@ -80,6 +86,9 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnviro
     keyFor: (name) => secretFor('api-key', name),
     secretFor,
     login: nonEmpty(env[ENV.login]),
+    oidcToken: nonEmpty(env[ENV.oidcToken]),
+    oidcTokenFile: nonEmpty(env[ENV.oidcTokenFile]),
+    oidcPolicy: nonEmpty(env[ENV.oidcPolicy]),
     configDir: join(xdg ?? join(homedir(), '.config'), 'vaultline'),
     cacheDir: cacheDirOf(env),
     stateDir: stateDirOf(env),
@@ -140,5 +149,6 @@ export function keyVariable(name: string): string {
  */
 export function isSecretVariable(variable: string): boolean {
   // Any variable that starts like one (VAULTLINE_API_KEY2 too): better kept back than leaked.
+  if (variable === ENV.oidcToken) return true;
   return SECRET_KINDS.some((kind) => variable.startsWith(SECRET_VARIABLES[kind]));
 }

@@ -15,6 +15,7 @@ import * as core from '@actions/core';
 import {
   createRedactor,
   createVaultClient,
+  exchangeOidcToken,
   fillEnvironment,
   findEnvironmentReferences,
   formatReference,
@@ -29,6 +30,9 @@ import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/sealer/
 /** The Action's inputs, as `action.yml` names them. */
 export const INPUTS = {
   url: 'url',
+  auth: 'auth',
+  audience: 'audience',
+  oidcPolicy: 'oidc-policy',
   apiKey: 'api-key',
   login: 'login',
   password: 'password',
@@ -83,12 +87,27 @@ async function resolveStep(env: NodeJS.ProcessEnv, setRedact: (redact: Redactor)
   const secrets = [INPUTS.apiKey, INPUTS.password, INPUTS.personalAccessToken].map(optional);
   // The credentials are masked first, in case they were not passed from a secret.
   for (const secret of secrets) if (secret !== undefined) maskValue(secret);
-  const [apiKey, password, personalAccessToken] = secrets;
+  let [apiKey] = secrets;
+  const [, password, personalAccessToken] = secrets;
   const inputsRedact = createRedactor(secrets.filter((secret) => secret !== undefined));
   setRedact(inputsRedact);
 
   const url = optional(INPUTS.url);
   if (url === undefined) throw new ActionError(`Input required and not supplied: ${INPUTS.url}.`);
+  const auth = optional(INPUTS.auth) ?? 'key';
+  if (auth !== 'key' && auth !== 'oidc')
+    throw new ActionError(`${INPUTS.auth}: expected key or oidc, not ${JSON.stringify(auth.slice(0, 20))}.`);
+  if (auth === 'oidc') {
+    if (secrets.some((secret) => secret !== undefined))
+      throw new ActionError(
+        `${INPUTS.auth}: oidc signs in with the job's identity token: remove ${INPUTS.apiKey}, ${INPUTS.password} and ${INPUTS.personalAccessToken}.`,
+      );
+    if (optional(INPUTS.cacheMaxAge) !== undefined)
+      throw new ActionError(
+        `${INPUTS.cacheMaxAge} seals the values with the stored credentials, and ${INPUTS.auth}: oidc stores none: remove one of them.`,
+      );
+    apiKey = await oidcKey(url, env);
+  }
   const login = optional(INPUTS.login);
   const exportEnv = readBoolean(optional(INPUTS.exportEnv) ?? 'true', INPUTS.exportEnv);
   const maxAge = optional(INPUTS.cacheMaxAge);
@@ -177,6 +196,35 @@ async function resolveStep(env: NodeJS.ProcessEnv, setRedact: (redact: Redactor)
     `Resolved ${unique.size} reference${unique.size === 1 ? '' : 's'} into ${names}: ${exportEnv ? "exported to the job's environment for the next steps" : "set as this step's outputs"}, masked in the logs.`,
   );
   return client.redact;
+}
+
+/**
+ * The job's OIDC token (from the runner, `@actions/core`'s `getIDToken`, which masks it) exchanged
+ * for a short-lived key of the vault, masked too.
+ */
+async function oidcKey(url: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const audience = optional(INPUTS.audience);
+  if (audience === undefined)
+    throw new ActionError(
+      `${INPUTS.auth}: oidc needs ${INPUTS.audience}: the audience of the server's trust policy.`,
+    );
+  if (!env.ACTIONS_ID_TOKEN_REQUEST_URL || !env.ACTIONS_ID_TOKEN_REQUEST_TOKEN)
+    throw new ActionError(
+      `${INPUTS.auth}: oidc needs the job's OIDC token, and the runner offers none: give the job "permissions: id-token: write".`,
+    );
+  let token: string;
+  try {
+    token = await core.getIDToken(audience);
+  } catch (error) {
+    throw new ActionError(`The runner did not give the job's OIDC token: ${(error as Error).message}`);
+  }
+  try {
+    const { apiKey } = await exchangeOidcToken({ baseUrl: url, token, policy: optional(INPUTS.oidcPolicy) });
+    maskValue(apiKey);
+    return apiKey;
+  } catch (error) {
+    throw new ActionError(createRedactor([token])((error as Error).message));
+  }
 }
 
 function readBoolean(text: string, name: string): boolean {

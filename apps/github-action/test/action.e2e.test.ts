@@ -1,4 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
@@ -6,7 +8,9 @@ import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/test
 import {
   type OutageProxy,
   startOutageProxy,
+  startTestIssuer,
   startTestVault,
+  type TestIssuer,
   type TestVault,
 } from '@vaultline/vault-server/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -281,5 +285,92 @@ describe('the GitHub Action against TeamPass 3 (login, password and API key)', (
     expect(errors(refused)[0]).toMatch(/^OPS: /);
     expect(refused.envFile).toBe('');
     extraKeys.push(alice.password, alice.apiKey);
+  });
+});
+
+describe('auth: oidc, keyless', () => {
+  const REQUEST_TOKEN = 'runner-request-token-Qx81';
+  let issuer: TestIssuer;
+  let runner: Server;
+  let runnerUrl: string;
+  const asked: { audience: string | null; authorization: string | undefined }[] = [];
+  const claims = { repository: 'acme/api', workflow: 'deploy', run_id: '901', ref: 'refs/heads/main' };
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    // The runner's token endpoint (ACTIONS_ID_TOKEN_REQUEST_URL): a token for the audience asked.
+    runner = createServer((req, res) => {
+      const audience = new URL(req.url ?? '/', 'http://runner').searchParams.get('audience');
+      asked.push({ audience, authorization: req.headers.authorization });
+      if (req.headers.authorization !== `Bearer ${REQUEST_TOKEN}`) return void res.writeHead(401).end();
+      void issuer.sign({ ...claims, aud: audience ?? 'https://github.com/acme' }).then((value) => {
+        extraKeys.push(value);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value }));
+      });
+    });
+    await new Promise<void>((resolve) => runner.listen(0, '127.0.0.1', resolve));
+    runnerUrl = `http://127.0.0.1:${(runner.address() as AddressInfo).port}/token?api-version=2.0`;
+    await vault.server.vault
+      .adminAs({ principal: { kind: 'admin', keyLabel: '' }, name: 'test', keyLabel: '', address: 'test' })
+      .addTrustPolicy({
+        name: 'github-deploy',
+        issuer: issuer.url,
+        audience: 'vaultline-action',
+        claims: { repository: 'acme/api', ref: 'refs/heads/main' },
+        login: 'alice',
+      });
+    extraKeys.push(REQUEST_TOKEN);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => runner?.close(resolve));
+    await issuer?.close();
+  });
+
+  const oidcRun = async (inputs: Record<string, string>, env: Record<string, string>) => {
+    const run = await runAction({ home, inputs: { url: vault.url, login: 'alice', ...inputs }, env });
+    runs.push(run);
+    return run;
+  };
+  const runnerEnv = () => ({
+    ACTIONS_ID_TOKEN_REQUEST_URL: runnerUrl,
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: REQUEST_TOKEN,
+    CRLF: `vaultline://${ids.crlf}/password`,
+  });
+
+  it("exchanges the job's token for a key, masks both, and resolves with no stored secret", async () => {
+    const run = await oidcRun({ auth: 'oidc', audience: 'vaultline-action' }, runnerEnv());
+    expect({ code: run.code, errors: errors(run) }).toEqual({ code: 0, errors: [] });
+    expect(run.env).toEqual({ CRLF: VALUES.crlf });
+    expect(asked.at(-1)).toEqual({ audience: 'vaultline-action', authorization: `Bearer ${REQUEST_TOKEN}` });
+    // The job's token, then the exchanged key, are masked before any value.
+    expect(run.masks[0]).toMatch(/^ey/);
+    expect(run.masks[1]).toMatch(/^vlk_/);
+    extraKeys.push(run.masks[0]!, run.masks[1]!);
+  });
+
+  it('says the job needs id-token: write when the runner offers no token', async () => {
+    const run = await oidcRun(
+      { auth: 'oidc', audience: 'vaultline-action' },
+      { CRLF: `vaultline://${ids.crlf}/password` },
+    );
+    expect(run.code).toBe(1);
+    expect(errors(run)[0]).toMatch(/permissions: id-token: write/);
+  });
+
+  it('passes on why the vault refused the token, without the token', async () => {
+    const run = await oidcRun({ auth: 'oidc', audience: 'another-audience' }, runnerEnv());
+    expect(run.code).toBe(1);
+    expect(errors(run)[0]).toMatch(/auth\/oidc failed: The token's audience is not the policy's/);
+    expect(run.envFile).toBe('');
+  });
+
+  it('refuses oidc with a stored secret or without an audience', async () => {
+    const withKey = await oidcRun(
+      { auth: 'oidc', audience: 'vaultline-action', 'api-key': aliceKey },
+      runnerEnv(),
+    );
+    expect(errors(withKey)[0]).toMatch(/remove api-key/);
+    const noAudience = await oidcRun({ auth: 'oidc' }, runnerEnv());
+    expect(errors(noAudience)[0]).toMatch(/needs audience/);
   });
 });

@@ -17,6 +17,7 @@ import { sweepStaleUploads, type UpgradeResult, upgradeLegacyFiles } from './sto
 import { bindItemSecrets } from './store/item-secrets.ts';
 import { fillSearchKeys } from './store/items.ts';
 import { createStoreContext, type ListenToChanges, type StoreContext } from './store/store-context.ts';
+import * as trust from './store/trust-policies.ts';
 import * as upstream from './store/upstream-accounts.ts';
 import { folderIdsOfPaths } from './store/upstream-scope.ts';
 import { upstreamClient, verifyUpstreamAccount } from './store/upstream-sessions.ts';
@@ -100,6 +101,11 @@ export interface VaultAdmin {
   listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;
   removeUpstreamAccount(name: string): Promise<void>;
   revokeKey(label: string): Promise<void>;
+  /** Adds a trust policy: which workloads' identity tokens are exchanged for keys, and bound how. */
+  addTrustPolicy(policy: trust.TrustPolicyInput): Promise<{ id: number }>;
+  listTrustPolicies(): Promise<trust.TrustPolicy[]>;
+  /** Removes a trust policy and revokes the keys it issued; answers how many were live. */
+  removeTrustPolicy(name: string): Promise<{ revoked: number }>;
   listUsers(): ReturnType<typeof directory.listUsers>;
   listRoles(): ReturnType<typeof directory.listRoles>;
   listAudit(options: { limit: number; action?: string | undefined }): ReturnType<typeof auditLog.listAudit>;
@@ -253,6 +259,11 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       listUpstreamAccounts: () => upstream.listAccounts(openDb),
       removeUpstreamAccount: (name) => changed(upstream.removeAccount(openDb, actor, name)),
       revokeKey: (label) => changed(keys.revokeKey(openDb, actor, label)),
+      addTrustPolicy: async (policy) => ({ id: await trust.addTrustPolicy(openDb, actor, policy) }),
+      listTrustPolicies: () => trust.listTrustPolicies(openDb),
+      removeTrustPolicy: async (name) => ({
+        revoked: await changed(trust.removeTrustPolicy(openDb, actor, name)),
+      }),
       listUsers: () => directory.listUsers(openDb),
       listRoles: () => directory.listRoles(openDb),
       listAudit: (query) => auditLog.listAudit(openDb, query),

@@ -71,6 +71,11 @@ export {
   searchWords,
 } from './match-words.ts';
 export {
+  type ExchangedKey,
+  exchangeOidcToken,
+  type OidcExchangeOptions,
+} from './oidc/exchange.ts';
+export {
   type CharacterKind,
   characterKinds,
   estimateBits,

@@ -123,5 +123,12 @@ export {
   type TeamPass2Answer,
   type TeamPass2Error,
 } from './legacy/teampass2.ts';
+export {
+  OIDC_EXCHANGE_PATH,
+  type OidcExchangeRequest,
+  OidcExchangeRequestSchema,
+  type OidcExchangeResult,
+  OidcExchangeResultSchema,
+} from './oidc/exchange.ts';
 export { createWireClient } from './vault/wire-client.ts';
 export { wireOf } from './vault/wire-of.ts';

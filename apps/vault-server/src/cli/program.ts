@@ -15,6 +15,7 @@ import { grantCommand, revokeCommand } from './commands/rights.ts';
 import { rolesCommand } from './commands/roles.ts';
 import { rotateMasterKeyCommand } from './commands/rotate-master-key.ts';
 import { quickstartCommand, startCommand } from './commands/start.ts';
+import { trustCommand } from './commands/trust.ts';
 import { upstreamCommand } from './commands/upstream.ts';
 import { usersCommand } from './commands/users.ts';
 import type { CliContext } from './context.ts';
@@ -53,6 +54,7 @@ export function createProgram(context: CliContext): Command {
     quickstartCommand(context),
     demoCommand(context),
     keysCommand(context),
+    trustCommand(context),
     upstreamCommand(context),
     usersCommand(context),
     rolesCommand(context),

@@ -1,6 +1,6 @@
 /**
  * The API pipeline: every request under an API prefix goes through it, in this order: the URL
- * limit, the client address, the request limit, the keyless identification, the key check (and
+ * limit, the client address, the request limit, the keyless OIDC exchange and identification, the key check (and
  * failed-key lockout), then the operation the path names, under its audit. Once the key is known,
  * the request is answered in the key's profile ({@link ANSWER_PROFILES}: errors, delete status,
  * folder values, `info/version` asked with the key); before, and for the key's own failures, as
@@ -16,12 +16,13 @@
 
 import { Readable } from 'node:stream';
 import { VaultError } from '@vaultline/protocol';
-import { SERVER_INFO_PATH } from '@vaultline/protocol/wire';
+import { OIDC_EXCHANGE_PATH, SERVER_INFO_PATH } from '@vaultline/protocol/wire';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
 import type { Principal } from '../store/access.ts';
+import { createIssuerKeys, type IssuerKeys } from '../oidc/issuer-keys.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
 import type { VaultStore } from '../store/vault-store.ts';
@@ -32,6 +33,7 @@ import type { AddressOf } from './client-address.ts';
 import { NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
+import { createOidcExchange } from './oidc-exchange.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfo, serverInfoAnswer } from './server-info.ts';
@@ -55,6 +57,8 @@ export interface ApiPipelineOptions {
   readonly queryKeys: QueryKeyPolicy;
   /** Upstream mode: the time each caller is given for its upstream work, in ms. */
   readonly upstreamDeadlineMs?: number | undefined;
+  /** The keys of the issuers trust policies name (OIDC exchange); a cache of its own by default. */
+  readonly issuerKeys?: IssuerKeys | undefined;
 }
 
 /** A request's log line while the pipeline fills it in, and the profile it is answered in. */
@@ -94,6 +98,11 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const requests = options.limiters.requests;
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
+  const exchange = createOidcExchange({
+    ...options,
+    failedKeys: options.limiters.failedKeys,
+    issuerKeys: options.issuerKeys ?? createIssuerKeys(),
+  });
   const info = serverInfoAnswer(options.queryKeys, options.store.features);
   const described = serverInfo(options.queryKeys, options.store.features);
   /** The identification asked with a key: the login it acts as too, where it acts as one. */
@@ -151,6 +160,10 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     seen.addr = address;
     await checkRequestLimit(requests, address);
     const rest = path.slice(prefix.length);
+    if (rest === OIDC_EXCHANGE_PATH) {
+      seen.op = 'auth/oidc';
+      return exchange(request, address);
+    }
     const identification = rest === SERVER_INFO_PATH && request.method === 'GET';
     if (identification) {
       seen.op = 'info/version';

@@ -41,9 +41,8 @@ export function auditOperation(
     address: actor.address,
     target,
     outcome,
-    ...(actor.principal.kind === 'admin' && actor.principal.upstream
-      ? { upstreamAccount: actor.principal.upstream.accountName }
-      : {}),
+    ...(actor.principal.kind === 'upstream' ? { upstreamAccount: actor.principal.grant.accountName } : {}),
+    identity: actor.identity,
   });
   return async <T extends Audited>(actor: Actor, run: () => Promise<T>): Promise<T> => {
     // A read of a secret is served only where its record can be written: refused (503 while the

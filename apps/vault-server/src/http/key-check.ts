@@ -103,6 +103,7 @@ export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
       target: '',
       address,
       outcome,
+      identity: principal?.workload,
     });
   };
   /** Refuses a key that is not valid: counted, audited, answered. */

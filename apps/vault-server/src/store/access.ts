@@ -26,12 +26,26 @@ export interface UpstreamGrant {
 }
 
 /**
+ * The workload a key was issued to by a trust policy (OIDC): the policy, the token's issuer and
+ * subject, and the claims that say which job or pod it is (repository, workflow, run id, ref;
+ * project, pipeline; namespace, service account). Never the token.
+ */
+export type WorkloadIdentity = Readonly<Record<string, string>>;
+
+/**
  * Who is calling: an admin key, a key bound to one user of the server's own vault, or a machine
  * key bound to an upstream account (upstream mode), which acts as that account within its grant.
+ * A key issued by a trust policy carries the workload it was issued to.
  */
 export type Principal =
-  | { readonly kind: 'admin'; readonly keyLabel: string }
-  | { readonly kind: 'user'; readonly keyLabel: string; readonly userId: number; readonly login: string }
+  | { readonly kind: 'admin'; readonly keyLabel: string; readonly workload?: WorkloadIdentity | undefined }
+  | {
+      readonly kind: 'user';
+      readonly keyLabel: string;
+      readonly userId: number;
+      readonly login: string;
+      readonly workload?: WorkloadIdentity | undefined;
+    }
   | UpstreamPrincipal;
 
 /** A machine key bound to an upstream account: who acts upstream, and within what. */
@@ -39,4 +53,5 @@ export interface UpstreamPrincipal {
   readonly kind: 'upstream';
   readonly keyLabel: string;
   readonly grant: UpstreamGrant;
+  readonly workload?: WorkloadIdentity | undefined;
 }

@@ -1,4 +1,4 @@
-import type { Principal } from './access.ts';
+import type { Principal, WorkloadIdentity } from './access.ts';
 
 /**
  * Who acts on the store: whose rights apply, and whom the audit record names. Every store write
@@ -14,6 +14,8 @@ export interface Actor {
   readonly keyLabel: string;
   /** Where from: the client address, or the channel (`cli`, `import`…) of an operator. */
   readonly address: string;
+  /** The workload behind a key issued by a trust policy, as the audit names it. */
+  readonly identity?: WorkloadIdentity | undefined;
 }
 
 /**
@@ -35,6 +37,7 @@ export function keyActor(principal: Principal, address: string): Actor {
           : 'admin',
     keyLabel: principal.keyLabel,
     address,
+    identity: principal.workload,
   };
 }
 

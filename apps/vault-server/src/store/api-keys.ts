@@ -3,8 +3,9 @@ import { API_PROFILES, type ApiProfile, DEFAULT_API_PROFILE } from '@vaultline/p
 import type { Database, Queryable } from '@vaultline/store';
 import { API_KEY_PREFIX } from '../constants.ts';
 import { AddressRuleError, parseCidrList } from '../net/ip-rules.ts';
-import type { Principal } from './access.ts';
+import type { Principal, WorkloadIdentity } from './access.ts';
 import type { Actor } from './actor.ts';
+import { identityOf, storedIdentity } from './audit.ts';
 import { conflict, invalid, notFound } from './errors.ts';
 import { checkText } from './text-rules.ts';
 import { auditWrite } from './write-audit.ts';
@@ -54,6 +55,14 @@ export interface KeyInfo {
   /** Whether it may write (upstream keys; local keys follow their user's rights). */
   write: boolean;
   expiresAt: string | null;
+}
+
+/** What a key issued by a trust policy records of where it came from. */
+export interface KeyIssuer {
+  readonly policyId: number;
+  readonly identity: WorkloadIdentity;
+  /** A hash of the token exchanged for it: a token whose key was revoked is refused. */
+  readonly tokenHash: string;
 }
 
 const KEY_PATTERN = /^vlk_[A-Za-z0-9_-]{43}$/;
@@ -159,6 +168,8 @@ export async function createKey(
     upstream?: KeyUpstreamOptions | undefined;
     /** When the key stops working. */
     expiresAt?: Date | undefined;
+    /** The trust policy that issues the key, to whom, and a hash of the token it came from. */
+    issuedBy?: KeyIssuer | undefined;
   },
   resolvePaths?: ResolveFolderPaths | undefined,
 ): Promise<string> {
@@ -186,8 +197,9 @@ export async function createKey(
     if (taken.length > 0) throw conflict(`A key labelled ${JSON.stringify(label)} already exists.`);
     await tx.query(
       `INSERT INTO api_keys (label, key_hash, user_id, allow_ips, profile, upstream_account_id, scope_folders,
-         scope_subfolders, can_write, expires_at, scope_paths, scope_paths_resolved)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+         scope_subfolders, can_write, expires_at, scope_paths, scope_paths_resolved, trust_policy_id, workload_identity,
+         token_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
       [
         label,
         hashKey(key),
@@ -202,6 +214,9 @@ export async function createKey(
         expiresAt ?? null,
         scope?.paths ?? '[]',
         scope?.pathsResolved ?? true,
+        options.issuedBy?.policyId ?? null,
+        storedIdentity(options.issuedBy?.identity),
+        options.issuedBy?.tokenHash ?? null,
       ],
     );
     await auditWrite(tx, actor, 'createKey', `key ${label}`);
@@ -277,9 +292,10 @@ interface KeyRow {
   scope_paths_resolved: boolean;
   can_write: boolean;
   expires_at: Date | string | null;
+  workload_identity: string | null;
 }
 const KEY_COLUMNS = `k.label, u.login, k.allow_ips, k.profile, a.name AS account_name, a.login AS account_login, k.scope_folders,
-            k.scope_subfolders, k.scope_paths, k.scope_paths_resolved, k.can_write, k.expires_at`;
+            k.scope_subfolders, k.scope_paths, k.scope_paths_resolved, k.can_write, k.expires_at, k.workload_identity`;
 const KEY_JOINS = `FROM api_keys k LEFT JOIN users u ON u.id = k.user_id
        LEFT JOIN upstream_accounts a ON a.id = k.upstream_account_id`;
 
@@ -310,9 +326,10 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
   const row = rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return UNKNOWN;
   const scope = scopeOf(row.scope_folders);
+  const workload = identityOf(row.workload_identity);
   const principal: Principal =
     row.user_id !== null
-      ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '' }
+      ? { kind: 'user', keyLabel: row.label, userId: Number(row.user_id), login: row.login ?? '', workload }
       : row.account_id !== null
         ? {
             kind: 'upstream',
@@ -326,8 +343,9 @@ export async function authenticateKey(db: Queryable, key: string): Promise<KeyLo
               subfolders: row.scope_subfolders,
               write: row.can_write,
             },
+            workload,
           }
-        : { kind: 'admin', keyLabel: row.label };
+        : { kind: 'admin', keyLabel: row.label, workload };
   if (row.revoked) return { kind: 'revoked', principal };
   if (row.expires_at !== null && new Date(row.expires_at).getTime() <= Date.now())
     return { kind: 'expired', principal };

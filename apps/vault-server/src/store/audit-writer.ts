@@ -2,7 +2,7 @@ import type { AuditStream, AuditStreamStats } from '@vaultline/audit-stream';
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
 import { AUDIT_BATCH_DELAY_MS, AUDIT_BATCH_SIZE, AUDIT_RETRY_MS } from '../constants.ts';
-import { type AuditEntry, writeAudit } from './audit.ts';
+import { type AuditEntry, storedIdentity, writeAudit } from './audit.ts';
 
 /** Writes audit records: writes and failures at once, reads in small batches. */
 export interface AuditWriter {
@@ -68,6 +68,7 @@ export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditS
         entry.target,
         entry.address,
         entry.outcome,
+        entry.identity,
       ]);
       const found = coalesced.get(key);
       if (found) found.count++;
@@ -75,12 +76,12 @@ export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditS
     }
     const batch = [...coalesced.values()];
     writing = writing.then(async () => {
-      // Six array parameters instead of six per row: one cheap statement for the whole batch.
-      const column = (pick: (entry: AuditEntry) => string) => batch.map(({ entry }) => pick(entry));
+      // One array parameter per column instead of one per value: one cheap statement per batch.
+      const column = (pick: (entry: AuditEntry) => string | null) => batch.map(({ entry }) => pick(entry));
       await db
         .query(
-          `INSERT INTO audit (actor, key_label, action, target, address, outcome, count)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])`,
+          `INSERT INTO audit (actor, key_label, action, target, address, outcome, identity, count)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])`,
           [
             column((e) => e.actor),
             column((e) => e.keyLabel),
@@ -88,6 +89,7 @@ export function createAuditWriter(db: Queryable, logger: Logger, stream?: AuditS
             column((e) => e.target.slice(0, 500)),
             column((e) => e.address),
             column((e) => e.outcome),
+            column((e) => storedIdentity(e.identity)),
             batch.map(({ count }) => count),
           ],
         )

@@ -185,6 +185,15 @@ export async function removeAccount(db: Database, actor: Actor, name: string): P
     );
     if (!rows[0]) throw notFound(`No upstream account named ${JSON.stringify(name)}.`);
     const id = Number(rows[0].id);
+    const policies = await tx.query<{ name: string }>(
+      'SELECT name FROM trust_policies WHERE upstream_account_id = $1 ORDER BY id',
+      [id],
+    );
+    if (policies.length > 0) {
+      throw conflict(
+        `Trust policies still issue keys acting as ${JSON.stringify(name)}: ${policies.map((p) => p.name).join(', ')}. Remove them first (trust remove).`,
+      );
+    }
     const active = await tx.query<{ label: string }>(
       'SELECT label FROM api_keys WHERE upstream_account_id = $1 AND revoked_at IS NULL ORDER BY id',
       [id],

@@ -235,7 +235,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
   const suspended = () =>
     new VaultServerError(
       'server',
-      `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; it is suspended and signs in no more until an operator registers its credentials again (vaultline-server upstream add).`,
+      `The upstream TeamPass refused the credentials of account ${JSON.stringify(accountName)}; it is suspended and signs in no more until an operator registers its credentials again (vaultline-server upstream update).`,
       502,
       'upstream',
     );

@@ -1,7 +1,7 @@
 import { endpoints } from '@vaultline/protocol/wire';
 import type { Queryable } from '@vaultline/store';
 import type { Actor } from './actor.ts';
-import { writeAudit } from './audit.ts';
+import { storedIdentity, writeAudit } from './audit.ts';
 
 /**
  * The audit action of each store write: the API operation for writes the API offers, a name of
@@ -27,6 +27,8 @@ export const WRITE_ACTIONS = {
   addUpstreamAccount: 'admin/upstream-add',
   removeUpstreamAccount: 'admin/upstream-remove',
   updateUpstreamAccount: 'admin/upstream-update',
+  addTrustPolicy: 'admin/trust-add',
+  removeTrustPolicy: 'admin/trust-remove',
 } as const;
 
 /** A store write, by name. */
@@ -53,6 +55,7 @@ export async function auditWrite(
     target,
     address: actor.address,
     outcome: 'ok',
+    identity: actor.identity,
   });
 }
 
@@ -72,8 +75,15 @@ export async function auditWrites(
 ): Promise<void> {
   if (targets.length === 0) return;
   await tx.query(
-    `INSERT INTO audit (actor, key_label, action, target, address, outcome)
-     SELECT $1, $2, $3, t, $4, 'ok' FROM unnest($5::text[]) AS t`,
-    [actor.name, actor.keyLabel, WRITE_ACTIONS[action], actor.address, targets.map((t) => t.slice(0, 500))],
+    `INSERT INTO audit (actor, key_label, action, target, address, outcome, identity)
+     SELECT $1, $2, $3, t, $4, 'ok', $6 FROM unnest($5::text[]) AS t`,
+    [
+      actor.name,
+      actor.keyLabel,
+      WRITE_ACTIONS[action],
+      actor.address,
+      targets.map((t) => t.slice(0, 500)),
+      storedIdentity(actor.identity),
+    ],
   );
 }

@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { VAULT_ERROR_CODES } from '../errors.ts';
+import { OIDC_EXCHANGE_PATH } from '../oidc/exchange.ts';
 import { ENDPOINT_NAMES, endpoints } from './endpoints.ts';
 import {
   API_BASE_PATH,
@@ -53,7 +54,8 @@ const wireItem = {
 describe('createOpenApiDocument', () => {
   it('describes every row of the table, with its method, path and operation id', () => {
     expect(doc.openapi).toBe(OPENAPI_VERSION);
-    expect(Object.keys(doc.paths)).toHaveLength(ENDPOINT_NAMES.length + 1);
+    // The rows, the keyless identification and the keyless OIDC exchange.
+    expect(Object.keys(doc.paths)).toHaveLength(ENDPOINT_NAMES.length + 2);
     for (const name of ENDPOINT_NAMES) {
       const row = endpoints[name];
       const op = operation(row.path, row.method.toLowerCase());
@@ -62,6 +64,14 @@ describe('createOpenApiDocument', () => {
       expect(op['x-vaultline-secret']).toBe(row.secret);
       expect(op['x-vaultline-access']).toBe(row.access);
     }
+  });
+
+  it('describes the OIDC exchange: keyless, the token in a JSON body, never in the URL', () => {
+    const op = operation(OIDC_EXCHANGE_PATH, 'post');
+    expect(op).toMatchObject({ operationId: 'oidcExchange', security: [{}] });
+    expect(op.parameters).toBeUndefined();
+    const body = (op.requestBody as OpenApiObject).content as Record<string, { schema: OpenApiObject }>;
+    expect(body['application/json']!.schema).toMatchObject({ required: ['token'] });
   });
 
   it('declares each path segment as a required parameter, in template order, with its encoding', () => {

@@ -11,6 +11,7 @@
 import { type ConversionConfig, type OverrideSchemaContext, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { VaultErrorCode } from '../errors.ts';
+import { OIDC_EXCHANGE_PATH, OidcExchangeRequestSchema, OidcExchangeResultSchema } from '../oidc/exchange.ts';
 import { MAX_ID } from './codec.ts';
 import { ENDPOINT_NAMES, type EndpointDefinition, endpoints } from './endpoints.ts';
 import { API_PROFILES, DEFAULT_API_PROFILE, TEAMPASS_PROFILE_DIFFERENCES } from './profiles.ts';
@@ -213,6 +214,39 @@ const TEAMPASS_PROFILE_REFUSAL = {
 
 /** The answers the keyless identification request can get. */
 const SERVER_INFO_ERRORS = [429, 500];
+
+/** The answers the keyless OIDC exchange can get besides its own. */
+const OIDC_EXCHANGE_ERRORS = [400, 401, 413, 429, 500];
+
+/** The keyless OIDC exchange (`POST …/auth/oidc`), which is not a row of the table. */
+function oidcExchangeOperation(): OpenApiObject {
+  const responses: OpenApiObject = {
+    '200': {
+      description: 'A short-lived API key, scoped by the trust policy; shown once.',
+      content: { 'application/json': { schema: jsonSchemaOf(OidcExchangeResultSchema) } },
+    },
+    '502': {
+      description: "The issuer's discovery document or key set could not be fetched, and none is cached.",
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    },
+  };
+  for (const answer of ERROR_ANSWERS.filter((a) => OIDC_EXCHANGE_ERRORS.includes(a.status)))
+    responses[String(answer.status)] = { $ref: `#/components/responses/${answer.name}` };
+  return {
+    post: {
+      operationId: 'oidcExchange',
+      summary: 'auth/oidc',
+      description:
+        "Exchanges a workload's OIDC identity token (GitHub Actions, GitLab CI, a Kubernetes service account) for a short-lived API key, under a trust policy (`vaultline-server trust add`). Needs no key; the token travels in the body, never in the URL. 401 says why a token is refused.",
+      security: [{}],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: jsonSchemaOf(OidcExchangeRequestSchema) } },
+      },
+      responses,
+    },
+  };
+}
 
 /** Characters of a base64url value as servers accept them (padding and `+` too). */
 const B64 = '[A-Za-z0-9_+=-]*';
@@ -597,6 +631,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       responses: serverInfoResponses,
     },
   };
+  paths[`${API_BASE_PATH}${OIDC_EXCHANGE_PATH}`] = oidcExchangeOperation();
   const document: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info: {

@@ -280,6 +280,7 @@ INSERT INTO meta (name, value) VALUES ('items: secrets to bind', '') ON CONFLICT
 ALTER TABLE api_keys ADD COLUMN scope_paths_resolved boolean NOT NULL DEFAULT false;
 UPDATE api_keys SET scope_paths_resolved = true WHERE scope_paths = '[]';
 ALTER TABLE upstream_accounts ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
+`,
   },
   {
     version: 15,
@@ -291,6 +292,7 @@ CREATE TABLE upstream_holds (
   refused_credentials text,
   limited_until timestamptz
 );
+`,
   },
   {
     version: 16,

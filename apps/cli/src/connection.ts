@@ -36,6 +36,7 @@ import { keychainAccount, readSecret } from './keychain.ts';
 import { hasOidcToken, oidcApiKey } from './oidc-key.ts';
 import { askSecret, canAsk } from './prompt.ts';
 import { machineKeyPath, readSecretsFile } from './secret-file.ts';
+import { rememberedServer, rememberServer } from './server-memory.ts';
 import { type ConnectionTokenCache, fileTokenCache, keychainTokenCache } from './token-cache.ts';
 
 /** An open connection. */
@@ -208,14 +209,29 @@ export async function openConnection(
             dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
             warn: options.warn,
           });
-  const dialect: Dialect | 'auto' = stored?.dialect ?? (await tokenCache?.dialect()) ?? 'auto';
+  // From environment variables only, what an earlier process detected (no identification again).
+  const remembered = stored === undefined ? await rememberedServer(env.cacheDir, url) : undefined;
+  const dialect: Dialect | 'auto' =
+    stored?.dialect ?? remembered?.dialect ?? (await tokenCache?.dialect()) ?? 'auto';
+  let detected: Promise<void> | undefined;
   try {
     client = createVaultClient({
       baseUrl: url,
       auth: { ...credentials, login },
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
-      server: stored?.dialect !== undefined && dialect === stored.dialect ? stored.server : undefined,
+      server:
+        stored?.dialect !== undefined && dialect === stored.dialect
+          ? stored.server
+          : remembered?.dialect === dialect
+            ? remembered.server
+            : undefined,
+      onDetected:
+        stored === undefined
+          ? (found) => {
+              detected = rememberServer(env.cacheDir, url, found);
+            }
+          : undefined,
       // The user said so for this connection (connect --key-in-url).
       legacy: { keyTransport: stored?.keyTransport },
       teampass3: { tokenCache },
@@ -244,6 +260,7 @@ export async function openConnection(
     },
     explain: (error) => explainFailure(error, opened, context),
     async close() {
+      await detected;
       await opened.dispose({ signOut: false }).catch(() => undefined);
     },
   };

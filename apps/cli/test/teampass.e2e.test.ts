@@ -95,6 +95,23 @@ describe('vaultline against TeamPass 2.x (the replay server)', () => {
     expect(server.requests.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
   });
 
+  it('remembers TeamPass 2 from environment variables only (CI): info/version is asked once, not per command', async () => {
+    server.reset();
+    const ci = await tempHome();
+    onTestFinished(() => ci.cleanup());
+    const env = { VAULTLINE_URL: server.url, VAULTLINE_API_KEY: KEY, VAULTLINE_LOGIN: 'alice' };
+    for (const args of [
+      ['get', '10', '--json'],
+      ['find', 'db', '--json'],
+      ['get', '11', '--json'],
+    ]) {
+      const result = await runCli(ci.dir, args, { env });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    expect(server.identifications).toHaveLength(1);
+    expect(server.requests.every((request) => request.url.includes(`?apikey=${KEY}`))).toBe(true);
+  });
+
   it('behind a proxy that hides its answer: connect stops, unless told --key-in-url for that connection', async () => {
     server.reset();
     // A proxy that replaces TeamPass's 500 {"err":…} with its own error page.

@@ -1,4 +1,4 @@
-import { type Dialect, detectDialect } from '@vaultline/protocol';
+import { createVaultClient, type Dialect, detectDialect, isVaultError } from '@vaultline/protocol';
 import type { Logger } from 'pino';
 import { ENV } from '../constants.ts';
 import { type Config, ConfigError } from '../env.ts';
@@ -50,6 +50,14 @@ export async function decideVaultMode(
     if (config.vaultApiKey !== undefined)
       logger.warn(`${ENV.vaultApiKey} is not used: each person links their own vault account`);
   } else {
+    if (
+      config.vaultApiKey !== undefined &&
+      found.detected &&
+      !(await keyReadsOthers(config, fetch, found.dialect))
+    )
+      problems.push(
+        `${ENV.vaultApiKey} acts as one TeamPass 3 account (a Vaultline server in upstream mode over TeamPass 3) and cannot read other people's rights, so the bot cannot act for them (and would answer them differently for items that exist and items that do not). Point ${ENV.vaultUrl} at TeamPass 3 itself, where each person links their own account`,
+      );
     if (config.vaultApiKey === undefined)
       problems.push(
         `${ENV.vaultApiKey} is required: the vault at ${ENV.vaultUrl} reads each person's rights with the bot's key`,
@@ -61,4 +69,34 @@ export async function decideVaultMode(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { linking, dialect: found.dialect };
+}
+
+/** A login nobody has: asking its rights tells whether the key may read anyone's. */
+const RIGHTS_CHECK_LOGIN = 'vaultline-slack-bot-rights-check';
+
+/**
+ * Whether the bot's key reads other people's rights, as its server says keys can: not where the
+ * key acts as one TeamPass 3 account (a Vaultline server in upstream mode over TeamPass 3), which
+ * answers `unsupported`. Any other answer (no such user, the vault down) counts as yes.
+ */
+async function keyReadsOthers(
+  config: Config,
+  fetch: typeof globalThis.fetch | undefined,
+  dialect: Dialect | undefined,
+): Promise<boolean> {
+  const client = createVaultClient({
+    baseUrl: config.vaultUrl,
+    auth: config.vaultApiKey ?? '',
+    timeoutMs: config.vaultTimeoutMs,
+    fetch,
+    dialect: dialect ?? 'auto',
+  });
+  try {
+    await client.folders.list({ login: RIGHTS_CHECK_LOGIN });
+    return true;
+  } catch (error) {
+    return !isVaultError(error, 'unsupported');
+  } finally {
+    await client.dispose().catch(() => undefined);
+  }
 }

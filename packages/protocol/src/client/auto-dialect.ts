@@ -62,7 +62,22 @@ export function createAutoDialectClient(
   }
   // When the server cannot be told, the credentials say which API was meant.
   const fallback = signInSecrets && teampass3Ready ? 'teampass3' : 'legacy';
-  const probe = createDialectProbe(identifyRequestOf(options));
+  const detecting = createDialectProbe(identifyRequestOf(options));
+  let told = false;
+  const probe: typeof detecting = {
+    ...detecting,
+    async get(refresh) {
+      const detection = await detecting.get(refresh);
+      if (!told && detection.dialect !== undefined && options.onDetected) {
+        told = true;
+        options.onDetected({
+          dialect: detection.dialect,
+          server: capabilitiesOfDetection(detection).server,
+        });
+      }
+      return detection;
+    },
+  };
   const redact = clientRedactor(options);
   let legacy: WireClient | undefined;
   let teampass3: WireClient | undefined;

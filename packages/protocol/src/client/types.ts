@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
@@ -78,6 +78,11 @@ export interface WireClientOptions {
    * says what it offers, and is asked).
    */
   server?: ServerKind | undefined;
+  /**
+   * Told once when `dialect: 'auto'` detected the server: its dialect and kind, to store and pass
+   * back (`dialect`, `server`) so that the next short-lived process sends no identification.
+   */
+  onDetected?: ((found: { dialect: Dialect; server: ServerKind }) => void) | undefined;
   /** Where the session token is kept between processes (TeamPass 3); the client signs in when it has none. */
   tokenCache?: TokenCache | undefined;
   /** How sign-in sessions are kept (TeamPass 3). */

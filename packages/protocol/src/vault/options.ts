@@ -55,6 +55,7 @@ export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
     personalAccessToken,
     dialect: options.dialect,
     server: options.server,
+    onDetected: options.onDetected,
     fetch: options.fetch,
     headers: options.headers,
     timeoutMs: options.timeoutMs,

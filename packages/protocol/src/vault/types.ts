@@ -183,6 +183,11 @@ export interface VaultClientOptions {
    * and no identification request; `teampass3` the TeamPass 3 dialect.
    */
   server?: ServerKind | undefined;
+  /**
+   * Told once when `dialect: 'auto'` detected the server: its dialect and kind, to store and pass
+   * back (`dialect`, `server`) so that the next short-lived process sends no identification.
+   */
+  onDetected?: ((found: { dialect: Dialect; server: ServerKind }) => void) | undefined;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Extra request headers (e.g. a proxy's). */

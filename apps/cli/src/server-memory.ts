@@ -7,9 +7,9 @@
  * @module
  */
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DIALECTS, type Dialect, SERVER_KINDS, type ServerKind } from '@vaultline/protocol';
+import { privateDir, readPrivateFile, writePrivateFile } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 
 const FILE = 'servers.json';
@@ -27,7 +27,12 @@ export interface RememberedServer {
 
 async function readAll(dir: string): Promise<Record<string, RememberedServer>> {
   try {
-    const parsed = v.safeParse(RememberedSchema, JSON.parse(await readFile(join(dir, FILE), 'utf8')));
+    // Only from a directory and a file no one else may write: a planted answer could otherwise
+    // tell the client to send the key in the URL to a server that reads it from a header.
+    if (!(await privateDir(dir))) return {};
+    const text = await readPrivateFile(join(dir, FILE), 64 * 1024);
+    if (text === undefined) return {};
+    const parsed = v.safeParse(RememberedSchema, JSON.parse(text));
     return parsed.success ? parsed.output : {};
   } catch {
     return {};
@@ -57,10 +62,8 @@ export async function rememberServer(dir: string, url: string, found: Remembered
   try {
     const all = await readAll(dir);
     all[url] = { dialect: found.dialect, server: found.server };
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = join(dir, `.${FILE}.${process.pid}.tmp`);
-    await writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, join(dir, FILE));
+    if (!(await privateDir(dir))) return;
+    await writePrivateFile(join(dir, FILE), `${JSON.stringify(all, null, 2)}\n`);
   } catch {
     // Best effort.
   }

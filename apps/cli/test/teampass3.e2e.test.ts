@@ -94,7 +94,10 @@ async function kernelKeysNaming(url: string): Promise<string[]> {
 
 async function tokenFiles(dir: string): Promise<string[]> {
   const names = await readdir(cacheDir(dir)).catch(() => [] as string[]);
-  return names.filter((name) => name.endsWith('.json')).map((name) => join(cacheDir(dir), name));
+  // servers.json says what kind of server each URL is (no secret); the rest are sealed tokens.
+  return names
+    .filter((name) => name.endsWith('.json') && name !== 'servers.json')
+    .map((name) => join(cacheDir(dir), name));
 }
 
 /** A fresh home connected as alice with her credentials in the environment (the token cached in a file). */
@@ -672,9 +675,10 @@ describe('vaultline against TeamPass 3 (the fake, over HTTP)', () => {
       const env = { VAULTLINE_URL: fake().url, VAULTLINE_LOGIN: 'alice', VAULTLINE_CACHE_DIR: open };
       const read = await cli(['read', `vaultline://${id('api token')}/login`], { home: shared.dir, env });
       expect(read.code).toBe(0);
-      // Ours: closed to others, then used.
+      // Ours: closed to others, then used (the token, and what kind of server the URL is).
       expect((await stat(open)).mode & 0o777).toBe(0o700);
-      expect(await readdir(open)).toHaveLength(1);
+      expect(await readdir(open)).toHaveLength(2);
+      expect(await readdir(open)).toContain('servers.json');
     });
 
     it('disconnect signs the session out and forgets the token', async () => {

@@ -75,12 +75,25 @@ async function* counted(chunks: AsyncIterable<Buffer>, transfer: Transfer): Asyn
     for (;;) {
       const reading = performance.now();
       const next = await iterator.next();
-      if (next.done) return;
+      if (next.done) {
+        transfer.settled();
+        return;
+      }
       transfer.moved(next.value.length, performance.now() - reading);
       yield next.value;
     }
   } finally {
     await iterator.return?.();
+  }
+}
+
+/** Waits for the server's own work, counted as such by the transfer. */
+async function serverWork<T>(transfer: Transfer, work: Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work;
+  } finally {
+    transfer.moved(0, performance.now() - started);
   }
 }
 
@@ -122,10 +135,12 @@ export const handlers: Handlers = {
     try {
       const form = await readMultipart(request, {
         maxBytes: maxFileBytes,
-        checkItem: async (text) => store.checkCanAttach(principal, itemIdOf(text)),
-        openFile: (meta) => store.startUpload(meta),
+        // The store's time is the server's: the least rate is asked of the client's only.
+        checkItem: async (text) => serverWork(transfer, store.checkCanAttach(principal, itemIdOf(text))),
+        openFile: (meta) => serverWork(transfer, store.startUpload(meta)),
         onBytes: (count, sinkMs) => transfer.moved(count, sinkMs),
       });
+      transfer.settled();
       try {
         const itemId = itemIdOf(form.itemId ?? '');
         const id = await form.file.complete(actor, itemId);

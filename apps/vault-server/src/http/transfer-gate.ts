@@ -46,6 +46,8 @@ export interface Transfer {
    * them (storing or reading them), in ms: the least rate is asked of the client's time only.
    */
   moved(bytes: number, serverMs?: number): void;
+  /** Every byte moved (the rest is the server's work): the least rate no longer applies. */
+  settled(): void;
   /** Gives the place back (once; more calls do nothing). */
   leave(): void;
 }
@@ -204,10 +206,11 @@ export function createTransferGate(options: TransferGateOptions): TransferGate {
       const started = performance.now();
       let total = 0;
       let serverMs = 0;
+      let settled = false;
       const rateTimer =
         minRate > 0
           ? setInterval(() => {
-              if (left) return;
+              if (left || settled) return;
               if (total < (minRate * (performance.now() - started - serverMs)) / 1000) {
                 leave();
                 onStall();
@@ -225,6 +228,9 @@ export function createTransferGate(options: TransferGateOptions): TransferGate {
           if (sinceCheck < CHECK_EVERY) return;
           sinceCheck = 0;
           check();
+        },
+        settled() {
+          settled = true;
         },
         leave,
       };

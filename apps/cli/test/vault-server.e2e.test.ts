@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
+import { sealItemSecret } from '@vaultline/vault-server/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { readEnvironment } from '../src/env.ts';
@@ -326,12 +327,12 @@ describe('vaultline against the Vaultline server', () => {
     it(
       'reads the current one-time code of an item with a TOTP secret (read/otp), and says when there is none',
       async () => {
-        // The server keeps TOTP secrets an import brought (sealed); set one as the import does.
+        // The server keeps TOTP secrets an import brought (sealed to their row); set one as the import does.
         const vault = seeded.vault.server.vault;
         const profile = { secret: 'JBSWY3DPEHPK3PXP', algorithm: 'sha1', digits: 6, period: 30 };
         await vault.db.query('UPDATE items SET totp = $2 WHERE id = $1', [
           id('prod db'),
-          vault.ctx.box.sealText(JSON.stringify(profile)),
+          sealItemSecret(vault.ctx.box, id('prod db'), 'totp', JSON.stringify(profile)),
         ]);
         vault.ctx.invalidate();
         for (let attempt = 0; ; attempt++) {

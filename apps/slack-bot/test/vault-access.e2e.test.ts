@@ -93,8 +93,9 @@ describe('with a real vault', () => {
   });
 
   it('lists the shared folder to both users that have a right on it', async () => {
-    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'find wifi')).answer)).toEqual(['office-wifi']);
-    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find wifi')).answer)).toEqual(['office-wifi']);
+    // "wifi" also finds "Wi-Fi" (the core's search joins the parts of a word): the shared item is there for both.
+    expect(labelsOf((await ask(bot, SLACK_USERS.alice, 'find wifi')).answer)).toContain('office-wifi');
+    expect(labelsOf((await ask(bot, SLACK_USERS.bob, 'find wifi')).answer)).toContain('office-wifi');
   });
 
   it('gets an item by id only for a user who may read it', async () => {

@@ -190,3 +190,4 @@ export async function startTestVault(options: TestVaultOptions = {}): Promise<Te
 export type { DemoVault } from './cli/demo.ts';
 export { type IssuerMode, startTestIssuer, type TestIssuer } from './oidc/test-issuer.ts';
 export { type OutageMode, type OutageProxy, startOutageProxy } from './outage-proxy.ts';
+export { type ItemSecretColumn, sealItemSecret } from './store/item-secrets.ts';

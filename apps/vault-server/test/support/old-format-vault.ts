@@ -74,6 +74,9 @@ export async function writeOldFormatVault(
     };
     const ctx = createStoreContext(db, box, 0);
     const operator = operatorActor('old-server', 'test');
+    // Today's store writes its audit with the workload identity (a later migration's column):
+    // there while it writes, gone again before the vault is handed over in its old schema.
+    await db.query('ALTER TABLE audit ADD COLUMN identity text');
     const folderId = await addFolder(ctx, operator, {
       title: 'Old format',
       parentId: 0,
@@ -104,6 +107,7 @@ export async function writeOldFormatVault(
       );
       fileIds.push(Number(row!.id));
     }
+    await db.query('ALTER TABLE audit DROP COLUMN identity');
     await ctx.close();
     return { itemId: itemId!, fileIds };
   } finally {

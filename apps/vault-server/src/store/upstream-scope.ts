@@ -64,10 +64,12 @@ function readTarget(
   served: readonly number[],
   outside: readonly number[],
   missing: readonly number[] = [],
+  unseen: readonly number[] = [],
 ) {
   const notes = [
     ...(outside.length > 0 ? [`outside the scope: ${outside.join(',')}`] : []),
     ...(missing.length > 0 ? [`missing: ${missing.join(',')}`] : []),
+    ...(unseen.length > 0 ? [`outside the scope or missing: ${unseen.join(',')}`] : []),
   ];
   return `${what} ${served.join(',') || '-'}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
@@ -223,13 +225,24 @@ export const SCOPE_RULES: { readonly [K in EndpointName]: ScopeRule<K> } = {
     access: 'read',
     async run(ctx, { ids }) {
       const unique = [...new Set(ids)];
-      // Read by folder where the scope has fewer folders than ids are asked: then an item outside
-      // the scope is not seen at all, and the audit counts it as missing.
-      const found = await readItemsWithin(ctx.client, unique, ctx.scope);
+      const { items: found, byFolder } = await readItemsWithin(ctx.client, unique, ctx.scope);
       const served = cutItems(ctx.scope, found).sort((a, b) => a.id - b.id);
       const outside = found.filter((item) => !inScope(ctx.scope, item.folderId)).map((item) => item.id);
       const known = new Set(found.map((item) => item.id));
       const missing = unique.filter((id) => !known.has(id));
+      if (byFolder) {
+        // Read by folder: an id not served is outside the scope or missing, and nothing tells which.
+        return {
+          value: served,
+          target: readTarget(
+            'items',
+            served.map((item) => item.id),
+            [],
+            [],
+            missing,
+          ),
+        };
+      }
       return {
         value: served,
         target: readTarget(

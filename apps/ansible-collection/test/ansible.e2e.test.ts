@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const collectionDir = join(here, '..');
 /** The real `vaultline`, built: the lookup runs it as users' controllers do. */
 const CLI = fileURLToPath(new URL('../../cli/dist/cli.js', import.meta.url));
+/** The command the lookup runs: `vaultline` as installed (a build's own file is not executable). */
+const vaultlineBin = () => join(work, 'bin', 'vaultline');
 const BATCH = 50;
 const PASSWORD = `Ansible-Secret-${crypto.randomUUID()}`;
 
@@ -55,7 +57,7 @@ async function play(
         ANSIBLE_PYTHON_INTERPRETER: 'auto_silent',
         ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
         ANSIBLE_LOCALHOST_WARNING: 'false',
-        VAULTLINE_CLI: CLI,
+        VAULTLINE_CLI: vaultlineBin(),
         XDG_CONFIG_HOME: join(work, 'config'),
         VAULTLINE_CACHE_DIR: join(work, 'cache'),
         ...env,
@@ -92,6 +94,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vaultline-ansible-'));
   await mkdir(join(work, 'out'));
   await mkdir(join(work, 'tmp'));
+  await mkdir(join(work, 'bin'));
+  await writeFile(vaultlineBin(), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
   // The collection as users install it: built by ansible-galaxy, installed from the tarball.
   await promisify(execFile)(process.execPath, [join(collectionDir, 'build.ts')]);
   const tarball = (await readdir(join(collectionDir, 'dist'))).find((name) => name.endsWith('.tar.gz'));

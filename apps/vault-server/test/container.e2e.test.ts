@@ -36,7 +36,10 @@ async function run(
   options: { cwd?: string } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+    const running = execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+    // Nothing to read: a command that would wait on its standard input (a prompt) ends instead.
+    running.child.stdin?.end();
+    return await running;
   } catch (error) {
     const { code, stdout = '', stderr = '' } = error as { code?: number; stdout?: string; stderr?: string };
     const shown = new Error(

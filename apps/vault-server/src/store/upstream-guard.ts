@@ -195,6 +195,8 @@ interface Flight {
   readonly promise: Promise<SharedAnswer>;
   readonly controller: AbortController;
   waiting: number;
+  /** The latest deadline of its callers: it waits for the pace as long as one of them can. */
+  deadline: number;
 }
 
 interface SharedAnswer {
@@ -270,13 +272,13 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     );
   };
 
-  /** Waits for the pace to allow one more exchange, within the caller's deadline. */
-  const paced = async (signal: AbortSignal, deadline: number) => {
+  /** Waits for the pace to allow one more exchange, within the latest deadline of its callers. */
+  const paced = async (signal: AbortSignal, deadline: () => number) => {
     for (;;) {
       const { allowed, retryAfterSeconds } = await pace.hit(String(accountId));
       if (allowed) return;
       const waitMs = retryAfterSeconds * 1000;
-      if (now() + waitMs > deadline)
+      if (now() + waitMs > deadline())
         throw new NotSent(`paced: the next place is in ${retryAfterSeconds} s`, {
           cause: new RateLimitedError(
             `Account ${JSON.stringify(accountName)} is at the pace this server keeps below the upstream TeamPass's limit; try again later.`,
@@ -288,20 +290,28 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     }
   };
 
-  /** One exchange with the upstream, within the bounds; its answer read whole. */
+  /**
+   * One exchange with the upstream, within the bounds; its answer read whole. A place in flight
+   * is taken once the pace allows the exchange: waiting for the pace is not being in flight.
+   */
   const exchange = async (
     url: string,
     init: RequestInit | undefined,
     signal: AbortSignal,
-    deadline: number,
+    deadline: () => number,
   ): Promise<SharedAnswer> => {
+    const holdsNow = () => {
+      const reason = stopped();
+      if (reason) throw new NotSent(reason.message, { cause: reason });
+    };
+    holdsNow();
+    await paced(signal, deadline);
     const release = await slots.take(signal);
     let entered = false;
     let outcome = false;
     try {
-      const reason = stopped();
-      if (reason) throw new NotSent(reason.message, { cause: reason });
-      await paced(signal, deadline);
+      // A 429 or a refusal may have come while this one waited.
+      holdsNow();
       if (!breaker.enter()) {
         const open = stopped();
         throw new NotSent('the breaker is open', { cause: open });
@@ -346,8 +356,9 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     let flight = key === undefined ? undefined : flights.get(key);
     if (!flight || flight.controller.signal.aborted) {
       const controller = new AbortController();
-      const started = exchange(url, init, controller.signal, deadline);
-      flight = { promise: started, controller, waiting: 0 };
+      const timing = { deadline };
+      const started = exchange(url, init, controller.signal, () => timing.deadline);
+      flight = Object.assign(timing, { promise: started, controller, waiting: 0 });
       if (key !== undefined) {
         flights.set(key, flight);
         const done = () => {
@@ -356,6 +367,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
         started.then(done, done);
       }
     }
+    flight.deadline = Math.max(flight.deadline, deadline);
     let answer: SharedAnswer;
     try {
       answer = await join(flight, signal);

@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import { memoryLimiter } from '@vaultline/rate-limit';
+import { openPglite, type PgliteDatabase } from '@vaultline/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asUpstreamCaller } from './upstream-caller.ts';
+import { createAccountGuard, createUpstreamBreaker } from './upstream-guard.ts';
+
+describe('an account guard waiting for the pace', () => {
+  let upstream: Server;
+  let url: string;
+  let db: PgliteDatabase;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    db = await openPglite();
+    upstream = createServer((request, response) => {
+      asked.push(request.url ?? '');
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ path: request.url }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => upstream?.close(resolve));
+    await db?.close();
+  });
+
+  it("keeps a shared read for a caller who joined it, past the first caller's deadline", async () => {
+    // One call per window of 2 s, and this window's call made already.
+    const pace = memoryLimiter({ points: 1, durationSeconds: 2 });
+    await pace.hit('1');
+    const guard = createAccountGuard({
+      accountId: 1,
+      accountName: 'ci',
+      db,
+      breaker: createUpstreamBreaker(),
+      pace,
+    });
+    const read = (path: string, deadlineMs: number) =>
+      asUpstreamCaller(undefined, deadlineMs, async () => (await guard.fetch(`${url}${path}`)).json());
+    // Another read, asked first, takes the next window's call.
+    const other = read('/other', 10_000);
+    // The shared read's turn is the window after next: past its first caller's deadline (3 s),
+    // within that of the caller who joins it.
+    const first = read('/shared', 3_000);
+    const second = read('/shared', 10_000);
+    await expect(other).resolves.toEqual({ path: '/other' });
+    await expect(first).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(second).resolves.toEqual({ path: '/shared' });
+    expect(asked.sort()).toEqual(['/other', '/shared']);
+  }, 30_000);
+});

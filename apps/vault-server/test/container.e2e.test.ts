@@ -188,7 +188,10 @@ describe('the server image, built and run with podman', () => {
         'deploy',
         '--prod',
         '--legacy',
-        '--prefer-offline',
+        // From the store the workspace's install filled: never the registry (the resolution of
+        // other platforms' optional packages would otherwise ask it, and retry without end when
+        // it cannot be reached).
+        '--offline',
         join(context, 'out'),
       ],
       { cwd: ROOT },

@@ -263,6 +263,13 @@ describe('vaultline mcp against the vault server', () => {
     expect(await readFile(join(work.dir, 'cols.txt'), 'utf8')).toBe(
       'x = call("vaultline://Engineering/columns/password", 1)\nweak=abc\n',
     );
+    // The vault's titles the path spells are data, inside `data`; outside it, the id alone.
+    const storedId = (ok.data.stored as { itemId: number }).itemId;
+    expect(ok.data).toMatchObject({
+      reference: `vaultline://${storedId}/password`,
+      written: 'path',
+      stored: { data: { byPath: 'vaultline://Engineering/columns/password' } },
+    });
   });
 
   it('leaks no secret, nor a run of 6 of its characters, on success or any failure', async () => {

@@ -405,14 +405,16 @@ async function storeFrom(
     );
   const path = folderPaths(folders).get(folder.id) ?? [folder.title];
   const item = { id, label: input.label, path };
-  const reference = formatReference(referenceToItem(item, 'password', { form: input.form ?? 'id' }));
+  const written = formatReference(referenceToItem(item, 'password', { form: input.form ?? 'id' }));
+  // What the answer says outside `data` holds no vault text: the reference by id.
+  const byId = formatReference({ kind: 'id', id, field: 'password' });
   try {
-    await replaceTextFile(file, `${file.text.slice(0, start)}${reference}${file.text.slice(end)}`);
+    await replaceTextFile(file, `${file.text.slice(0, start)}${written}${file.text.slice(end)}`);
   } catch (error) {
     if (error instanceof ToolFailure)
       throw new ToolFailure(
         error.code,
-        `${error.message} The secret is stored as item ${id}: replace it by hand with ${reference}.`,
+        `${error.message} The secret is stored as item ${id}: replace it by hand with ${byId}.`,
       );
     throw error;
   }
@@ -422,12 +424,18 @@ async function storeFrom(
     stored: {
       itemId: id,
       folderId: folder.id,
-      data: { label: untrusted(input.label), folderPath: path.map(untrusted) },
+      data: {
+        label: untrusted(input.label),
+        folderPath: path.map(untrusted),
+        // The reference by path spells the vault's titles: what the file holds, shown bounded.
+        byPath: written === byId ? null : untrusted(written),
+      },
     },
     file: file.shown,
     line: where.line,
     column: where.column,
-    reference,
+    reference: byId,
+    written: written === byId ? 'id' : 'path',
     next: "The secret is still in this file's history (git, backups, the editor's local history) and wherever it was shared: the person should rotate it.",
   };
 }

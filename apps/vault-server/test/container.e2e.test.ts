@@ -33,10 +33,10 @@ const tail = (text: string) => (text.length > 8_000 ? `…${text.slice(-8_000)}`
 async function run(
   file: string,
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; signal?: AbortSignal } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   try {
-    const running = execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+    const running = execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' });
     // Nothing to read: a command that would wait on its standard input (a prompt) ends instead.
     running.child.stdin?.end();
     return await running;
@@ -127,12 +127,15 @@ describe('the Containerfiles and compose.yaml, read', () => {
 });
 
 /** podman with the settings this kind of machine needs: runc where crun cannot use its cgroups. */
-async function podman(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
+async function podman(
+  args: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ stdout: string; stderr: string }> {
   const runtime = await execute('sh', ['-c', 'command -v runc']).then(
     () => ['--runtime', 'runc'],
     () => [],
   );
-  return run('podman', [...runtime, '--cgroup-manager', 'cgroupfs', ...args]);
+  return run('podman', [...runtime, '--cgroup-manager', 'cgroupfs', ...args], { signal });
 }
 
 /** Limits lowered (not raised) for the container: permitted even without CAP_SYS_RESOURCE. */
@@ -155,6 +158,10 @@ describe('the server image, built and run with podman', () => {
   const serverImage = `localhost/vaultline-test-server:${tag}`;
   const container = `vaultline-test-${tag}`;
   let work: string;
+  // Ends what the build still runs when the suite ends early (its hook out of time): no command
+  // outlives the test.
+  const building = new AbortController();
+  const { signal } = building;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'vaultline-image-'));
@@ -164,7 +171,7 @@ describe('the server image, built and run with podman', () => {
     // Where distroless Node images keep it.
     await mkdir(join(base, 'root/nodejs/bin'), { recursive: true });
     await cp(node, join(base, 'root/nodejs/bin/node'));
-    const { stdout: linked } = await run('ldd', [node]);
+    const { stdout: linked } = await run('ldd', [node], { signal });
     for (const match of linked.matchAll(/(\/\S+\.so[^\s]*)/g)) {
       const lib = match[1]!;
       await mkdir(join(base, 'root', dirname(lib)), { recursive: true });
@@ -176,7 +183,7 @@ describe('the server image, built and run with podman', () => {
       'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n',
     );
     await writeFile(join(base, 'Containerfile'), 'FROM scratch\nCOPY root/ /\n');
-    await podman(['build', '--pull=never', '--layers=false', '-q', '-t', runtimeImage, base]);
+    await podman(['build', '--pull=never', '--layers=false', '-q', '-t', runtimeImage, base], signal);
     // The build stage's output, made here: the server and its production dependencies.
     const context = join(work, 'context');
     await mkdir(context);
@@ -194,7 +201,7 @@ describe('the server image, built and run with podman', () => {
         '--offline',
         join(context, 'out'),
       ],
-      { cwd: ROOT },
+      { cwd: ROOT, signal },
     );
     // The Containerfile's runtime stage, as it is, after a build stage holding that output.
     const text = await readFile(SERVER_FILE, 'utf8');
@@ -205,23 +212,27 @@ describe('the server image, built and run with podman', () => {
       join(context, 'Containerfile'),
       `ARG RUNTIME_IMAGE\nFROM scratch AS build\nCOPY out /out\n\n${runtimeStage}`,
     );
-    await podman([
-      'build',
-      '--pull=never',
-      // No image is left of the stand-in build stage.
-      '--layers=false',
-      '--format',
-      'docker',
-      '-q',
-      '--build-arg',
-      `RUNTIME_IMAGE=${runtimeImage}`,
-      '-t',
-      serverImage,
-      context,
-    ]);
+    await podman(
+      [
+        'build',
+        '--pull=never',
+        // No image is left of the stand-in build stage.
+        '--layers=false',
+        '--format',
+        'docker',
+        '-q',
+        '--build-arg',
+        `RUNTIME_IMAGE=${runtimeImage}`,
+        '-t',
+        serverImage,
+        context,
+      ],
+      signal,
+    );
   }, 600_000);
 
   afterAll(async () => {
+    building.abort();
     await podman(['rm', '--force', '--ignore', container]).catch(() => undefined);
     await podman(['rmi', '--force', serverImage, runtimeImage]).catch(() => undefined);
     if (work) await rm(work, { recursive: true, force: true });

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type HoldingProxy, startHoldingProxy } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HoldingProxy, startHoldingProxy } from './support/holding-proxy.ts';
 import { type McpSession, startMcp, tempDir } from './support/mcp.ts';
 import { type SeededVault, startSeededVault } from './support/seed.ts';
 
@@ -18,7 +18,7 @@ describe('vaultline mcp store_secret, racing a swapped folder', () => {
 
   beforeAll(async () => {
     seeded = await startSeededVault();
-    proxy = await startHoldingProxy(seeded.vault.url, (path) => path.includes('/add/item'));
+    proxy = await startHoldingProxy(seeded.vault.url);
     [home, work, outside] = await Promise.all([
       tempDir('vaultline-race-home-'),
       tempDir('vaultline-race-work-'),
@@ -42,13 +42,14 @@ describe('vaultline mcp store_secret, racing a swapped folder', () => {
     const text = `DB_PASS=${secret}\n`;
     await mkdir(join(work.dir, 'app'));
     await writeFile(join(work.dir, 'app', '.env'), text);
+    const { arrived } = proxy.hold((path) => path.includes('/add/item'));
     const call = mcp.call('store_secret', {
       file: 'app/.env',
       line: 1,
       folderId: seeded.folders.dev,
       label: 'raced secret',
     });
-    await proxy.arrived();
+    await arrived;
     // The folder moves out of the workspace, and a link to it takes its place.
     await rename(join(work.dir, 'app'), join(outside.dir, 'app'));
     await symlink(join(outside.dir, 'app'), join(work.dir, 'app'));

@@ -1,10 +1,10 @@
 // The Slack points of the third review (#31): linked accounts attacked. Real Bolt app, signed
 // requests, the fake Slack and the TeamPass 3 fake over HTTP, which locks the bot's address
 // after repeated failed sign-ins as TeamPass does.
+import { type HoldingProxy, startHoldingProxy } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nextId, postPayload, slash, startBot, type TestBot } from './support/bot.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
-import { type HoldingProxy, startHoldingProxy } from './support/holding-proxy.ts';
 import { labelsOf, type Message, postsTo, textOf } from './support/messages.ts';
 import { eventually } from './support/poll.ts';
 import {

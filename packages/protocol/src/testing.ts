@@ -7,6 +7,8 @@
  *   with faults switched on per test and every request recorded.
  * - `startRecordingServer`: no vault at all (a web page, a 404, a proxy's refusal, a 503, a dropped
  *   connection), recording every URL it received: for tests that no key reaches a URL there.
+ * - `startHoldingProxy`: a proxy in front of any of them (or the Vaultline server) that holds the
+ *   requests a test names until it lets them go: a vault slow for exactly as long as a race needs.
  * - `startTeamPass3Fake`: TeamPass 3.2.1.5's REST API (JWT sessions, per-user rights and API
  *   flags, problem+json errors, HTML-escaped labels, nested trees, pagination, 429), stateful,
  *   with a control API for tests; checked against a live recording by the package's tests.
@@ -23,6 +25,7 @@
  * @module
  */
 
+export { type HoldingProxy, startHoldingProxy } from './testing/holding-proxy.ts';
 export {
   RECORDING_MODES,
   type RecordingMode,

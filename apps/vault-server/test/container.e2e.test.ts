@@ -33,7 +33,7 @@ const tail = (text: string) => (text.length > 8_000 ? `…${text.slice(-8_000)}`
 async function run(
   file: string,
   args: readonly string[],
-  options: { cwd?: string; signal?: AbortSignal } = {},
+  options: { cwd?: string; signal?: AbortSignal | undefined } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   try {
     const running = execute(file, args, { ...options, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' });

@@ -21,6 +21,7 @@ import {
 } from '@vaultline/protocol/testing';
 import { createWireClient } from '@vaultline/protocol/wire';
 import { startBenchmark } from '@vaultline/repo/benchmarks';
+import { faultsSeed, IN_FOLDER } from '../test/support/faults-seed.ts';
 import { cli, startVaultProcess } from './vault-process.ts';
 
 const ALICE = {
@@ -28,27 +29,9 @@ const ALICE = {
   password: 'Bench-Faults-Pw-1!',
   apiKey: 'benchFaultsApiKey0123456789abcdefghijkl',
 };
-const IN_FOLDER = 1_000;
 const RUNS = 50;
 const REFERENCES = 10;
-
-const seed: TeamPass3FakeOptions['seed'] = {
-  folders: [
-    { id: 1, title: 'Engineering' },
-    { id: 2, title: 'Other' },
-  ],
-  roles: [{ name: 'Devs', folders: { Engineering: 'W', Other: 'W' } }],
-  users: [{ ...ALICE, roles: ['Devs'] }],
-  items: [
-    ...Array.from({ length: IN_FOLDER }, (_, i) => ({
-      id: i + 1,
-      label: `bench ${i + 1}`,
-      folder: 'Engineering',
-      password: `Bench-Faults-Secret-${i + 1}`,
-    })),
-    { id: IN_FOLDER + 1, label: 'elsewhere', folder: 'Other', password: 'Bench-Faults-Other' },
-  ],
-};
+const seed = faultsSeed(ALICE, 'Bench-Faults');
 
 interface Served {
   readonly fake: TeamPass3Fake;

@@ -7,10 +7,11 @@
  */
 
 import { request as httpRequest } from 'node:http';
-import { startTeamPass3Fake, type TeamPass3Fake, type TeamPass3Seed } from '@vaultline/protocol/testing';
+import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reencryptAccounts } from '../src/store/upstream-accounts.ts';
 import { startTestVault, type TestVault, type TestVaultOptions } from '../src/testing.ts';
+import { faultsSeed, IN_FOLDER } from './support/faults-seed.ts';
 import { expectJsonError, expectNoSecrets, rawRequest, TEST_OPERATOR } from './support/helpers.ts';
 
 const ALICE = {
@@ -18,28 +19,7 @@ const ALICE = {
   password: 'Alice-Faults-Pw-4%',
   apiKey: 'aliceFaultsApiKey0123456789abcdefghijkl',
 };
-/** Items in the scoped folder: a read of all of them by id is the costly read of the issue. */
-const IN_FOLDER = 1_000;
-
-function seed(): TeamPass3Seed {
-  return {
-    folders: [
-      { id: 1, title: 'Engineering' },
-      { id: 2, title: 'Other' },
-    ],
-    roles: [{ name: 'Devs', folders: { Engineering: 'W', Other: 'W' } }],
-    users: [{ ...ALICE, roles: ['Devs'] }],
-    items: [
-      ...Array.from({ length: IN_FOLDER }, (_, i) => ({
-        id: i + 1,
-        label: `item ${i + 1}`,
-        folder: 'Engineering',
-        password: `Faults-Secret-${i + 1}`,
-      })),
-      { id: IN_FOLDER + 1, label: 'elsewhere', folder: 'Other', password: 'Faults-Other-Secret' },
-    ],
-  };
-}
+const seed = () => faultsSeed(ALICE, 'Faults');
 
 /** A server in front of the fake with the account `ci` registered, and keys made on demand. */
 async function serve(fake: TeamPass3Fake, logLines: string[], options: TestVaultOptions = {}) {

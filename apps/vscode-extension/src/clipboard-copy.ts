@@ -15,7 +15,6 @@ export class ClipboardCopier implements vscode.Disposable {
   private visible = false;
   private pendingDigest: string | undefined;
   private pendingWhat = '';
-  private warnedUnclearable = false;
   private readonly notifier: Notifier;
   /** Whether the clipboard is read before it is cleared: in a desktop window only. */
   private readonly readsFirst = vscode.env.uiKind === vscode.UIKind.Desktop;
@@ -39,16 +38,6 @@ export class ClipboardCopier implements vscode.Disposable {
     const seconds = clearSeconds(requested);
     this.cancel(false);
     await vscode.env.clipboard.writeText(value);
-    if (!this.readsFirst && !this.warnedUnclearable && !(await mayWriteUnprompted())) {
-      this.warnedUnclearable = true;
-      this.notifier.warning(
-        vscode.l10n.t(
-          'Vaultline: this browser lets a page change the clipboard on its own only once the page may read it, so the {0} may stay on the clipboard after {1} s. Allow clipboard access for this site, or copy something else over it.',
-          what.toLowerCase(),
-          seconds,
-        ),
-      );
-    }
     const digest = await sha256(value);
     this.pendingDigest = digest;
     this.pendingWhat = what;
@@ -129,20 +118,6 @@ export function clearSeconds(requested?: unknown): number {
   return Number.isFinite(configured) && configured > 0
     ? Math.min(configured, MAX_CLEAR_SECONDS)
     : DEFAULTS.clipboardClearSeconds;
-}
-
-/**
- * Whether the browser lets a page write the clipboard without a click: Chromium asks for the
- * clipboard-read permission then. True where no Permissions API answers (a desktop window, Node).
- */
-async function mayWriteUnprompted(): Promise<boolean> {
-  const permissions = (globalThis.navigator as { permissions?: Permissions } | undefined)?.permissions;
-  if (!permissions) return true;
-  try {
-    return (await permissions.query({ name: 'clipboard-read' as PermissionName })).state === 'granted';
-  } catch {
-    return true;
-  }
 }
 
 /** Whether the clipboard still holds the value of this digest; true when it cannot be read. */

@@ -46,13 +46,13 @@ export function upstreamPaceLimit(perMinute = DEFAULT_UPSTREAM_CALLS_PER_MINUTE)
 /**
  * The pace of the upstream's accounts, a sliding window per account: exact across instances on
  * PostgreSQL (TeamPass counts per user, whichever instance calls; one statement per call), in memory
- * for PGlite's one instance. When the database cannot be reached, the call is paced in this
- * instance's memory instead and `onError` is told.
+ * for PGlite's one instance. When the database cannot be reached, calls are paced in this
+ * instance's memory instead and `onError` is told (once until the database answers again).
  *
  * @param db The server's database.
  * @param tableName The pace's table (migration 17).
  * @param perMinute Calls per account in any 60 s.
- * @param onError Told when the database could not be reached.
+ * @param onError Told when the database could no longer be reached.
  * @returns The limiter, keyed by account id.
  */
 export function upstreamPace(
@@ -65,13 +65,18 @@ export function upstreamPace(
   const local = memorySlidingLimiter(limit);
   if (db.kind !== 'postgres') return local;
   const shared = postgresSlidingLimiter({ db, tableName, keyPrefix: 'upstream-pace', ...limit });
+  let failing = false;
   return {
     points: shared.points,
     async hit(key) {
       try {
-        return await shared.hit(key);
+        const decision = await shared.hit(key);
+        failing = false;
+        return decision;
       } catch (error) {
-        onError?.(error);
+        // Told once per outage, not once per call.
+        if (!failing) onError?.(error);
+        failing = true;
         return local.hit(key);
       }
     },

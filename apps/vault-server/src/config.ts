@@ -90,7 +90,7 @@ export interface VaultServerConfig {
   auditQueueSize: number;
   /** Upstream mode: the time a caller is given for its upstream work, in ms (below the CLI's 10 s). */
   upstreamDeadlineMs: number;
-  /** Upstream mode: the calls per minute the server makes per account (below TeamPass's limit). */
+  /** Upstream mode: the calls the server makes per account in any 60 s (below TeamPass's limit). */
   upstreamCallsPerMinute: number;
 }
 

@@ -43,6 +43,8 @@ export const DEFAULT_FAILED_KEY_LIMIT = 10;
 export const FAILED_KEY_WINDOW_MS = 15 * 60 * 1000;
 /** The table of the request and failed-key counters on PostgreSQL (created by schema migration 6). */
 export const RATE_LIMIT_TABLE = 'vaultline_rate_limits';
+/** Upstream mode: the table of the upstream accounts' pace on PostgreSQL (created by schema migration 17). */
+export const UPSTREAM_PACE_TABLE = 'vaultline_upstream_pace';
 /** How long an authenticated key, the folder tree and the rights are kept in memory. */
 export const DEFAULT_CACHE_TTL_MS = 1_000;
 /** How long a graceful shutdown waits for requests in flight. */
@@ -118,5 +120,5 @@ export const LOG_FLUSH_MS = 100;
 /** Upstream mode: the time a caller is given for its upstream work: below the CLI's 10 s timeout, so the server answers first. */
 export const DEFAULT_UPSTREAM_DEADLINE_MS = 8_000;
 
-/** Upstream mode: calls per minute and account, below TeamPass's default limit of 120. */
+/** Upstream mode: calls per account in any 60 s (all of them available at once), below TeamPass's default limit of 120. */
 export const DEFAULT_UPSTREAM_CALLS_PER_MINUTE = 100;

@@ -6,7 +6,7 @@ import { type AuditStream, createAuditStream } from '@vaultline/audit-stream';
 import type { Logger } from 'pino';
 import { serveAdminChannel } from './admin-channel.ts';
 import { defaultConfig, type VaultServerConfig } from './config.ts';
-import { RATE_LIMIT_TABLE, SHUTDOWN_GRACE_MS } from './constants.ts';
+import { SHUTDOWN_GRACE_MS, UPSTREAM_PACE_TABLE } from './constants.ts';
 import { createApp } from './http/create-app.ts';
 import { createLimiters, type Limiters } from './http/limits.ts';
 import { createClientErrorHandler, createNodeListener } from './http/node-listener.ts';
@@ -128,7 +128,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
           db: vault.db,
           box: vault.ctx.box,
           logger,
-          pace: upstreamPace(vault.db, RATE_LIMIT_TABLE, config.upstreamCallsPerMinute, (error) =>
+          pace: upstreamPace(vault.db, UPSTREAM_PACE_TABLE, config.upstreamCallsPerMinute, (error) =>
             logger.warn({ err: loggableError(error) }, 'upstream pace: the database could not be reached'),
           ),
           // A refusal drops what was kept of the account: never served again, stale or not.

@@ -8,7 +8,11 @@
 
 import { request as httpRequest } from 'node:http';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
+import { openPostgres } from '@vaultline/store';
+import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UPSTREAM_PACE_TABLE } from '../src/constants.ts';
+import { generateMasterKey } from '../src/crypto/master-key.ts';
 import { reencryptAccounts } from '../src/store/upstream-accounts.ts';
 import { startTestVault, type TestVault, type TestVaultOptions } from '../src/testing.ts';
 import { faultsSeed, IN_FOLDER } from './support/faults-seed.ts';
@@ -289,28 +293,91 @@ describe('an account paced below the limit of TeamPass', () => {
 
   beforeAll(async () => {
     fake = await startTeamPass3Fake({ seed: seed() });
-    // One call per window of 5 s, and a deadline shorter than a window.
-    served = await serve(fake, logLines, { upstreamCallsPerMinute: 12, upstreamDeadlineMs: 2_000 });
+    // Four calls in any minute, and a deadline far shorter than a minute.
+    served = await serve(fake, logLines, { upstreamCallsPerMinute: 4, upstreamDeadlineMs: 2_000 });
   });
   afterAll(async () => {
     await served?.vault.close();
     await fake?.close();
   });
 
-  it('sends no more than its pace and answers 503 with Retry-After when the next place is past the deadline', async () => {
+  it('sends its whole minute at once, then answers 503 with Retry-After when the next place is past the deadline', async () => {
     const { vault, key } = served;
     const machine = await key();
     fake.resetCounters();
-    // The sign-in takes the window's one place: the read's place is past the caller's deadline.
-    const answer = await api(vault, machine, '/read/items/1');
-    expect(expectJsonError(answer, 503, 'rate_limited').err).toMatch(/pace/);
-    expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(5);
-    expect(fake.requests.map((request) => request.url)).toEqual([expect.stringMatching(/\/authorize$/)]);
-    await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
-      timeout: 30_000,
-      interval: 500,
-    });
-    expect(itemCalls(fake)).toBe(1);
+    // The sign-in and a read, then three reads at once: the minute's four places, and one too many.
+    expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
+    const burst = await Promise.all([2, 3, 4].map((id) => api(vault, machine, `/read/items/${id}`)));
+    expect(burst.map((answer) => answer.status).sort()).toEqual([200, 200, 503]);
+    // The next place comes a minute after the sign-in, far past the caller's deadline.
+    const refused = burst.find((answer) => answer.status === 503);
+    expect(expectJsonError(refused!, 503, 'rate_limited').err).toMatch(/pace/);
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(5);
+    expect(Number(refused?.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(signInsSent(fake)).toBe(1);
+    expect(itemCalls(fake)).toBe(3);
   }, 60_000);
+});
+
+describe('an account paced across two instances on PostgreSQL', () => {
+  let cluster: PostgresCluster;
+  let fake: TeamPass3Fake;
+  const vaults: TestVault[] = [];
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    fake = await startTeamPass3Fake({ seed: seed() });
+  });
+  afterAll(async () => {
+    for (const vault of vaults) await vault.close();
+    await fake?.close();
+    await cluster?.stop();
+  });
+
+  it('shares one minute of calls between the instances, exactly', async () => {
+    const databaseUrl = await cluster.createDatabase();
+    const options = {
+      databaseUrl,
+      masterKey: generateMasterKey(),
+      upstreamCallsPerMinute: 4,
+      upstreamDeadlineMs: 2_000,
+    };
+    const logLines: string[] = [];
+    const first = await serve(fake, logLines, options);
+    vaults.push(first.vault);
+    const second = await startTestVault({ upstreamUrl: fake.url, ...options });
+    vaults.push(second);
+    const machine = await first.key();
+    fake.resetCounters();
+    // Each instance signs in and reads, at once: the minute's four calls.
+    const reads = await Promise.all([
+      api(first.vault, machine, '/read/items/1'),
+      api(second, machine, '/read/items/2'),
+    ]);
+    expect(reads.map((answer) => answer.status)).toEqual([200, 200]);
+    // Neither instance has a place left, whichever it is.
+    const more = await Promise.all(
+      [3, 4, 5, 6].map((id) => api(id % 2 === 0 ? second : first.vault, machine, `/read/items/${id}`)),
+    );
+    for (const answer of more) {
+      expect(expectJsonError(answer, 503, 'rate_limited').err).toMatch(/pace/);
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(5);
+    }
+    expect(signInsSent(fake)).toBe(2);
+    expect(itemCalls(fake)).toBe(2);
+
+    // The shared pace failing (its table gone): each instance paces in its own memory, and says so.
+    const db = await openPostgres({ url: databaseUrl, poolSize: 1 });
+    try {
+      await db.exec(`DROP TABLE ${UPSTREAM_PACE_TABLE}`);
+    } finally {
+      await db.close();
+    }
+    expect((await api(first.vault, machine, '/read/items/7')).status).toBe(200);
+    expect((await api(first.vault, machine, '/read/items/8')).status).toBe(200);
+    // Said once for the outage, not once per call.
+    const told = logLines.filter((line) => line.includes('upstream pace: the database could not be reached'));
+    expect(told).toHaveLength(1);
+    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey, machine, 'Faults-Secret-7']);
+  }, 120_000);
 });

@@ -18,3 +18,10 @@ export {
   writeBehindLimiter,
 } from './limiters.ts';
 export { type PostgresCounterOptions, postgresCounter, rateLimitTableSql } from './postgres-counter.ts';
+export {
+  type MemorySlidingLimiterOptions,
+  memorySlidingLimiter,
+  type PostgresSlidingLimiterOptions,
+  postgresSlidingLimiter,
+  slidingLimitTableSql,
+} from './sliding-window.ts';

@@ -4,17 +4,17 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 export interface Decision {
   /** Whether the hit is within the limit. */
   allowed: boolean;
-  /** When refused, in how many seconds (at least 1) the key's window ends; 0 when allowed. */
+  /** When refused, in how many seconds (at least 1) the key has a place again; 0 when allowed. */
   retryAfterSeconds: number;
 }
 
-/** Counts hits per key in a fixed window and says whether each one is allowed. */
+/** Counts hits per key in a window (fixed or sliding) and says whether each one is allowed. */
 export interface Limiter {
   /** Hits allowed per key and window. */
   readonly points: number;
   /**
-   * Counts one hit of a key (refused hits are not counted by the write-behind and memory
-   * limiters; the exact limiter counts every hit, as rate-limiter-flexible's `consume` does).
+   * Counts one hit of a key (refused hits are not counted by the write-behind, memory and
+   * sliding-window limiters; the exact limiter counts every hit, as rate-limiter-flexible's `consume` does).
    *
    * @param key What is counted: any string, hostile or not (long and unusual keys are hashed).
    * @returns Whether it is allowed.

@@ -22,12 +22,30 @@ export interface PostgresCounterOptions {
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const KEY_PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
 
-function checkTableName(tableName: string): string {
+/**
+ * Checks a table name.
+ *
+ * @param tableName The table.
+ * @returns The name.
+ */
+export function checkTableName(tableName: string): string {
   if (!TABLE_NAME.test(tableName))
     throw new RangeError(
       'tableName must be lower-case letters, digits and _ (at most 63), not starting with a digit',
     );
   return tableName;
+}
+
+/**
+ * Checks a key prefix.
+ *
+ * @param keyPrefix The prefix.
+ * @returns The prefix.
+ */
+export function checkKeyPrefix(keyPrefix: string): string {
+  if (!KEY_PREFIX.test(keyPrefix))
+    throw new RangeError('keyPrefix must be 1 to 64 letters, digits, _, . or -');
+  return keyPrefix;
 }
 
 /**
@@ -59,10 +77,9 @@ export function rateLimitTableSql(tableName: string): string {
  * @returns The counter.
  */
 export function postgresCounter(options: PostgresCounterOptions): RateLimiterPostgres {
-  const { db, keyPrefix } = options;
+  const { db } = options;
   const tableName = checkTableName(options.tableName);
-  if (!KEY_PREFIX.test(keyPrefix))
-    throw new RangeError('keyPrefix must be 1 to 64 letters, digits, _, . or -');
+  const keyPrefix = checkKeyPrefix(options.keyPrefix);
   return new RateLimiterPostgres({
     // rate-limiter-flexible calls query({ name, text, values }) and reads rows and rowCount; the
     // statements the limiters use (get, penalty, consume) return the rows they count.

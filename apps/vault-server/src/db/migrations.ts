@@ -1,6 +1,6 @@
-import { rateLimitTableSql } from '@vaultline/rate-limit';
+import { rateLimitTableSql, slidingLimitTableSql } from '@vaultline/rate-limit';
 import { type Database, type Migration, migrate } from '@vaultline/store';
-import { RATE_LIMIT_TABLE } from '../constants.ts';
+import { RATE_LIMIT_TABLE, UPSTREAM_PACE_TABLE } from '../constants.ts';
 import { CHANGES_CHANNEL, MAX_NOTIFIED_IDS } from './changes.ts';
 
 /** The table that records the applied versions. */
@@ -325,6 +325,11 @@ ALTER TABLE audit ADD COLUMN identity text;
 CREATE TRIGGER trust_policies_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON trust_policies
   FOR EACH STATEMENT EXECUTE FUNCTION vaultline_access_changed();
 `,
+  },
+  {
+    version: 17,
+    name: 'upstream mode: the pace of each account, a sliding window every instance shares',
+    sql: slidingLimitTableSql(UPSTREAM_PACE_TABLE),
   },
 ];
 

@@ -5,8 +5,8 @@
  * - the account's holds, shared through the server's database: a refused sign-in suspends the
  *   account until its credentials are registered again (their fingerprint changes); a 429 stops
  *   its calls until `Retry-After` has passed;
- * - a pace per account below TeamPass's limit (a `@vaultline/rate-limit` limiter, shared through
- *   the database on PostgreSQL), and at most `maxConcurrent` exchanges in flight;
+ * - a pace per account below TeamPass's limit (a `@vaultline/rate-limit` sliding window, shared
+ *   through the database on PostgreSQL), and at most `maxConcurrent` exchanges in flight;
  * - a circuit breaker per upstream: after consecutive timeouts (or unreachable answers) every
  *   call fails at once until one probe gets an answer;
  * - identical reads in flight (same URL, same session) made once, their answer shared;
@@ -18,7 +18,7 @@
  * @module
  */
 
-import { type Limiter, memoryLimiter, postgresCounter, writeBehindLimiter } from '@vaultline/rate-limit';
+import { type Limiter, memorySlidingLimiter, postgresSlidingLimiter } from '@vaultline/rate-limit';
 import type { Database, Queryable } from '@vaultline/store';
 import { DEFAULT_UPSTREAM_CALLS_PER_MINUTE } from '../constants.ts';
 import { RateLimitedError, VaultServerError } from '../errors.ts';
@@ -27,31 +27,32 @@ import { currentUpstreamCaller } from './upstream-caller.ts';
 /** How long the holds read from the database are trusted before they are read again, in ms. */
 const HOLDS_REFRESH_MS = 1_000;
 
-/** The window the pace is counted in, in seconds: short, so no minute of TeamPass's sees more. */
-const PACE_WINDOW_SECONDS = 5;
+/** The window the pace is counted in, in seconds: TeamPass's minute. */
+const PACE_WINDOW_SECONDS = 60;
 
 /**
- * The pace as a limit per window: `perMinute` spread over windows of 5 s (96 a minute for 100), so
- * that any minute TeamPass counts (a sliding window) holds at most 13 windows' worth.
+ * The pace as a limit: at most `perMinute` calls in any 60 s (a sliding window), so the whole
+ * budget is available as a burst. TeamPass estimates its minute from two clock-minute buckets (the
+ * previous one weighted): two full bursts just over a minute apart can reach up to twice
+ * `perMinute` in its estimate, above its limit when `perMinute` is more than half of it.
  *
  * @param perMinute Calls per minute.
  * @returns Points and window.
  */
 export function upstreamPaceLimit(perMinute = DEFAULT_UPSTREAM_CALLS_PER_MINUTE) {
-  return {
-    points: Math.max(1, Math.floor((perMinute * PACE_WINDOW_SECONDS) / 60)),
-    durationSeconds: PACE_WINDOW_SECONDS,
-  };
+  return { points: perMinute, durationSeconds: PACE_WINDOW_SECONDS };
 }
 
 /**
- * The pace of the upstream's accounts: shared through the database on PostgreSQL (TeamPass counts
- * per user, whichever instance calls), in memory for PGlite's one instance.
+ * The pace of the upstream's accounts, a sliding window per account: exact across instances on
+ * PostgreSQL (TeamPass counts per user, whichever instance calls; one statement per call), in memory
+ * for PGlite's one instance. When the database cannot be reached, calls are paced in this
+ * instance's memory instead and `onError` is told (once until the database answers again).
  *
- * @param db The server's database; `rate_limits` holds the counts.
- * @param tableName The counters' table.
- * @param perMinute Calls per minute and account.
- * @param onError Told when the database could not be reached (the pace goes on in memory).
+ * @param db The server's database.
+ * @param tableName The pace's table (migration 17).
+ * @param perMinute Calls per account in any 60 s.
+ * @param onError Told when the database could no longer be reached.
  * @returns The limiter, keyed by account id.
  */
 export function upstreamPace(
@@ -61,11 +62,27 @@ export function upstreamPace(
   onError?: (error: unknown) => void,
 ): Limiter {
   const limit = upstreamPaceLimit(perMinute);
-  if (db.kind !== 'postgres') return memoryLimiter(limit);
-  return writeBehindLimiter({
-    shared: postgresCounter({ db, tableName, keyPrefix: 'upstream-pace', ...limit }),
-    onError,
-  });
+  const local = memorySlidingLimiter(limit);
+  if (db.kind !== 'postgres') return local;
+  const shared = postgresSlidingLimiter({ db, tableName, keyPrefix: 'upstream-pace', ...limit });
+  let failing = false;
+  return {
+    points: shared.points,
+    async hit(key) {
+      try {
+        const decision = await shared.hit(key);
+        failing = false;
+        return decision;
+      } catch (error) {
+        // Told once per outage, not once per call.
+        if (!failing) onError?.(error);
+        failing = true;
+        return local.hit(key);
+      }
+    },
+    flush: async () => {},
+    close: async () => {},
+  };
 }
 
 /** The circuit breaker of one upstream. */

@@ -1,15 +1,17 @@
 // The two databases a limiter shares counts through, opened as the apps open them
 // (@vaultline/store): embedded PGlite and a throwaway PostgreSQL cluster. Each fresh database gets
-// the counter table the way an app's migration creates it.
+// the counter tables the way an app's migration creates them.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
-import { rateLimitTableSql } from '../../src/index.ts';
+import { rateLimitTableSql, slidingLimitTableSql } from '../../src/index.ts';
 
 /** The counter table of every fresh database. */
 export const TABLE = 'rate_limits';
+/** The sliding-window table of every fresh database. */
+export const SLIDING_TABLE = 'sliding_limits';
 
 /** One open connection to a database: what an app hands its limiters. */
 export type Connection = Database;
@@ -36,7 +38,7 @@ export function pgliteBackend(): Backend {
       const dir = await mkdtemp(join(tmpdir(), 'rate-limit-pglite-'));
       dirs.push(dir);
       const migrated = await openPglite({ dataDir: dir });
-      await migrated.exec(rateLimitTableSql(TABLE));
+      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${slidingLimitTableSql(SLIDING_TABLE)}`);
       await migrated.close();
       return { connect: () => openPglite({ dataDir: dir }) };
     },
@@ -57,7 +59,7 @@ export async function postgresBackend(): Promise<Backend> {
     async fresh() {
       const url = await cluster.createDatabase();
       const migrated = await openPostgres({ url, poolSize: 1 });
-      await migrated.exec(rateLimitTableSql(TABLE));
+      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${slidingLimitTableSql(SLIDING_TABLE)}`);
       await migrated.close();
       return { connect: () => openPostgres({ url, poolSize: 4 }) };
     },

@@ -90,7 +90,10 @@ export interface VaultServerConfig {
   auditQueueSize: number;
   /** Upstream mode: the time a caller is given for its upstream work, in ms (below the CLI's 10 s). */
   upstreamDeadlineMs: number;
-  /** Upstream mode: the calls the server makes per account in any 60 s (below TeamPass's limit). */
+  /**
+   * Upstream mode: the most TeamPass may count of an account's calls in a minute (below its limit):
+   * half of them at once, the other half a minute.
+   */
   upstreamCallsPerMinute: number;
 }
 
@@ -167,7 +170,7 @@ export const EnvSchema = v.object({
   VAULTLINE_UPSTREAM_CACHE_TTL_MS: integer(0, 3_600_000, 0),
   VAULTLINE_UPSTREAM_STALE_IF_ERROR_MS: integer(0, 86_400_000, 0),
   VAULTLINE_UPSTREAM_DEADLINE_MS: integer(100, 600_000, DEFAULT_UPSTREAM_DEADLINE_MS),
-  VAULTLINE_UPSTREAM_CALLS_PER_MINUTE: integer(1, 1_000_000, DEFAULT_UPSTREAM_CALLS_PER_MINUTE),
+  VAULTLINE_UPSTREAM_CALLS_PER_MINUTE: integer(2, 1_000_000, DEFAULT_UPSTREAM_CALLS_PER_MINUTE),
   VAULTLINE_UPSTREAM_URL: v.optional(
     v.pipe(
       v.string(),

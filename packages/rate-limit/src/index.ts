@@ -19,9 +19,10 @@ export {
 } from './limiters.ts';
 export { type PostgresCounterOptions, postgresCounter, rateLimitTableSql } from './postgres-counter.ts';
 export {
-  type MemorySlidingLimiterOptions,
-  memorySlidingLimiter,
-  type PostgresSlidingLimiterOptions,
-  postgresSlidingLimiter,
-  slidingLimitTableSql,
-} from './sliding-window.ts';
+  type MemoryTokenBucketOptions,
+  memoryTokenBucket,
+  type PostgresTokenBucketOptions,
+  postgresTokenBucket,
+  type TokenBucketLimit,
+  tokenBucketTableSql,
+} from './token-bucket.ts';

@@ -8,13 +8,13 @@ export interface Decision {
   retryAfterSeconds: number;
 }
 
-/** Counts hits per key in a window (fixed or sliding) and says whether each one is allowed. */
+/** Counts hits per key (in a fixed window, or a token bucket) and says whether each one is allowed. */
 export interface Limiter {
-  /** Hits allowed per key and window. */
+  /** Hits allowed per key and window (a token bucket's burst). */
   readonly points: number;
   /**
    * Counts one hit of a key (refused hits are not counted by the write-behind, memory and
-   * sliding-window limiters; the exact limiter counts every hit, as rate-limiter-flexible's `consume` does).
+   * token-bucket limiters; the exact limiter counts every hit, as rate-limiter-flexible's `consume` does).
    *
    * @param key What is counted: any string, hostile or not (long and unusual keys are hashed).
    * @returns Whether it is allowed.

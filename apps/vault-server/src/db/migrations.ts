@@ -1,4 +1,4 @@
-import { rateLimitTableSql, slidingLimitTableSql } from '@vaultline/rate-limit';
+import { rateLimitTableSql, tokenBucketTableSql } from '@vaultline/rate-limit';
 import { type Database, type Migration, migrate } from '@vaultline/store';
 import { RATE_LIMIT_TABLE, UPSTREAM_PACE_TABLE } from '../constants.ts';
 import { CHANGES_CHANNEL, MAX_NOTIFIED_IDS } from './changes.ts';
@@ -328,8 +328,8 @@ CREATE TRIGGER trust_policies_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCA
   },
   {
     version: 17,
-    name: 'upstream mode: the pace of each account, a sliding window every instance shares',
-    sql: slidingLimitTableSql(UPSTREAM_PACE_TABLE),
+    name: 'upstream mode: the pace of each account, a token bucket every instance shares',
+    sql: tokenBucketTableSql(UPSTREAM_PACE_TABLE),
   },
 ];
 

@@ -30,6 +30,8 @@ export interface ApiRequest {
   readonly body: () => Readable;
   /** A signal aborted when the client goes away before its answer is sent (asked in upstream mode only). */
   readonly departed?: (() => AbortSignal) | undefined;
+  /** When the server took the request in (epoch ms). */
+  readonly receivedAt?: number | undefined;
 }
 
 /**

@@ -66,6 +66,7 @@ function apiRequestOf(c: AppContext): ApiRequest {
     target: rawTarget(c),
     header: (name) => c.req.header(name),
     socketAddress: socketAddressOf(c),
+    receivedAt: Date.now(),
     // node:http's own stream: the Request's web stream (Readable.toWeb) queues chunks without
     // bounding their bytes, so a body faster than the store would pile up in memory.
     departed: () => (c.env?.outgoing ? departedSignal(c.env.outgoing) : c.req.raw.signal),

@@ -42,6 +42,7 @@ class NodeApiRequest implements ApiRequest {
   readonly method = 'GET';
   readonly target: string;
   readonly socketAddress: string | undefined;
+  readonly receivedAt = Date.now();
   readonly #incoming: IncomingMessage;
   readonly #outgoing: ServerResponse;
 

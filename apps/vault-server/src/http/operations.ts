@@ -146,7 +146,7 @@ function operation<K extends EndpointName>(name: K, options: OperationOptions): 
         actor,
         upstreamDeadlineMs === undefined
           ? handled
-          : () => asUpstreamCaller(request.departed?.(), upstreamDeadlineMs, handled),
+          : () => asUpstreamCaller(request.departed?.(), upstreamDeadlineMs, handled, request.receivedAt),
       );
       return answerOf(result.body);
     },

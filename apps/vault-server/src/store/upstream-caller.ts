@@ -18,6 +18,8 @@ export interface UpstreamCaller {
   readonly deadline: number;
   /** The deadline's length, for messages. */
   readonly deadlineMs: number;
+  /** When its request was taken in (epoch ms): an upstream answer that came later is one it may share. */
+  readonly startedAt: number;
   /**
    * Why an exchange for this caller was not sent (a hold, the pace, the breaker): what the caller
    * is told, as the client's error carries only words.
@@ -33,16 +35,21 @@ const callers = new AsyncLocalStorage<UpstreamCaller>();
  * @param departed Aborted when the client goes away, when known.
  * @param deadlineMs The time the caller is given.
  * @param work The request's work.
+ * @param startedAt When the request was taken in; now by default.
  * @returns What the work returns.
  */
 export function asUpstreamCaller<T>(
   departed: AbortSignal | undefined,
   deadlineMs: number,
   work: () => Promise<T>,
+  startedAt: number = Date.now(),
 ): Promise<T> {
   const timeout = AbortSignal.timeout(deadlineMs);
   const signal = departed ? AbortSignal.any([departed, timeout]) : timeout;
-  return callers.run({ signal, deadline: Date.now() + deadlineMs, deadlineMs, notSent: undefined }, work);
+  return callers.run(
+    { signal, deadline: Date.now() + deadlineMs, deadlineMs, startedAt, notSent: undefined },
+    work,
+  );
 }
 
 /** The caller of the current request, when there is one. */

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { memoryLimiter } from '@vaultline/rate-limit';
+import { memoryLimiter, memoryTokenBucket } from '@vaultline/rate-limit';
 import { openPglite, type PgliteDatabase } from '@vaultline/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asUpstreamCaller } from './upstream-caller.ts';
@@ -14,7 +14,7 @@ describe('an account guard waiting for the pace', () => {
   beforeAll(async () => {
     db = await openPglite();
     upstream = createServer((request, response) => {
-      asked.push(request.url ?? '');
+      asked.push(`${request.method} ${request.url ?? ''}`);
       response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify({ path: request.url }));
     });
@@ -48,6 +48,31 @@ describe('an account guard waiting for the pace', () => {
     await expect(other).resolves.toEqual({ path: '/other' });
     await expect(first).rejects.toMatchObject({ name: 'TimeoutError' });
     await expect(second).resolves.toEqual({ path: '/shared' });
-    expect(asked.sort()).toEqual(['/other', '/shared']);
+    expect(asked.splice(0).sort()).toEqual(['GET /other', 'GET /shared']);
   }, 30_000);
+
+  it('shares an answer with a caller whose request came before it, never with a later one or past a write', async () => {
+    const guard = createAccountGuard({
+      accountId: 2,
+      accountName: 'ci',
+      db,
+      breaker: createUpstreamBreaker(),
+      pace: memoryTokenBucket({ burst: 100, perMinute: 100 }),
+    });
+    const read = (startedAt: number) =>
+      asUpstreamCaller(undefined, 10_000, async () => (await guard.fetch(`${url}/item`)).json(), startedAt);
+    const before = Date.now();
+    await expect(read(Date.now())).resolves.toEqual({ path: '/item' });
+    // Arrived before that answer came: it gets it, TeamPass is not asked again.
+    await expect(read(before)).resolves.toEqual({ path: '/item' });
+    expect(asked.splice(0)).toEqual(['GET /item']);
+    // Arrived after it: asked again.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(read(Date.now())).resolves.toEqual({ path: '/item' });
+    expect(asked.splice(0)).toEqual(['GET /item']);
+    // A write in between: nothing kept is shared past it, whenever the caller arrived.
+    await asUpstreamCaller(undefined, 10_000, () => guard.fetch(`${url}/item`, { method: 'POST' }));
+    await expect(read(before)).resolves.toEqual({ path: '/item' });
+    expect(asked.splice(0)).toEqual(['POST /item', 'GET /item']);
+  });
 });

@@ -5,7 +5,7 @@
  * - the account's holds, shared through the server's database: a refused sign-in suspends the
  *   account until its credentials are registered again (their fingerprint changes); a 429 stops
  *   its calls until `Retry-After` has passed;
- * - a pace per account below TeamPass's limit (a `@vaultline/rate-limit` sliding window, shared
+ * - a pace per account below TeamPass's limit (a `@vaultline/rate-limit` token bucket, shared
  *   through the database on PostgreSQL), and at most `maxConcurrent` exchanges in flight;
  * - a circuit breaker per upstream: after consecutive timeouts (or unreachable answers) every
  *   call fails at once until one probe gets an answer;
@@ -18,7 +18,12 @@
  * @module
  */
 
-import { type Limiter, memorySlidingLimiter, postgresSlidingLimiter } from '@vaultline/rate-limit';
+import {
+  type Limiter,
+  memoryTokenBucket,
+  postgresTokenBucket,
+  type TokenBucketLimit,
+} from '@vaultline/rate-limit';
 import type { Database, Queryable } from '@vaultline/store';
 import { DEFAULT_UPSTREAM_CALLS_PER_MINUTE } from '../constants.ts';
 import { RateLimitedError, VaultServerError } from '../errors.ts';
@@ -27,31 +32,31 @@ import { currentUpstreamCaller } from './upstream-caller.ts';
 /** How long the holds read from the database are trusted before they are read again, in ms. */
 const HOLDS_REFRESH_MS = 1_000;
 
-/** The window the pace is counted in, in seconds: TeamPass's minute. */
-const PACE_WINDOW_SECONDS = 60;
-
 /**
- * The pace as a limit: at most `perMinute` calls in any 60 s (a sliding window), so the whole
- * budget is available as a burst. TeamPass estimates its minute from two clock-minute buckets (the
- * previous one weighted): two full bursts just over a minute apart can reach up to twice
- * `perMinute` in its estimate, above its limit when `perMinute` is more than half of it.
+ * The pace as a token bucket: half of `perMinute` at once, the other half regained a minute. Over
+ * any interval of `t` minutes that is at most `perMinute/2 × (1 + t)` calls; TeamPass estimates its
+ * minute from two clock-minute buckets (the previous one weighted by what is left of the current),
+ * and that estimate never passes `perMinute` however its clock's minutes fall against ours. A
+ * sliding minute of `perMinute` could reach twice that in TeamPass's estimate (two bursts a little
+ * more than a minute apart).
  *
- * @param perMinute Calls per minute.
- * @returns Points and window.
+ * @param perMinute The most TeamPass may count in a minute (at least 2).
+ * @returns The burst and the rate.
  */
-export function upstreamPaceLimit(perMinute = DEFAULT_UPSTREAM_CALLS_PER_MINUTE) {
-  return { points: perMinute, durationSeconds: PACE_WINDOW_SECONDS };
+export function upstreamPaceLimit(perMinute = DEFAULT_UPSTREAM_CALLS_PER_MINUTE): TokenBucketLimit {
+  const burst = Math.max(1, Math.ceil(perMinute / 2));
+  return { burst, perMinute: Math.max(1, perMinute - burst) };
 }
 
 /**
- * The pace of the upstream's accounts, a sliding window per account: exact across instances on
- * PostgreSQL (TeamPass counts per user, whichever instance calls; one statement per call), in memory
- * for PGlite's one instance. When the database cannot be reached, calls are paced in this
+ * The pace of the upstream's accounts, a token bucket per account: exact across instances on
+ * PostgreSQL (TeamPass counts per user, whichever instance calls; one statement per call), in
+ * memory for PGlite's one instance. When the database cannot be reached, calls are paced in this
  * instance's memory instead and `onError` is told (once until the database answers again).
  *
  * @param db The server's database.
  * @param tableName The pace's table (migration 17).
- * @param perMinute Calls per account in any 60 s.
+ * @param perMinute The most TeamPass may count of an account's calls in a minute.
  * @param onError Told when the database could no longer be reached.
  * @returns The limiter, keyed by account id.
  */
@@ -62,9 +67,9 @@ export function upstreamPace(
   onError?: (error: unknown) => void,
 ): Limiter {
   const limit = upstreamPaceLimit(perMinute);
-  const local = memorySlidingLimiter(limit);
+  const local = memoryTokenBucket(limit);
   if (db.kind !== 'postgres') return local;
-  const shared = postgresSlidingLimiter({ db, tableName, keyPrefix: 'upstream-pace', ...limit });
+  const shared = postgresTokenBucket({ db, tableName, keyPrefix: 'upstream-pace', ...limit });
   let failing = false;
   return {
     points: shared.points,
@@ -235,6 +240,11 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
   const now = options.now ?? Date.now;
   const slots = createSlots(options.maxConcurrent ?? 8);
   const flights = new Map<string, Flight>();
+  /** Reads answered lately (2xx), kept while a caller who came before their answer may still ask. */
+  const answered = new Map<string, { answer: SharedAnswer; at: number; keepUntil: number }>();
+  const forgetAnswered = (at: number) => {
+    for (const [key, kept] of answered) if (kept.keepUntil <= at) answered.delete(key);
+  };
   let holds: Holds | undefined;
   /** The fingerprint of the credentials the client signs in with: those read first. */
   let signsInWith: string | undefined;
@@ -370,6 +380,13 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     // Reads with the same URL and session are the same read: made once while it runs.
     const key =
       method === 'GET' ? `${url}\u0000${new Headers(init?.headers).get('authorization') ?? ''}` : undefined;
+    // A write may change what a kept answer says: none is shared past it.
+    if (key === undefined) answered.clear();
+    // An answer that came after this caller's request arrived is one it could have waited for in
+    // flight: it shares it (a request that arrived later asks TeamPass again).
+    const kept = key === undefined ? undefined : answered.get(key);
+    if (kept && caller && caller.startedAt <= kept.at && !flights.has(key as string))
+      return responseOf(kept.answer);
     let flight = key === undefined ? undefined : flights.get(key);
     if (!flight || flight.controller.signal.aborted) {
       const controller = new AbortController();
@@ -378,10 +395,19 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
       flight = Object.assign(timing, { promise: started, controller, waiting: 0 });
       if (key !== undefined) {
         flights.set(key, flight);
+        const made = flight;
+        const keepFor = caller?.deadlineMs ?? 0;
         const done = () => {
-          if (flights.get(key) === flight) flights.delete(key);
+          if (flights.get(key) === made) flights.delete(key);
         };
-        started.then(done, done);
+        started.then((answer) => {
+          done();
+          const at = now();
+          forgetAnswered(at);
+          // Kept while a caller that arrived before it may still ask: no longer.
+          if (answer.status >= 200 && answer.status < 300 && keepFor > 0)
+            answered.set(key, { answer, at, keepUntil: at + keepFor });
+        }, done);
       }
     }
     flight.deadline = Math.max(flight.deadline, deadline);
@@ -393,11 +419,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
       if (reason && caller) caller.notSent = reason;
       throw error;
     }
-    return new Response(answer.status === 204 || answer.status === 304 ? null : answer.bytes, {
-      status: answer.status,
-      statusText: answer.statusText,
-      headers: answer.headers,
-    });
+    return responseOf(answer);
   };
 
   return {
@@ -415,6 +437,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     replaced: () =>
       holds?.current !== undefined && signsInWith !== undefined && holds.current !== signsInWith,
     async refuse() {
+      answered.clear();
       if (signsInWith === undefined) return;
       if (holds) holds.refused = signsInWith;
       await db.query(
@@ -424,6 +447,14 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
       );
     },
   };
+}
+
+function responseOf(answer: SharedAnswer): Response {
+  return new Response(answer.status === 204 || answer.status === 304 ? null : answer.bytes, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: answer.headers,
+  });
 }
 
 /** Waits for a flight's answer as one of its callers; the flight is cancelled when its last caller leaves. */

@@ -12,7 +12,7 @@
 
 import { type VaultCredentials, VaultError } from '@vaultline/protocol';
 import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
-import { type Limiter, memorySlidingLimiter } from '@vaultline/rate-limit';
+import { type Limiter, memoryTokenBucket } from '@vaultline/rate-limit';
 import type { Queryable } from '@vaultline/store';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secret-box.ts';
@@ -196,7 +196,7 @@ interface Session {
 export function createUpstreamSessions(options: UpstreamSessionOptions): UpstreamSessions {
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 200;
-  const pace = options.pace ?? memorySlidingLimiter(upstreamPaceLimit());
+  const pace = options.pace ?? memoryTokenBucket(upstreamPaceLimit());
   const breaker = options.breaker ?? createUpstreamBreaker();
   const sessions = new Map<number, Promise<Session>>();
   /** Accounts registered for another TeamPass, logged once each. */

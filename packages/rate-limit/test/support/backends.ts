@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
-import { rateLimitTableSql, slidingLimitTableSql } from '../../src/index.ts';
+import { rateLimitTableSql, tokenBucketTableSql } from '../../src/index.ts';
 
 /** The counter table of every fresh database. */
 export const TABLE = 'rate_limits';
-/** The sliding-window table of every fresh database. */
-export const SLIDING_TABLE = 'sliding_limits';
+/** The token-bucket table of every fresh database. */
+export const TOKEN_TABLE = 'token_buckets';
 
 /** One open connection to a database: what an app hands its limiters. */
 export type Connection = Database;
@@ -38,7 +38,7 @@ export function pgliteBackend(): Backend {
       const dir = await mkdtemp(join(tmpdir(), 'rate-limit-pglite-'));
       dirs.push(dir);
       const migrated = await openPglite({ dataDir: dir });
-      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${slidingLimitTableSql(SLIDING_TABLE)}`);
+      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${tokenBucketTableSql(TOKEN_TABLE)}`);
       await migrated.close();
       return { connect: () => openPglite({ dataDir: dir }) };
     },
@@ -59,7 +59,7 @@ export async function postgresBackend(): Promise<Backend> {
     async fresh() {
       const url = await cluster.createDatabase();
       const migrated = await openPostgres({ url, poolSize: 1 });
-      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${slidingLimitTableSql(SLIDING_TABLE)}`);
+      await migrated.exec(`${rateLimitTableSql(TABLE)};\n${tokenBucketTableSql(TOKEN_TABLE)}`);
       await migrated.close();
       return { connect: () => openPostgres({ url, poolSize: 4 }) };
     },

@@ -15,7 +15,7 @@ import {
   resolveReferences,
   type VaultReferenceError,
 } from '@vaultline/protocol';
-import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/sealer/node';
+import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/value-cache';
 import { type Connection, openConnection } from './connection.ts';
 import { ENV } from './constants.ts';
 

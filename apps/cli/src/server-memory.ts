@@ -30,7 +30,7 @@ async function readAll(dir: string): Promise<Record<string, RememberedServer>> {
     // Only from a directory and a file no one else may write: a planted answer could otherwise
     // tell the client to send the key in the URL to a server that reads it from a header.
     if (!(await privateDir(dir))) return {};
-    const text = await readPrivateFile(join(dir, FILE), 64 * 1024);
+    const text = await readPrivateFile(join(dir, FILE));
     if (text === undefined) return {};
     const parsed = v.safeParse(RememberedSchema, JSON.parse(text));
     return parsed.success ? parsed.output : {};

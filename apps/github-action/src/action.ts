@@ -25,7 +25,7 @@ import {
   type VaultClient,
   type VaultCredentials,
 } from '@vaultline/protocol';
-import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/sealer/node';
+import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/value-cache';
 
 /** The Action's inputs, as `action.yml` names them. */
 export const INPUTS = {

@@ -2,11 +2,11 @@
  * The container image of the server, built and run with podman on this machine. Registry images
  * cannot be pulled here, so the two base images of the Containerfile are stood in for: the runtime
  * base by an image made FROM scratch of this machine's Node binary and the C libraries it links
- * (what a distroless Node image holds), and the build stage by `pnpm deploy` run here (its output
- * is what the build stage's last step makes). The runtime stage is the Containerfile's own, line
- * for line: its user, environment, health check and entry point are what is tested. The
- * Containerfiles and compose.yaml are also checked as text (non-root, health check, no secret in a
- * build argument or layer).
+ * (what a distroless Node image holds), and the server's build stage by `pnpm deploy` run here
+ * (its output is what that stage's last step makes). The runtime stages are the Containerfile's
+ * own, line for line: their user, environment, health check and entry point are what is tested.
+ * The Containerfile's targets and compose.yaml are also checked as text (non-root, health check,
+ * no secret in a build argument or layer).
  */
 
 import { execFile } from 'node:child_process';
@@ -26,9 +26,9 @@ const execute = promisify(execFile);
 const tail = (text: string) => (text.length > 8_000 ? `…${text.slice(-8_000)}` : text);
 
 /**
- * Runs a command with no time limit of its own (the hook's bounds the whole build: how long
- * `pnpm deploy` or a build takes depends on the machine's load, 27 s alone and over 240 s under
- * load); a failure's error says the command and carries its output and exit code.
+ * Runs a command with no time limit of its own (the hook's bounds the whole build, which takes
+ * under a minute alone and a few under load); a failure's error says the command and carries its
+ * output and exit code.
  */
 async function run(
   file: string,
@@ -50,8 +50,7 @@ async function run(
   }
 }
 const ROOT = join(import.meta.dirname, '../../..');
-const SERVER_FILE = join(ROOT, 'apps/vault-server/Containerfile');
-const BOT_FILE = join(ROOT, 'apps/slack-bot/Containerfile');
+const CONTAINERFILE = join(ROOT, 'Containerfile');
 /** Names that hold secrets: none may be a build argument or an image's environment. */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|DATABASE_URL|CREDENTIALS?)(?![A-Z])/i;
 
@@ -64,27 +63,42 @@ function instructions(text: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-/** The instructions after the last FROM: what the image is made of. */
-function finalStage(lines: readonly string[]): string[] {
-  const last = lines.findLastIndex((line) => /^FROM\s/i.test(line));
-  return lines.slice(last);
+/** The instructions of a target: its stage after the stages it is built FROM, if any. */
+function targetStages(lines: readonly string[], name: string): string[] {
+  const starts = lines.flatMap((line, at) => (/^FROM\s/i.test(line) ? [at] : []));
+  const start = starts.find((at) => new RegExp(`\\sAS\\s+${name}$`, 'i').test(lines[at]!));
+  if (start === undefined) throw new Error(`No stage ${name}.`);
+  const own = lines.slice(start, starts.find((at) => at > start) ?? lines.length);
+  const base = /^FROM\s+(\S+)/i.exec(own[0]!)![1]!;
+  return starts.some((at) => lines[at]!.endsWith(` AS ${base}`))
+    ? [...targetStages(lines, base), ...own]
+    : own;
 }
 
-describe('the Containerfiles and compose.yaml, read', () => {
+/** The text of one stage, from its FROM line to the next. */
+function stageText(text: string, from: string): string {
+  const stage = text.split(/\n(?=FROM\s)/).find((part) => part.startsWith(from));
+  if (stage === undefined) throw new Error(`No stage starting ${from}.`);
+  return stage;
+}
+
+describe('the Containerfile and compose.yaml, read', () => {
   it.each([
-    ['server', SERVER_FILE, '/readyz'],
-    ['bot', BOT_FILE, '/healthz'],
+    ['vault-server', '/readyz'],
+    ['slack-bot', '/healthz'],
   ])(
-    '%s: multi-stage, non-root, a health check, no secret in an argument or the environment',
-    async (_, file, health) => {
-      const lines = instructions(await readFile(file, 'utf8'));
-      expect(lines.filter((line) => /^FROM\s/i.test(line)).length).toBeGreaterThanOrEqual(2);
-      const stage = finalStage(lines);
+    '%s: built in a stage of its own, run non-root with a health check, no secret in an argument or the environment',
+    async (target, health) => {
+      const lines = instructions(await readFile(CONTAINERFILE, 'utf8'));
+      // Its build stage shares the workspace stage with the other app's.
+      expect(targetStages(lines, `build-${target}`)[0]).toMatch(/^FROM \$\{NODE_IMAGE\} AS workspace$/);
+      const stage = targetStages(lines, target);
+      expect(stage[0]).toMatch(/^FROM \$\{RUNTIME_IMAGE\} AS runtime$/);
       expect(stage.filter((line) => /^USER\s/i.test(line))).toEqual(['USER 65532:65532']);
-      expect(stage.find((line) => /^HEALTHCHECK\s/i.test(line))).toContain(health);
-      // The runtime stage takes only the build stage's output: no source, no .env, no secrets.
-      for (const copy of stage.filter((line) => /^(COPY|ADD)\s/i.test(line)))
-        expect(copy).toMatch(/^COPY --from=build /);
+      expect(stage.filter((line) => /^HEALTHCHECK\s/i.test(line))).toEqual([expect.stringContaining(health)]);
+      // The runtime stages take only the app's build output: no source, no .env, no secrets.
+      const copies = stage.filter((line) => /^(COPY|ADD)\s/i.test(line));
+      expect(copies).toEqual([`COPY --from=build-${target} /out /app`]);
       expect(stage.some((line) => /^RUN\s/i.test(line))).toBe(false);
       for (const line of lines.filter((l) => /^(ARG|ENV)\s/i.test(l))) {
         const names = [
@@ -110,10 +124,13 @@ describe('the Containerfiles and compose.yaml, read', () => {
       services: Record<string, Record<string, unknown>>;
     };
     expect(Object.keys(compose.services).sort()).toEqual(['bot', 'postgres', 'server']);
-    for (const name of ['server', 'bot']) {
-      const service = compose.services[name]!;
+    for (const [name, target] of [
+      ['server', 'vault-server'],
+      ['bot', 'slack-bot'],
+    ]) {
+      const service = compose.services[name!]!;
       expect(service).toMatchObject({ read_only: true, user: '65532:65532', cap_drop: ['ALL'] });
-      expect((service.build as { dockerfile: string }).dockerfile).toMatch(/Containerfile$/);
+      expect(service.build).toEqual({ context: '.', dockerfile: 'Containerfile', target });
     }
     for (const [name, service] of Object.entries(compose.services)) {
       for (const [variable, value] of Object.entries((service.environment ?? {}) as Record<string, string>)) {
@@ -203,14 +220,13 @@ describe('the server image, built and run with podman', () => {
       ],
       { cwd: ROOT, signal },
     );
-    // The Containerfile's runtime stage, as it is, after a build stage holding that output.
-    const text = await readFile(SERVER_FILE, 'utf8');
-    const runtimeStage = text.slice(text.lastIndexOf('\nFROM ') + 1);
+    // The Containerfile's runtime stages, as they are, after a build stage holding that output.
+    const text = await readFile(CONTAINERFILE, 'utf8');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Containerfile's variable, not JavaScript's.
-    expect(runtimeStage.startsWith('FROM ${RUNTIME_IMAGE} AS runtime')).toBe(true);
+    const runtimeStages = `${stageText(text, 'FROM ${RUNTIME_IMAGE} AS runtime')}\n${stageText(text, 'FROM runtime AS vault-server')}`;
     await writeFile(
       join(context, 'Containerfile'),
-      `ARG RUNTIME_IMAGE\nFROM scratch AS build\nCOPY out /out\n\n${runtimeStage}`,
+      `ARG RUNTIME_IMAGE\nFROM scratch AS build-vault-server\nCOPY out /out\n\n${runtimeStages}`,
     );
     await podman(
       [
@@ -223,6 +239,8 @@ describe('the server image, built and run with podman', () => {
         '-q',
         '--build-arg',
         `RUNTIME_IMAGE=${runtimeImage}`,
+        '--target',
+        'vault-server',
         '-t',
         serverImage,
         context,

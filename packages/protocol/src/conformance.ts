@@ -24,7 +24,7 @@ import {
   type ConformanceResult,
 } from './conformance/types.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
-import type { RequestEvent } from './vault/types.ts';
+import type { RequestEvent } from './transport/transport.ts';
 import { createWireClient } from './vault/wire-client.ts';
 
 export { formatFindings } from './conformance/report.ts';

@@ -138,11 +138,6 @@ export {
   type RightDefinition,
   unionOfRights,
 } from './rights.ts';
-export type {
-  SearchFallback,
-  SearchResult,
-  SearchStrategy,
-} from './search.ts';
 export { fixedServerWordsOf } from './server-wordings.ts';
 export { signInLoginKey, TEAMPASS3_SIGN_IN_LOCKOUT } from './teampass3/sign-in-lockout.ts';
 export {
@@ -152,6 +147,7 @@ export {
   neutralizeText,
   replaceUnsafeCharacters,
 } from './text.ts';
+export type { RequestEvent } from './transport/transport.ts';
 export { createVaultClient } from './vault/client.ts';
 export { secretsOf } from './vault/options.ts';
 export type {
@@ -161,9 +157,11 @@ export type {
   ItemSearchOptions,
   LegacyOptions,
   OtpCode,
-  RequestEvent,
   RequestOptions,
   RetryOptions,
+  SearchFallback,
+  SearchResult,
+  SearchStrategy,
   TeamPass3Options,
   TokenCache,
   UrlMatch,

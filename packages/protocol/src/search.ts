@@ -23,6 +23,7 @@ import {
   searchWords,
 } from './match-words.ts';
 import { MAX_SEARCH_LENGTH } from './text.ts';
+import type { SearchFallback, SearchResult, SearchStrategy } from './vault/types.ts';
 
 /** What to search. */
 export interface SearchQuery {
@@ -35,16 +36,6 @@ export interface SearchQuery {
   text: string;
 }
 
-/**
- * What to do where the server's find/item matches labels only (TeamPass, older Vaultline servers):
- * `folders` reads the searched folders (read/folder) and matches every field here: exact, at the
- * cost of every item of those folders crossing the network, passwords included (TeamPass has no
- * listing without them). `labels` sends find/item the longest part of a word it accepts and keeps
- * the items whose label holds every word: cheaper, but misses items found only by their login, URL
- * or folder path, and finds nothing when no part is worth sending.
- */
-export type SearchFallback = 'folders' | 'labels';
-
 /** Options of {@link searchItems}. */
 export interface SearchOptions extends CallOptions {
   /** The server's capabilities; read from the client when absent. */
@@ -56,39 +47,6 @@ export interface SearchOptions extends CallOptions {
   minRunLength?: number | undefined;
   /** Where the server matches labels only: see {@link SearchFallback}. Default `folders`. */
   fallback?: SearchFallback | undefined;
-}
-
-/**
- * How the server was asked:
- * - `words`: the text (its words a URL can carry) went to a find/item that matches every word in
- *   every field;
- * - `full`: the whole text (one word) went to a label-only find/item (`labels` fallback);
- * - `run`: the longest accepted part of a word did (`labels` fallback);
- * - `folders`: the searched folders were read and matched here;
- * - `none`: nothing was asked.
- */
-export type SearchStrategy = 'words' | 'full' | 'run' | 'folders' | 'none';
-
-/** What {@link searchItems} found. */
-export interface SearchResult {
-  /**
-   * The items of the searched folders where every word is found (in the label only after `full`
-   * and `run`), ranked: see {@link compareSearchHits}.
-   */
-  items: Item[];
-  /** The same items with their ranks, to merge results of several vaults in the same order. */
-  hits: SearchHit[];
-  /** What the server was sent, or `undefined` when find/item was not asked. */
-  serverQuery: string | undefined;
-  /** How the server was asked. */
-  strategy: SearchStrategy;
-  /** The server's result cap, when known. */
-  maxResults: number | undefined;
-  /**
-   * Whether the server may have left results out: it answered as many as its cap (per call).
-   * On a TeamPass-compatible server the cap is unknown and this is `false`.
-   */
-  truncated: boolean;
 }
 
 /** What {@link planSearch} decided. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
-import type { RequestEvent } from '../src/vault/types.ts';
+import type { RequestEvent } from '../src/transport/transport.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 import { startVaultlineStub, type VaultlineStub } from './vaultline-stub.ts';
 

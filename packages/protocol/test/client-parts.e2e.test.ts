@@ -3,7 +3,7 @@ import { createSender, type PreparedRequest } from '../src/client/attempt.ts';
 import { mergeItemFields, readOneItem } from '../src/client/helpers.ts';
 import { createRedactor, REDACTED } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
-import type { RequestEvent } from '../src/vault/types.ts';
+import type { RequestEvent } from '../src/transport/transport.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';

@@ -10,7 +10,8 @@ import {
   type SeenRequest,
   startReplayServer,
 } from '../src/testing/teampass-replay-server.ts';
-import type { RequestEvent, VaultClientOptions } from '../src/vault/types.ts';
+import type { RequestEvent } from '../src/transport/transport.ts';
+import type { VaultClientOptions } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'tpK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7';

@@ -13,7 +13,8 @@ import type { WireClient } from '../src/client/types.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
-import type { RequestEvent, TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
+import type { RequestEvent } from '../src/transport/transport.ts';
+import type { TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = {

@@ -13,7 +13,7 @@
  * - `SHA256SUMS`, in `sha256sum -c` format, over every file above.
  *
  * The images are built from the SBOMs' checksums (`--build-arg SBOM_SHA256=…`, see the
- * Containerfiles), which they carry as a label.
+ * Containerfile), which they carry as a label.
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { clearValueCaches } from '@vaultline/sealer/node';
+import { clearValueCaches } from '@vaultline/value-cache';
 import type { CommandContext } from '../context.ts';
 
 /** What `cache` does. */

@@ -11,14 +11,8 @@ import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import type { Item } from '../legacy/schemas.ts';
-import type {
-  DialectOption,
-  OtpCode,
-  RequestEvent,
-  TokenCache,
-  UrlMatch,
-  VaultIdentity,
-} from '../vault/types.ts';
+import type { RequestEvent } from '../transport/transport.ts';
+import type { DialectOption, OtpCode, TokenCache, UrlMatch, VaultIdentity } from '../vault/types.ts';
 
 /** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
 export interface SessionSettings {

@@ -9,7 +9,7 @@ import type { ServerCapabilities } from '../capabilities.ts';
 import type { WireClient } from '../client/types.ts';
 import { isVaultError, serverWordsOf, toVaultError } from '../errors.ts';
 import { type EndpointName, endpoints } from '../legacy/endpoints.ts';
-import type { RequestEvent } from '../vault/types.ts';
+import type { RequestEvent } from '../transport/transport.ts';
 import type {
   ConformanceCheck,
   ConformanceFinding,

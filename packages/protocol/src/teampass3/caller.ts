@@ -17,8 +17,8 @@
 import * as v from 'valibot';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
+import type { RequestEvent } from '../transport/transport.ts';
 import { createTransport, DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
-import type { RequestEvent } from '../vault/types.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
   Origin,

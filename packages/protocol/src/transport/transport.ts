@@ -24,7 +24,24 @@ import { type Redactor, VaultError } from '../errors.ts';
 import { sleep as abortableSleep } from '../internal/abort.ts';
 import { parseRetryAfter } from '../internal/retry-after.ts';
 import { innermost, thrownWords } from '../internal/thrown.ts';
-import type { RequestEvent } from '../vault/types.ts';
+import type { EndpointName } from '../legacy/endpoints.ts';
+import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
+
+/** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */
+export interface RequestEvent {
+  /** The operation's name in the table of the dialect spoken (`readItems`; on TeamPass 3 `getItem`, `authorize`, …). */
+  endpoint: EndpointName | TeamPass3EndpointName;
+  /** The HTTP method. */
+  method: string;
+  /** The URL with the key and secret segments replaced by `[REDACTED]`. */
+  url: string;
+  /** The HTTP status, when a response arrived. */
+  status: number | undefined;
+  /** How long it took, in ms. */
+  durationMs: number;
+  /** The error's code, when it failed. */
+  errorCode: string | undefined;
+}
 
 /** How 429s are waited out. */
 export interface RateLimitPolicy {

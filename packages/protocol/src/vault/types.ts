@@ -10,13 +10,13 @@
 import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
-import type { DownloadedFile, EndpointName, FileUpload } from '../legacy/endpoints.ts';
+import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
 import type { FileInfo, Folder, Item } from '../legacy/schemas.ts';
 import type { FolderCreate, FolderUpdate } from '../legacy/segments.ts';
+import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
-import type { SearchFallback, SearchResult } from '../search.ts';
-import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
-import type { TeamPass3TokenCache } from '../teampass3/session.ts';
+import type { TeamPass3TokenCache } from '../teampass3/session/types.ts';
+import type { RequestEvent } from '../transport/transport.ts';
 
 /** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
 export type DialectOption = 'auto' | Dialect;
@@ -31,20 +31,47 @@ export type DialectOption = 'auto' | Dialect;
  */
 export type TokenCache = TeamPass3TokenCache;
 
-/** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */
-export interface RequestEvent {
-  /** The operation's name in the table of the dialect spoken (`readItems`; on TeamPass 3 `getItem`, `authorize`, …). */
-  endpoint: EndpointName | TeamPass3EndpointName;
-  /** The HTTP method. */
-  method: string;
-  /** The URL with the key and secret segments replaced by `[REDACTED]`. */
-  url: string;
-  /** The HTTP status, when a response arrived. */
-  status: number | undefined;
-  /** How long it took, in ms. */
-  durationMs: number;
-  /** The error's code, when it failed. */
-  errorCode: string | undefined;
+/**
+ * What to do where the server's find/item matches labels only (TeamPass, older Vaultline servers):
+ * `folders` reads the searched folders (read/folder) and matches every field here: exact, at the
+ * cost of every item of those folders crossing the network, passwords included (TeamPass has no
+ * listing without them). `labels` sends find/item the longest part of a word it accepts and keeps
+ * the items whose label holds every word: cheaper, but misses items found only by their login, URL
+ * or folder path, and finds nothing when no part is worth sending.
+ */
+export type SearchFallback = 'folders' | 'labels';
+
+/**
+ * How the server was asked:
+ * - `words`: the text (its words a URL can carry) went to a find/item that matches every word in
+ *   every field;
+ * - `full`: the whole text (one word) went to a label-only find/item (`labels` fallback);
+ * - `run`: the longest accepted part of a word did (`labels` fallback);
+ * - `folders`: the searched folders were read and matched here;
+ * - `none`: nothing was asked.
+ */
+export type SearchStrategy = 'words' | 'full' | 'run' | 'folders' | 'none';
+
+/** What a search found (`items.search`). */
+export interface SearchResult {
+  /**
+   * The items of the searched folders where every word is found (in the label only after `full`
+   * and `run`), ranked: see `compareSearchHits`.
+   */
+  items: Item[];
+  /** The same items with their ranks, to merge results of several vaults in the same order. */
+  hits: SearchHit[];
+  /** What the server was sent, or `undefined` when find/item was not asked. */
+  serverQuery: string | undefined;
+  /** How the server was asked. */
+  strategy: SearchStrategy;
+  /** The server's result cap, when known. */
+  maxResults: number | undefined;
+  /**
+   * Whether the server may have left results out: it answered as many as its cap (per call).
+   * On a TeamPass-compatible server the cap is unknown and this is `false`.
+   */
+  truncated: boolean;
 }
 
 /** The current one-time code of an item (TOTP, RFC 6238). */

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  MAX_PRIVATE_FILE_BYTES,
   privateDir,
   readPrivateFile,
   sealedFileName,
@@ -79,6 +80,10 @@ describe('private files', () => {
     await writePrivateFile(large, 'x'.repeat(100));
     expect(await readPrivateFile(large, 99)).toBeUndefined();
     expect(await readPrivateFile(large, 100)).toBe('x'.repeat(100));
+    await writePrivateFile(large, 'x'.repeat(MAX_PRIVATE_FILE_BYTES + 1));
+    expect(await readPrivateFile(large)).toBeUndefined();
+    await writePrivateFile(large, 'x'.repeat(MAX_PRIVATE_FILE_BYTES));
+    expect(await readPrivateFile(large)).toHaveLength(MAX_PRIVATE_FILE_BYTES);
     expect(await readPrivateFile(dir)).toBeUndefined();
     await symlink(large, join(dir, 'link'));
     expect((await lstat(join(dir, 'link'))).isSymbolicLink()).toBe(true);

@@ -26,8 +26,11 @@ import * as v from 'valibot';
 import { openLegacyFields } from '../legacy.ts';
 import { createDerivedSealer, SealError } from '../sealer.ts';
 
-/** The largest sealed file read by default: tokens and keys are a few hundred bytes. */
-export const MAX_SEALED_BYTES = 64 * 1024;
+/**
+ * The largest private file read by default: tokens and keys are a few hundred bytes. (A file's
+ * limit, not the sealer's: `MAX_SEALED_BYTES` bounds one sealed value.)
+ */
+export const MAX_PRIVATE_FILE_BYTES = 64 * 1024;
 
 const base64 = (bytes: number | undefined) =>
   v.pipe(
@@ -169,7 +172,7 @@ export async function readSealedFile<const TEntries extends v.ObjectEntries>(
   path: string,
   clearEntries: TEntries,
   keyOf: (clear: ClearFields<TEntries>) => SealedFileKey,
-  maxBytes: number = MAX_SEALED_BYTES,
+  maxBytes: number = MAX_PRIVATE_FILE_BYTES,
 ): Promise<{ clear: ClearFields<TEntries>; text: string } | undefined> {
   const file = await readPrivateFile(path, maxBytes);
   if (file === undefined) return undefined;
@@ -214,7 +217,7 @@ export async function privateDir(dir: string): Promise<boolean> {
  */
 export async function readPrivateFile(
   path: string,
-  maxBytes: number = MAX_SEALED_BYTES,
+  maxBytes: number = MAX_PRIVATE_FILE_BYTES,
 ): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {

@@ -6,7 +6,7 @@
  */
 
 import type { TeamPass3Caller } from '../caller.ts';
-import type { HeldToken } from './tokens.ts';
+import type { HeldToken } from './types.ts';
 
 /**
  * Signs a token out, unless it has expired (then there is nothing to undo).

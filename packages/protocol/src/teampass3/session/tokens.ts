@@ -16,15 +16,7 @@ import { decodeTeamPassEntities } from '../html.ts';
 import { type TeamPass3Claims, TeamPass3ClaimsSchema } from '../schemas.ts';
 import { signIn } from './sign-in.ts';
 import { signOut } from './sign-out.ts';
-import type { TeamPass3Credentials, TeamPass3TokenCache } from './types.ts';
-
-/** A token held, with its claims. */
-export interface HeldToken {
-  token: string;
-  claims: TeamPass3Claims;
-  /** The server's clock minus ours, from the token's `iat` at sign-in. */
-  skewMs: number;
-}
+import type { HeldToken, TeamPass3Credentials, TeamPass3TokenCache } from './types.ts';
 
 /** What the keeper needs. */
 export interface TokenKeeperOptions {

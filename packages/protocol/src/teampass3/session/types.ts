@@ -44,6 +44,14 @@ export interface TeamPass3TokenCache {
   set(token: string | undefined): void | Promise<void>;
 }
 
+/** A token held, with its claims. */
+export interface HeldToken {
+  token: string;
+  claims: TeamPass3Claims;
+  /** The server's clock minus ours, from the token's `iat` at sign-in. */
+  skewMs: number;
+}
+
 /** Options of `createTeamPass3Session`. */
 export interface TeamPass3SessionOptions extends Omit<TeamPass3CallerOptions, 'redact'> {
   /** How to sign in. */

@@ -5,7 +5,7 @@
  *
  * - a successful resolution remembers its values (each with the time it was read), sealed with
  *   AES-256-GCM under a key derived with HKDF-SHA256 from the connection's credentials, the
- *   vault's URL and the login (`sealed-file.ts`): the file is useless without the credentials,
+ *   vault's URL and the login (`@vaultline/sealer/node`): the file is useless without the credentials,
  *   and its name, a hash of URL and login, tells neither;
  * - when the vault cannot be reached (no answer, no answer in time, a 5xx), the remembered values
  *   are used, with a warning naming their age, if every reference asked for is there and none is
@@ -14,15 +14,15 @@
  *   cache: revocation wins, and the cached values of that connection are deleted; a reference
  *   that no longer resolves is dropped from it.
  *
- * @see ../../../../docs/references.md#fallback-for-outages
+ * @see ../../../docs/references.md#fallback-for-outages
  * @module
  */
 
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isReferenceError, isVaultError, type ResolvedReference } from '@vaultline/protocol';
+import * as sealedFile from '@vaultline/sealer/node';
 import * as v from 'valibot';
-import * as sealedFile from './sealed-file.ts';
 
 /** The start of every value cache file's name (`values-<hash>.json`). */
 export const VALUE_CACHE_PREFIX = 'values';

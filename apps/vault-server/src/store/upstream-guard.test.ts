@@ -10,13 +10,18 @@ describe('an account guard waiting for the pace', () => {
   let url: string;
   let db: PgliteDatabase;
   const asked: string[] = [];
+  /** Answers to `GET /held` wait for this. */
+  let held: Promise<void> = Promise.resolve();
 
   beforeAll(async () => {
     db = await openPglite();
     upstream = createServer((request, response) => {
       asked.push(`${request.method} ${request.url ?? ''}`);
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ path: request.url }));
+      const seen = asked.length;
+      const answer = () => response.end(JSON.stringify({ path: request.url, seen }));
+      if (request.method === 'GET' && request.url === '/held') void held.then(answer);
+      else answer();
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
@@ -45,9 +50,9 @@ describe('an account guard waiting for the pace', () => {
     // within that of the caller who joins it.
     const first = read('/shared', 3_000);
     const second = read('/shared', 10_000);
-    await expect(other).resolves.toEqual({ path: '/other' });
+    await expect(other).resolves.toMatchObject({ path: '/other' });
     await expect(first).rejects.toMatchObject({ name: 'TimeoutError' });
-    await expect(second).resolves.toEqual({ path: '/shared' });
+    await expect(second).resolves.toMatchObject({ path: '/shared' });
     expect(asked.splice(0).sort()).toEqual(['GET /other', 'GET /shared']);
   }, 30_000);
 
@@ -62,17 +67,44 @@ describe('an account guard waiting for the pace', () => {
     const read = (startedAt: number) =>
       asUpstreamCaller(undefined, 10_000, async () => (await guard.fetch(`${url}/item`)).json(), startedAt);
     const before = Date.now();
-    await expect(read(Date.now())).resolves.toEqual({ path: '/item' });
+    await expect(read(Date.now())).resolves.toMatchObject({ path: '/item' });
     // Arrived before that answer came: it gets it, TeamPass is not asked again.
-    await expect(read(before)).resolves.toEqual({ path: '/item' });
+    await expect(read(before)).resolves.toMatchObject({ path: '/item' });
     expect(asked.splice(0)).toEqual(['GET /item']);
     // Arrived after it: asked again.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await expect(read(Date.now())).resolves.toEqual({ path: '/item' });
+    await expect(read(Date.now())).resolves.toMatchObject({ path: '/item' });
     expect(asked.splice(0)).toEqual(['GET /item']);
     // A write in between: nothing kept is shared past it, whenever the caller arrived.
     await asUpstreamCaller(undefined, 10_000, () => guard.fetch(`${url}/item`, { method: 'POST' }));
-    await expect(read(before)).resolves.toEqual({ path: '/item' });
+    await expect(read(before)).resolves.toMatchObject({ path: '/item' });
     expect(asked.splice(0)).toEqual(['POST /item', 'GET /item']);
+  });
+
+  it('never gives a read made before a write to a caller who asks after it', async () => {
+    const guard = createAccountGuard({
+      accountId: 3,
+      accountName: 'ci',
+      db,
+      breaker: createUpstreamBreaker(),
+      pace: memoryTokenBucket({ burst: 100, perMinute: 100 }),
+    });
+    let release = () => {};
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
+    const read = () =>
+      asUpstreamCaller(undefined, 10_000, async () => (await guard.fetch(`${url}/held`)).json());
+    // A read on its way when the write is sent and answered.
+    const early = read();
+    await expect.poll(() => asked.includes('GET /held')).toBe(true);
+    await asUpstreamCaller(undefined, 10_000, () => guard.fetch(`${url}/held`, { method: 'PUT' }));
+    const late = read();
+    await expect.poll(() => asked.length).toBe(3);
+    release();
+    // The later read asked TeamPass itself, after the write.
+    expect(await early).toEqual({ path: '/held', seen: 1 });
+    expect(await late).toEqual({ path: '/held', seen: 3 });
+    expect(asked.splice(0)).toEqual(['GET /held', 'PUT /held', 'GET /held']);
   });
 });

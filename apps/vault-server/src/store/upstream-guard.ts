@@ -219,6 +219,8 @@ interface Flight {
   waiting: number;
   /** The latest deadline of its callers: it waits for the pace as long as one of them can. */
   deadline: number;
+  /** When it was made (epoch ms): a read made before a write ended may not show it. */
+  readonly madeAt: number;
 }
 
 interface SharedAnswer {
@@ -242,6 +244,8 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
   const flights = new Map<string, Flight>();
   /** Reads answered lately (2xx), kept while a caller who came before their answer may still ask. */
   const answered = new Map<string, { answer: SharedAnswer; at: number; keepUntil: number }>();
+  /** When the last write of the account was sent or ended: no read made before it is shared. */
+  let lastWrite = 0;
   const forgetAnswered = (at: number) => {
     for (const [key, kept] of answered) if (kept.keepUntil <= at) answered.delete(key);
   };
@@ -380,20 +384,28 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
     // Reads with the same URL and session are the same read: made once while it runs.
     const key =
       method === 'GET' ? `${url}\u0000${new Headers(init?.headers).get('authorization') ?? ''}` : undefined;
-    // A write may change what a kept answer says: none is shared past it.
-    if (key === undefined) answered.clear();
+    // A write may change what a read made before it says: none is shared past it.
+    if (key === undefined) {
+      answered.clear();
+      lastWrite = now();
+    }
     // An answer that came after this caller's request arrived is one it could have waited for in
     // flight: it shares it (a request that arrived later asks TeamPass again).
     const kept = key === undefined ? undefined : answered.get(key);
     if (kept && caller && caller.startedAt <= kept.at && !flights.has(key as string))
       return responseOf(kept.answer);
     let flight = key === undefined ? undefined : flights.get(key);
-    if (!flight || flight.controller.signal.aborted) {
+    if (!flight || flight.controller.signal.aborted || flight.madeAt <= lastWrite) {
       const controller = new AbortController();
       const timing = { deadline };
       const started = exchange(url, init, controller.signal, () => timing.deadline);
-      flight = Object.assign(timing, { promise: started, controller, waiting: 0 });
-      if (key !== undefined) {
+      flight = Object.assign(timing, { promise: started, controller, waiting: 0, madeAt: now() });
+      if (key === undefined) {
+        const ended = () => {
+          lastWrite = now();
+        };
+        started.then(ended, ended);
+      } else {
         flights.set(key, flight);
         const made = flight;
         const keepFor = caller?.deadlineMs ?? 0;
@@ -405,7 +417,7 @@ export function createAccountGuard(options: AccountGuardOptions): AccountGuard {
           const at = now();
           forgetAnswered(at);
           // Kept while a caller that arrived before it may still ask: no longer.
-          if (answer.status >= 200 && answer.status < 300 && keepFor > 0)
+          if (answer.status >= 200 && answer.status < 300 && keepFor > 0 && made.madeAt > lastWrite)
             answered.set(key, { answer, at, keepUntil: at + keepFor });
         }, done);
       }

@@ -11,18 +11,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Connection } from '../connection.ts';
-import {
-  type Answer,
-  checkTool,
-  FIELD_NAMES,
-  foldersTool,
-  MAX_SEARCH_RESULTS,
-  referenceTool,
-  searchTool,
-  storeTool,
-  type ToolContext,
-  toToolFailure,
-} from './tools.ts';
+import { toToolFailure } from './failure.ts';
+import { checkTool } from './tools/check-references.ts';
+import type { Answer, ToolContext } from './tools/context.ts';
+import { FIELD_NAMES, referenceTool } from './tools/get-reference.ts';
+import { foldersTool } from './tools/list-folders.ts';
+import { MAX_SEARCH_RESULTS, searchTool } from './tools/search-items.ts';
+import { storeTool } from './tools/store-secret.ts';
 
 /** The tools' names. */
 export const TOOL_NAMES = [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolFailure } from './failure.ts';
-import { parseFieldName, secretRange } from './tools.ts';
+import { parseFieldName } from './tools/get-reference.ts';
+import { secretRange } from './tools/store-secret.ts';
 import { MAX_UNTRUSTED_LENGTH, untrusted, untrustedUrl } from './untrusted.ts';
 
 const picked = (text: string, input: Parameters<typeof secretRange>[1]) => {

@@ -46,3 +46,13 @@ const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i;
 export function untrustedUrl(url: string): string {
   return untrusted(url.replace(URL_PASSWORD, '$1:[hidden]@'));
 }
+
+/**
+ * A message made fit for an answer: at most 400 characters, then as {@link untrusted} text.
+ *
+ * @param message The message.
+ * @returns It, bounded.
+ */
+export function boundedMessage(message: string): string {
+  return untrusted(message.length > 400 ? `${message.slice(0, 399)}…` : message).slice(0, 400);
+}

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { memoryLimiter, memoryTokenBucket } from '@vaultline/rate-limit';
+import { type Limiter, memoryLimiter, memoryTokenBucket } from '@vaultline/rate-limit';
 import { openPglite, type PgliteDatabase } from '@vaultline/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asUpstreamCaller } from './upstream-caller.ts';
@@ -26,6 +26,10 @@ describe('an account guard waiting for the pace', () => {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
   });
+  /** An account's guard in front of the test's upstream; a pace of plenty unless given. */
+  const guardOf = (accountId: number, pace: Limiter = memoryTokenBucket({ burst: 100, perMinute: 100 })) =>
+    createAccountGuard({ accountId, accountName: 'ci', db, breaker: createUpstreamBreaker(), pace });
+
   afterAll(async () => {
     await new Promise((resolve) => upstream?.close(resolve));
     await db?.close();
@@ -35,13 +39,7 @@ describe('an account guard waiting for the pace', () => {
     // One call per window of 2 s, and this window's call made already.
     const pace = memoryLimiter({ points: 1, durationSeconds: 2 });
     await pace.hit('1');
-    const guard = createAccountGuard({
-      accountId: 1,
-      accountName: 'ci',
-      db,
-      breaker: createUpstreamBreaker(),
-      pace,
-    });
+    const guard = guardOf(1, pace);
     const read = (path: string, deadlineMs: number) =>
       asUpstreamCaller(undefined, deadlineMs, async () => (await guard.fetch(`${url}${path}`)).json());
     // Another read, asked first, takes the next window's call.
@@ -57,13 +55,7 @@ describe('an account guard waiting for the pace', () => {
   }, 30_000);
 
   it('shares an answer with a caller whose request came before it, never with a later one or past a write', async () => {
-    const guard = createAccountGuard({
-      accountId: 2,
-      accountName: 'ci',
-      db,
-      breaker: createUpstreamBreaker(),
-      pace: memoryTokenBucket({ burst: 100, perMinute: 100 }),
-    });
+    const guard = guardOf(2);
     const read = (startedAt: number) =>
       asUpstreamCaller(undefined, 10_000, async () => (await guard.fetch(`${url}/item`)).json(), startedAt);
     const before = Date.now();
@@ -82,13 +74,7 @@ describe('an account guard waiting for the pace', () => {
   });
 
   it('never gives a read made before a write to a caller who asks after it', async () => {
-    const guard = createAccountGuard({
-      accountId: 3,
-      accountName: 'ci',
-      db,
-      breaker: createUpstreamBreaker(),
-      pace: memoryTokenBucket({ burst: 100, perMinute: 100 }),
-    });
+    const guard = guardOf(3);
     let release = () => {};
     held = new Promise((resolve) => {
       release = resolve;

@@ -24,6 +24,9 @@ const checks = new Set((process.env.VAULTLINE_CHECKS ?? 'suite,ui,web,scan,vsix'
 // Workbench and built-in extension chatter that the page forwards along with the suite's output.
 const NOISE =
   /^(\[(AgentHost|ChatModelSelection|AgentHostChannel)\]|Ignoring fetching additional builtin|Updating additional builtin|\s*$)/;
+// How long a host that exited without a summary is given for the page to forward its last lines:
+// only a run that already failed (no summary at all) waits it out.
+const HOST_LAST_LINES_MS = 30_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Screenshots go to the git-ignored test-results/ folder: a test run leaves the tree as it was.
 // `--docs-images` (`pnpm --filter vaultline-vscode docs:images`) copies them over docs/images/
@@ -101,6 +104,7 @@ try {
       exit = resolvePromise;
     });
     let summary;
+    let hostExited = false;
     const suitePage = await server.openWorkbench({
       extensionPath: root,
       testsPath: join(root, 'dist/test/suite.cjs'),
@@ -109,8 +113,11 @@ try {
         const match = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
         const figure = /^BENCH_FIGURE (\{.*\})$/.exec(line.trim());
         if (figure) figures.push(JSON.parse(figure[1]));
-        else if (match) summary = { passed: Number(match[1]), failed: Number(match[2]) };
-        else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
+        else if (match) {
+          summary = { passed: Number(match[1]), failed: Number(match[2]) };
+          // The host may be gone already: its last line, forwarded by the page, came after.
+          if (hostExited) exit(0);
+        } else if (process.env.VERBOSE || !NOISE.test(line)) console.log(line);
       },
       onExit: (code) => exit(code),
     });
@@ -118,8 +125,14 @@ try {
     // the suite's end or the page's, not for a time guessed for a loaded machine.
     suitePage.on('crash', () => exit('the workbench page crashed'));
     suitePage.on('close', () => exit('the workbench page closed'));
+    // The host's exit reaches us from the server's output, its last lines through the page: the
+    // summary may follow the exit. Without it, the exit is the end once the page has had its
+    // chance to deliver it (the host crashed, or the suite never wrote one).
     server.onOutput((text) => {
-      if (/Extension Host Process exited/.test(text)) exit('the extension host exited');
+      if (!/Extension Host Process exited/.test(text) || hostExited) return;
+      hostExited = true;
+      if (summary) exit(0);
+      else setTimeout(() => exit('the extension host exited'), HOST_LAST_LINES_MS);
     });
     const code = await finished;
     if (summary) {

@@ -230,28 +230,12 @@ export const SCOPE_RULES: { readonly [K in EndpointName]: ScopeRule<K> } = {
       const outside = found.filter((item) => !inScope(ctx.scope, item.folderId)).map((item) => item.id);
       const known = new Set(found.map((item) => item.id));
       const missing = unique.filter((id) => !known.has(id));
-      if (byFolder) {
-        // Read by folder: an id not served is outside the scope or missing, and nothing tells which.
-        return {
-          value: served,
-          target: readTarget(
-            'items',
-            served.map((item) => item.id),
-            [],
-            [],
-            missing,
-          ),
-        };
-      }
-      return {
-        value: served,
-        target: readTarget(
-          'items',
-          served.map((item) => item.id),
-          outside,
-          missing,
-        ),
-      };
+      const servedIds = served.map((item) => item.id);
+      // Read by folder: an id not served is outside the scope or missing, and nothing tells which.
+      const target = byFolder
+        ? readTarget('items', servedIds, [], [], missing)
+        : readTarget('items', servedIds, outside, missing);
+      return { value: served, target };
     },
   },
   readUserItems: {

@@ -148,12 +148,14 @@ async function podman(
   args: readonly string[],
   signal?: AbortSignal,
 ): Promise<{ stdout: string; stderr: string }> {
-  const runtime = await execute('sh', ['-c', 'command -v runc']).then(
-    () => ['--runtime', 'runc'],
-    () => [],
-  );
-  return run('podman', [...runtime, '--cgroup-manager', 'cgroupfs', ...args], { signal });
+  return run('podman', [...(await runtime), '--cgroup-manager', 'cgroupfs', ...args], { signal });
 }
+
+/** runc where the machine has it: looked up once. */
+const runtime = execute('sh', ['-c', 'command -v runc']).then(
+  () => ['--runtime', 'runc'],
+  () => [],
+);
 
 /** Limits lowered (not raised) for the container: permitted even without CAP_SYS_RESOURCE. */
 const LIMITS = ['--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=4096:4096'];

@@ -7,6 +7,7 @@
  */
 
 import { request as httpRequest } from 'node:http';
+import { createVaultClient } from '@vaultline/protocol';
 import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
 import { openPostgres } from '@vaultline/store';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
@@ -253,6 +254,69 @@ describe('work shared between callers (cache off)', () => {
     expect(found).toEqual(ids.slice(0, IN_FOLDER - 1));
     // item/inFolders pages of 500: two calls for the folder, whatever the number of ids.
     expect(itemCalls(fake)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('reads of many ids by an all-folders key (cache off)', () => {
+  let fake: TeamPass3Fake;
+  let served: Awaited<ReturnType<typeof serve>>;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startTeamPass3Fake({ seed: seed() });
+    served = await serve(fake, logLines);
+  });
+  afterAll(async () => {
+    await served?.vault.close();
+    await fake?.close();
+    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey]);
+  });
+
+  const ids = Array.from({ length: 10 }, (_, i) => i + 1);
+  const served10 = async (key: string) => {
+    const read = await api(served.vault, key, `/read/items/${ids.join(';')}`);
+    expect(read.status).toBe(200);
+    return (read.json as { id: string; folder_id: string; pw: string }[]).map((item) => ({
+      id: Number(item.id),
+      folder: Number(item.folder_id),
+      pw: item.pw,
+    }));
+  };
+  const expected = (moved: number | undefined) =>
+    ids.map((id) => ({ id, folder: id === moved ? 2 : 1, pw: `Faults-Secret-${id}` }));
+
+  it('reads them by the folder they were last seen in, once they were seen', async () => {
+    const machine = await served.key();
+    fake.resetCounters();
+    expect(await served10(machine)).toEqual(expected(undefined));
+    // Never seen: one item/get each.
+    expect(itemCalls(fake)).toBe(ids.length);
+
+    // Seen in folder 1 (by any key of the account): its two item/inFolders pages, not ten calls.
+    fake.resetCounters();
+    expect(await served10(await served.key())).toEqual(expected(undefined));
+    expect(itemCalls(fake)).toBe(2);
+  });
+
+  it('still finds an item moved since, by its id', async () => {
+    const teampass = createVaultClient({
+      baseUrl: fake.url,
+      auth: { login: ALICE.login, password: ALICE.password, apiKey: ALICE.apiKey },
+    });
+    try {
+      await teampass.items.update(7, { folderId: 2 });
+    } finally {
+      await teampass.dispose();
+    }
+    const machine = await served.key();
+    fake.resetCounters();
+    expect(await served10(machine)).toEqual(expected(7));
+    // Folder 1's pages, then item 7 by id; it is learned in folder 2 for the next read.
+    expect(itemCalls(fake)).toBe(3);
+    // Now folders 1 and 2 in one item/inFolders: 1,001 items, three pages.
+    fake.resetCounters();
+    expect(await served10(machine)).toEqual(expected(7));
+    expect(itemCalls(fake)).toBe(3);
   });
 });
 

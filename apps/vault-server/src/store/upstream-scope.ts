@@ -15,7 +15,7 @@ import type { UpstreamGrant } from './access.ts';
 import { invalid, notFound, refused } from './errors.ts';
 import { checkText } from './text-rules.ts';
 import type { UpstreamAccount } from './upstream-accounts.ts';
-import { readItemsWithin } from './upstream-reads.ts';
+import { type ItemPlaces, readItemsWithin } from './upstream-reads.ts';
 
 /** The folders a key reaches: `all` (every folder the account may reach) or these. */
 export type Scope = 'all' | ReadonlySet<number>;
@@ -28,6 +28,8 @@ export interface ScopeContext {
   readonly scope: Scope;
   /** The account's folder tree (briefly kept). */
   tree(): Promise<Folder[]>;
+  /** Where the account's items were last seen. */
+  readonly places: ItemPlaces;
 }
 
 /** An answer cut to the scope, and what the audit names: what was served, and what was not and why. */
@@ -213,8 +215,9 @@ export const SCOPE_RULES: { readonly [K in EndpointName]: ScopeRule<K> } = {
     access: 'read',
     async run(ctx, { ids }) {
       const { wanted, outside } = folderReadTarget(ctx.scope, ids);
-      const found =
-        wanted.length === 0 ? [] : cutItems(ctx.scope, await ctx.client.readFolders({ ids: wanted }));
+      const read = wanted.length === 0 ? [] : await ctx.client.readFolders({ ids: wanted });
+      ctx.places.learn(read);
+      const found = cutItems(ctx.scope, read);
       return {
         value: found,
         target: `${readTarget('folders', wanted, outside)}: items ${found.map((item) => item.id).join(',') || '-'}`,
@@ -225,7 +228,7 @@ export const SCOPE_RULES: { readonly [K in EndpointName]: ScopeRule<K> } = {
     access: 'read',
     async run(ctx, { ids }) {
       const unique = [...new Set(ids)];
-      const { items: found, byFolder } = await readItemsWithin(ctx.client, unique, ctx.scope);
+      const { items: found, byFolder } = await readItemsWithin(ctx.client, unique, ctx.scope, ctx.places);
       const served = cutItems(ctx.scope, found).sort((a, b) => a.id - b.id);
       const outside = found.filter((item) => !inScope(ctx.scope, item.folderId)).map((item) => item.id);
       const known = new Set(found.map((item) => item.id));

@@ -21,6 +21,7 @@ import { fileRecord } from './files.ts';
 import { folderRecord } from './folders.ts';
 import { checkSearchText } from './items.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
+import { ItemPlaces } from './upstream-reads.ts';
 import {
   folderIdsOfPaths,
   notForwarded,
@@ -102,6 +103,7 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
   const features = [...(options.features ?? [])];
   const cache = options.cache ?? createUpstreamCache({ ttlMs: 0, staleIfErrorMs: 0 });
   const trees = new Map<number, { at: number; folders: Promise<Folder[]> }>();
+  const places = new Map<number, ItemPlaces>();
   /** Folder ids of keys made before paths were resolved at creation, once resolved. */
   const pinned = new Map<string, number[]>();
 
@@ -140,7 +142,9 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
         folders = ids;
       }
       const scope = await scopeOf(folders, grant.subfolders, tree);
-      return run({ client, account, grant, scope, tree }, input);
+      let known = places.get(account.id);
+      if (!known) places.set(account.id, (known = new ItemPlaces()));
+      return run({ client, account, grant, scope, tree, places: known }, input);
     });
     if (rule.access !== 'write') return done;
     // Whatever the write did, what was kept of the account may be stale now.

@@ -142,8 +142,8 @@ export function createUpstreamStore(options: UpstreamStoreOptions): VaultStore {
         folders = ids;
       }
       const scope = await scopeOf(folders, grant.subfolders, tree);
-      let known = places.get(account.id);
-      if (!known) places.set(account.id, (known = new ItemPlaces()));
+      const known = places.get(account.id) ?? new ItemPlaces();
+      places.set(account.id, known);
       return run({ client, account, grant, scope, tree, places: known }, input);
     });
     if (rule.access !== 'write') return done;

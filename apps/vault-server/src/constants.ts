@@ -120,5 +120,5 @@ export const LOG_FLUSH_MS = 100;
 /** Upstream mode: the time a caller is given for its upstream work: below the CLI's 10 s timeout, so the server answers first. */
 export const DEFAULT_UPSTREAM_DEADLINE_MS = 8_000;
 
-/** Upstream mode: calls per account in any 60 s (all of them available at once), below TeamPass's default limit of 120. */
+/** Upstream mode: what TeamPass may count of an account's calls in its minute, below its default limit of 120 (`TEAMPASS3_CALLS_PER_MINUTE`); paced by `paceBelowTeamPass3`. */
 export const DEFAULT_UPSTREAM_CALLS_PER_MINUTE = 100;

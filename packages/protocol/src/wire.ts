@@ -4,8 +4,9 @@
  * id lists, raw segments), the path segments each row decodes with, the response schemas, the
  * OpenAPI document generated from the table, the server identification constants
  * (`SERVER_INFO_PATH`, `ServerInfoSchema`, `SERVER_FEATURES`, `KEY_HEADER`), the answer profiles
- * a server may give per key (`API_PROFILES`, `TEAMPASS_PROFILE_DIFFERENCES`), and how TeamPass 2
- * answers (`TEAMPASS2_ERRORS`, `TEAMPASS2_API_VERSION`).
+ * a server may give per key (`API_PROFILES`, `TEAMPASS_PROFILE_DIFFERENCES`), how TeamPass 2
+ * answers (`TEAMPASS2_ERRORS`, `TEAMPASS2_API_VERSION`), and how TeamPass 3 counts calls for its
+ * rate limit (`paceBelowTeamPass3`).
  *
  * The legacy operations by their wire names (`readItems`, `readUserFolders`, `call(name, input)`):
  * `createWireClient` takes `createVaultClient`'s options, and `wireOf(vault)` reaches the wire
@@ -130,5 +131,10 @@ export {
   type OidcExchangeResult,
   OidcExchangeResultSchema,
 } from './oidc/exchange.ts';
+export {
+  paceBelowTeamPass3,
+  TEAMPASS3_CALLS_PER_MINUTE,
+  teamPass3MinuteEstimate,
+} from './teampass3/rate-limit.ts';
 export { createWireClient } from './vault/wire-client.ts';
 export { wireOf } from './vault/wire-of.ts';

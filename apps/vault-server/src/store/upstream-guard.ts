@@ -18,6 +18,7 @@
  * @module
  */
 
+import { paceBelowTeamPass3 } from '@vaultline/protocol/wire';
 import {
   type Limiter,
   memoryTokenBucket,
@@ -33,19 +34,14 @@ import { currentUpstreamCaller } from './upstream-caller.ts';
 const HOLDS_REFRESH_MS = 1_000;
 
 /**
- * The pace as a token bucket: half of `perMinute` at once, the other half regained a minute. Over
- * any interval of `t` minutes that is at most `perMinute/2 × (1 + t)` calls; TeamPass estimates its
- * minute from two clock-minute buckets (the previous one weighted by what is left of the current),
- * and that estimate never passes `perMinute` however its clock's minutes fall against ours. A
- * sliding minute of `perMinute` could reach twice that in TeamPass's estimate (two bursts a little
- * more than a minute apart).
+ * The pace of an account: a token bucket TeamPass's minute estimate never counts above
+ * `perMinute` (`paceBelowTeamPass3`).
  *
  * @param perMinute The most TeamPass may count in a minute (at least 2).
  * @returns The burst and the rate.
  */
 export function upstreamPaceLimit(perMinute = DEFAULT_UPSTREAM_CALLS_PER_MINUTE): TokenBucketLimit {
-  const burst = Math.max(1, Math.ceil(perMinute / 2));
-  return { burst, perMinute: Math.max(1, perMinute - burst) };
+  return paceBelowTeamPass3(perMinute);
 }
 
 /**

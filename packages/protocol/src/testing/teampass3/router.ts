@@ -9,6 +9,7 @@
  * @module
  */
 
+import { teamPass3MinuteEstimate } from '../../teampass3/rate-limit.ts';
 import { authorize, authorizeToken, type Issuer, logout } from './auth.ts';
 import { FOLDER_ACTIONS } from './folders.ts';
 import {
@@ -187,8 +188,8 @@ function dispatch(
 }
 
 /**
- * TeamPass's sliding-window rate limit, per user and per client IP: the previous minute's hits
- * weighted by what is left of it, plus this minute's. Every request counts, refused ones too.
+ * TeamPass's rate limit, per user and per client IP, over its estimated minute
+ * ({@link teamPass3MinuteEstimate}). Every request counts, refused ones too.
  *
  * @returns The seconds to wait, or `undefined` when the request may pass.
  */
@@ -209,7 +210,7 @@ function rateLimitCheck(
     for (const start of buckets.keys()) if (start < windowStart - 180) buckets.delete(start);
     const current = buckets.get(windowStart) ?? 0;
     const previous = buckets.get(windowStart - 60) ?? 0;
-    if (previous * ((60 - elapsed) / 60) + current > limit) allowed = false;
+    if (teamPass3MinuteEstimate(previous, current, elapsed * 1_000) > limit) allowed = false;
   }
   return allowed ? undefined : 60 - elapsed;
 }

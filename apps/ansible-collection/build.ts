@@ -1,6 +1,6 @@
 /**
  * Builds the collection's tarball into dist/ with `ansible-galaxy collection build`, after
- * checking that galaxy.yml carries the version changesets gave package.json.
+ * checking that galaxy.yml carries the version changesets gave package.json (`version.ts`).
  *
  * @module
  */
@@ -8,16 +8,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { GALAXY_FILE, galaxyVersion, packageVersion } from './version.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const { version } = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
-const galaxy = readFileSync(new URL('galaxy.yml', import.meta.url), 'utf8');
-const declared = /^version:\s*(\S+)\s*$/m.exec(galaxy)?.[1];
+const version = packageVersion();
+const declared = galaxyVersion(readFileSync(GALAXY_FILE, 'utf8'));
 if (declared !== version) {
   console.error(
-    `galaxy.yml says version ${declared}, package.json ${version}: set galaxy.yml's version to ${version}.`,
+    `galaxy.yml says version ${declared}, package.json ${version}: run pnpm version-packages (or node version.ts).`,
   );
   process.exit(1);
 }

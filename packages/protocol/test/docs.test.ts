@@ -4,6 +4,7 @@ import { validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import {
+  GENERATED_BLOCKS,
   LIST_END,
   LIST_FILES,
   LIST_START,
@@ -12,6 +13,7 @@ import {
   PROFILES_START,
   REPO_ROOT,
   renderEndpointList,
+  TEAMPASS3_FILE,
   withEndpointList,
   withProfileTable,
 } from '../scripts/docs.ts';
@@ -95,5 +97,42 @@ describe('the teampass profile in docs/api.md', () => {
 
   it('refuses a file without the markers', () => {
     expect(() => withProfileTable('# none\n', 'x.md')).toThrow(/x\.md has no/);
+  });
+});
+
+describe('the generated blocks', () => {
+  it.each(GENERATED_BLOCKS)('$what of $file is as the tables make it', async (block) => {
+    const markdown = await read(block.file);
+    expect(markdown, `${block.what} of ${block.file} is ${REGENERATE}`).toBe(block.apply(markdown));
+  });
+});
+
+/**
+ * The per-operation tables written by hand (what no table holds: an answer's body, what upstream
+ * mode does, how TeamPass 3 carries an operation): each must have a row for every operation.
+ */
+const HAND_TABLES = [
+  { file: 'docs/api.md', section: '## Responses', by: 'operation' },
+  { file: 'docs/upstream.md', section: '## What maps to what', by: 'operation' },
+  { file: TEAMPASS3_FILE, section: '## The adapter', by: 'wire method' },
+] as const;
+
+describe('the tables written by hand', () => {
+  it.each(HAND_TABLES)('$file ($section) has a row for every operation', async ({ file, section, by }) => {
+    const markdown = await read(file);
+    const start = markdown.indexOf(`\n${section}\n`);
+    expect(start, `${file} has no "${section}"`).toBeGreaterThan(-1);
+    const end = markdown.indexOf('\n## ', start + 1);
+    const firstCells = markdown
+      .slice(start, end === -1 ? undefined : end)
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .map((line) => line.split('|')[1]!);
+    const missing = ENDPOINT_NAMES.map((name) =>
+      by === 'operation' ? endpoints[name].operation : name,
+    ).filter(
+      (word) => !firstCells.some((cell) => cell.includes(`\`${word}\``) || cell.includes(`\`${word}/`)),
+    );
+    expect(missing, `rows missing from ${file} (${section})`).toEqual([]);
   });
 });

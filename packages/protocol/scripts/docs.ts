@@ -131,11 +131,16 @@ export function withProfileTable(markdown: string, file: string): string {
 /** The README that holds TeamPass 3's table, relative to the root. */
 export const TEAMPASS3_FILE = 'packages/protocol/src/teampass3/README.md';
 
-/** The markers of TeamPass 3's table. */
-export const TEAMPASS3_MARKERS: readonly [string, string] = [
-  '<!-- teampass3-endpoints:start (generated from packages/protocol/src/teampass3/endpoints.ts: pnpm --filter @vaultline/protocol docs:generate) -->',
-  '<!-- teampass3-endpoints:end -->',
-];
+/** The README that holds the domain methods of each operation, relative to the root. */
+export const DOMAIN_FILE = 'packages/protocol/README.md';
+
+/** The comments around a generated block named `name`, made from `source`. */
+function markersOf(name: string, source: string): readonly [string, string] {
+  return [
+    `<!-- ${name}:start (generated from ${source}: pnpm --filter @vaultline/protocol docs:generate) -->`,
+    `<!-- ${name}:end -->`,
+  ];
+}
 
 /**
  * TeamPass 3's table as Markdown: one row per operation, every field but the schemas.
@@ -153,15 +158,6 @@ export function renderTeamPass3Table(): string {
     }),
   ].join('\n');
 }
-
-/** The README that holds the domain methods of each operation, relative to the root. */
-export const DOMAIN_FILE = 'packages/protocol/README.md';
-
-/** The markers of the domain methods' table. */
-export const DOMAIN_MARKERS: readonly [string, string] = [
-  '<!-- domain-methods:start (generated from packages/protocol/src/vault/operations.ts: pnpm --filter @vaultline/protocol docs:generate) -->',
-  '<!-- domain-methods:end -->',
-];
 
 /**
  * Which domain methods send each operation, as Markdown.
@@ -208,11 +204,23 @@ export const GENERATED_BLOCKS: readonly GeneratedBlock[] = [
   {
     file: TEAMPASS3_FILE,
     what: "TeamPass 3's table",
-    apply: (markdown) => withBlock(markdown, TEAMPASS3_FILE, TEAMPASS3_MARKERS, renderTeamPass3Table()),
+    apply: (markdown) =>
+      withBlock(
+        markdown,
+        TEAMPASS3_FILE,
+        markersOf('teampass3-endpoints', 'packages/protocol/src/teampass3/endpoints.ts'),
+        renderTeamPass3Table(),
+      ),
   },
   {
     file: DOMAIN_FILE,
     what: 'the domain methods of each operation',
-    apply: (markdown) => withBlock(markdown, DOMAIN_FILE, DOMAIN_MARKERS, renderDomainTable()),
+    apply: (markdown) =>
+      withBlock(
+        markdown,
+        DOMAIN_FILE,
+        markersOf('domain-methods', 'packages/protocol/src/vault/operations.ts'),
+        renderDomainTable(),
+      ),
   },
 ];

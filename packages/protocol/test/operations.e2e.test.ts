@@ -97,13 +97,15 @@ describe('the domain client', () => {
       return;
     }
     expect(error).toBeUndefined();
-    expect(sent).toContain(name);
+    expect(sent, `${method} should send ${name} (src/vault/client.ts)`).toContain(name);
   });
 });
 
 describe('the conformance suite', () => {
   it('has a step for every operation of the table', () => {
     const stepped = STEPS.flatMap((step) => ('endpoint' in step ? [step.endpoint] : []));
-    expect([...new Set(stepped)].sort()).toEqual([...ENDPOINT_NAMES].sort());
+    expect([...new Set(stepped)].sort(), 'a step per operation in src/conformance/steps.ts').toEqual(
+      [...ENDPOINT_NAMES].sort(),
+    );
   });
 });

@@ -136,3 +136,14 @@ describe('the tables written by hand', () => {
     expect(missing, `rows missing from ${file} (${section})`).toEqual([]);
   });
 });
+
+describe('docs/spec.md', () => {
+  it('describes the request of every operation of the table in §4', async () => {
+    const spec = await read('docs/spec.md');
+    const section = spec.slice(spec.indexOf('\n## 4. '), spec.indexOf('\n## 5. '));
+    const missing = ENDPOINT_NAMES.map((name) => `${endpoints[name].method} ${endpoints[name].path}`).filter(
+      (request) => !section.includes(`\`${request}\``),
+    );
+    expect(missing, 'requests missing from docs/spec.md §4').toEqual([]);
+  });
+});

@@ -4,6 +4,7 @@ import { validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import {
+  DOMAIN_FILE,
   GENERATED_BLOCKS,
   LIST_END,
   LIST_FILES,
@@ -20,6 +21,7 @@ import {
 import { ENDPOINT_NAMES, endpoints } from '../src/legacy/endpoints.ts';
 import { createOpenApiDocument, ERROR_ANSWERS } from '../src/legacy/openapi.ts';
 import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/legacy/profiles.ts';
+import { DOMAIN_METHODS } from '../src/vault/operations.ts';
 
 const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
 
@@ -145,5 +147,26 @@ describe('docs/spec.md', () => {
       (request) => !section.includes(`\`${request}\``),
     );
     expect(missing, 'requests missing from docs/spec.md §4').toEqual([]);
+  });
+});
+
+describe("the package README's client table", () => {
+  it('describes every domain method that sends an operation', async () => {
+    const readme = await read(DOMAIN_FILE);
+    const table = readme.slice(
+      readme.indexOf('\n## The client\n'),
+      readme.indexOf('<!-- domain-methods:start'),
+    );
+    // A cell names its first method in full (`vault.items.create(item)`), the next ones short (`update(id)`).
+    const described = table.split('\n').flatMap((line) => {
+      const cell = line.startsWith('| `vault.') ? line.split('|')[1]! : '';
+      const group = /`vault\.(\w+)\./.exec(cell)?.[1];
+      return [...cell.matchAll(/`(?:vault\.\w+\.)?(\w+)\(/g)].map((m) => `${group}.${m[1]}`);
+    });
+    const named = new Set(ENDPOINT_NAMES.flatMap((name) => DOMAIN_METHODS[name]));
+    expect(
+      [...named].filter((method) => !described.includes(method)),
+      `methods missing from the client table of ${DOMAIN_FILE}`,
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * The documents derived from the endpoint table: the OpenAPI document (`docs/openapi.json`) and the
- * endpoint lists of the root README and `docs/api.md`, written between two marker comments.
- * `generate-docs.ts` writes them; `test/docs.test.ts` fails when a checked-in copy differs.
+ * The documents derived from the tables: the OpenAPI document (`docs/openapi.json`), and blocks of
+ * Markdown written between two marker comments ({@link GENERATED_BLOCKS}): the endpoint lists of
+ * the root README and `docs/api.md`, the teampass profile's differences, TeamPass 3's table in its
+ * README, and the domain methods of each operation in this package's README. `generate-docs.ts`
+ * writes them; `test/docs.test.ts` fails when a checked-in copy differs.
  *
  * @module
  */
@@ -12,6 +14,8 @@ import { ENDPOINT_NAMES, endpoints } from '../src/legacy/endpoints.ts';
 import { API_BASE_PATH, OPENAPI_DOCUMENT_PATH } from '../src/legacy/openapi.ts';
 import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/legacy/profiles.ts';
 import { SERVER_INFO_PATH } from '../src/legacy/server-info.ts';
+import { TEAMPASS3_ENDPOINT_NAMES, teampass3Endpoints } from '../src/teampass3/endpoints.ts';
+import { DOMAIN_METHODS } from '../src/vault/operations.ts';
 
 /** The repository's root. */
 export const REPO_ROOT: string = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,6 +55,28 @@ export function renderEndpointList(openapiLink: string): string {
 }
 
 /**
+ * Replaces what stands between two markers of a Markdown file.
+ *
+ * @param markdown The file's text.
+ * @param file The file's name, for the error.
+ * @param markers The comments that open and close the block.
+ * @param body What goes between them.
+ * @returns The text with the block replaced.
+ * @throws {Error} When the file lacks the markers.
+ */
+function withBlock(
+  markdown: string,
+  file: string,
+  [open, close]: readonly [string, string],
+  body: string,
+): string {
+  const start = markdown.indexOf(open);
+  const end = markdown.indexOf(close);
+  if (start === -1 || end < start) throw new Error(`${file} has no "${open}" … "${close}" block.`);
+  return `${markdown.slice(0, start + open.length)}\n${body}\n${markdown.slice(end)}`;
+}
+
+/**
  * Replaces the generated list between the markers of a Markdown file.
  *
  * @param markdown The file's text.
@@ -59,11 +85,12 @@ export function renderEndpointList(openapiLink: string): string {
  * @throws {Error} When the file lacks the markers.
  */
 export function withEndpointList(markdown: string, file: string): string {
-  const start = markdown.indexOf(LIST_START);
-  const end = markdown.indexOf(LIST_END);
-  if (start === -1 || end < start) throw new Error(`${file} has no "${LIST_START}" … "${LIST_END}" block.`);
-  const list = renderEndpointList(relative(dirname(file), OPENAPI_FILE));
-  return `${markdown.slice(0, start + LIST_START.length)}\n${list}\n${markdown.slice(end)}`;
+  return withBlock(
+    markdown,
+    file,
+    [LIST_START, LIST_END],
+    renderEndpointList(relative(dirname(file), OPENAPI_FILE)),
+  );
 }
 
 /** The file whose profile table is generated, relative to the root. */
@@ -98,9 +125,102 @@ export function renderProfileTable(): string {
  * @throws {Error} When the file lacks the markers.
  */
 export function withProfileTable(markdown: string, file: string): string {
-  const start = markdown.indexOf(PROFILES_START);
-  const end = markdown.indexOf(PROFILES_END);
-  if (start === -1 || end < start)
-    throw new Error(`${file} has no "${PROFILES_START}" … "${PROFILES_END}" block.`);
-  return `${markdown.slice(0, start + PROFILES_START.length)}\n${renderProfileTable()}\n${markdown.slice(end)}`;
+  return withBlock(markdown, file, [PROFILES_START, PROFILES_END], renderProfileTable());
 }
+
+/** The README that holds TeamPass 3's table, relative to the root. */
+export const TEAMPASS3_FILE = 'packages/protocol/src/teampass3/README.md';
+
+/** The README that holds the domain methods of each operation, relative to the root. */
+export const DOMAIN_FILE = 'packages/protocol/README.md';
+
+/** The comments around a generated block named `name`, made from `source`. */
+function markersOf(name: string, source: string): readonly [string, string] {
+  return [
+    `<!-- ${name}:start (generated from ${source}: pnpm --filter @vaultline/protocol docs:generate) -->`,
+    `<!-- ${name}:end -->`,
+  ];
+}
+
+/**
+ * TeamPass 3's table as Markdown: one row per operation, every field but the schemas.
+ *
+ * @returns The table, without the markers.
+ */
+export function renderTeamPass3Table(): string {
+  return [
+    '| row | request | params | auth | permission | access | secret | pages | summary |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...TEAMPASS3_ENDPOINT_NAMES.map((name) => {
+      const row = teampass3Endpoints[name];
+      const pages = row.pagination === undefined ? '–' : (row.pagination.maxLimit ?? 'root level');
+      return `| \`${name}\` | ${row.method} \`${row.path}\` | ${row.params} | ${row.auth === 'bearer' ? 'JWT' : '–'} | ${row.permission ?? '–'} | ${row.access} | ${row.secret ? 'yes' : 'no'} | ${typeof pages === 'number' ? `≤ ${pages}` : pages} | ${row.summary} |`;
+    }),
+  ].join('\n');
+}
+
+/**
+ * Which domain methods send each operation, as Markdown.
+ *
+ * @returns The table, without the markers.
+ */
+export function renderDomainTable(): string {
+  return [
+    '| operation | wire method | sent by |',
+    '| --- | --- | --- |',
+    ...ENDPOINT_NAMES.map((name) => {
+      const methods: readonly string[] = DOMAIN_METHODS[name];
+      const by =
+        methods.length === 0
+          ? `its wire name only: \`wireOf(vault).${name}\``
+          : methods.map((method) => `\`vault.${method}\``).join(', ');
+      return `| \`${endpoints[name].operation}\` | \`${name}\` | ${by} |`;
+    }),
+  ].join('\n');
+}
+
+/** A generated block of a Markdown file. */
+export interface GeneratedBlock {
+  /** The file, relative to the root. */
+  readonly file: string;
+  /** What it is, for messages. */
+  readonly what: string;
+  /** The text with the block as the tables make it now. */
+  apply(markdown: string): string;
+}
+
+/** Every block of Markdown the tables generate. */
+export const GENERATED_BLOCKS: readonly GeneratedBlock[] = [
+  ...LIST_FILES.map((file) => ({
+    file,
+    what: 'the endpoint list',
+    apply: (markdown: string) => withEndpointList(markdown, file),
+  })),
+  {
+    file: PROFILE_FILE,
+    what: 'the profile table',
+    apply: (markdown) => withProfileTable(markdown, PROFILE_FILE),
+  },
+  {
+    file: TEAMPASS3_FILE,
+    what: "TeamPass 3's table",
+    apply: (markdown) =>
+      withBlock(
+        markdown,
+        TEAMPASS3_FILE,
+        markersOf('teampass3-endpoints', 'packages/protocol/src/teampass3/endpoints.ts'),
+        renderTeamPass3Table(),
+      ),
+  },
+  {
+    file: DOMAIN_FILE,
+    what: 'the domain methods of each operation',
+    apply: (markdown) =>
+      withBlock(
+        markdown,
+        DOMAIN_FILE,
+        markersOf('domain-methods', 'packages/protocol/src/vault/operations.ts'),
+        renderDomainTable(),
+      ),
+  },
+];

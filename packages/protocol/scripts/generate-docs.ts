@@ -1,7 +1,6 @@
 /**
- * Regenerates `docs/openapi.json` and the endpoint lists of the README and `docs/api.md` from the
- * endpoint table, and the table of the teampass profile's differences in `docs/api.md`:
- * `pnpm --filter @vaultline/protocol docs:generate`.
+ * Regenerates `docs/openapi.json` from the endpoint table, and every block of `GENERATED_BLOCKS`
+ * (`docs.ts`) from its table: `pnpm --filter @vaultline/protocol docs:generate`.
  *
  * @module
  */
@@ -10,14 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createOpenApiDocument } from '../src/legacy/openapi.ts';
-import {
-  LIST_FILES,
-  OPENAPI_FILE,
-  PROFILE_FILE,
-  REPO_ROOT,
-  withEndpointList,
-  withProfileTable,
-} from './docs.ts';
+import { GENERATED_BLOCKS, OPENAPI_FILE, REPO_ROOT } from './docs.ts';
 
 const openapi = join(REPO_ROOT, OPENAPI_FILE);
 await writeFile(openapi, `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`);
@@ -25,20 +17,14 @@ await writeFile(openapi, `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
 execFileSync('biome', ['format', '--write', openapi], { cwd: REPO_ROOT, stdio: 'inherit' });
 console.log(`wrote ${OPENAPI_FILE}`);
 
-for (const file of LIST_FILES) {
-  const path = join(REPO_ROOT, file);
+for (const block of GENERATED_BLOCKS) {
+  const path = join(REPO_ROOT, block.file);
   const before = await readFile(path, 'utf8');
-  const after = withEndpointList(before, file);
+  const after = block.apply(before);
   if (after !== before) await writeFile(path, after);
-  console.log(after === before ? `${file} is up to date` : `wrote the endpoint list of ${file}`);
+  console.log(
+    after === before
+      ? `${block.what} of ${block.file} is up to date`
+      : `wrote ${block.what} of ${block.file}`,
+  );
 }
-
-const profiles = join(REPO_ROOT, PROFILE_FILE);
-const withoutTable = await readFile(profiles, 'utf8');
-const withTable = withProfileTable(withoutTable, PROFILE_FILE);
-if (withTable !== withoutTable) await writeFile(profiles, withTable);
-console.log(
-  withTable === withoutTable
-    ? `the profile table of ${PROFILE_FILE} is up to date`
-    : `wrote the profile table of ${PROFILE_FILE}`,
-);

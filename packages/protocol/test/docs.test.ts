@@ -4,6 +4,8 @@ import { validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import {
+  DOMAIN_FILE,
+  GENERATED_BLOCKS,
   LIST_END,
   LIST_FILES,
   LIST_START,
@@ -12,12 +14,14 @@ import {
   PROFILES_START,
   REPO_ROOT,
   renderEndpointList,
+  TEAMPASS3_FILE,
   withEndpointList,
   withProfileTable,
 } from '../scripts/docs.ts';
 import { ENDPOINT_NAMES, endpoints } from '../src/legacy/endpoints.ts';
 import { createOpenApiDocument, ERROR_ANSWERS } from '../src/legacy/openapi.ts';
 import { TEAMPASS_PROFILE_DIFFERENCES } from '../src/legacy/profiles.ts';
+import { DOMAIN_METHODS } from '../src/vault/operations.ts';
 
 const REGENERATE = 'out of date: run `pnpm --filter @vaultline/protocol docs:generate` and commit the result';
 
@@ -95,5 +99,74 @@ describe('the teampass profile in docs/api.md', () => {
 
   it('refuses a file without the markers', () => {
     expect(() => withProfileTable('# none\n', 'x.md')).toThrow(/x\.md has no/);
+  });
+});
+
+describe('the generated blocks', () => {
+  it.each(GENERATED_BLOCKS)('$what of $file is as the tables make it', async (block) => {
+    const markdown = await read(block.file);
+    expect(markdown, `${block.what} of ${block.file} is ${REGENERATE}`).toBe(block.apply(markdown));
+  });
+});
+
+/**
+ * The per-operation tables written by hand (what no table holds: an answer's body, what upstream
+ * mode does, how TeamPass 3 carries an operation): each must have a row for every operation.
+ */
+const HAND_TABLES = [
+  { file: 'docs/api.md', section: '## Responses', by: 'operation' },
+  { file: 'docs/upstream.md', section: '## What maps to what', by: 'operation' },
+  { file: TEAMPASS3_FILE, section: '## The adapter', by: 'wire method' },
+] as const;
+
+describe('the tables written by hand', () => {
+  it.each(HAND_TABLES)('$file ($section) has a row for every operation', async ({ file, section, by }) => {
+    const markdown = await read(file);
+    const start = markdown.indexOf(`\n${section}\n`);
+    expect(start, `${file} has no "${section}"`).toBeGreaterThan(-1);
+    const end = markdown.indexOf('\n## ', start + 1);
+    const firstCells = markdown
+      .slice(start, end === -1 ? undefined : end)
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .map((line) => line.split('|')[1]!);
+    const missing = ENDPOINT_NAMES.map((name) =>
+      by === 'operation' ? endpoints[name].operation : name,
+    ).filter(
+      (word) => !firstCells.some((cell) => cell.includes(`\`${word}\``) || cell.includes(`\`${word}/`)),
+    );
+    expect(missing, `rows missing from ${file} (${section})`).toEqual([]);
+  });
+});
+
+describe('docs/spec.md', () => {
+  it('describes the request of every operation of the table in §4', async () => {
+    const spec = await read('docs/spec.md');
+    const section = spec.slice(spec.indexOf('\n## 4. '), spec.indexOf('\n## 5. '));
+    const missing = ENDPOINT_NAMES.map((name) => `${endpoints[name].method} ${endpoints[name].path}`).filter(
+      (request) => !section.includes(`\`${request}\``),
+    );
+    expect(missing, 'requests missing from docs/spec.md §4').toEqual([]);
+  });
+});
+
+describe("the package README's client table", () => {
+  it('describes every domain method that sends an operation', async () => {
+    const readme = await read(DOMAIN_FILE);
+    const table = readme.slice(
+      readme.indexOf('\n## The client\n'),
+      readme.indexOf('<!-- domain-methods:start'),
+    );
+    // A cell names its first method in full (`vault.items.create(item)`), the next ones short (`update(id)`).
+    const described = table.split('\n').flatMap((line) => {
+      const cell = line.startsWith('| `vault.') ? line.split('|')[1]! : '';
+      const group = /`vault\.(\w+)\./.exec(cell)?.[1];
+      return [...cell.matchAll(/`(?:vault\.\w+\.)?(\w+)\(/g)].map((m) => `${group}.${m[1]}`);
+    });
+    const named = new Set(ENDPOINT_NAMES.flatMap((name) => DOMAIN_METHODS[name]));
+    expect(
+      [...named].filter((method) => !described.includes(method)),
+      `methods missing from the client table of ${DOMAIN_FILE}`,
+    ).toEqual([]);
   });
 });

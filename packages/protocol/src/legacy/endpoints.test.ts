@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES, endpoints, fillPath } from './endpoints.ts';
 
 describe('endpoint table', () => {
-  it("has the 14 operations of the spec, TeamPass's new_password and Vaultline's read/otp", () => {
-    expect(ENDPOINT_NAMES).toHaveLength(16);
-    expect(ENDPOINT_NAMES.map((name) => endpoints[name].operation).sort()).toEqual(
-      [
+  it("has the 14 operations of the spec, TeamPass's new_password and Vaultline's read/otp, each once", () => {
+    const operations = ENDPOINT_NAMES.map((name) => endpoints[name].operation);
+    // Rows added later are held by the tests that walk the table (test/operations.e2e.test.ts).
+    expect(operations).toEqual(
+      expect.arrayContaining([
         'add/file',
         'add/folder',
         'add/item',
@@ -22,8 +23,9 @@ describe('endpoint table', () => {
         'read/userpw',
         'update/folder',
         'update/item',
-      ].sort(),
+      ]),
     );
+    expect(new Set(operations).size).toBe(operations.length);
   });
 
   it('reads no secret of the vault in new_password, and never retries a write', () => {

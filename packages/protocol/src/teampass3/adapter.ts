@@ -4,25 +4,13 @@
  * handled there), so that apps never ask which server answers. Its own table of operations, no
  * branch inside the legacy client.
  *
- * | method | TeamPass 3 |
- * | --- | --- |
- * | `readItems` | one `item/get` per id, a few at a time; an id TeamPass answers `[]` for is left out |
- * | `readFolders` | `item/inFolders`, every page; folders the user cannot see give nothing |
- * | `readUserFolders` | `folder/writableFolders`, the signed-in user only; rights folded with the API permissions |
- * | `readUserItems` | the signed-in user's readable folders, then their items |
- * | `findItems` | `item/get?label=…&like=1`, every page, kept to the given folders and to labels holding the text |
- * | `addItem`, `updateItem`, `updateItemFields`, `deleteItems` | `item/create`, `item/update` (all values; only the changed ones), `item/delete` per id |
- * | `addFolder`, `updateFolder`, `deleteFolders` | `folder/create`, `folder/update` (complexity levels mapped), `folder/delete` per id |
- * | `getItem` | `item/get`; `[]` is one `not_found` saying "not found or not permitted" |
- * | `readOtp`, `readTags`, `findByUrl` | `item/getOtp`, `item/allTags`, `item/findByUrl` |
- * | `addFile`, `listFiles`, `downloadFile` | `unsupported`: TeamPass 3 has no attachments |
- * | `generatePassword` | the core's generator, here: TeamPass 3's API has none, and nothing is sent |
- * | `identity`, `dispose` | the token's claims; `auth/logout` |
+ * Which rows carry each method: the README's table (`@see`), which `test/docs.test.ts` holds to
+ * a row per operation of the endpoint table.
  *
  * The operations live by concern in `client/` (`items.ts`, `folders.ts`, `search.ts`, with the
  * records' mapping in `records.ts`); this file wires them into the one client.
  *
- * @see ./README.md
+ * @see ./README.md#the-adapter
  * @module
  */
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { TEAMPASS3_ENDPOINT_NAMES, teampass3Endpoints } from './endpoints.ts';
@@ -72,13 +71,5 @@ describe('the TeamPass 3 endpoint table', () => {
       'itemsInFolders',
       'getOtp',
     ]);
-  });
-
-  it('is listed whole in the README', () => {
-    const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
-    for (const name of TEAMPASS3_ENDPOINT_NAMES) {
-      const row = teampass3Endpoints[name];
-      expect(readme).toContain(`| \`${name}\` | ${row.method} \`${row.path}\` |`);
-    }
   });
 });

@@ -55,6 +55,8 @@ export interface Connection {
   readonly credentials: string;
   /** Where the session token is kept between commands. */
   readonly tokenCache: ConnectionTokenCache | undefined;
+  /** When the key stops working, for a key exchanged for an OIDC token (ms since the epoch). */
+  readonly expiresAt?: number | undefined;
   /**
    * The login a command acts for, by the core's one rule (`identity().login`): the signed-in
    * user's where the vault signs in (TeamPass 3), else the configured one.
@@ -108,10 +110,12 @@ export async function openConnection(
   }
   // A CI job or a pod without a key: its identity token is exchanged for one, which may say its login.
   let oidcLogin: string | undefined;
+  let expiresAt: number | undefined;
   if (isDefault && env.url !== undefined && Object.keys(credentials).length === 0 && hasOidcToken(env)) {
     const exchanged = await oidcApiKey(env, env.url, options.warn);
     credentials.apiKey = exchanged.apiKey;
     oidcLogin = exchanged.login;
+    expiresAt = exchanged.expiresAt;
   }
   const fromEnv = Object.keys(credentials).length > 0;
   const config = useEnv && fromEnv ? { connections: {} } : await readConfig(env.configDir);
@@ -249,6 +253,7 @@ export async function openConnection(
     redact: opened.redact,
     credentials: JSON.stringify(SECRET_KINDS.map((kind) => credentials[SECRET_FIELDS[kind]] ?? null)),
     tokenCache,
+    expiresAt,
     async actingLogin(what) {
       const acting = (await opened.identity()).login;
       if (acting !== undefined) return acting;

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, exchangeOidcToken, isVaultError } from '@vaultline/protocol';
 import {
@@ -28,8 +28,8 @@ import { CliError } from './errors.ts';
 /** Names the format, and separates its keys from any other use of the same secrets. */
 const CONTEXT_LABEL = 'vaultline oidc key cache v1';
 
-/** A cached key is used while it has at least this long to live. */
-const EXPIRY_MARGIN_MS = 60_000;
+/** A key is used while it has at least this long to live: cached, or held by a long-lived process. */
+export const EXPIRY_MARGIN_MS = 60_000;
 
 const CachedKeySchema = v.object({
   apiKey: v.string(),
@@ -67,29 +67,35 @@ async function tokenOf(env: CliEnvironment): Promise<string> {
   );
 }
 
+/** Where the key of a vault and policy is cached, sealed with the token. */
+function cacheOf(env: CliEnvironment, url: string, token: string) {
+  const context = sealingContext(CONTEXT_LABEL, url, env.oidcPolicy ?? '');
+  const path = join(env.cacheDir, sealedFileName('oidc', context));
+  const key = { material: JSON.stringify(['oidc', token]), context, aad: Buffer.from(context) };
+  return { path, key };
+}
+
 /**
  * The API key of an identity token: the cached one while it lives, else a new exchange.
  *
  * @param env The environment (the token, the policy, the cache directory).
  * @param url The vault's URL.
  * @param warn Told once when the key cannot be cached.
- * @returns The key, and the login it acts as when the vault says.
+ * @returns The key, when it expires (ms since the epoch), and the login it acts as when the vault says.
  * @throws {CliError} `oidc_refused` (exit 4) when the vault refuses the token, with its words.
  */
 export async function oidcApiKey(
   env: CliEnvironment,
   url: string,
   warn?: (message: string) => void,
-): Promise<{ apiKey: string; login: string | undefined }> {
+): Promise<{ apiKey: string; expiresAt: number; login: string | undefined }> {
   const token = await tokenOf(env);
-  const context = sealingContext(CONTEXT_LABEL, url, env.oidcPolicy ?? '');
-  const path = join(env.cacheDir, sealedFileName('oidc', context));
-  const key = { material: JSON.stringify(['oidc', token]), context, aad: Buffer.from(context) };
+  const { path, key } = cacheOf(env, url, token);
   const cached = await readSealedFile(path, {}, () => key)
     .then((file) => (file === undefined ? undefined : v.parse(CachedKeySchema, JSON.parse(file.text))))
     .catch(() => undefined);
   if (cached !== undefined && cached.expiresAt - Date.now() > EXPIRY_MARGIN_MS)
-    return { apiKey: cached.apiKey, login: cached.login };
+    return { apiKey: cached.apiKey, expiresAt: cached.expiresAt, login: cached.login };
   let exchanged: Awaited<ReturnType<typeof exchangeOidcToken>>;
   try {
     exchanged = await exchangeOidcToken({ baseUrl: url, token, policy: env.oidcPolicy });
@@ -116,5 +122,16 @@ export async function oidcApiKey(
       `Could not cache the exchanged key in ${env.cacheDir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
     );
   }
-  return { apiKey: exchanged.apiKey, login: exchanged.login };
+  return { apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt, login: exchanged.login };
+}
+
+/**
+ * Drops the cached key of a vault, so that the next {@link oidcApiKey} exchanges again: for a
+ * key the vault refused before its time (revoked).
+ *
+ * @param env The environment (the policy, the cache directory).
+ * @param url The vault's URL.
+ */
+export async function forgetOidcKey(env: CliEnvironment, url: string): Promise<void> {
+  await rm(cacheOf(env, url, '').path, { force: true });
 }

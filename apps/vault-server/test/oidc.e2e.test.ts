@@ -413,6 +413,63 @@ describe('the OIDC exchange in upstream mode, in front of TeamPass 3', () => {
     await admin().removeTrustPolicy('k8s-payments');
     expect((await readItems(url, key, '1')).status).toBe(401);
   });
+
+  it('removes the account once no policy nor live key of an operator binds it, and no key outlives it', async () => {
+    const { url } = setByBeforeAll(vault, 'the vault');
+    await admin().addTrustPolicy({
+      name: 'k8s-batch',
+      issuer: setByBeforeAll(issuer, 'the issuer').url,
+      audience: 'vaultline',
+      claims: { sub: 'system:serviceaccount:batch:job' },
+      upstream: { account: 'ci', folders: [1] },
+    });
+    const token = await setByBeforeAll(issuer, 'the issuer').sign({
+      aud: 'vaultline',
+      sub: 'system:serviceaccount:batch:job',
+    });
+    secrets.push(token);
+    const exchanged = JSON.parse((await exchange(url, { token })).body) as { key: string; label: string };
+    secrets.push(exchanged.key);
+    const live = await admin().createKey({ label: 'ops-read', upstream: { account: 'ci', folders: [1] } });
+    const expiresAt = new Date(Date.now() + 1_000);
+    const old = await admin().createKey({
+      label: 'ops-old',
+      upstream: { account: 'ci', folders: [1] },
+      expiresAt,
+    });
+    secrets.push(live, old);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 1));
+    expect((await readItems(url, old, '1')).status).toBe(401);
+
+    // What binds the account is named at once, with what to run; neither expired keys nor the
+    // policy's own keys are among it.
+    expect(await admin().listUpstreamAccounts()).toMatchObject([
+      { name: 'ci', keys: 1, trustPolicies: ['k8s-batch'] },
+    ]);
+    const refusal = await admin()
+      .removeUpstreamAccount('ci')
+      .then(
+        () => '',
+        (error: Error) => error.message,
+      );
+    expect(refusal).toMatch(
+      /Trust policies still issue keys acting as "ci": k8s-batch\. Remove them first \(vaultline-server trust remove --name k8s-batch\)\./,
+    );
+    expect(refusal).toMatch(
+      /Keys still act as "ci": ops-read\. Revoke them first \(vaultline-server keys revoke --label ops-read\)\./,
+    );
+    expect(refusal).not.toMatch(/ops-old|oidc\//);
+
+    await admin().removeTrustPolicy('k8s-batch');
+    await admin().revokeKey('ops-read');
+    await admin().removeUpstreamAccount('ci');
+    const left = (await admin().listKeys()).filter((key) =>
+      ['ops-read', 'ops-old', exchanged.label].includes(key.label),
+    );
+    expect(left).toHaveLength(3);
+    for (const key of left)
+      expect(key).toMatchObject({ upstreamAccount: null, revokedAt: expect.any(String) });
+  });
 });
 
 describe('vaultline-server trust', () => {

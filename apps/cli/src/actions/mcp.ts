@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { type Connection, openConnection } from '../connection.ts';
 import { type CommandContext, connectionOption } from '../context.ts';
 import { CliError } from '../errors.ts';
+import { forgetOidcKey, hasOidcToken } from '../oidc-key.ts';
 
 /** What `mcp` does. */
 export const mcpAction =
@@ -33,7 +34,8 @@ export const mcpAction =
       root,
       // The program's version (this module is a chunk of the bundle: no path to package.json here).
       version: command.parent?.version() ?? '0.0.0',
-      connect: async () => {
+      connect: async ({ fresh }) => {
+        if (fresh && env.url !== undefined && hasOidcToken(env)) await forgetOidcKey(env, env.url);
         const connection = await openConnection(env, name, {
           warn: (message) => output.err(`vaultline mcp: ${message}`),
         });

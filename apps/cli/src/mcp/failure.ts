@@ -87,6 +87,11 @@ function vaultFailure(error: VaultError, connection: Connection | undefined): To
       );
     case 'unauthorized':
     case 'api_disabled':
+      if (connection?.expiresAt !== undefined)
+        return new ToolFailure(
+          'unauthorized',
+          `${where} refused the key exchanged for the OIDC token, a new one too: an administrator checks the trust policy and the user or account it binds (vaultline-server trust list).`,
+        );
       return new ToolFailure(
         'unauthorized',
         `${where} refused the credentials: the person runs vaultline connect again (never paste credentials into the chat).`,

@@ -9,8 +9,10 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isVaultError } from '@vaultline/protocol';
 import { z } from 'zod';
 import type { Connection } from '../connection.ts';
+import { EXPIRY_MARGIN_MS } from '../oidc-key.ts';
 import { toToolFailure } from './failure.ts';
 import { checkTool } from './tools/check-references.ts';
 import type { Answer, ToolContext } from './tools/context.ts';
@@ -41,8 +43,11 @@ export const INSTRUCTIONS = [
 export interface McpServerOptions {
   /** The directory files are read and written under (a real path). */
   readonly root: string;
-  /** Opens the connection once, on the first tool call. */
-  readonly connect: () => Promise<Connection>;
+  /**
+   * Opens the connection on the first tool call, and again when its key expires (an exchanged
+   * key): `fresh` when the vault refused the key before its time, so a kept one is not used again.
+   */
+  readonly connect: (options: { fresh: boolean }) => Promise<Connection>;
   /** Where log lines go (stderr), already scrubbed. */
   readonly log: (line: string) => void;
   /** The server's version. */
@@ -79,6 +84,11 @@ export function scrubber(): { remember(secret: string): void; scrub(text: string
   };
 }
 
+/** Whether a key expiring then is too close to its end to start a call with. */
+function expiresSoon(expiresAt: number): boolean {
+  return expiresAt - Date.now() <= EXPIRY_MARGIN_MS;
+}
+
 /** Applies a scrubber to every string of a JSON value. */
 function scrubDeep(value: unknown, clean: (text: string) => string): unknown {
   if (typeof value === 'string') return clean(value);
@@ -100,20 +110,34 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
   let connection: Promise<Connection> | undefined;
+  // What `connection` resolved to, once it has; and the last connection opened, for failures' words.
+  let settled: Connection | undefined;
   let opened: Connection | undefined;
-  const connect = () => {
-    if (!connection) {
-      connection = options.connect().then((value) => {
+  const open = (fresh: boolean) => {
+    const opening = options.connect({ fresh });
+    connection = opening;
+    settled = undefined;
+    opening.then(
+      (value) => {
+        if (connection !== opening) return;
+        settled = value;
         opened = value;
-        return value;
-      });
-      // A failure is not kept: the next call tries again (the person may have run connect).
-      connection.catch(() => {
-        connection = undefined;
-      });
-    }
-    return connection;
+      },
+      () => {
+        // A failure is not kept: the next call tries again (the person may have run connect).
+        if (connection === opening) connection = undefined;
+      },
+    );
+    return opening;
   };
+  // A key exchanged for an OIDC token is exchanged again before it expires.
+  const connect = () =>
+    connection !== undefined && !(settled?.expiresAt !== undefined && expiresSoon(settled.expiresAt))
+      ? connection
+      : open(false);
+  // Once per refused key: the calls it failed share one new exchange.
+  const renew = (refused: Connection) =>
+    connection !== undefined && settled !== refused ? connection : open(true);
 
   function tool<Input>(
     name: (typeof TOOL_NAMES)[number],
@@ -121,17 +145,31 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   ) {
     return async (input: Input): Promise<CallToolResult> => {
       const { remember, scrub } = scrubber();
-      const clean = (text: string) => scrub(opened ? opened.redact(text) : text);
+      const used: Connection[] = [];
+      const clean = (text: string) =>
+        scrub([...used, opened].reduce((out, connection) => connection?.redact(out) ?? out, text));
+      const attempt = async (connection: Connection) => {
+        used.push(connection);
+        return run({ connection, root: options.root }, input, remember);
+      };
       try {
-        const context: ToolContext = { connection: await connect(), root: options.root };
-        const answer = scrubDeep(await run(context, input, remember), clean) as Answer;
+        const connection = await connect();
+        let answer: Answer;
+        try {
+          answer = await attempt(connection);
+        } catch (error) {
+          // The vault refused an exchanged key (expired, revoked): exchange again, and run once more.
+          if (connection.expiresAt === undefined || !isVaultError(error, 'unauthorized')) throw error;
+          answer = await attempt(await renew(connection));
+        }
+        answer = scrubDeep(answer, clean) as Answer;
         options.log(clean(`vaultline mcp: ${name}: ok`));
         return {
           content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
           structuredContent: answer,
         };
       } catch (error) {
-        const failure = toToolFailure(error, opened);
+        const failure = toToolFailure(error, used.at(-1) ?? opened);
         const answer = { error: { code: failure.code, message: clean(failure.message) } };
         options.log(clean(`vaultline mcp: ${name}: ${failure.code}`));
         return {

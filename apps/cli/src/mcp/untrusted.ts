@@ -47,12 +47,19 @@ export function untrustedUrl(url: string): string {
   return untrusted(url.replace(URL_PASSWORD, '$1:[hidden]@'));
 }
 
+/** The longest message of the CLI's own an answer carries, in characters (code points). */
+export const MAX_MESSAGE_LENGTH = 400;
+
 /**
- * A message made fit for an answer: at most 400 characters, then as {@link untrusted} text.
+ * A message of the CLI's own (it holds no vault text) made fit for an answer: as {@link untrusted}
+ * text, but cut at {@link MAX_MESSAGE_LENGTH}, so that what to do, at its end, is kept.
  *
  * @param message The message.
  * @returns It, bounded.
  */
 export function boundedMessage(message: string): string {
-  return untrusted(message.length > 400 ? `${message.slice(0, 399)}…` : message).slice(0, 400);
+  const chars = Array.from(replaceUnsafeCharacters(message, () => '\ufffd'));
+  return chars.length > MAX_MESSAGE_LENGTH
+    ? `${chars.slice(0, MAX_MESSAGE_LENGTH - 1).join('')}…`
+    : chars.join('');
 }

@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { API_PREFIXES } from '../constants.ts';
 import { AddressNotAllowedError, invalid, NoSuchOperationError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
-import { createIssuerKeys, type IssuerKeys } from '../oidc/issuer-keys.ts';
+import type { IssuerKeys } from '../oidc/issuer-keys.ts';
 import type { Principal } from '../store/access.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { StoreContext } from '../store/store-context.ts';
@@ -33,7 +33,6 @@ import type { AddressOf } from './client-address.ts';
 import { NO_SUCH_OPERATION } from './error-mapping.ts';
 import { createKeyCheck, type QueryKeyPolicy } from './key-check.ts';
 import { checkRequestLimit, type Limiters } from './limits.ts';
-import { createOidcExchange } from './oidc-exchange.ts';
 import { createOperations } from './operations.ts';
 import { logRequest, type RequestLogEntry, urlTooLong } from './request-log.ts';
 import { serverInfo, serverInfoAnswer } from './server-info.ts';
@@ -98,11 +97,19 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
   const requests = options.limiters.requests;
   const operationOf = createOperations(options);
   const keyCheck = createKeyCheck({ ...options, failedKeys: options.limiters.failedKeys });
-  const exchange = createOidcExchange({
-    ...options,
-    failedKeys: options.limiters.failedKeys,
-    issuerKeys: options.issuerKeys ?? createIssuerKeys(),
-  });
+  // Loaded on the first exchange, with jose: a server no workload calls does without them at rest.
+  let exchange: Promise<(request: ApiRequest, address: string) => Promise<ApiAnswer>> | undefined;
+  const exchangeOf = () => {
+    exchange ??= Promise.all([import('./oidc-exchange.ts'), import('../oidc/issuer-keys.ts')]).then(
+      ([{ createOidcExchange }, { createIssuerKeys }]) =>
+        createOidcExchange({
+          ...options,
+          failedKeys: options.limiters.failedKeys,
+          issuerKeys: options.issuerKeys ?? createIssuerKeys(),
+        }),
+    );
+    return exchange;
+  };
   const info = serverInfoAnswer(options.queryKeys, options.store.features);
   const described = serverInfo(options.queryKeys, options.store.features);
   /** The identification asked with a key: the login it acts as too, where it acts as one. */
@@ -162,7 +169,7 @@ export function createApiPipeline(options: ApiPipelineOptions): ApiPipeline {
     const rest = path.slice(prefix.length);
     if (rest === OIDC_EXCHANGE_PATH) {
       seen.op = 'auth/oidc';
-      return exchange(request, address);
+      return (await exchangeOf())(request, address);
     }
     const identification = rest === SERVER_INFO_PATH && request.method === 'GET';
     if (identification) {

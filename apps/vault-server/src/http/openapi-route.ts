@@ -12,14 +12,15 @@ import type { AppEnv } from './app-env.ts';
 import { SERVER_VERSION } from './server-info.ts';
 
 /**
- * Registers the document's route; the document is built once.
+ * Registers the document's route; the document is built once, when first asked for.
  *
  * @param app The app.
  */
 export function registerOpenApi(app: Hono<AppEnv>): void {
-  const body = JSON.stringify(createOpenApiDocument({ version: SERVER_VERSION }));
+  let body: string | undefined;
   app.get(OPENAPI_DOCUMENT_PATH, (c) => {
     c.set('operation', 'openapi');
+    body ??= JSON.stringify(createOpenApiDocument({ version: SERVER_VERSION }));
     return new Response(body, { headers: JSON_HEADERS });
   });
 }

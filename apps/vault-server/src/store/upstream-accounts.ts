@@ -1,8 +1,8 @@
 /**
  * The TeamPass accounts the server acts as in upstream mode: their credentials sealed at rest with
  * the master key (AES-256-GCM, the row id as additional data, so a sealed value copied to another
- * row does not open), listed without secrets, removed once no active key is bound to them, and
- * re-sealed by the master-key rotation.
+ * row does not open), listed without secrets, removed once no trust policy nor live key of an
+ * operator binds them, and re-sealed by the master-key rotation.
  *
  * @module
  */
@@ -42,8 +42,10 @@ export interface UpstreamAccount {
 
 /** An account as `upstream list` shows it: no secret. */
 export interface UpstreamAccountInfo extends Omit<UpstreamAccount, 'secrets'> {
-  /** Active (not revoked) keys bound to it. */
+  /** Live keys made by `keys create` (neither revoked nor expired) bound to it. */
   readonly keys: number;
+  /** The trust policies whose keys act as it. */
+  readonly trustPolicies: readonly string[];
   readonly createdAt: string;
 }
 
@@ -151,16 +153,26 @@ export async function updateAccount(
   });
 }
 
+/**
+ * The keys an operator made (not by an exchange) that still work: what ties an account down. An
+ * exchange's keys end with their policy, or with the account.
+ */
+const LIVE_OPERATOR_KEY = `k.revoked_at IS NULL AND k.token_hash IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
+
 /** Lists the accounts, never their secrets. */
 export async function listAccounts(db: Queryable): Promise<UpstreamAccountInfo[]> {
-  const rows = await db.query<AccountRow & { keys: number; created_at: Date | string }>(
+  const rows = await db.query<
+    AccountRow & { keys: number; policies: string | null; created_at: Date | string }
+  >(
     `SELECT ${ACCOUNT_COLUMNS}, a.created_at,
-            (SELECT count(*) FROM api_keys k WHERE k.upstream_account_id = a.id AND k.revoked_at IS NULL) AS keys
+            (SELECT count(*) FROM api_keys k WHERE k.upstream_account_id = a.id AND ${LIVE_OPERATOR_KEY}) AS keys,
+            (SELECT string_agg(p.name, '/' ORDER BY p.id) FROM trust_policies p WHERE p.upstream_account_id = a.id) AS policies
        FROM upstream_accounts a ORDER BY a.id`,
   );
   return rows.map((row) => ({
     ...accountOf(row),
     keys: Number(row.keys),
+    trustPolicies: row.policies === null ? [] : row.policies.split('/'),
     createdAt: new Date(row.created_at).toISOString(),
   }));
 }
@@ -176,7 +188,22 @@ export async function openAccount(db: Queryable, box: SecretBox, id: number): Pr
   return { ...accountOf(row), secrets: openSecrets(box, Number(row.id), row.credentials) };
 }
 
-/** Removes an account; refused while an active key is bound to it (revoke those first). */
+/** A name as a shell word. */
+function shellWord(name: string): string {
+  return /^[\w./:@+-]+$/.test(name) ? name : `'${name.replaceAll("'", "'\\''")}'`;
+}
+
+/** The names, then what to do with them: the command for the one name, or for each. */
+function namesThen(names: readonly string[], what: string, command: string): string {
+  const run = names.length === 1 ? `${command} ${shellWord(names[0]!)}` : `${command} <name>, for each`;
+  return `${names.join(', ')}. ${what} (${run})`;
+}
+
+/**
+ * Removes an account. Refused while a trust policy or a live key made by `keys create` binds it,
+ * naming them all with what to run. The keys left bound (revoked, expired, or issued by an
+ * exchange) are revoked and unbound with it, so that no key outlives the account.
+ */
 export async function removeAccount(db: Database, actor: Actor, name: string): Promise<void> {
   await db.transaction(async (tx) => {
     const rows = await tx.query<{ id: number }>(
@@ -189,22 +216,32 @@ export async function removeAccount(db: Database, actor: Actor, name: string): P
       'SELECT name FROM trust_policies WHERE upstream_account_id = $1 ORDER BY id',
       [id],
     );
-    if (policies.length > 0) {
-      throw conflict(
-        `Trust policies still issue keys acting as ${JSON.stringify(name)}: ${policies.map((p) => p.name).join(', ')}. Remove them first (trust remove).`,
-      );
-    }
-    const active = await tx.query<{ label: string }>(
-      'SELECT label FROM api_keys WHERE upstream_account_id = $1 AND revoked_at IS NULL ORDER BY id',
+    const live = await tx.query<{ label: string }>(
+      `SELECT k.label FROM api_keys k WHERE k.upstream_account_id = $1 AND ${LIVE_OPERATOR_KEY} ORDER BY k.id`,
       [id],
     );
-    if (active.length > 0) {
-      throw conflict(
-        `Keys still act as ${JSON.stringify(name)}: ${active.map((k) => k.label).join(', ')}. Revoke them first.`,
-      );
-    }
-    // Revoked keys keep their row (the audit names them) but lose the binding.
-    await tx.query('UPDATE api_keys SET upstream_account_id = NULL WHERE upstream_account_id = $1', [id]);
+    const binding = [
+      policies.length === 0
+        ? ''
+        : `Trust policies still issue keys acting as ${JSON.stringify(name)}: ${namesThen(
+            policies.map((p) => p.name),
+            'Remove them first',
+            'vaultline-server trust remove --name',
+          )}.`,
+      live.length === 0
+        ? ''
+        : `Keys still act as ${JSON.stringify(name)}: ${namesThen(
+            live.map((k) => k.label),
+            'Revoke them first',
+            'vaultline-server keys revoke --label',
+          )}.`,
+    ].filter((part) => part !== '');
+    if (binding.length > 0) throw conflict(binding.join(' '));
+    // The rows stay (the audit names their keys), revoked and unbound: a key bound to nothing would act as an admin key.
+    await tx.query(
+      'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()), upstream_account_id = NULL WHERE upstream_account_id = $1',
+      [id],
+    );
     await tx.query('DELETE FROM upstream_accounts WHERE id = $1', [id]);
     await auditWrite(tx, actor, 'removeUpstreamAccount', `upstream ${name}`);
   });

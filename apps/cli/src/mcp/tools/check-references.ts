@@ -7,7 +7,7 @@
 import { checkReferences, findReferences, formatReference } from '@vaultline/protocol';
 import { ToolFailure } from '../failure.ts';
 import { readTextFile } from '../files.ts';
-import { boundedMessage, UNTRUSTED_NOTICE, untrusted } from '../untrusted.ts';
+import { UNTRUSTED_NOTICE, untrusted } from '../untrusted.ts';
 import { type Answer, position, type ToolContext } from './context.ts';
 
 /** The most references one check looks at. */
@@ -42,7 +42,7 @@ export async function checkTool(
         data: { reference: untrusted(entry.text) },
         resolves: false,
         problem: entry.error?.code ?? 'invalid_reference',
-        why: boundedMessage(entry.error?.message ?? 'It does not follow the grammar.'),
+        why: untrusted(entry.error?.message ?? 'It does not follow the grammar.'),
       };
     const check = byText.get(formatReference(entry.reference));
     if (!check?.ok)
@@ -51,7 +51,7 @@ export async function checkTool(
         data: { reference: untrusted(entry.text) },
         resolves: false,
         problem: check?.error.code ?? 'not_found',
-        why: boundedMessage(check?.error.message ?? 'Not checked.'),
+        why: untrusted(check?.error.message ?? 'Not checked.'),
       };
     return {
       ...where,

@@ -15,7 +15,7 @@ import {
   referenceToItem,
 } from '@vaultline/protocol';
 import { ToolFailure } from '../failure.ts';
-import { boundedMessage, UNTRUSTED_NOTICE, untrusted } from '../untrusted.ts';
+import { UNTRUSTED_NOTICE, untrusted } from '../untrusted.ts';
 import type { Answer, ToolContext } from './context.ts';
 
 /** The fields `get_reference` accepts, besides `file:<name>`. */
@@ -40,7 +40,7 @@ export function checkFailure(check: Extract<ReferenceCheck, { ok: false }>): Too
       : code === 'not_found' || code === 'ambiguous'
         ? 'not_found'
         : 'bad_input';
-  return new ToolFailure(mapped, boundedMessage(check.error.message));
+  return new ToolFailure(mapped, untrusted(check.error.message));
 }
 
 /**
@@ -71,7 +71,7 @@ export async function referenceTool(
   try {
     text = formatReference(reference);
   } catch (error) {
-    throw new ToolFailure('bad_input', boundedMessage((error as Error).message));
+    throw new ToolFailure('bad_input', untrusted((error as Error).message));
   }
   const [check] = await checkReferences(context.connection.client, [reference]);
   if (!check) throw new ToolFailure('failed', 'The reference could not be checked.');

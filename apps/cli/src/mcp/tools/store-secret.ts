@@ -13,7 +13,7 @@ import {
   referenceToItem,
   requiredBits,
 } from '@vaultline/protocol';
-import { ToolFailure } from '../failure.ts';
+import { ToolFailure, toToolFailure } from '../failure.ts';
 import { type HeldTextFile, openTextFile, replaceTextFile } from '../files.ts';
 import { UNTRUSTED_NOTICE, untrusted } from '../untrusted.ts';
 import { type Answer, folderPaths, position, type ToolContext, userFolders } from './context.ts';
@@ -140,7 +140,12 @@ async function storeFrom(
   });
   const stored = await context.connection.client.items.get(id).catch((error: unknown) => {
     if (isVaultError(error, 'not_found')) return undefined;
-    throw error;
+    // Worded as the tool's own failure: a call made again must not store the secret twice.
+    const failure = toToolFailure(error, context.connection);
+    throw new ToolFailure(
+      failure.code,
+      `${failure.message} The secret was stored as item ${id} before that; the file was left as it is. Check item ${id}.`,
+    );
   });
   if (stored?.password !== secret)
     throw new ToolFailure(

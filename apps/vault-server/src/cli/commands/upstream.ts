@@ -109,6 +109,7 @@ export function upstreamCommand(context: CliContext): Command {
           login: a.login || '(api key)',
           signs_in_with: a.method,
           keys: a.keys,
+          trust_policies: a.trustPolicies.join(', '),
           created: a.createdAt,
         })),
         found,
@@ -116,7 +117,9 @@ export function upstreamCommand(context: CliContext): Command {
     });
   upstream
     .command('remove')
-    .description('Remove an account; refused while an active key is bound to it.')
+    .description(
+      'Remove an account; refused while a trust policy or a live key of keys create binds it. The keys of its exchanges, and its revoked and expired keys, are revoked with it.',
+    )
     .requiredOption('--name <name>', 'the account')
     .action(async (options: { name: string }) => {
       await withAdmin((admin) => admin.removeUpstreamAccount(options.name));

@@ -209,8 +209,11 @@ export async function openConnection(
             dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
             warn: options.warn,
           });
-  // From environment variables only, what an earlier process detected (no identification again).
-  const remembered = stored === undefined ? await rememberedServer(env.cacheDir, url) : undefined;
+  // From environment variables only, what an earlier process detected (no identification again);
+  // a Vaultline server whose identification is no longer passed back is detected (and kept) anew.
+  const memory = stored === undefined ? await rememberedServer(env.cacheDir, url) : undefined;
+  const remembered =
+    memory?.server === 'vaultline' && memory.identification === undefined ? undefined : memory;
   const dialect: Dialect | 'auto' =
     stored?.dialect ?? remembered?.dialect ?? (await tokenCache?.dialect()) ?? 'auto';
   let detected: Promise<void> | undefined;
@@ -226,6 +229,8 @@ export async function openConnection(
           : remembered?.dialect === dialect
             ? remembered.server
             : undefined,
+      identification:
+        stored === undefined && remembered?.dialect === dialect ? remembered.identification : undefined,
       onDetected:
         stored === undefined
           ? (found) => {

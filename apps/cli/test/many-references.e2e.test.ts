@@ -3,9 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createVaultClient } from '@vaultline/protocol';
 import { startTestVault, type TestVault } from '@vaultline/vault-server/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
 import { runCli, tempHome } from './support/cli.ts';
+import { startsTimeout } from './support/timing.ts';
 
 const MANY = 1500;
 
@@ -72,7 +73,13 @@ function expectedDigest(count: number): string {
   return `${count} ${hash.digest('hex')}`;
 }
 
+/** The environment of a CI job: alice's key and login. */
+const asAlice = () => ({ VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: aliceKey, VAULTLINE_LOGIN: 'alice' });
+
+/** Runs a .env of `count` references in a home of its own (nothing remembered from another test). */
 async function runWithEnvFile(count: number) {
+  const own = await tempHome();
+  onTestFinished(() => own.cleanup());
   const file = join(home.dir, `refs-${count}.env`);
   await writeFile(
     file,
@@ -81,8 +88,8 @@ async function runWithEnvFile(count: number) {
       .map((id, i) => `V${i}=vaultline://${id}/password\n`)
       .join(''),
   );
-  return runCli(home.dir, ['run', '-f', file, '--', process.execPath, '-e', digest(count)], {
-    env: { VAULTLINE_URL: vault.url, VAULTLINE_API_KEY: aliceKey, VAULTLINE_LOGIN: 'alice' },
+  return runCli(own.dir, ['run', '-f', file, '--', process.execPath, '-e', digest(count)], {
+    env: asAlice(),
     timeoutMs: 120_000,
   });
 }
@@ -124,4 +131,25 @@ describe('vaultline run with many references', () => {
       { timeout: 5_000, interval: 20 },
     );
   }, 60_000);
+
+  it(
+    'remembers the identification between commands from the environment alone: a later read sends none',
+    async () => {
+      const ci = await tempHome();
+      onTestFinished(() => ci.cleanup());
+      const read = async () => {
+        const mark = logLines.length;
+        const result = await runCli(ci.dir, ['read', '--json', `vaultline://${ids[0]}/password`], {
+          env: asAlice(),
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expect(JSON.parse(result.stdout)).toMatchObject({ value: 'Many-Secret-0-Qz' });
+        return opsSince(mark).sort();
+      };
+      expect(await read()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
+      // The next process (an Ansible task, a CI step) passes the server's answer back.
+      expect(await read()).toEqual(['read/items 200', 'read/userfolders 200']);
+    },
+    startsTimeout(2),
+  );
 });

@@ -14,6 +14,7 @@
  * @module
  */
 
+import * as v from 'valibot';
 import {
   capabilitiesOf,
   createServerProbe,
@@ -41,7 +42,7 @@ import {
   type EndpointOutput,
   endpoints,
 } from './legacy/endpoints.ts';
-import { SERVER_INFO_PATH } from './legacy/server-info.ts';
+import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
 
@@ -72,7 +73,7 @@ export function openWireClient(options: WireClientOptions): WireClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
   const dialect =
     options.dialect ??
-    (forcedTransport || options.server === 'teampass-compatible'
+    (forcedTransport || options.server === 'teampass-compatible' || knownIdentification(options)
       ? 'legacy'
       : options.server === 'teampass3'
         ? 'teampass3'
@@ -89,6 +90,20 @@ export function openWireClient(options: WireClientOptions): WireClient {
   return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
     createLegacyVaultClient(options, { identify }),
   );
+}
+
+/**
+ * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
+ * sending the key in a header (a stored answer never puts a key in a URL).
+ */
+function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
+  if (options.identification === undefined || options.keyTransport === 'query') return undefined;
+  if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
+    return undefined;
+  const parsed = v.safeParse(ServerInfoSchema, options.identification);
+  if (!parsed.success || !parsed.output.features.includes('bearer-auth')) return undefined;
+  const { login: _keyed, ...keyless } = parsed.output;
+  return keyless;
 }
 
 /** What the dialect detection hands a legacy client it creates. */
@@ -140,6 +155,13 @@ export function createLegacyVaultClient(
     onRequest: settings.onRequest,
   });
   const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  const remembered = knownIdentification(options);
+  const known =
+    options.server === 'teampass-compatible'
+      ? { info: undefined }
+      : remembered === undefined
+        ? undefined
+        : { info: remembered };
   const requestOrigin = settings.requestOrigin ?? browserOrigin();
   const probe = createServerProbe({
     apiRoot,
@@ -148,8 +170,9 @@ export function createLegacyVaultClient(
     timeoutMs: settings.timeoutMs,
     keyTransport: keyOption,
     identify: context.identify,
-    // TeamPass 2 identified itself when the connection was made: not asked again.
-    known: options.server === 'teampass-compatible' ? capabilitiesOf(undefined, keyOption) : undefined,
+    // TeamPass 2 identified itself when the connection was made, a Vaultline server's answer was
+    // kept: not asked again.
+    known: known === undefined ? undefined : capabilitiesOf(known.info, keyOption),
   });
   let disposed = false;
 

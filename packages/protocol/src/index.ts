@@ -64,6 +64,7 @@ export {
   type FolderCreate,
   type FolderUpdate,
 } from './legacy/segments.ts';
+export { type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 export {
   compareSearchHits,
   type SearchHit,
@@ -152,6 +153,7 @@ export { createVaultClient } from './vault/client.ts';
 export { secretsOf } from './vault/options.ts';
 export type {
   ActingOptions,
+  DetectedServer,
   DialectOption,
   ItemPages,
   ItemSearchOptions,

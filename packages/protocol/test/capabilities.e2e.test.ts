@@ -106,6 +106,34 @@ describe('server detection', () => {
     expect(events[0]?.url).toBe(`${vaultline.url}/api/index.php/read/items/1`);
   });
 
+  it("takes a Vaultline server's earlier identification back: nothing asked, the key in the header", async () => {
+    const vault = createWireClient({
+      baseUrl: vaultline.url,
+      auth: KEY,
+      identification: { server: 'vaultline', version: '1.0.0', features: ALL, maxResults: 500 },
+    });
+    expect((await vault.readItems({ ids: [1] })).map((item) => item.id)).toEqual([1]);
+    expect(vaultline.requests).toEqual([
+      { url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` },
+    ]);
+    expect(await vault.capabilities()).toMatchObject({ server: 'vaultline', files: true, maxResults: 500 });
+  });
+
+  it('never takes back an identification that would put the key in a URL: the server is asked', async () => {
+    for (const identification of [
+      { server: 'vaultline' as const, version: '1.0.0', features: ['query-key'] },
+      { server: 'teampass' as unknown as 'vaultline', version: '1.0.0', features: ['bearer-auth'] },
+    ]) {
+      vaultline.requests.length = 0;
+      const vault = createWireClient({ baseUrl: vaultline.url, auth: KEY, identification });
+      await vault.readItems({ ids: [1] });
+      expect(vaultline.requests).toEqual([
+        { url: '/api/index.php/info/version', authorization: undefined },
+        { url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` },
+      ]);
+    }
+  });
+
   it('keeps the query when the option says so, and the header when forced', async () => {
     const query = createWireClient({ baseUrl: vaultline.url, auth: KEY, legacy: { keyTransport: 'query' } });
     const error = await query.readItems({ ids: [1] }).catch((e: unknown) => e);

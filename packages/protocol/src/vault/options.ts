@@ -55,6 +55,7 @@ export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
     personalAccessToken,
     dialect: options.dialect,
     server: options.server,
+    identification: options.identification,
     onDetected: options.onDetected,
     fetch: options.fetch,
     headers: options.headers,

@@ -13,6 +13,7 @@ import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
 import type { FileInfo, Folder, Item } from '../legacy/schemas.ts';
 import type { FolderCreate, FolderUpdate } from '../legacy/segments.ts';
+import type { ServerInfo } from '../legacy/server-info.ts';
 import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
 import type { TeamPass3TokenCache } from '../teampass3/session/types.ts';
@@ -211,10 +212,18 @@ export interface VaultClientOptions {
    */
   server?: ServerKind | undefined;
   /**
-   * Told once when `dialect: 'auto'` detected the server: its dialect and kind, to store and pass
-   * back (`dialect`, `server`) so that the next short-lived process sends no identification.
+   * What a Vaultline server answered to an earlier keyless identification (`onDetected`'s
+   * `identification`), passed back so that the next short-lived process sends none. Used only
+   * where it sends the key in a header (`bearer-auth`, `keyTransport` not `query`): a stored answer
+   * never puts a key in a URL; otherwise the server is asked.
    */
-  onDetected?: ((found: { dialect: Dialect; server: ServerKind }) => void) | undefined;
+  identification?: ServerInfo | undefined;
+  /**
+   * Told once when `dialect: 'auto'` detected the server: its dialect and kind (and a Vaultline
+   * server's keyless `identification`), to store and pass back (`dialect`, `server`,
+   * `identification`) so that the next short-lived process sends no identification.
+   */
+  onDetected?: ((found: DetectedServer) => void) | undefined;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Extra request headers (e.g. a proxy's). */
@@ -243,6 +252,16 @@ export interface VaultClientOptions {
         sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
       }
     | undefined;
+}
+
+/** What `dialect: 'auto'` detected, for `onDetected`. */
+export interface DetectedServer {
+  /** The dialect. */
+  dialect: Dialect;
+  /** The kind of server. */
+  server: ServerKind;
+  /** A Vaultline server's answer to the keyless identification; `undefined` for other servers. */
+  identification?: ServerInfo | undefined;
 }
 
 /** Per-call options. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createVaultClient } from '@vaultline/protocol';
+import { createVaultClient, EXIT } from '@vaultline/protocol';
 import { startTestVault, type TestVault } from '@vaultline/vault-server/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MASK } from '../src/constants.ts';
@@ -101,24 +101,24 @@ describe('vaultline run with many references', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${expectedDigest(MANY)}\n`);
-    // The server reports at most 1000 ids per call: two reads, each accepted. info/version once,
-    // keyless (who the server is): the acting login is the client's, so the key's search rules
-    // (info/version asked with the key) are not needed to read by id.
+    // The server reports at most 1000 ids per call: two reads, each accepted. info/version twice:
+    // keyless (who the server is), then with the key (whom it acts as: alice, whose rights the
+    // server enforces on every read, so hers are not read).
     expect(opsSince(mark).sort()).toEqual([
+      'info/version 200',
       'info/version 200',
       'read/items 200',
       'read/items 200',
-      'read/userfolders 200',
     ]);
   }, 180_000);
 
-  it('resolves 10 references with one read of those items and the folder rights, never read/userpw', async () => {
+  it('resolves 10 references with one read of those items, never read/userpw', async () => {
     const mark = logLines.length;
     const result = await runWithEnvFile(10);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${expectedDigest(10)}\n`);
     expect(result.stdout).not.toContain(MASK);
-    expect(opsSince(mark).sort()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
+    expect(opsSince(mark).sort()).toEqual(['info/version 200', 'info/version 200', 'read/items 200']);
     // The server writes read audit rows in a batch shortly after its answer: poll for the row (the
     // assertion's last failure is reported when it never comes).
     await vi.waitFor(
@@ -133,7 +133,7 @@ describe('vaultline run with many references', () => {
   }, 60_000);
 
   it(
-    'remembers the identification between commands from the environment alone: a later read sends none',
+    'remembers the server and the key between commands from the environment alone: one request per read',
     async () => {
       const ci = await tempHome();
       onTestFinished(() => ci.cleanup());
@@ -146,10 +146,45 @@ describe('vaultline run with many references', () => {
         expect(JSON.parse(result.stdout)).toMatchObject({ value: 'Many-Secret-0-Qz' });
         return opsSince(mark).sort();
       };
-      expect(await read()).toEqual(['info/version 200', 'read/items 200', 'read/userfolders 200']);
-      // The next process (an Ansible task, a CI step) passes the server's answer back.
-      expect(await read()).toEqual(['read/items 200', 'read/userfolders 200']);
+      expect(await read()).toEqual(['info/version 200', 'info/version 200', 'read/items 200']);
+      // The next process (an Ansible task, a CI step) passes both answers back: the item alone.
+      expect(await read()).toEqual(['read/items 200']);
     },
     startsTimeout(2),
+  );
+
+  it(
+    "reads the login's rights with a key of no one in particular, whatever another key's answer kept",
+    async () => {
+      const admin = createVaultClient({ baseUrl: vault.url, auth: vault.adminKey });
+      const { id: hiddenFolder } = await admin.folders.create({ title: 'Hidden', complexityLevel: 0 });
+      const { id: hidden } = await admin.items.create({
+        label: 'hidden',
+        password: 'Hidden-Secret-Qz',
+        folderId: hiddenFolder,
+      });
+      const ci = await tempHome();
+      onTestFinished(() => ci.cleanup());
+      const readAs = async (key: string, reference: string) => {
+        const mark = logLines.length;
+        const result = await runCli(ci.dir, ['read', reference], {
+          env: { ...asAlice(), VAULTLINE_API_KEY: key },
+        });
+        return { result, ops: opsSince(mark).sort() };
+      };
+      // alice's key answer is kept in this cache directory; the admin key cannot open it.
+      const own = await readAs(aliceKey, `vaultline://${ids[0]}/password`);
+      expect(own.result.code, own.result.stderr).toBe(0);
+      for (let i = 0; i < 2; i++) {
+        const refused = await readAs(vault.adminKey, `vaultline://${hidden}/password`);
+        expect(refused.result.code).toBe(EXIT.reference);
+        expect(refused.result.stderr).toContain('has no right to read');
+        expect(refused.result.stdout).toBe('');
+        expect(refused.ops.filter((op) => op.startsWith('read/userfolders'))).toEqual([
+          'read/userfolders 200',
+        ]);
+      }
+    },
+    startsTimeout(3),
   );
 });

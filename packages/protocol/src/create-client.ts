@@ -221,7 +221,7 @@ export function createLegacyVaultClient(
     }
   }
 
-  let keyAnswer: KeyAnswer | undefined;
+  let keyAnswer: KeyAnswer | undefined = options.keyAnswer;
   let keyAnswerPending: Promise<KeyAnswer | undefined> | undefined;
 
   /** What the server says of this key (asked once with it; an unknown answer is asked again next time). */
@@ -237,7 +237,10 @@ export function createLegacyVaultClient(
       keyAnswerPending = undefined;
     });
     const learned = await keyAnswerPending;
-    if (learned !== undefined) keyAnswer = learned;
+    if (learned !== undefined) {
+      keyAnswer = learned;
+      options.onKeyAnswer?.(learned);
+    }
     return learned;
   }
 
@@ -344,13 +347,21 @@ export function createLegacyVaultClient(
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
     // The login the credentials name, else what a Vaultline server says the key acts as (a key of a
     // user, a machine key in front of TeamPass 3); TeamPass 2's key acts for nobody in particular.
+    // A Vaultline server enforces the rights of the user a key belongs to: `enforced` when that
+    // user is the login.
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
-      if (options.login !== undefined && options.login !== '')
-        return { login: options.login, userId: undefined, administrator: undefined, api: undefined };
+      const configured = options.login !== undefined && options.login !== '' ? options.login : undefined;
       const server = probe.known() ?? (keyOption === 'auto' ? await probe.get() : undefined);
-      const login = server?.server === 'vaultline' ? (await askKey(server, false))?.login : undefined;
-      return { login, userId: undefined, administrator: undefined, api: undefined };
+      const key = server?.server === 'vaultline' ? await askKey(server, false) : undefined;
+      const login = configured ?? key?.login;
+      return {
+        login,
+        userId: undefined,
+        administrator: undefined,
+        api: undefined,
+        enforced: login !== undefined && key?.login === login,
+      };
     },
     dispose: async () => {
       disposed = true;

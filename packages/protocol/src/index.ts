@@ -30,6 +30,8 @@ export {
   type CredentialsNeeded,
   DIALECTS,
   type Dialect,
+  type KeyAnswer,
+  type KeyRules,
   type KeyTransport,
   type KeyTransportOption,
   SERVER_KINDS,

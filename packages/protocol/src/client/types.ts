@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { KeyAnswer, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
@@ -80,6 +80,10 @@ export interface WireClientOptions {
    * says what it offers, and is asked).
    */
   server?: ServerKind | undefined;
+  /** What `info/version` asked with this key answered before (`LegacyOptions.keyAnswer`). */
+  keyAnswer?: KeyAnswer | undefined;
+  /** Told when the server said what this key gets (`LegacyOptions.onKeyAnswer`). */
+  onKeyAnswer?: ((answer: KeyAnswer) => void) | undefined;
   /** A Vaultline server's earlier keyless identification (`VaultClientOptions.identification`). */
   identification?: ServerInfo | undefined;
   /** Told once when `dialect: 'auto'` detected the server (`VaultClientOptions.onDetected`). */

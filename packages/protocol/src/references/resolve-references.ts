@@ -122,8 +122,8 @@ interface Entry {
  * checked against the login's folder rights (`read/userfolders`, no secrets) with the folder its
  * own record names: the only items read are the ones the references name (and, for paths, the
  * items of the folders they name); the login's item list (`read/userpw`) is never read. Where the
- * client is signed in as that login and the server enforces its rights (`enforcedRights`), ids are
- * read without the rights: one request. Results come in the order given; a reference that fails gets
+ * server enforces the rights of the login the client acts as (`enforcedRights` when signed in,
+ * `identity().enforced`), ids are read without the rights: one request. Results come in the order given; a reference that fails gets
  * a {@link VaultReferenceError} in its result, and the others still resolve. Failures of the vault
  * itself (network, wrong key) are thrown as the client's `VaultError`.
  *
@@ -153,13 +153,14 @@ export async function resolveReferences(
       : undefined;
   const login = options.login ?? own?.login;
   const checker = login === undefined ? undefined : (options.checker ?? createAccessChecker(client));
-  // Signed in and acting as itself on a server that enforces the user's rights (TeamPass 3): what
-  // a read by id answers is already what the user may read, so ids need no rights read.
+  // Acting as itself where the server enforces that login's rights (TeamPass 3's signed-in user,
+  // a Vaultline key's own user): a read by id answers only what it may read, so ids need no rights.
   const enforced =
-    own?.userId !== undefined &&
-    'capabilities' in source &&
-    typeof source.capabilities === 'function' &&
-    (await source.capabilities()).enforcedRights;
+    own?.enforced === true ||
+    (own?.userId !== undefined &&
+      'capabilities' in source &&
+      typeof source.capabilities === 'function' &&
+      (await source.capabilities()).enforcedRights);
 
   const ids = new Set<number>();
   const paths: Entry[] = [];

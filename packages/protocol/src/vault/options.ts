@@ -69,6 +69,8 @@ export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
     apiPath: legacy?.apiPath,
     folderEncoding: legacy?.folderEncoding,
     maxUrlLength: legacy?.maxUrlLength,
+    keyAnswer: legacy?.keyAnswer,
+    onKeyAnswer: legacy?.onKeyAnswer,
     tokenCache: teampass3?.tokenCache,
     keepOtpSecrets: teampass3?.keepOtpSecrets,
     session: {

@@ -7,7 +7,13 @@
  * @module
  */
 
-import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type {
+  Dialect,
+  KeyAnswer,
+  KeyTransportOption,
+  ServerCapabilities,
+  ServerKind,
+} from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
@@ -119,6 +125,12 @@ export interface VaultIdentity {
   administrator: boolean | undefined;
   /** The user's API permissions as the server stated them at sign-in; `undefined` where there are none. */
   api: ApiPermissions | undefined;
+  /**
+   * Whether the server itself enforces this login's rights on every call of this client: on a
+   * Vaultline server, the login is the one the key belongs to. What is read is then already what
+   * the login may read.
+   */
+  enforced?: boolean | undefined;
 }
 
 /**
@@ -172,6 +184,17 @@ export interface LegacyOptions {
   folderEncoding?: FolderEncoding | undefined;
   /** The longest URL sent, in bytes. Id lists are split to stay below; writes fail with `too_large`. Default 8192. */
   maxUrlLength?: number | undefined;
+  /**
+   * What a Vaultline server answered before to `info/version` asked with this key (`onKeyAnswer`):
+   * the key's rules and the login it acts as. The client does not ask again.
+   */
+  keyAnswer?: KeyAnswer | undefined;
+  /**
+   * Told when a Vaultline server said what this key gets and whom it acts as: to keep and pass
+   * back as `keyAnswer`. It decides whether rights are read (`VaultIdentity.enforced`): keep it
+   * where only a holder of the key can write it (sealed with the key).
+   */
+  onKeyAnswer?: ((answer: KeyAnswer) => void) | undefined;
 }
 
 /** What only TeamPass 3 reads: its sign-in session. */

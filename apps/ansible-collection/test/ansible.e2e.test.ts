@@ -180,6 +180,21 @@ describe('the vaultline.vault.ref lookup', () => {
     expect(ops.every((op) => op.endsWith(' 200'))).toBe(true);
   });
 
+  it('costs one request per lookup for a play of many lookups', async () => {
+    const ids = batchIds.slice(0, 10);
+    const mark = logLines.length;
+    const result = await play('many.yml', { ids }, connection());
+    expect(result.code, result.output).toBe(0);
+    for (const [i, id] of ids.entries())
+      expect(await readFile(join(work, 'out', `many-${id}`), 'utf8')).toBe(`${PASSWORD}-${i}`);
+    const ops = opsSince(mark);
+    // One request per lookup: the first lookup's identifications (who the server is, whom the key
+    // acts as) are kept for the next ones, and the server enforces alice's rights on her key.
+    expect(ops.filter((op) => op.startsWith('info/version')).length).toBeLessThanOrEqual(2);
+    expect(ops.filter((op) => op.startsWith('read/items'))).toHaveLength(ids.length);
+    expect(ops.filter((op) => op.startsWith('read/userfolders'))).toEqual([]);
+  });
+
   it.each([
     {
       what: 'a missing item',
@@ -258,6 +273,13 @@ describe('the vaultline.vault.ref lookup on TeamPass 3', () => {
       expect(await readFile(join(work, 'out', `many-${id}`), 'utf8')).toBe(`${PASSWORD}-tp3-${id - 1}`);
     }
     expect(fake.requests.filter((request) => request.url.includes('authorize'))).toHaveLength(1);
+    // Besides the first task's identification and sign-in, one request per lookup: the item.
+    const reads = fake.requests.filter(
+      (request) => !request.url.includes('authorize') && !request.url.includes('/info/version'),
+    );
+    expect(reads.map((request) => request.url.replace(/\?.*/, ''))).toEqual(
+      ids.map(() => '/api/index.php/item/get'),
+    );
     for (const secret of [PASSWORD, user.password, user.apiKey]) expect(result.output).not.toContain(secret);
   });
 });

@@ -32,6 +32,7 @@ import {
 } from './constants.ts';
 import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
+import { rememberedKeyAnswer, rememberKeyAnswer } from './key-memory.ts';
 import { keychainAccount, readSecret } from './keychain.ts';
 import { hasOidcToken, oidcApiKey } from './oidc-key.ts';
 import { askSecret, canAsk } from './prompt.ts';
@@ -213,11 +214,18 @@ export async function openConnection(
             dialect: async () => (client ? (await client.capabilities()).dialect : undefined),
             warn: options.warn,
           });
-  // From environment variables only, what an earlier process detected (no identification again).
-  const remembered = stored === undefined ? await rememberedServer(env.cacheDir, url) : undefined;
+  // From environment variables only, what an earlier process detected (no identification again);
+  // a Vaultline server whose identification is no longer passed back is detected (and kept) anew.
+  const memory = stored === undefined ? await rememberedServer(env.cacheDir, url) : undefined;
+  const remembered =
+    memory?.server === 'vaultline' && memory.identification === undefined ? undefined : memory;
   const dialect: Dialect | 'auto' =
     stored?.dialect ?? remembered?.dialect ?? (await tokenCache?.dialect()) ?? 'auto';
   let detected: Promise<void> | undefined;
+  // What a Vaultline server said of the key (whom it acts as), sealed with it.
+  const { apiKey } = credentials;
+  const keyAnswer = apiKey === undefined ? undefined : await rememberedKeyAnswer(env.cacheDir, url, apiKey);
+  let answered: Promise<void> | undefined;
   try {
     client = createVaultClient({
       baseUrl: url,
@@ -230,6 +238,8 @@ export async function openConnection(
           : remembered?.dialect === dialect
             ? remembered.server
             : undefined,
+      identification:
+        stored === undefined && remembered?.dialect === dialect ? remembered.identification : undefined,
       onDetected:
         stored === undefined
           ? (found) => {
@@ -237,7 +247,16 @@ export async function openConnection(
             }
           : undefined,
       // The user said so for this connection (connect --key-in-url).
-      legacy: { keyTransport: stored?.keyTransport },
+      legacy: {
+        keyTransport: stored?.keyTransport,
+        keyAnswer,
+        onKeyAnswer:
+          apiKey === undefined
+            ? undefined
+            : (answer) => {
+                answered = rememberKeyAnswer(env.cacheDir, url, apiKey, answer);
+              },
+      },
       teampass3: { tokenCache },
     });
   } catch (error) {
@@ -265,7 +284,7 @@ export async function openConnection(
     },
     explain: (error) => explainFailure(error, opened, context),
     async close() {
-      await detected;
+      await Promise.all([detected, answered]);
       await opened.dispose({ signOut: false }).catch(() => undefined);
     },
   };

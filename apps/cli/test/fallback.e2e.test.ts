@@ -62,10 +62,10 @@ const CHECK = [
 ];
 const want = () => ({ WANT_DB: seeded.passwords['prod db']!, WANT_TOKEN: seeded.passwords['api token']! });
 
-/** The sealed values kept for outages (servers.json, what kind of server a URL is, holds none). */
+/** The sealed values kept for outages (the cache directory also says what a server and a key are). */
 async function cachedValues(): Promise<string[]> {
   const names = await readdir(cacheDir()).catch(() => [] as string[]);
-  return names.filter((name) => name !== 'servers.json');
+  return names.filter((name) => name.startsWith('values-'));
 }
 
 describe('the fallback for outages (--cache-max-age)', () => {

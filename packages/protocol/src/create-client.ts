@@ -14,6 +14,7 @@
  * @module
  */
 
+import * as v from 'valibot';
 import {
   capabilitiesOf,
   createServerProbe,
@@ -41,7 +42,7 @@ import {
   type EndpointOutput,
   endpoints,
 } from './legacy/endpoints.ts';
-import { SERVER_INFO_PATH } from './legacy/server-info.ts';
+import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
 import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
 
@@ -72,7 +73,7 @@ export function openWireClient(options: WireClientOptions): WireClient {
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
   const dialect =
     options.dialect ??
-    (forcedTransport || options.server === 'teampass-compatible'
+    (forcedTransport || options.server === 'teampass-compatible' || knownIdentification(options)
       ? 'legacy'
       : options.server === 'teampass3'
         ? 'teampass3'
@@ -89,6 +90,20 @@ export function openWireClient(options: WireClientOptions): WireClient {
   return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
     createLegacyVaultClient(options, { identify }),
   );
+}
+
+/**
+ * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
+ * sending the key in a header (a stored answer never puts a key in a URL).
+ */
+function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
+  if (options.identification === undefined || options.keyTransport === 'query') return undefined;
+  if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
+    return undefined;
+  const parsed = v.safeParse(ServerInfoSchema, options.identification);
+  if (!parsed.success || !parsed.output.features.includes('bearer-auth')) return undefined;
+  const { login: _keyed, ...keyless } = parsed.output;
+  return keyless;
 }
 
 /** What the dialect detection hands a legacy client it creates. */
@@ -140,6 +155,13 @@ export function createLegacyVaultClient(
     onRequest: settings.onRequest,
   });
   const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  const remembered = knownIdentification(options);
+  const known =
+    options.server === 'teampass-compatible'
+      ? { info: undefined }
+      : remembered === undefined
+        ? undefined
+        : { info: remembered };
   const requestOrigin = settings.requestOrigin ?? browserOrigin();
   const probe = createServerProbe({
     apiRoot,
@@ -148,8 +170,9 @@ export function createLegacyVaultClient(
     timeoutMs: settings.timeoutMs,
     keyTransport: keyOption,
     identify: context.identify,
-    // TeamPass 2 identified itself when the connection was made: not asked again.
-    known: options.server === 'teampass-compatible' ? capabilitiesOf(undefined, keyOption) : undefined,
+    // TeamPass 2 identified itself when the connection was made, a Vaultline server's answer was
+    // kept: not asked again.
+    known: known === undefined ? undefined : capabilitiesOf(known.info, keyOption),
   });
   let disposed = false;
 
@@ -198,7 +221,7 @@ export function createLegacyVaultClient(
     }
   }
 
-  let keyAnswer: KeyAnswer | undefined;
+  let keyAnswer: KeyAnswer | undefined = options.keyAnswer;
   let keyAnswerPending: Promise<KeyAnswer | undefined> | undefined;
 
   /** What the server says of this key (asked once with it; an unknown answer is asked again next time). */
@@ -214,7 +237,10 @@ export function createLegacyVaultClient(
       keyAnswerPending = undefined;
     });
     const learned = await keyAnswerPending;
-    if (learned !== undefined) keyAnswer = learned;
+    if (learned !== undefined) {
+      keyAnswer = learned;
+      options.onKeyAnswer?.(learned);
+    }
     return learned;
   }
 
@@ -321,13 +347,21 @@ export function createLegacyVaultClient(
     findByUrl: unsupported('findByUrl', 'lookup by URL', 'urlLookup'),
     // The login the credentials name, else what a Vaultline server says the key acts as (a key of a
     // user, a machine key in front of TeamPass 3); TeamPass 2's key acts for nobody in particular.
+    // A Vaultline server enforces the rights of the user a key belongs to: `enforced` when that
+    // user is the login.
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
-      if (options.login !== undefined && options.login !== '')
-        return { login: options.login, userId: undefined, administrator: undefined, api: undefined };
+      const configured = options.login !== undefined && options.login !== '' ? options.login : undefined;
       const server = probe.known() ?? (keyOption === 'auto' ? await probe.get() : undefined);
-      const login = server?.server === 'vaultline' ? (await askKey(server, false))?.login : undefined;
-      return { login, userId: undefined, administrator: undefined, api: undefined };
+      const key = server?.server === 'vaultline' ? await askKey(server, false) : undefined;
+      const login = configured ?? key?.login;
+      return {
+        login,
+        userId: undefined,
+        administrator: undefined,
+        api: undefined,
+        enforced: login !== undefined && key?.login === login,
+      };
     },
     dispose: async () => {
       disposed = true;

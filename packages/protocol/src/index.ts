@@ -30,6 +30,8 @@ export {
   type CredentialsNeeded,
   DIALECTS,
   type Dialect,
+  type KeyAnswer,
+  type KeyRules,
   type KeyTransport,
   type KeyTransportOption,
   SERVER_KINDS,
@@ -64,6 +66,7 @@ export {
   type FolderCreate,
   type FolderUpdate,
 } from './legacy/segments.ts';
+export { type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 export {
   compareSearchHits,
   type SearchHit,
@@ -152,6 +155,7 @@ export { createVaultClient } from './vault/client.ts';
 export { secretsOf } from './vault/options.ts';
 export type {
   ActingOptions,
+  DetectedServer,
   DialectOption,
   ItemPages,
   ItemSearchOptions,

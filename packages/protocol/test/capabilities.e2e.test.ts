@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capabilitiesOf, createServerProbe, identifyServer } from '../src/capabilities.ts';
+import { capabilitiesOf, createServerProbe, identifyServer, type KeyAnswer } from '../src/capabilities.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
@@ -104,6 +104,61 @@ describe('server detection', () => {
     expect(call).toEqual({ url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` });
     expect(JSON.stringify(events)).not.toContain(KEY);
     expect(events[0]?.url).toBe(`${vaultline.url}/api/index.php/read/items/1`);
+  });
+
+  it("takes a Vaultline server's earlier identification back: nothing asked, the key in the header", async () => {
+    const vault = createWireClient({
+      baseUrl: vaultline.url,
+      auth: KEY,
+      identification: { server: 'vaultline', version: '1.0.0', features: ALL, maxResults: 500 },
+    });
+    expect((await vault.readItems({ ids: [1] })).map((item) => item.id)).toEqual([1]);
+    expect(vaultline.requests).toEqual([
+      { url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` },
+    ]);
+    expect(await vault.capabilities()).toMatchObject({ server: 'vaultline', files: true, maxResults: 500 });
+  });
+
+  it("says the server enforces the login's rights when the key is that user's, and keeps the answer", async () => {
+    const stub = await startVaultlineStub({ apiKey: KEY, features: ALL, keyLogin: 'alice' });
+    try {
+      const told: KeyAnswer[] = [];
+      const first = createWireClient({
+        baseUrl: stub.url,
+        auth: { apiKey: KEY, login: 'alice' },
+        legacy: { onKeyAnswer: (answer) => told.push(answer) },
+      });
+      expect(await first.identity()).toMatchObject({ login: 'alice', enforced: true });
+      expect(told).toEqual([{ rules: 'vaultline', login: 'alice' }]);
+      const other = createWireClient({ baseUrl: stub.url, auth: { apiKey: KEY, login: 'bob' } });
+      expect(await other.identity()).toMatchObject({ login: 'bob', enforced: false });
+      stub.requests.length = 0;
+      const again = createWireClient({
+        baseUrl: stub.url,
+        auth: { apiKey: KEY, login: 'alice' },
+        identification: { server: 'vaultline', version: '9.9.9', features: ALL },
+        legacy: { keyAnswer: told[0] },
+      });
+      expect(await again.identity()).toMatchObject({ login: 'alice', enforced: true });
+      expect(stub.requests).toEqual([]);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('never takes back an identification that would put the key in a URL: the server is asked', async () => {
+    for (const identification of [
+      { server: 'vaultline' as const, version: '1.0.0', features: ['query-key'] },
+      { server: 'teampass' as unknown as 'vaultline', version: '1.0.0', features: ['bearer-auth'] },
+    ]) {
+      vaultline.requests.length = 0;
+      const vault = createWireClient({ baseUrl: vaultline.url, auth: KEY, identification });
+      await vault.readItems({ ids: [1] });
+      expect(vaultline.requests).toEqual([
+        { url: '/api/index.php/info/version', authorization: undefined },
+        { url: '/api/index.php/read/items/1', authorization: `Bearer ${KEY}` },
+      ]);
+    }
   });
 
   it('keeps the query when the option says so, and the header when forced', async () => {

@@ -39,6 +39,8 @@ export interface StubOptions {
    * asked with it gets TeamPass's `{"api-version":"2.1.5"}`, and find/item matches labels only.
    */
   teampassProfile?: boolean;
+  /** The login `info/version` asked with the key says it acts as (a key of that user). */
+  keyLogin?: string;
 }
 
 /** The running stub. */
@@ -111,6 +113,9 @@ export async function startVaultlineStub(options: StubOptions): Promise<Vaultlin
           features: options.features,
           ...(options.reportMaxResults === false ? {} : { maxResults }),
           ...(options.maxIds === undefined ? {} : { maxIds: options.maxIds }),
+          ...(options.keyLogin !== undefined && keyOf(req, url) === options.apiKey
+            ? { login: options.keyLogin }
+            : {}),
         }),
       );
       return;

@@ -70,9 +70,12 @@ export function createAutoDialectClient(
       const detection = await detecting.get(refresh);
       if (!told && detection.dialect !== undefined && options.onDetected) {
         told = true;
+        const { identification } = detection;
         options.onDetected({
           dialect: detection.dialect,
           server: capabilitiesOfDetection(detection).server,
+          identification:
+            detection.dialect === 'legacy' && identification.answered ? identification.info : undefined,
         });
       }
       return detection;

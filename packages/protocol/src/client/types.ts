@@ -6,13 +6,21 @@
  * @module
  */
 
-import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { KeyAnswer, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import type { Item } from '../legacy/schemas.ts';
+import type { ServerInfo } from '../legacy/server-info.ts';
 import type { RequestEvent } from '../transport/transport.ts';
-import type { DialectOption, OtpCode, TokenCache, UrlMatch, VaultIdentity } from '../vault/types.ts';
+import type {
+  DetectedServer,
+  DialectOption,
+  OtpCode,
+  TokenCache,
+  UrlMatch,
+  VaultIdentity,
+} from '../vault/types.ts';
 
 /** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
 export interface SessionSettings {
@@ -72,11 +80,14 @@ export interface WireClientOptions {
    * says what it offers, and is asked).
    */
   server?: ServerKind | undefined;
-  /**
-   * Told once when `dialect: 'auto'` detected the server: its dialect and kind, to store and pass
-   * back (`dialect`, `server`) so that the next short-lived process sends no identification.
-   */
-  onDetected?: ((found: { dialect: Dialect; server: ServerKind }) => void) | undefined;
+  /** What `info/version` asked with this key answered before (`LegacyOptions.keyAnswer`). */
+  keyAnswer?: KeyAnswer | undefined;
+  /** Told when the server said what this key gets (`LegacyOptions.onKeyAnswer`). */
+  onKeyAnswer?: ((answer: KeyAnswer) => void) | undefined;
+  /** A Vaultline server's earlier keyless identification (`VaultClientOptions.identification`). */
+  identification?: ServerInfo | undefined;
+  /** Told once when `dialect: 'auto'` detected the server (`VaultClientOptions.onDetected`). */
+  onDetected?: ((found: DetectedServer) => void) | undefined;
   /** Where the session token is kept between processes (TeamPass 3); the client signs in when it has none. */
   tokenCache?: TokenCache | undefined;
   /** How sign-in sessions are kept (TeamPass 3). */

@@ -121,7 +121,9 @@ interface Entry {
  * call, attachments through `read/listfiles` and `read/files`. Acting for a login, each item is
  * checked against the login's folder rights (`read/userfolders`, no secrets) with the folder its
  * own record names: the only items read are the ones the references name (and, for paths, the
- * items of the folders they name); the login's item list (`read/userpw`) is never read. Results come in the order given; a reference that fails gets
+ * items of the folders they name); the login's item list (`read/userpw`) is never read. Where the
+ * server enforces the rights of the login the client acts as (`enforcedRights` when signed in,
+ * `identity().enforced`), ids are read without the rights: one request. Results come in the order given; a reference that fails gets
  * a {@link VaultReferenceError} in its result, and the others still resolve. Failures of the vault
  * itself (network, wrong key) are thrown as the client's `VaultError`.
  *
@@ -145,12 +147,20 @@ export async function resolveReferences(
   const client: ReferenceWire = asWire(source);
   const entries = references.map(toEntry);
   const callOptions: CallOptions = { signal: options.signal };
-  const login =
-    options.login ??
-    ('identity' in source && typeof source.identity === 'function'
-      ? (await source.identity(callOptions)).login
-      : undefined);
+  const own =
+    options.login === undefined && 'identity' in source && typeof source.identity === 'function'
+      ? await source.identity(callOptions)
+      : undefined;
+  const login = options.login ?? own?.login;
   const checker = login === undefined ? undefined : (options.checker ?? createAccessChecker(client));
+  // Acting as itself where the server enforces that login's rights (TeamPass 3's signed-in user,
+  // a Vaultline key's own user): a read by id answers only what it may read, so ids need no rights.
+  const enforced =
+    own?.enforced === true ||
+    (own?.userId !== undefined &&
+      'capabilities' in source &&
+      typeof source.capabilities === 'function' &&
+      (await source.capabilities()).enforcedRights);
 
   const ids = new Set<number>();
   const paths: Entry[] = [];
@@ -169,7 +179,9 @@ export async function resolveReferences(
 
   const [byId, access] = await Promise.all([
     ids.size > 0 ? client.readItems({ ids: [...ids] }, callOptions) : ([] as Item[]),
-    checker !== undefined && login !== undefined ? checker.load(login, callOptions) : undefined,
+    checker !== undefined && login !== undefined && (paths.length > 0 || !enforced)
+      ? checker.load(login, callOptions)
+      : undefined,
   ]);
   const items = new Map(byId.map((item) => [item.id, item]));
   for (const entry of entries) {
@@ -186,7 +198,7 @@ export async function resolveReferences(
   }
   if (paths.length > 0 && access) await resolvePaths(client, paths, access, callOptions);
 
-  if (checker && login !== undefined) {
+  if (checker && login !== undefined && !enforced) {
     for (const entry of entries) {
       if (!entry.item || entry.error) continue;
       const readable = await checker.canRead(

@@ -55,6 +55,7 @@ export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
     personalAccessToken,
     dialect: options.dialect,
     server: options.server,
+    identification: options.identification,
     onDetected: options.onDetected,
     fetch: options.fetch,
     headers: options.headers,
@@ -68,6 +69,8 @@ export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
     apiPath: legacy?.apiPath,
     folderEncoding: legacy?.folderEncoding,
     maxUrlLength: legacy?.maxUrlLength,
+    keyAnswer: legacy?.keyAnswer,
+    onKeyAnswer: legacy?.onKeyAnswer,
     tokenCache: teampass3?.tokenCache,
     keepOtpSecrets: teampass3?.keepOtpSecrets,
     session: {

@@ -7,12 +7,19 @@
  * @module
  */
 
-import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type {
+  Dialect,
+  KeyAnswer,
+  KeyTransportOption,
+  ServerCapabilities,
+  ServerKind,
+} from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
 import type { FileInfo, Folder, Item } from '../legacy/schemas.ts';
 import type { FolderCreate, FolderUpdate } from '../legacy/segments.ts';
+import type { ServerInfo } from '../legacy/server-info.ts';
 import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
 import type { TeamPass3TokenCache } from '../teampass3/session/types.ts';
@@ -118,6 +125,12 @@ export interface VaultIdentity {
   administrator: boolean | undefined;
   /** The user's API permissions as the server stated them at sign-in; `undefined` where there are none. */
   api: ApiPermissions | undefined;
+  /**
+   * Whether the server itself enforces this login's rights on every call of this client: on a
+   * Vaultline server, the login is the one the key belongs to. What is read is then already what
+   * the login may read.
+   */
+  enforced?: boolean | undefined;
 }
 
 /**
@@ -171,6 +184,17 @@ export interface LegacyOptions {
   folderEncoding?: FolderEncoding | undefined;
   /** The longest URL sent, in bytes. Id lists are split to stay below; writes fail with `too_large`. Default 8192. */
   maxUrlLength?: number | undefined;
+  /**
+   * What a Vaultline server answered before to `info/version` asked with this key (`onKeyAnswer`):
+   * the key's rules and the login it acts as. The client does not ask again.
+   */
+  keyAnswer?: KeyAnswer | undefined;
+  /**
+   * Told when a Vaultline server said what this key gets and whom it acts as: to keep and pass
+   * back as `keyAnswer`. It decides whether rights are read (`VaultIdentity.enforced`): keep it
+   * where only a holder of the key can write it (sealed with the key).
+   */
+  onKeyAnswer?: ((answer: KeyAnswer) => void) | undefined;
 }
 
 /** What only TeamPass 3 reads: its sign-in session. */
@@ -211,10 +235,18 @@ export interface VaultClientOptions {
    */
   server?: ServerKind | undefined;
   /**
-   * Told once when `dialect: 'auto'` detected the server: its dialect and kind, to store and pass
-   * back (`dialect`, `server`) so that the next short-lived process sends no identification.
+   * What a Vaultline server answered to an earlier keyless identification (`onDetected`'s
+   * `identification`), passed back so that the next short-lived process sends none. Used only
+   * where it sends the key in a header (`bearer-auth`, `keyTransport` not `query`): a stored answer
+   * never puts a key in a URL; otherwise the server is asked.
    */
-  onDetected?: ((found: { dialect: Dialect; server: ServerKind }) => void) | undefined;
+  identification?: ServerInfo | undefined;
+  /**
+   * Told once when `dialect: 'auto'` detected the server: its dialect and kind (and a Vaultline
+   * server's keyless `identification`), to store and pass back (`dialect`, `server`,
+   * `identification`) so that the next short-lived process sends no identification.
+   */
+  onDetected?: ((found: DetectedServer) => void) | undefined;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Extra request headers (e.g. a proxy's). */
@@ -243,6 +275,16 @@ export interface VaultClientOptions {
         sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
       }
     | undefined;
+}
+
+/** What `dialect: 'auto'` detected, for `onDetected`. */
+export interface DetectedServer {
+  /** The dialect. */
+  dialect: Dialect;
+  /** The kind of server. */
+  server: ServerKind;
+  /** A Vaultline server's answer to the keyless identification; `undefined` for other servers. */
+  identification?: ServerInfo | undefined;
 }
 
 /** Per-call options. */

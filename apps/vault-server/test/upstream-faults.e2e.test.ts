@@ -8,7 +8,11 @@
 
 import { request as httpRequest } from 'node:http';
 import { createVaultClient } from '@vaultline/protocol';
-import { startTeamPass3Fake, type TeamPass3Fake } from '@vaultline/protocol/testing';
+import {
+  startTeamPass3Fake,
+  type TeamPass3Fake,
+  type TeamPass3FakeOptions,
+} from '@vaultline/protocol/testing';
 import { openPostgres } from '@vaultline/store';
 import { type PostgresCluster, startPostgresCluster } from '@vaultline/store/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -55,28 +59,41 @@ const signInsSent = (fake: TeamPass3Fake) =>
 const itemCalls = (fake: TeamPass3Fake) =>
   fake.requests.filter((request) => request.url.includes('/item/')).length;
 
-describe('a TeamPass that refuses the account', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
+/**
+ * A fake and a server in front of it for the tests of one `describe`, closed after them (a hang
+ * released first); the server's log is then scanned for the account's secrets and `secrets`.
+ */
+function servedPerSuite(
+  options: { fake?: Omit<TeamPass3FakeOptions, 'seed'>; server?: TestVaultOptions; secrets?: string[] } = {},
+) {
+  const suite = { logLines: [] as string[] } as {
+    fake: TeamPass3Fake;
+    served: Awaited<ReturnType<typeof serve>>;
+    logLines: string[];
+  };
   beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
-    served = await serve(fake, logLines);
+    suite.fake = await startTeamPass3Fake({ ...options.fake, seed: seed() });
+    suite.served = await serve(suite.fake, suite.logLines, options.server);
   });
   afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
-    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey, 'Changed-Under-The-Server-7']);
+    suite.fake?.recover();
+    await suite.served?.vault.close();
+    await suite.fake?.close();
+    expectNoSecrets(suite.logLines, [ALICE.password, ALICE.apiKey, ...(options.secrets ?? [])]);
   });
+  return suite;
+}
+
+describe('a TeamPass that refuses the account', () => {
+  const suite = servedPerSuite({ secrets: ['Changed-Under-The-Server-7'] });
 
   it('suspends it after one refused sign-in: 502 at once naming the account, until it is registered again', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
-    fake.updateUser('alice', { password: 'Changed-Under-The-Server-7' });
-    fake.revokeSessions('alice');
-    fake.resetCounters();
+    suite.fake.updateUser('alice', { password: 'Changed-Under-The-Server-7' });
+    suite.fake.revokeSessions('alice');
+    suite.fake.resetCounters();
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => api(vault, machine, `/read/items/${i + 1}`)),
     );
@@ -85,15 +102,15 @@ describe('a TeamPass that refuses the account', () => {
       expect(body.err).toMatch(/account "ci"/);
       expect(body.err).toMatch(/registers its credentials again/);
     }
-    expect(signInsSent(fake)).toBe(1);
+    expect(signInsSent(suite.fake)).toBe(1);
     expect(
-      logLines.filter((line) => line.includes('suspended until they are registered again')),
+      suite.logLines.filter((line) => line.includes('suspended until they are registered again')),
     ).toHaveLength(1);
 
     // TeamPass would take the password again, but the server does not try it on its own.
-    fake.updateUser('alice', { password: ALICE.password });
+    suite.fake.updateUser('alice', { password: ALICE.password });
     expectJsonError(await api(vault, machine, '/read/items/1'), 502, 'server');
-    expect(signInsSent(fake)).toBe(1);
+    expect(signInsSent(suite.fake)).toBe(1);
 
     // Registered again (sealed anew): the suspension is lifted once the instance reads it (1 s).
     await vault.server.vault.db.transaction((tx) =>
@@ -103,31 +120,18 @@ describe('a TeamPass that refuses the account', () => {
       timeout: 10_000,
       interval: 100,
     });
-    expect(signInsSent(fake)).toBe(2);
+    expect(signInsSent(suite.fake)).toBe(2);
   });
 });
 
 describe('a TeamPass that answers 429 with Retry-After', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
+  const suite = servedPerSuite({
     // TeamPass's minute window 30 s in: a 429 asks for the 30 s left of it.
-    fake = await startTeamPass3Fake({
-      seed: seed(),
-      now: Math.floor(Date.now() / 60_000) * 60_000 + 30_000,
-      settings: { rateLimitPerMinute: 3 },
-    });
-    served = await serve(fake, logLines);
-  });
-  afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
+    fake: { now: Math.floor(Date.now() / 60_000) * 60_000 + 30_000, settings: { rateLimitPerMinute: 3 } },
   });
 
   it('sends nothing more until Retry-After has passed, and tells every caller what is left of it', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     let limited: Awaited<ReturnType<typeof api>> | undefined;
     for (let id = 1; id <= 10 && !limited; id++) {
@@ -135,8 +139,8 @@ describe('a TeamPass that answers 429 with Retry-After', () => {
       if (answer.status !== 200) limited = answer;
     }
     expect(limited?.status).toBe(503);
-    expect(fake.requests.filter((request) => request.status === 429)).toHaveLength(1);
-    fake.resetCounters();
+    expect(suite.fake.requests.filter((request) => request.status === 429)).toHaveLength(1);
+    suite.fake.resetCounters();
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => api(vault, machine, `/read/items/${i + 11}`)),
     );
@@ -146,31 +150,19 @@ describe('a TeamPass that answers 429 with Retry-After', () => {
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(30);
     }
-    expect(fake.requests).toHaveLength(0);
+    expect(suite.fake.requests).toHaveLength(0);
   });
 });
 
 describe('a TeamPass that hangs', () => {
   const DEADLINE_MS = 2_000;
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
-    served = await serve(fake, logLines, { upstreamDeadlineMs: DEADLINE_MS });
-  });
-  afterAll(async () => {
-    fake?.recover();
-    await served?.vault.close();
-    await fake?.close();
-  });
+  const suite = servedPerSuite({ server: { upstreamDeadlineMs: DEADLINE_MS } });
 
   it('cancels the upstream call of a caller that went away', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
-    fake.hang();
+    suite.fake.hang();
     const url = new URL(vault.url);
     const gone = httpRequest({
       host: url.hostname,
@@ -180,28 +172,28 @@ describe('a TeamPass that hangs', () => {
     });
     gone.on('error', () => {});
     gone.end();
-    await vi.waitFor(() => expect(fake.held()).toBe(1), { timeout: DEADLINE_MS, interval: 10 });
+    await vi.waitFor(() => expect(suite.fake.held()).toBe(1), { timeout: DEADLINE_MS, interval: 10 });
     gone.destroy();
     // The server's exchange with TeamPass ends with its caller, long before the deadline.
-    await vi.waitFor(() => expect(fake.held()).toBe(0), { timeout: DEADLINE_MS / 2, interval: 10 });
-    fake.recover();
+    await vi.waitFor(() => expect(suite.fake.held()).toBe(0), { timeout: DEADLINE_MS / 2, interval: 10 });
+    suite.fake.recover();
   });
 
   it('answers 20 callers 503 by their deadline with 8 calls in flight, then fails fast until a probe gets through', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
-    fake.hang();
+    suite.fake.hang();
     const waiting = Promise.all(
       Array.from({ length: 20 }, (_, i) => api(vault, machine, `/read/items/${i + 100}`)),
     );
-    await vi.waitFor(() => expect(fake.held()).toBe(8), { timeout: DEADLINE_MS, interval: 10 });
+    await vi.waitFor(() => expect(suite.fake.held()).toBe(8), { timeout: DEADLINE_MS, interval: 10 });
     const answers = await waiting;
     for (const answer of answers) expect(answer.status).toBe(503);
     // Eight timeouts opened the breaker: the next caller is answered by it, nothing sent.
     const fast = expectJsonError(await api(vault, machine, '/read/items/1'), 503, 'rate_limited');
     expect(fast.err).toMatch(/not answering/);
-    fake.recover();
+    suite.fake.recover();
     await vi.waitFor(async () => expect((await api(vault, machine, '/read/items/1')).status).toBe(200), {
       timeout: 30_000,
       interval: 250,
@@ -210,71 +202,48 @@ describe('a TeamPass that hangs', () => {
 });
 
 describe('work shared between callers (cache off)', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
-    served = await serve(fake, logLines);
-  });
-  afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
-  });
+  const suite = servedPerSuite();
 
   it('makes 20 identical concurrent reads one upstream call', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     expect((await api(vault, machine, '/read/items/5')).status).toBe(200);
-    fake.hang();
-    fake.resetCounters();
+    suite.fake.hang();
+    suite.fake.resetCounters();
     const answers = Array.from({ length: 20 }, () => api(vault, machine, '/read/items/7'));
-    await vi.waitFor(() => expect(fake.held()).toBe(1), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(suite.fake.held()).toBe(1), { timeout: 5_000, interval: 10 });
     // A read sent after the twenty reaches TeamPass once the server has taken them in.
     const barrier = api(vault, machine, '/read/items/8');
-    await vi.waitFor(() => expect(fake.held()).toBe(2), { timeout: 5_000, interval: 10 });
-    fake.recover();
+    await vi.waitFor(() => expect(suite.fake.held()).toBe(2), { timeout: 5_000, interval: 10 });
+    suite.fake.recover();
     for (const answer of await Promise.all(answers)) {
       expect(answer.status).toBe(200);
       expect((answer.json as { pw: string }[]).map((item) => item.pw)).toEqual(['Faults-Secret-7']);
     }
     expect((await barrier).status).toBe(200);
-    expect(itemCalls(fake)).toBe(2);
+    expect(itemCalls(suite.fake)).toBe(2);
   });
 
   it('reads 1,000 ids under a one-folder scope by its folder, not one call per id', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const scoped = await key([1]);
-    fake.resetCounters();
+    suite.fake.resetCounters();
     const ids = [...Array.from({ length: IN_FOLDER - 1 }, (_, i) => i + 1), IN_FOLDER + 1];
     const read = await api(vault, scoped, `/read/items/${ids.join(';')}`);
     expect(read.status).toBe(200);
     const found = (read.json as { id: string }[]).map((item) => Number(item.id));
     expect(found).toEqual(ids.slice(0, IN_FOLDER - 1));
     // item/inFolders pages of 500: two calls for the folder, whatever the number of ids.
-    expect(itemCalls(fake)).toBeLessThanOrEqual(3);
+    expect(itemCalls(suite.fake)).toBeLessThanOrEqual(3);
   });
 });
 
 describe('reads of many ids by an all-folders key (cache off)', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
-    served = await serve(fake, logLines);
-  });
-  afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
-    expectNoSecrets(logLines, [ALICE.password, ALICE.apiKey]);
-  });
+  const suite = servedPerSuite();
 
   const ids = Array.from({ length: 10 }, (_, i) => i + 1);
   const served10 = async (key: string) => {
-    const read = await api(served.vault, key, `/read/items/${ids.join(';')}`);
+    const read = await api(suite.served.vault, key, `/read/items/${ids.join(';')}`);
     expect(read.status).toBe(200);
     return (read.json as { id: string; folder_id: string; pw: string }[]).map((item) => ({
       id: Number(item.id),
@@ -286,21 +255,21 @@ describe('reads of many ids by an all-folders key (cache off)', () => {
     ids.map((id) => ({ id, folder: id === moved ? 2 : 1, pw: `Faults-Secret-${id}` }));
 
   it('reads them by the folder they were last seen in, once they were seen', async () => {
-    const machine = await served.key();
-    fake.resetCounters();
+    const machine = await suite.served.key();
+    suite.fake.resetCounters();
     expect(await served10(machine)).toEqual(expected(undefined));
     // Never seen: one item/get each.
-    expect(itemCalls(fake)).toBe(ids.length);
+    expect(itemCalls(suite.fake)).toBe(ids.length);
 
     // Seen in folder 1 (by any key of the account): its two item/inFolders pages, not ten calls.
-    fake.resetCounters();
-    expect(await served10(await served.key())).toEqual(expected(undefined));
-    expect(itemCalls(fake)).toBe(2);
+    suite.fake.resetCounters();
+    expect(await served10(await suite.served.key())).toEqual(expected(undefined));
+    expect(itemCalls(suite.fake)).toBe(2);
   });
 
   it('still finds an item moved since, by its id', async () => {
     const teampass = createVaultClient({
-      baseUrl: fake.url,
+      baseUrl: suite.fake.url,
       auth: { login: ALICE.login, password: ALICE.password, apiKey: ALICE.apiKey },
     });
     try {
@@ -308,67 +277,47 @@ describe('reads of many ids by an all-folders key (cache off)', () => {
     } finally {
       await teampass.dispose();
     }
-    const machine = await served.key();
-    fake.resetCounters();
+    const machine = await suite.served.key();
+    suite.fake.resetCounters();
     expect(await served10(machine)).toEqual(expected(7));
     // Folder 1's pages, then item 7 by id; it is learned in folder 2 for the next read.
-    expect(itemCalls(fake)).toBe(3);
+    expect(itemCalls(suite.fake)).toBe(3);
     // Now folders 1 and 2 in one item/inFolders: 1,001 items, three pages.
-    fake.resetCounters();
+    suite.fake.resetCounters();
     expect(await served10(machine)).toEqual(expected(7));
-    expect(itemCalls(fake)).toBe(3);
+    expect(itemCalls(suite.fake)).toBe(3);
   });
 });
 
 describe('the read cache when TeamPass refuses the account', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
-    served = await serve(fake, logLines, { upstreamCacheTtlMs: 60_000, upstreamStaleIfErrorMs: 600_000 });
-  });
-  afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
-  });
+  const suite = servedPerSuite({ server: { upstreamCacheTtlMs: 60_000, upstreamStaleIfErrorMs: 600_000 } });
 
   it('drops the answers it kept on a 403 and never serves them in an outage after', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
     const pw = async (id: number) =>
       (await api(vault, machine, `/read/items/${id}`)).json as { pw: string }[];
     expect((await pw(3)).map((item) => item.pw)).toEqual(['Faults-Secret-3']);
-    fake.setApiFlags('alice', { read: false });
+    suite.fake.setApiFlags('alice', { read: false });
     // Another read reaches TeamPass and is refused: what was kept of the account goes.
     expectJsonError(await api(vault, machine, '/read/items/4'), 403, 'forbidden');
-    fake.setApiFlags('alice', { read: true });
-    await fake.close();
+    suite.fake.setApiFlags('alice', { read: true });
+    await suite.fake.close();
     // TeamPass down: nothing kept stands in.
     expectJsonError(await api(vault, machine, '/read/items/3'), 502, 'server');
   });
 });
 
 describe('an account paced below the limit of TeamPass', () => {
-  let fake: TeamPass3Fake;
-  let served: Awaited<ReturnType<typeof serve>>;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startTeamPass3Fake({ seed: seed() });
+  const suite = servedPerSuite({
     // Four calls at once, then one every 15 s; a deadline far shorter than that.
-    served = await serve(fake, logLines, { upstreamCallsPerMinute: 8, upstreamDeadlineMs: 2_000 });
-  });
-  afterAll(async () => {
-    await served?.vault.close();
-    await fake?.close();
+    server: { upstreamCallsPerMinute: 8, upstreamDeadlineMs: 2_000 },
   });
 
   it('sends its burst at once, then answers 503 with Retry-After when the next place is past the deadline', async () => {
-    const { vault, key } = served;
+    const { vault, key } = suite.served;
     const machine = await key();
-    fake.resetCounters();
+    suite.fake.resetCounters();
     // The sign-in and a read, then three reads at once: the burst's four places, and one too many.
     expect((await api(vault, machine, '/read/items/1')).status).toBe(200);
     const burst = await Promise.all([2, 3, 4].map((id) => api(vault, machine, `/read/items/${id}`)));
@@ -378,8 +327,8 @@ describe('an account paced below the limit of TeamPass', () => {
     expect(expectJsonError(refused!, 503, 'rate_limited').err).toMatch(/pace/);
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(5);
     expect(Number(refused?.headers['retry-after'])).toBeLessThanOrEqual(15);
-    expect(signInsSent(fake)).toBe(1);
-    expect(itemCalls(fake)).toBe(3);
+    expect(signInsSent(suite.fake)).toBe(1);
+    expect(itemCalls(suite.fake)).toBe(3);
   }, 60_000);
 });
 

@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/find.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -13,12 +13,12 @@ import {
   type VaultClient,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { openConnection } from '../connection.ts';
-import { type CommandContext, connectionOption, warnTo } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { readItemsById } from '../items.ts';
-import { columns, printable } from '../output.ts';
-import { withSpinner } from '../spinner.ts';
+import { openConnection } from '../../connection.ts';
+import { type CommandContext, connectionOption, warnTo } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { readItemsById } from '../../items.ts';
+import { columns, printable } from '../../output.ts';
+import { withSpinner } from '../../spinner.ts';
 
 /** What `find` does. */
 export const findAction =

@@ -1,8 +1,9 @@
 // Bundles the program (src/main.ts and its dependencies) into dist/main.js, one file: loading one
 // module instead of about a hundred cuts the CLI's start-up. Run after tsc, which emits the
-// types and dist/cli.js; the native keychain module stays external. Each command's action is
-// loaded with import() when it runs (src/actions/, see lazy in src/context.ts), so esbuild splits
-// it and what it needs (the vault client, prompts, the keychain, the MCP SDK) into dist/chunks/:
+// types and dist/cli.js; the native keychain module stays external. Each command's action
+// (src/commands/<name>/action.ts) is loaded with import() when it runs (see lazy in
+// src/context.ts), so esbuild splits it and what it needs (the vault client, prompts, the
+// keychain, the MCP SDK) into dist/chunks/:
 // `--version` and `--help` parse only the command tree, `read` only what reading needs.
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -305,10 +305,7 @@ export async function withSession<T>(
   what: string,
   work: (session: VaultSession) => Promise<T>,
 ): Promise<T> {
-  const connection = await openConnection(context.env, connectionOption(command), {
-    warn: warnTo(context.output),
-  });
-  try {
+  return withConnection(context, command, async (connection) => {
     const login = await connection.actingLogin(what);
     const access = createAccessChecker(connection.client);
     let placed: Promise<PlacedFolder[]> | undefined;
@@ -333,6 +330,28 @@ export async function withSession<T>(
         if (!allowed) throw refusal(folder, permission, login, (await access.rightOn(login, folderId)).words);
       },
     });
+  });
+}
+
+/**
+ * The one way a command reaches the vault: opens the command's connection, runs the work and
+ * always closes it (the session token stays cached); a failure gets the connection's words.
+ *
+ * @param context The environment and output.
+ * @param command The running command (for --connection).
+ * @param work The work.
+ * @returns What the work returned.
+ */
+export async function withConnection<T>(
+  context: CommandContext,
+  command: Command,
+  work: (connection: Connection) => Promise<T>,
+): Promise<T> {
+  const connection = await openConnection(context.env, connectionOption(command), {
+    warn: warnTo(context.output),
+  });
+  try {
+    return await work(connection);
   } catch (error) {
     throw await connection.explain(error);
   } finally {

@@ -8,8 +8,8 @@
  */
 
 import { Command } from 'commander';
-import { ENV } from '../constants.ts';
-import { type CommandContext, lazy } from '../context.ts';
+import { ENV } from '../../constants.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `run` command.
@@ -36,5 +36,5 @@ export function runCommand(context: CommandContext): Command {
       `keep the values sealed on disk and use them, with a warning, when the vault cannot be reached, if not older than this (90s, 30m, 12h, 7d); never after a refusal (or ${ENV.cacheMaxAge})`,
     )
     .passThroughOptions()
-    .action(lazy(context, async () => (await import('../actions/run.ts')).runAction));
+    .action(lazy(context, async () => (await import('./action.ts')).runAction));
 }

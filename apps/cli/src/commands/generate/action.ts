@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/generate.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -12,10 +12,10 @@ import {
   type PasswordRules,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { withSpinner } from '../spinner.ts';
-import { findFolder, withSession } from '../writing.ts';
+import type { CommandContext } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { withSpinner } from '../../spinner.ts';
+import { findFolder, withSession } from '../../writing.ts';
 
 interface GenerateOptions {
   folder?: string;

@@ -9,7 +9,7 @@
  */
 
 import { Command } from 'commander';
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 const PASSWORD_HELP = `
 The password is never an argument (the process list shows arguments): pipe it with
@@ -52,7 +52,7 @@ function createCommand(context: CommandContext): Command {
     ),
   )
     .addHelpText('after', PASSWORD_HELP)
-    .action(lazy(context, async () => (await import('../actions/item.ts')).createAction));
+    .action(lazy(context, async () => (await import('./action.ts')).createAction));
 }
 
 function editCommand(context: CommandContext): Command {
@@ -74,7 +74,7 @@ function editCommand(context: CommandContext): Command {
 On a vault whose reads do not return tags (the legacy API), an edit sends the tags and "anyone can
 modify" given here: pass --tags (and --anyone-can-modify) to keep them.`,
     )
-    .action(lazy(context, async () => (await import('../actions/item.ts')).editAction));
+    .action(lazy(context, async () => (await import('./action.ts')).editAction));
 }
 
 function deleteCommand(context: CommandContext): Command {
@@ -82,7 +82,7 @@ function deleteCommand(context: CommandContext): Command {
     new Command('delete')
       .description('Delete items by id, after checking your right to delete each.')
       .argument('<ids...>', 'the item ids'),
-  ).action(lazy(context, async () => (await import('../actions/item.ts')).deleteAction));
+  ).action(lazy(context, async () => (await import('./action.ts')).deleteAction));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 import { Command } from 'commander';
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `mcp` command.
@@ -28,5 +28,5 @@ export function mcpCommand(context: CommandContext): Command {
       'after',
       '\nAdd it to an assistant, e.g. Claude Code: claude mcp add vaultline -- vaultline mcp\nThe tools, what they return and the threat model: docs/mcp.md in the Vaultline repository.',
     )
-    .action(lazy(context, async () => (await import('../actions/mcp.ts')).mcpAction));
+    .action(lazy(context, async () => (await import('./action.ts')).mcpAction));
 }

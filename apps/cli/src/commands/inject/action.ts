@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/inject.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -10,10 +10,10 @@ import { basename, dirname, join } from 'node:path';
 import { EXIT, findReferences, formatReference } from '@vaultline/protocol';
 import type { Command } from 'commander';
 
-import { type CommandContext, connectionOption, warnTo } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { assertResolved, fallbackOption, resolveAll } from '../resolve.ts';
-import { withSpinner } from '../spinner.ts';
+import { type CommandContext, connectionOption, warnTo } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { assertResolved, fallbackOption, resolveAll } from '../../resolve.ts';
+import { withSpinner } from '../../spinner.ts';
 
 /** The largest template read. */
 const MAX_TEMPLATE_BYTES = 10 * 1024 * 1024;

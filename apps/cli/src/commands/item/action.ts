@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/item.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -14,10 +14,10 @@ import {
   type ServerCapabilities,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { readItemsById } from '../items.ts';
-import { printable } from '../output.ts';
+import type { CommandContext } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { readItemsById } from '../../items.ts';
+import { printable } from '../../output.ts';
 import {
   confirmWrite,
   findFolder,
@@ -26,7 +26,7 @@ import {
   readNewPassword,
   type VaultSession,
   withSession,
-} from '../writing.ts';
+} from '../../writing.ts';
 
 /** The item fields given as options (none of them secret). */
 interface FieldOptions {

@@ -8,7 +8,7 @@
 import { OTP_FIELD, REFERENCE_FIELDS } from '@vaultline/protocol';
 import { Command } from 'commander';
 
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `read` command.
@@ -30,7 +30,7 @@ export function readCommand(context: CommandContext): Command {
       'print JSON: {"reference","value"} ({"reference","file","base64"} for attachments; "secondsLeft" with a one-time code); an array of them for several references',
     )
     .option('--no-newline', 'do not end the value with a newline')
-    .action(lazy(context, async () => (await import('../actions/read.ts')).readAction));
+    .action(lazy(context, async () => (await import('./action.ts')).readAction));
 }
 
 /**
@@ -51,5 +51,5 @@ export function getCommand(context: CommandContext): Command {
     )
     .option('--json', 'print JSON')
     .option('--no-newline', 'do not end a printed value with a newline')
-    .action(lazy(context, async () => (await import('../actions/read.ts')).getAction));
+    .action(lazy(context, async () => (await import('./action.ts')).getAction));
 }

@@ -1,11 +1,11 @@
 /**
- * What runs for the commands declared in ../commands/cache.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
 
 import { clearValueCaches } from '@vaultline/value-cache';
-import type { CommandContext } from '../context.ts';
+import type { CommandContext } from '../../context.ts';
 
 /** What `cache` does. */
 export const clearAction = (context: CommandContext) => async () => {

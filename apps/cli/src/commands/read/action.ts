@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/read.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -18,11 +18,11 @@ import {
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
 
-import { type CommandContext, connectionOption, warnTo } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { printable } from '../output.ts';
-import { assertResolved, resolveAll } from '../resolve.ts';
-import { withSpinner } from '../spinner.ts';
+import { type CommandContext, connectionOption, warnTo } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { printable } from '../../output.ts';
+import { assertResolved, resolveAll } from '../../resolve.ts';
+import { withSpinner } from '../../spinner.ts';
 
 /** The fields `get <id>` shows: everything but the password. */
 const SHOWN_FIELDS = REFERENCE_FIELDS.filter((field) => field !== 'password');

@@ -6,8 +6,8 @@
  */
 
 import { Command } from 'commander';
-import { ENV } from '../constants.ts';
-import { type CommandContext, lazy } from '../context.ts';
+import { ENV } from '../../constants.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `cache` command.
@@ -22,7 +22,7 @@ export function cacheCommand(context: CommandContext): Command {
   cache.addCommand(
     new Command('clear')
       .description('Delete every cached value, of every connection (the session tokens stay).')
-      .action(lazy(context, async () => (await import('../actions/cache.ts')).clearAction)),
+      .action(lazy(context, async () => (await import('./action.ts')).clearAction)),
   );
   return cache;
 }

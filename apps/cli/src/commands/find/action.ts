@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/find.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -13,27 +13,26 @@ import {
   type VaultClient,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { openConnection } from '../connection.ts';
-import { type CommandContext, connectionOption, warnTo } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { readItemsById } from '../items.ts';
-import { columns, printable } from '../output.ts';
-import { withSpinner } from '../spinner.ts';
+import type { CommandContext } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { readItemsById } from '../../items.ts';
+import { columns, printable } from '../../output.ts';
+import { withSpinner } from '../../spinner.ts';
+import { withConnection } from '../../writing.ts';
 
 /** What `find` does. */
 export const findAction =
   (context: CommandContext) =>
   async (words: string[], options: { json?: boolean; tag?: string; url?: string }, command: Command) => {
-    const { env, output } = context;
+    const { output } = context;
     const text = words.join(' ');
     if (text.trim() === '' && options.tag === undefined && options.url === undefined)
       throw new CliError('usage', 'Give words to find, --tag or --url.', EXIT.usage);
     if (options.tag?.trim() === '' || options.url?.trim() === '')
       throw new CliError('usage', 'Expected a non-empty --tag or --url.', EXIT.usage);
-    const connection = await openConnection(env, connectionOption(command), { warn: warnTo(output) });
-    let found: { items: Listed[]; truncated: boolean };
-    try {
-      found = await withSpinner(
+    const { name, found } = await withConnection(context, command, async (connection) => ({
+      name: connection.name,
+      found: await withSpinner(
         'Searching…',
         async () => {
           // A login is needed to know the readable folders: the CLI's own words when there is none.
@@ -45,19 +44,15 @@ export const findAction =
           return findItems(connection.client, readable, text, options);
         },
         options,
-      );
-    } catch (error) {
-      throw await connection.explain(error);
-    } finally {
-      await connection.close();
-    }
+      ),
+    }));
     const { items, truncated } = found;
     if (truncated)
       output.err('The vault capped the results: some items may be left out; search for more words.');
     const rows = items.map((item) => ({
       ...item,
       reference: formatReference({ kind: 'id', id: item.id, field: 'password' }),
-      ...(connection.name === 'default' ? {} : { connection: connection.name }),
+      ...(name === 'default' ? {} : { connection: name }),
     }));
     if (options.json) {
       output.json(rows);

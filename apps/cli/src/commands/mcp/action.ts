@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/mcp.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -8,10 +8,10 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { type Connection, openConnection } from '../connection.ts';
-import { type CommandContext, connectionOption } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { forgetOidcKey, hasOidcToken } from '../oidc-key.ts';
+import { type Connection, openConnection } from '../../connection.ts';
+import { type CommandContext, connectionOption } from '../../context.ts';
+import { CliError } from '../../errors.ts';
+import { forgetOidcKey, hasOidcToken } from '../../oidc-key.ts';
 
 /** What `mcp` does. */
 export const mcpAction =
@@ -25,7 +25,7 @@ export const mcpAction =
     }
     // Loaded here: the SDK stays out of every other command's start-up.
     const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
-      import('../mcp/server.ts'),
+      import('../../mcp/server.ts'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ]);
     const name = connectionOption(command);

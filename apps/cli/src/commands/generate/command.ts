@@ -8,7 +8,7 @@
 
 import { PASSWORD_LENGTH } from '@vaultline/protocol';
 import { Command } from 'commander';
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `generate` command.
@@ -31,5 +31,5 @@ export function generateCommand(context: CommandContext): Command {
     .option('--no-symbols', 'no symbols')
     .option('--ambiguous', 'allow look-alike characters (l, I, O, 0, 1)')
     .option('--json', 'print JSON: {"password","length","bits","complexityLevel","folderId"}')
-    .action(lazy(context, async () => (await import('../actions/generate.ts')).generateAction));
+    .action(lazy(context, async () => (await import('./action.ts')).generateAction));
 }

@@ -7,7 +7,7 @@
  */
 
 import { Command } from 'commander';
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `ls` command.
@@ -22,5 +22,5 @@ export function lsCommand(context: CommandContext): Command {
     )
     .argument('[folder]', 'a folder id (7) or path (Engineering/Databases; %2F for a / in a title)')
     .option('--json', 'print JSON')
-    .action(lazy(context, async () => (await import('../actions/ls.ts')).lsAction));
+    .action(lazy(context, async () => (await import('./action.ts')).lsAction));
 }

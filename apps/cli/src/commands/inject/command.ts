@@ -8,8 +8,8 @@
 
 import { Command } from 'commander';
 
-import { ENV } from '../constants.ts';
-import { type CommandContext, lazy } from '../context.ts';
+import { ENV } from '../../constants.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `inject` command.
@@ -29,5 +29,5 @@ export function injectCommand(context: CommandContext): Command {
       '--cache-max-age <duration>',
       `keep the values sealed on disk and use them, with a warning, when the vault cannot be reached, if not older than this (90s, 30m, 12h, 7d); never after a refusal (or ${ENV.cacheMaxAge})`,
     )
-    .action(lazy(context, async () => (await import('../actions/inject.ts')).injectAction));
+    .action(lazy(context, async () => (await import('./action.ts')).injectAction));
 }

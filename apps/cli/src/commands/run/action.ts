@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/run.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -10,12 +10,12 @@ import { constants as osConstants } from 'node:os';
 import { parseEnv } from 'node:util';
 import { EXIT, fillEnvironment, findEnvironmentReferences } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { type CommandContext, connectionOption, warnTo } from '../context.ts';
-import { isSecretVariable } from '../env.ts';
-import { CliError } from '../errors.ts';
-import { createMasker, maskNeedles } from '../mask.ts';
-import { assertResolved, fallbackOption, resolveAll } from '../resolve.ts';
-import { withSpinner } from '../spinner.ts';
+import { type CommandContext, connectionOption, warnTo } from '../../context.ts';
+import { isSecretVariable } from '../../env.ts';
+import { CliError } from '../../errors.ts';
+import { createMasker, maskNeedles } from '../../mask.ts';
+import { assertResolved, fallbackOption, resolveAll } from '../../resolve.ts';
+import { withSpinner } from '../../spinner.ts';
 
 /** Signals passed on to the child. */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];

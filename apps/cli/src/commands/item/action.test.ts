@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editWarning } from './item.ts';
+import { editWarning } from './action.ts';
 
 describe('editWarning', () => {
   it('says what the vault does with what an edit leaves out, as its capability says', () => {

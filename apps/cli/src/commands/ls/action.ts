@@ -1,15 +1,15 @@
 /**
- * What runs for the commands declared in ../commands/ls.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
 
 import { describeRight, formatReference } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.ts';
-import { columns, printable } from '../output.ts';
-import { withSpinner } from '../spinner.ts';
-import { findFolder, withSession } from '../writing.ts';
+import type { CommandContext } from '../../context.ts';
+import { columns, printable } from '../../output.ts';
+import { withSpinner } from '../../spinner.ts';
+import { findFolder, withSession } from '../../writing.ts';
 
 /** What `ls` does. */
 export const lsAction =

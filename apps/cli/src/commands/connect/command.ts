@@ -10,8 +10,8 @@
  */
 
 import { Command, Option } from 'commander';
-import { DEFAULT_CONNECTION, ENV, STORES } from '../constants.ts';
-import { type CommandContext, lazy } from '../context.ts';
+import { DEFAULT_CONNECTION, ENV, STORES } from '../../constants.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `connect` command.
@@ -54,7 +54,7 @@ export function connectCommand(context: CommandContext): Command {
       'after',
       `\nWhat is not piped comes from the environment (${ENV.apiKey}, ${ENV.password}, ${ENV.personalAccessToken}; with _<NAME> for a named connection) and is not stored, or is asked for without echo on a terminal. Piped and typed secrets go to the OS keychain; where there is none (SSH sessions, containers, WSL), connect says so and asks where they go (--store file or none), before anything is sent.`,
     )
-    .action(lazy(context, async () => (await import('../actions/connect.ts')).connectAction));
+    .action(lazy(context, async () => (await import('./action.ts')).connectAction));
 }
 
 /**
@@ -69,5 +69,5 @@ export function disconnectCommand(context: CommandContext): Command {
       'Sign the cached session out, and forget a stored connection and its secrets (API key, password, tokens) in the OS keychain or the secrets file.',
     )
     .option('-n, --name <name>', 'the connection to forget', DEFAULT_CONNECTION)
-    .action(lazy(context, async () => (await import('../actions/connect.ts')).disconnectAction));
+    .action(lazy(context, async () => (await import('./action.ts')).disconnectAction));
 }

@@ -7,7 +7,7 @@
  */
 
 import { Command } from 'commander';
-import { type CommandContext, lazy } from '../context.ts';
+import { type CommandContext, lazy } from '../../context.ts';
 
 /**
  * The `find` command.
@@ -24,5 +24,5 @@ export function findCommand(context: CommandContext): Command {
     .option('--tag <tag>', 'only items with this tag (where the vault returns tags)')
     .option('--url <url>', 'only items whose URL contains this text')
     .option('--json', 'print JSON')
-    .action(lazy(context, async () => (await import('../actions/find.ts')).findAction));
+    .action(lazy(context, async () => (await import('./action.ts')).findAction));
 }

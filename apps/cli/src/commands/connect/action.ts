@@ -1,5 +1,5 @@
 /**
- * What runs for the commands declared in ../commands/connect.ts, loaded only when one of them runs.
+ * What runs for the commands declared in ./command.ts, loaded only when one of them runs.
  *
  * @module
  */
@@ -16,8 +16,8 @@ import {
   type VaultClient,
   type VaultCredentials,
 } from '@vaultline/protocol';
-import { configPath, readConfig, writeConfig } from '../config.ts';
-import { explainFailure, openConnection, sealingCredentials, secretQuestion } from '../connection.ts';
+import { configPath, readConfig, writeConfig } from '../../config.ts';
+import { explainFailure, openConnection, sealingCredentials, secretQuestion } from '../../connection.ts';
 import {
   DEFAULT_CONNECTION,
   SECRET_FIELDS,
@@ -27,16 +27,16 @@ import {
   SIGN_IN_SECRETS,
   type SignIn,
   type Store,
-} from '../constants.ts';
-import { type CommandContext, warnTo } from '../context.ts';
-import { type CliEnvironment, secretVariable } from '../env.ts';
-import { CliError, toCliError } from '../errors.ts';
-import { deleteSecret, keychainAccount, probeKeychain, storeSecret } from '../keychain.ts';
-import type { Output } from '../output.ts';
-import { askChoice, askSecret, canAsk, readStdinSecrets } from '../prompt.ts';
-import { machineKeyPath, removeSecretsFile, secretsDir, writeSecretsFile } from '../secret-file.ts';
-import { withSpinner } from '../spinner.ts';
-import { fileTokenCache, keychainTokenCache, tokenFilePath } from '../token-cache.ts';
+} from '../../constants.ts';
+import { type CommandContext, warnTo } from '../../context.ts';
+import { type CliEnvironment, secretVariable } from '../../env.ts';
+import { CliError, toCliError } from '../../errors.ts';
+import { deleteSecret, keychainAccount, probeKeychain, storeSecret } from '../../keychain.ts';
+import type { Output } from '../../output.ts';
+import { askChoice, askSecret, canAsk, readStdinSecrets } from '../../prompt.ts';
+import { machineKeyPath, removeSecretsFile, secretsDir, writeSecretsFile } from '../../secret-file.ts';
+import { withSpinner } from '../../spinner.ts';
+import { fileTokenCache, keychainTokenCache, tokenFilePath } from '../../token-cache.ts';
 
 /** The options of `connect`. */
 interface ConnectOptions {

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
+import { EXIT } from '@vaultline/protocol';
 import { CLI } from './cli.ts';
 
 /**
  * Time limits from the work, not guesses: a test that starts `vaultline` processes gets time in
  * proportion to how many it starts and to how long one start takes on this machine now. One start
- * is measured when the test file is collected (the median of three `vaultline --version`), so a
- * loaded machine (2 cores shared by several test runs) measures slow and gives more time.
+ * is measured when the test file is collected (the median of three `vaultline read` of a malformed
+ * reference: the command's whole start-up, the client included, without a vault), so a loaded
+ * machine (2 cores shared by several test runs) measures slow and gives more time. Not
+ * `--version`, which is answered before anything loads and is several times cheaper than a
+ * command that reads.
  *
  * Each e2e file sets its default from the most processes its plain tests start
  * (`vi.setConfig({ testTimeout: startsTimeout(3) })`); a test that starts more says how many.
@@ -25,12 +29,12 @@ const BASE_MS = 10_000;
 function timeOneStart(): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, '--version'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'read', 'not-a-reference'], { stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0
+      code === EXIT.reference
         ? resolve(performance.now() - started)
-        : reject(new Error(`vaultline --version exited ${code}`)),
+        : reject(new Error(`vaultline read not-a-reference exited ${code}, not ${EXIT.reference}`)),
     );
   });
 }

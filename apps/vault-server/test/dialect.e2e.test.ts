@@ -63,11 +63,13 @@ describe('dialect detection against the Vaultline server', () => {
       search: 'words',
     });
     expect(seen.filter((path) => path.endsWith('/info/version'))).toHaveLength(2);
+    // An admin key acts for nobody: no login, and no user's rights the server enforces for it.
     expect(await client.identity()).toEqual({
       login: undefined,
       userId: undefined,
       administrator: undefined,
       api: undefined,
+      enforced: false,
     });
     // read/otp exists here (capability otp): an item without a TOTP secret has no code.
     await expect(client.readOtp({ id: 999_999 })).rejects.toMatchObject({ code: 'not_found' });

@@ -139,8 +139,9 @@ describe('linking', () => {
     const logs = bot.logLines.join('\n');
     expect(logs).toContain('Login failed. (Invalid credentials)');
     expect(logs).not.toContain('Not-Carols-Password-123');
-    expect((await bot.auditRecords()).at(-1)).toMatchObject({
-      event: 'account_link_failed',
+    expect(
+      (await bot.auditRecords()).filter((record) => record.event === 'account_link_failed').at(-1),
+    ).toMatchObject({
       slackUser: TP3_SLACK.carol,
       outcome: 'error:unauthorized',
     });
@@ -192,8 +193,9 @@ describe('linking', () => {
     const { outcome } = await run.link('UMALLORY', { login: 'mallory', password: 'guess-6', apiKey: 'k' });
     expect(textOf(outcome)).toContain('Too many link attempts in a short time');
     expect(signInsTried()).toBe(5);
-    expect((await bot.auditRecords()).at(-1)).toMatchObject({
-      event: 'account_link_failed',
+    expect(
+      (await bot.auditRecords()).filter((record) => record.event === 'account_link_failed').at(-1),
+    ).toMatchObject({
       slackUser: 'UMALLORY',
       outcome: 'rate_limited',
     });

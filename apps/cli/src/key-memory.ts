@@ -12,18 +12,13 @@ import type { KeyAnswer } from '@vaultline/protocol';
 import { jsonCodec, privateDir, sealedCache } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 
-const KeyAnswerSchema = v.object({
-  rules: v.picklist(['vaultline', 'teampass']),
-  login: v.optional(v.string()),
-});
-
-/** A file per vault (`key-<hash>.json`), sealed with the key. */
+/** A file per vault (`key-<hash>.json`), sealed with the key: the rules, and the key's login. */
 const keyAnswers = sealedCache({
   // Names the format, and separates its keys from any other use of the same key.
   label: 'vaultline key answer v1',
   prefix: 'key',
   what: 'key answer',
-  codec: jsonCodec(KeyAnswerSchema),
+  codec: jsonCodec(v.object({ rules: v.picklist(['vaultline', 'teampass']), login: v.optional(v.string()) })),
 });
 
 /**

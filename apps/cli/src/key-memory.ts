@@ -8,29 +8,18 @@
  * @module
  */
 
-import { join } from 'node:path';
 import type { KeyAnswer } from '@vaultline/protocol';
-import {
-  privateDir,
-  readSealedFile,
-  sealedFileName,
-  sealingContext,
-  writeSealedFile,
-} from '@vaultline/sealer/node';
+import { jsonCodec, privateDir, sealedCache } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 
-/** Names the format, and separates its keys from any other use of the same key. */
-const CONTEXT_LABEL = 'vaultline key answer v1';
-
-const KeyAnswerSchema = v.object({
-  rules: v.picklist(['vaultline', 'teampass']),
-  login: v.optional(v.string()),
+/** A file per vault (`key-<hash>.json`), sealed with the key: the rules, and the key's login. */
+const keyAnswers = sealedCache({
+  // Names the format, and separates its keys from any other use of the same key.
+  label: 'vaultline key answer v1',
+  prefix: 'key',
+  what: 'key answer',
+  codec: jsonCodec(v.object({ rules: v.picklist(['vaultline', 'teampass']), login: v.optional(v.string()) })),
 });
-
-function fileOf(dir: string, url: string) {
-  const context = sealingContext(CONTEXT_LABEL, url, '');
-  return { path: join(dir, sealedFileName('key', context)), context };
-}
 
 /**
  * What the server said of this key before, if it was kept for it.
@@ -45,20 +34,14 @@ export async function rememberedKeyAnswer(
   url: string,
   apiKey: string,
 ): Promise<KeyAnswer | undefined> {
-  const { path, context } = fileOf(dir, url);
   try {
+    // Only from a directory no one else may write.
     if (!(await privateDir(dir))) return undefined;
-    const file = await readSealedFile(path, {}, () => ({
-      material: apiKey,
-      context,
-      aad: Buffer.from(context),
-    }));
-    if (file === undefined) return undefined;
-    const answer = v.parse(KeyAnswerSchema, JSON.parse(file.text));
-    return { rules: answer.rules, login: answer.login };
   } catch {
     return undefined;
   }
+  const answer = await keyAnswers({ dir, url, scope: '' }).get(apiKey);
+  return answer === undefined ? undefined : { rules: answer.rules, login: answer.login };
 }
 
 /**
@@ -76,12 +59,5 @@ export async function rememberKeyAnswer(
   apiKey: string,
   answer: KeyAnswer,
 ): Promise<void> {
-  const { path, context } = fileOf(dir, url);
-  try {
-    if (!(await privateDir(dir))) return;
-    const text = JSON.stringify({ rules: answer.rules, login: answer.login });
-    await writeSealedFile(path, text, { material: apiKey, context, aad: Buffer.from(context) });
-  } catch {
-    // Best effort.
-  }
+  await keyAnswers({ dir, url, scope: '' }).set(apiKey, { rules: answer.rules, login: answer.login });
 }

@@ -10,23 +10,13 @@
  * @module
  */
 
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { EXIT, exchangeOidcToken, isVaultError } from '@vaultline/protocol';
-import {
-  privateDir,
-  readSealedFile,
-  sealedFileName,
-  sealingContext,
-  writeSealedFile,
-} from '@vaultline/sealer/node';
+import { jsonCodec, sealedCache } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { ENV } from './constants.ts';
 import type { CliEnvironment } from './env.ts';
 import { CliError } from './errors.ts';
-
-/** Names the format, and separates its keys from any other use of the same secrets. */
-const CONTEXT_LABEL = 'vaultline oidc key cache v1';
 
 /** A key is used while it has at least this long to live: cached, or held by a long-lived process. */
 export const EXPIRY_MARGIN_MS = 60_000;
@@ -36,6 +26,25 @@ const CachedKeySchema = v.object({
   expiresAt: v.number(),
   login: v.optional(v.string()),
 });
+
+/** A file per vault and policy (`oidc-<hash>.json`), sealed with the identity token. */
+const cachedKeys = sealedCache({
+  // Names the format, and separates its keys from any other use of the same secrets.
+  label: 'vaultline oidc key cache v1',
+  prefix: 'oidc',
+  what: 'exchanged key',
+  codec: jsonCodec(CachedKeySchema),
+});
+
+/** Where the key of a vault and policy is cached. */
+function cacheOf(env: CliEnvironment, url: string) {
+  return cachedKeys({ dir: env.cacheDir, url, scope: env.oidcPolicy ?? '' });
+}
+
+/** What a key is sealed with: the identity token. */
+function materialOf(token: string): string {
+  return JSON.stringify(['oidc', token]);
+}
 
 /**
  * Whether the environment signs in with an identity token.
@@ -67,14 +76,6 @@ async function tokenOf(env: CliEnvironment): Promise<string> {
   );
 }
 
-/** Where the key of a vault and policy is cached, sealed with the token. */
-function cacheOf(env: CliEnvironment, url: string, token: string) {
-  const context = sealingContext(CONTEXT_LABEL, url, env.oidcPolicy ?? '');
-  const path = join(env.cacheDir, sealedFileName('oidc', context));
-  const key = { material: JSON.stringify(['oidc', token]), context, aad: Buffer.from(context) };
-  return { path, key };
-}
-
 /**
  * The API key of an identity token: the cached one while it lives, else a new exchange.
  *
@@ -90,10 +91,8 @@ export async function oidcApiKey(
   warn?: (message: string) => void,
 ): Promise<{ apiKey: string; expiresAt: number; login: string | undefined }> {
   const token = await tokenOf(env);
-  const { path, key } = cacheOf(env, url, token);
-  const cached = await readSealedFile(path, {}, () => key)
-    .then((file) => (file === undefined ? undefined : v.parse(CachedKeySchema, JSON.parse(file.text))))
-    .catch(() => undefined);
+  const cache = cacheOf(env, url);
+  const cached = await cache.get(materialOf(token));
   if (cached !== undefined && cached.expiresAt - Date.now() > EXPIRY_MARGIN_MS)
     return { apiKey: cached.apiKey, expiresAt: cached.expiresAt, login: cached.login };
   let exchanged: Awaited<ReturnType<typeof exchangeOidcToken>>;
@@ -109,19 +108,11 @@ export async function oidcApiKey(
       );
     throw error;
   }
-  try {
-    if (await privateDir(env.cacheDir))
-      await writeSealedFile(
-        path,
-        JSON.stringify({ apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt, login: exchanged.login }),
-        key,
-      );
-    else warn?.(`Not caching the exchanged key: ${env.cacheDir} is not a private directory of this user.`);
-  } catch (error) {
-    warn?.(
-      `Could not cache the exchanged key in ${env.cacheDir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
-    );
-  }
+  await cache.set(
+    materialOf(token),
+    { apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt, login: exchanged.login },
+    warn,
+  );
   return { apiKey: exchanged.apiKey, expiresAt: exchanged.expiresAt, login: exchanged.login };
 }
 
@@ -133,5 +124,5 @@ export async function oidcApiKey(
  * @param url The vault's URL.
  */
 export async function forgetOidcKey(env: CliEnvironment, url: string): Promise<void> {
-  await rm(cacheOf(env, url, '').path, { force: true });
+  await cacheOf(env, url).forget();
 }

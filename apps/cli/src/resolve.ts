@@ -16,11 +16,10 @@ import {
   type VaultReferenceError,
 } from '@vaultline/protocol';
 import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/value-cache';
-import { type Connection, openConnection } from './connection.ts';
 import { ENV } from './constants.ts';
-
 import type { CliEnvironment } from './env.ts';
 import { CliError } from './errors.ts';
+import { withConnections } from './reach.ts';
 
 /** Resolved values by canonical reference text, and the connections used. */
 export interface Resolution {
@@ -59,48 +58,41 @@ export async function resolveAll(
     group.set(formatReference(reference), reference);
     groups.set(name, group);
   }
-  const connections: Connection[] = [];
   const results = new Map<string, ResolvedReference>();
   const values = new Map<string, string>();
   const { fallback } = options;
-  try {
-    const settled = await Promise.allSettled(
-      [...groups].map(async ([name, group]) => {
-        const connection = await openConnection(env, name, { warn });
-        connections.push(connection);
-        const cache =
-          fallback === undefined
-            ? undefined
-            : valueCache({
-                dir: env.cacheDir,
-                url: connection.url,
-                login: connection.login,
-                credentials: connection.credentials,
-                maxAgeMs: fallback.maxAgeMs,
-                warn,
-              });
-        try {
-          const resolved = await resolveWithFallback(
-            [...group.keys()],
-            // The login acted for is the client's (the core's rule), none for a key alone.
-            () => resolveReferences(connection.client, [...group.values()]),
-            { cache, warn },
-          );
-          for (const result of resolved) {
-            if (result.ok) values.set(result.text, result.value);
-            if (!('recalled' in result)) results.set(result.text, result);
-          }
-        } catch (error) {
-          throw await connection.explain(error);
-        }
-      }),
-    );
-    const failed = settled.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-  } finally {
-    // The session tokens stay cached for the next command.
-    await Promise.all(connections.map((connection) => connection.close()));
-  }
+  const groupList = [...groups];
+  // The session tokens stay cached for the next command.
+  const redactors = await withConnections(
+    env,
+    groupList.map(([name]) => name),
+    warn,
+    async (connection, index) => {
+      const group = groupList[index]![1];
+      const cache =
+        fallback === undefined
+          ? undefined
+          : valueCache({
+              dir: env.cacheDir,
+              url: connection.url,
+              login: connection.login,
+              credentials: connection.credentials,
+              maxAgeMs: fallback.maxAgeMs,
+              warn,
+            });
+      const resolved = await resolveWithFallback(
+        [...group.keys()],
+        // The login acted for is the client's (the core's rule), none for a key alone.
+        () => resolveReferences(connection.client, [...group.values()]),
+        { cache, warn },
+      );
+      for (const result of resolved) {
+        if (result.ok) values.set(result.text, result.value);
+        if (!('recalled' in result)) results.set(result.text, result);
+      }
+      return connection.redact;
+    },
+  );
   const failures: VaultReferenceError[] = [];
   for (const reference of references) {
     const result = results.get(formatReference(reference));
@@ -110,7 +102,7 @@ export async function resolveAll(
     results,
     values,
     failures,
-    redact: (text) => connections.reduce((out, connection) => connection.redact(out), text),
+    redact: (text) => redactors.reduce((out, redact) => redact(out), text),
   };
 }
 

@@ -24,27 +24,39 @@
  * @module
  */
 
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { DIALECTS, type Dialect, type TokenCache, type VaultCredentials } from '@vaultline/protocol';
-import {
-  privateDir,
-  readSealedFile,
-  sealedFileName,
-  sealingContext,
-  writeSealedFile,
-} from '@vaultline/sealer/node';
+import { type SealedCacheCodec, sealedCache } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
-
-/** Names the format, and separates its keys from any other use of the same secrets. */
-const CONTEXT_LABEL = 'vaultline session token cache v1';
 
 /** The clear fields of a token file, beside the sealed token. */
 const TokenFileFields = {
   /** The dialect the client spoke when it wrote the token (authenticated with it). */
   dialect: v.optional(v.picklist(DIALECTS)),
 };
+
+/** A cached token and the dialect it was made for. */
+interface CachedToken {
+  readonly token: string;
+  readonly dialect: Dialect | undefined;
+}
+
+/** The token sealed as it is, the dialect in clear and authenticated with it. */
+const tokenCodec: SealedCacheCodec<CachedToken, typeof TokenFileFields> = {
+  clear: TokenFileFields,
+  encode: ({ token, dialect }) => ({ text: token, clear: dialect === undefined ? {} : { dialect } }),
+  decode: (text, { dialect }) => (text === '' ? undefined : { token: text, dialect }),
+  aad: (context, { dialect }) => Buffer.from(JSON.stringify([context, dialect ?? null])),
+};
+
+/** A file per vault and login (`session-<hash>.json`). */
+const tokenFiles = sealedCache({
+  // Names the format, and separates its keys from any other use of the same secrets.
+  label: 'vaultline session token cache v1',
+  prefix: 'session',
+  what: 'session token',
+  codec: tokenCodec,
+});
 
 /** A session token cache that also says which dialect the token was made for. */
 export interface ConnectionTokenCache extends TokenCache {
@@ -73,11 +85,6 @@ export interface FileTokenCacheOptions {
   warn?: ((message: string) => void) | undefined;
 }
 
-/** The context a token is sealed in: the format, the vault and the login. */
-function contextOf(url: string, login: string): string {
-  return sealingContext(CONTEXT_LABEL, url, login);
-}
-
 /**
  * The token file of a connection: a hash of its URL and login, so that the name tells neither.
  *
@@ -87,7 +94,7 @@ function contextOf(url: string, login: string): string {
  * @returns The file's path.
  */
 export function tokenFilePath(dir: string, url: string, login: string): string {
-  return join(dir, sealedFileName('session', contextOf(url, login)));
+  return tokenFiles({ dir, url, scope: login }).path;
 }
 
 /** The key material of the credentials that signed in. */
@@ -96,10 +103,6 @@ function materialOf(credentials: VaultCredentials): string {
   if (personalAccessToken) return JSON.stringify(['personal-access-token', personalAccessToken]);
   if (password && apiKey) return JSON.stringify(['password', password, apiKey]);
   throw new Error('A session token is sealed with a personal access token, or a password and an API key.');
-}
-
-function aadOf(context: string, dialect: Dialect | undefined): Buffer {
-  return Buffer.from(JSON.stringify([context, dialect ?? null]));
 }
 
 /**
@@ -113,40 +116,16 @@ function aadOf(context: string, dialect: Dialect | undefined): Buffer {
  */
 export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenCache {
   const material = materialOf(options.credentials);
-  const path = tokenFilePath(options.dir, options.url, options.login);
-  const context = contextOf(options.url, options.login);
-  const keyOf = (dialect: Dialect | undefined) => ({ material, context, aad: aadOf(context, dialect) });
-  let loaded: Promise<{ token: string; dialect: Dialect | undefined } | undefined> | undefined;
+  const file = tokenFiles({ dir: options.dir, url: options.url, scope: options.login });
+  let loaded: Promise<CachedToken | undefined> | undefined;
   let warned = false;
   const warn = (message: string) => {
     if (warned) return;
     warned = true;
     options.warn?.(message);
   };
-
-  async function read(): Promise<{ token: string; dialect: Dialect | undefined } | undefined> {
-    try {
-      const file = await readSealedFile(path, TokenFileFields, ({ dialect }) => keyOf(dialect));
-      if (file === undefined || file.text === '') return undefined;
-      return { token: file.text, dialect: file.clear.dialect };
-    } catch {
-      // Not JSON, other credentials, another vault or login, or tampered with: not ours to use.
-      return undefined;
-    }
-  }
-
-  async function write(token: string): Promise<Dialect | undefined> {
-    if (!(await privateDir(options.dir))) {
-      warn(`Not caching the session token: ${options.dir} is not a private directory of this user.`);
-      return undefined;
-    }
-    const dialect = await options.dialect?.().catch(() => undefined);
-    await writeSealedFile(path, token, keyOf(dialect), dialect === undefined ? {} : { dialect });
-    return dialect;
-  }
-
   const load = () => {
-    loaded ??= read();
+    loaded ??= file.get(material);
     return loaded;
   };
 
@@ -155,26 +134,28 @@ export function fileTokenCache(options: FileTokenCacheOptions): ConnectionTokenC
       return (await load())?.token;
     },
     async set(token) {
-      try {
-        if (token === undefined) {
-          loaded = Promise.resolve(undefined);
-          await rm(path, { force: true });
-        } else {
-          const dialect = await write(token);
-          loaded = Promise.resolve({ token, dialect });
-        }
-      } catch (error) {
-        warn(
-          `Could not cache the session token in ${options.dir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
-        );
+      if (token === undefined) {
+        loaded = Promise.resolve(undefined);
+        await file.forget().catch((error: unknown) => {
+          warn(
+            `Could not cache the session token in ${options.dir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
+          );
+        });
+        return;
       }
+      const written = await file.set(
+        material,
+        async () => ({ token, dialect: await options.dialect?.().catch(() => undefined) }),
+        warn,
+      );
+      loaded = Promise.resolve(written ?? { token, dialect: undefined });
     },
     async dialect() {
       return (await load())?.dialect;
     },
     async clear() {
       loaded = Promise.resolve(undefined);
-      await rm(path, { force: true }).catch(() => undefined);
+      await file.forget().catch(() => undefined);
     },
   };
 }

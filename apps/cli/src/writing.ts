@@ -18,11 +18,12 @@ import {
   type Permissions,
 } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { type Connection, openConnection } from './connection.ts';
-import { type CommandContext, connectionOption, warnTo } from './context.ts';
+import type { Connection } from './connection.ts';
+import type { CommandContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { printable } from './output.ts';
 import { askChoice, askSecret, canAsk } from './prompt.ts';
+import { withConnection } from './reach.ts';
 
 /** A folder the login may access, with its path from the root. */
 export interface PlacedFolder {
@@ -331,30 +332,4 @@ export async function withSession<T>(
       },
     });
   });
-}
-
-/**
- * The one way a command reaches the vault: opens the command's connection, runs the work and
- * always closes it (the session token stays cached); a failure gets the connection's words.
- *
- * @param context The environment and output.
- * @param command The running command (for --connection).
- * @param work The work.
- * @returns What the work returned.
- */
-export async function withConnection<T>(
-  context: CommandContext,
-  command: Command,
-  work: (connection: Connection) => Promise<T>,
-): Promise<T> {
-  const connection = await openConnection(context.env, connectionOption(command), {
-    warn: warnTo(context.output),
-  });
-  try {
-    return await work(connection);
-  } catch (error) {
-    throw await connection.explain(error);
-  } finally {
-    await connection.close();
-  }
 }

@@ -98,23 +98,76 @@ function scrubDeep(value: unknown, clean: (text: string) => string): unknown {
   return value;
 }
 
+/** What search_items takes: the words, and how many results. */
+const SEARCH_ITEMS_INPUT = {
+  words: z.string().min(1).max(200).describe('words to find, in any order'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEARCH_RESULTS)
+    .optional()
+    .describe('how many results, 20 by default'),
+};
+
+/** What get_reference takes: the item (by id, or by folder path and label) and the field. */
+const GET_REFERENCE_INPUT = {
+  itemId: z.number().int().positive().optional().describe('the item id'),
+  folderPath: z
+    .array(z.string().min(1).max(200))
+    .min(1)
+    .max(32)
+    .optional()
+    .describe('the folder titles, root first (with label)'),
+  label: z.string().min(1).max(200).optional().describe("the item's label (with folderPath)"),
+  field: z.string().min(1).max(300).default('password').describe('the field, password by default'),
+};
+
+/** What store_secret takes: where the secret is, and the new item. */
+const STORE_SECRET_INPUT = {
+  file: z.string().min(1).max(4096).describe('the file, relative to the working directory'),
+  line: z.number().int().min(1).describe('the line of the secret, 1 for the first'),
+  startColumn: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("the secret's first character, 1 for the first of the line"),
+  endColumn: z.number().int().min(2).optional().describe("the column just after the secret's last character"),
+  folderId: z.number().int().positive().describe('the folder to store it in (list_folders: canAddItems)'),
+  label: z.string().min(1).max(200).describe('a label for the new item'),
+  login: z.string().max(200).optional().describe('the login it belongs to, if any'),
+  url: z.string().max(500).optional().describe('where it is used, if known'),
+  form: z
+    .enum(['id', 'path'])
+    .optional()
+    .describe('the reference written: by id (default, stable) or by path (readable)'),
+};
+
+/** The server's connection, held across tool calls. */
+interface HeldConnection {
+  /** The connection to call with: opened on the first call, again when its key expires soon. */
+  current(): Promise<Connection>;
+  /** A connection in place of one the vault refused: once per refused key. */
+  renew(refused: Connection): Promise<Connection>;
+  /** The last connection opened, for failures' words. */
+  last(): Connection | undefined;
+}
+
 /**
- * Builds the server with its tools.
+ * Holds the connection a long-lived server calls with: opened when first needed, again before an
+ * exchanged key expires or after the vault refused it; a failure to open is not kept.
  *
- * @param options The root, the connection, the log.
- * @returns The server, to connect to a transport.
+ * @param connect Opens the connection (`fresh` when the vault refused the key before its time).
+ * @returns The held connection.
  */
-export function createMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer(
-    { name: 'vaultline', version: options.version },
-    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
-  );
+function holdConnection(connect: McpServerOptions['connect']): HeldConnection {
   let connection: Promise<Connection> | undefined;
   // What `connection` resolved to, once it has; and the last connection opened, for failures' words.
   let settled: Connection | undefined;
   let opened: Connection | undefined;
   const open = (fresh: boolean) => {
-    const opening = options.connect({ fresh });
+    const opening = connect({ fresh });
     connection = opening;
     settled = undefined;
     opening.then(
@@ -130,56 +183,93 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     );
     return opening;
   };
-  // A key exchanged for an OIDC token is exchanged again before it expires.
-  const connect = () =>
-    connection !== undefined && !(settled?.expiresAt !== undefined && expiresSoon(settled.expiresAt))
-      ? connection
-      : open(false);
-  // Once per refused key: the calls it failed share one new exchange.
-  const renew = (refused: Connection) =>
-    connection !== undefined && settled !== refused ? connection : open(true);
+  return {
+    // A key exchanged for an OIDC token is exchanged again before it expires.
+    current: () =>
+      connection !== undefined && !(settled?.expiresAt !== undefined && expiresSoon(settled.expiresAt))
+        ? connection
+        : open(false),
+    // Once per refused key: the calls it failed share one new exchange.
+    renew: (refused) => (connection !== undefined && settled !== refused ? connection : open(true)),
+    last: () => opened,
+  };
+}
 
-  function tool<Input>(
-    name: (typeof TOOL_NAMES)[number],
-    run: (context: ToolContext, input: Input, remember: (secret: string) => void) => Promise<Answer>,
-  ) {
-    return async (input: Input): Promise<CallToolResult> => {
-      const { remember, scrub } = scrubber();
-      const used: Connection[] = [];
-      const clean = (text: string) =>
-        scrub([...used, opened].reduce((out, connection) => connection?.redact(out) ?? out, text));
-      const attempt = async (connection: Connection) => {
-        used.push(connection);
-        return run({ connection, root: options.root }, input, remember);
-      };
-      try {
-        const connection = await connect();
-        let answer: Answer;
-        try {
-          answer = await attempt(connection);
-        } catch (error) {
-          // The vault refused an exchanged key (expired, revoked): exchange again, and run once more.
-          if (connection.expiresAt === undefined || !isVaultError(error, 'unauthorized')) throw error;
-          answer = await attempt(await renew(connection));
-        }
-        answer = scrubDeep(answer, clean) as Answer;
-        options.log(clean(`vaultline mcp: ${name}: ok`));
-        return {
-          content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
-          structuredContent: answer,
-        };
-      } catch (error) {
-        const failure = toToolFailure(error, used.at(-1) ?? opened);
-        const answer = { error: { code: failure.code, message: clean(failure.message) } };
-        options.log(clean(`vaultline mcp: ${name}: ${failure.code}`));
-        return {
-          isError: true,
-          content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
-          structuredContent: answer,
-        };
-      }
+/** A tool's work: its answer, from the connection and its input. */
+type ToolRun<Input> = (
+  context: ToolContext,
+  input: Input,
+  remember: (secret: string) => void,
+) => Promise<Answer>;
+
+/**
+ * A tool's handler: runs it on the held connection (once more on a new one when the vault refused
+ * an exchanged key), scrubs its answer and its log line, and answers a failure in its own words.
+ *
+ * @param name The tool.
+ * @param run Its work.
+ * @param held The connection.
+ * @param options The root and the log.
+ * @returns The handler.
+ */
+function toolHandler<Input>(
+  name: (typeof TOOL_NAMES)[number],
+  run: ToolRun<Input>,
+  held: HeldConnection,
+  options: Pick<McpServerOptions, 'root' | 'log'>,
+): (input: Input) => Promise<CallToolResult> {
+  return async (input) => {
+    const { remember, scrub } = scrubber();
+    const used: Connection[] = [];
+    const clean = (text: string) =>
+      scrub([...used, held.last()].reduce((out, connection) => connection?.redact(out) ?? out, text));
+    const attempt = async (connection: Connection) => {
+      used.push(connection);
+      return run({ connection, root: options.root }, input, remember);
     };
-  }
+    try {
+      const connection = await held.current();
+      let answer: Answer;
+      try {
+        answer = await attempt(connection);
+      } catch (error) {
+        // The vault refused an exchanged key (expired, revoked): exchange again, and run once more.
+        if (connection.expiresAt === undefined || !isVaultError(error, 'unauthorized')) throw error;
+        answer = await attempt(await held.renew(connection));
+      }
+      answer = scrubDeep(answer, clean) as Answer;
+      options.log(clean(`vaultline mcp: ${name}: ok`));
+      return {
+        content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
+        structuredContent: answer,
+      };
+    } catch (error) {
+      const failure = toToolFailure(error, used.at(-1) ?? held.last());
+      const answer = { error: { code: failure.code, message: clean(failure.message) } };
+      options.log(clean(`vaultline mcp: ${name}: ${failure.code}`));
+      return {
+        isError: true,
+        content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
+        structuredContent: answer,
+      };
+    }
+  };
+}
+
+/**
+ * Builds the server with its tools.
+ *
+ * @param options The root, the connection, the log.
+ * @returns The server, to connect to a transport.
+ */
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: 'vaultline', version: options.version },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
+  );
+  const held = holdConnection(options.connect);
+  const tool = <Input>(name: (typeof TOOL_NAMES)[number], run: ToolRun<Input>) =>
+    toolHandler(name, run, held, options);
 
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
   server.registerTool(
@@ -187,16 +277,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Search vault items',
       description: `Finds items the user may read with every word in their label, login, URL or folder path, best first (at most ${MAX_SEARCH_RESULTS}). Each result has the item id, its password reference, whether it has a one-time code, and its label, folder path, login, URL and tags as data. Never a password, a one-time code, a description or an email.`,
-      inputSchema: {
-        words: z.string().min(1).max(200).describe('words to find, in any order'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_SEARCH_RESULTS)
-          .optional()
-          .describe('how many results, 20 by default'),
-      },
+      inputSchema: SEARCH_ITEMS_INPUT,
       annotations: readOnly,
     },
     tool('search_items', searchTool),
@@ -217,17 +298,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Get a reference',
       description: `Gives the vaultline:// reference to one field of an item, by item id or by folder path and label, after checking that it resolves for this user (without reading the value). Returns the reference by id (stable) and by path (readable). Fields: ${FIELD_NAMES.join(', ')}, file:<attachment name>.`,
-      inputSchema: {
-        itemId: z.number().int().positive().optional().describe('the item id'),
-        folderPath: z
-          .array(z.string().min(1).max(200))
-          .min(1)
-          .max(32)
-          .optional()
-          .describe('the folder titles, root first (with label)'),
-        label: z.string().min(1).max(200).optional().describe("the item's label (with folderPath)"),
-        field: z.string().min(1).max(300).default('password').describe('the field, password by default'),
-      },
+      inputSchema: GET_REFERENCE_INPUT,
       annotations: readOnly,
     },
     tool('get_reference', referenceTool),
@@ -257,34 +328,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'Store a secret from a file and replace it with its reference',
       description:
         "Moves a secret that is written in a file into the vault without anyone copying it: reads the secret from the file at the given line (the value of a KEY=value or key: value line, or the columns given), stores it as the password of a new item in a folder the user may add to (when it reaches the folder's strength rule), checks that the vault holds it, and replaces it in the file with the item's reference. Never pass the secret itself. The answer names the item and the reference, never the secret.",
-      inputSchema: {
-        file: z.string().min(1).max(4096).describe('the file, relative to the working directory'),
-        line: z.number().int().min(1).describe('the line of the secret, 1 for the first'),
-        startColumn: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe("the secret's first character, 1 for the first of the line"),
-        endColumn: z
-          .number()
-          .int()
-          .min(2)
-          .optional()
-          .describe("the column just after the secret's last character"),
-        folderId: z
-          .number()
-          .int()
-          .positive()
-          .describe('the folder to store it in (list_folders: canAddItems)'),
-        label: z.string().min(1).max(200).describe('a label for the new item'),
-        login: z.string().max(200).optional().describe('the login it belongs to, if any'),
-        url: z.string().max(500).optional().describe('where it is used, if known'),
-        form: z
-          .enum(['id', 'path'])
-          .optional()
-          .describe('the reference written: by id (default, stable) or by path (readable)'),
-      },
+      inputSchema: STORE_SECRET_INPUT,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

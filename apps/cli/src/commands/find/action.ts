@@ -17,8 +17,8 @@ import type { CommandContext } from '../../context.ts';
 import { CliError } from '../../errors.ts';
 import { readItemsById } from '../../items.ts';
 import { columns, printable } from '../../output.ts';
+import { withConnection } from '../../reach.ts';
 import { withSpinner } from '../../spinner.ts';
-import { withConnection } from '../../writing.ts';
 
 /** What `find` does. */
 export const findAction =

@@ -8,10 +8,10 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EXIT } from '@vaultline/protocol';
 import type { Command } from 'commander';
-import { type Connection, openConnection } from '../../connection.ts';
 import { type CommandContext, connectionOption } from '../../context.ts';
 import { CliError } from '../../errors.ts';
 import { forgetOidcKey, hasOidcToken } from '../../oidc-key.ts';
+import { reach } from '../../reach.ts';
 
 /** What `mcp` does. */
 export const mcpAction =
@@ -29,18 +29,16 @@ export const mcpAction =
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ]);
     const name = connectionOption(command);
-    const opened: Connection[] = [];
+    // The connections live as long as the server: opened on the first tool call, again for a key
+    // that expires, all closed when the client goes.
+    const vault = reach(env, (message) => output.err(`vaultline mcp: ${message}`));
     const server = createMcpServer({
       root,
       // The program's version (this module is a chunk of the bundle: no path to package.json here).
       version: command.parent?.version() ?? '0.0.0',
       connect: async ({ fresh }) => {
         if (fresh && env.url !== undefined && hasOidcToken(env)) await forgetOidcKey(env, env.url);
-        const connection = await openConnection(env, name, {
-          warn: (message) => output.err(`vaultline mcp: ${message}`),
-        });
-        opened.push(connection);
-        return connection;
+        return vault.open(name);
       },
       log: (line) => output.err(line),
     });
@@ -54,5 +52,5 @@ export const mcpAction =
     await closed;
     await server.close().catch(() => undefined);
     // The session token stays cached for the next command, as after any command.
-    await Promise.all(opened.map((connection) => connection.close()));
+    await vault.close();
   };

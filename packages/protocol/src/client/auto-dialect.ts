@@ -7,7 +7,6 @@
  * @module
  */
 
-import type { Identification } from '../capabilities.ts';
 import {
   capabilitiesOfDetection,
   createDialectProbe,
@@ -16,6 +15,7 @@ import {
 } from '../dialect.ts';
 import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
 import { untilAborted } from '../internal/abort.ts';
+import type { Identification } from '../legacy/capabilities.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';

@@ -1,13 +1,14 @@
 /**
- * The client's types, shared by `create-client.ts` and the files of `client/`: the options, the
- * client's interface, per-call options and the redacted request record. Inner files import these
- * from here, never from `create-client.ts`.
+ * The wire client's types, shared by both dialects' implementations (`legacy/client.ts`,
+ * `teampass3/adapter.ts`) and the dialect pick (`client/open.ts`): the options, the client's
+ * interface and per-call options.
  *
  * @module
  */
 
-import type { KeyAnswer, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
+import type { KeyAnswer } from '../legacy/capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import type { Item } from '../legacy/schemas.ts';

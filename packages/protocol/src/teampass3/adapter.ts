@@ -14,12 +14,13 @@
  * @module
  */
 
-import { type ServerCapabilities, teampass3Capabilities } from '../capabilities.ts';
+import type { ServerCapabilities } from '../capabilities.ts';
 import type { CallOptions, WireClient, WireClientOptions, WireMethods } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { generatePassword } from '../password-generator.ts';
 import type { VaultIdentity } from '../vault/types.ts';
+import { teampass3Capabilities } from './capabilities.ts';
 import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './client/context.ts';
 import {
   addFolder,

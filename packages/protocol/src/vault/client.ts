@@ -1,6 +1,6 @@
 /**
  * `createVaultClient`: the client a developer meets, in the domain's words, over the wire client
- * of whichever dialect answers (`create-client.ts`). Each method says what it does for the user;
+ * of whichever dialect answers (`client/open.ts`). Each method says what it does for the user;
  * which operations of which dialect carry it out is the wire client's business.
  *
  * One not-found rule: what is named by id (`items.get`, `items.getMany`, `items.update`,
@@ -10,8 +10,8 @@
  * @module
  */
 
+import { openWireClient } from '../client/open.ts';
 import type { CallOptions, WireClient } from '../client/types.ts';
-import { openWireClient } from '../create-client.ts';
 import { VaultError } from '../errors.ts';
 import type { Item } from '../legacy/schemas.ts';
 import { searchItems } from '../search.ts';

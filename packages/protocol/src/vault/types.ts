@@ -7,14 +7,9 @@
  * @module
  */
 
-import type {
-  Dialect,
-  KeyAnswer,
-  KeyTransportOption,
-  ServerCapabilities,
-  ServerKind,
-} from '../capabilities.ts';
+import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
+import type { KeyAnswer } from '../legacy/capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
 import type { FileInfo, Folder, Item } from '../legacy/schemas.ts';

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { openWireClient } from '../client/open.ts';
 import type { WireClient } from '../client/types.ts';
-import { openWireClient } from '../create-client.ts';
 import { wireOptionsOf } from './options.ts';
 import type { VaultClientOptions } from './types.ts';
 

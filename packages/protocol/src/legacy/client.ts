@@ -1,20 +1,21 @@
 /**
- * The wire client, under `createVaultClient`'s domain client (`vault/client.ts`) and behind
- * `createWireClient`: `openWireClient` picks the dialect (`client/auto-dialect.ts` detects it once
- * when asked to) and hands out one of two implementations of the one `WireClient` interface: the
- * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
- *
  * The legacy client: one method per row of the endpoint table, derived, over the one transport
  * of both dialects (`transport/transport.ts`: ofetch, retries, 429s, time and body limits). This
- * file is the wiring; each concern lives in a file of its own: `client/attempt.ts` (the legacy
- * API's reading of an answer), `client/plan.ts` (paths, the key, batching and URL limits),
- * `client/helpers.ts` (read-merge-write), `client/types.ts` (the client's types), `capabilities.ts` (what the server can do),
- * `search.ts` (the one search).
+ * file is the wiring; each concern lives in a file of its own beside it: `attempt.ts` (the legacy
+ * API's reading of an answer), `plan.ts` (paths, the key, batching and URL limits), `helpers.ts`
+ * (read-merge-write), `capabilities.ts` (what the server can do), `reachability.ts` (why a browser
+ * got no answer). `client/open.ts` picks it or the TeamPass 3 adapter.
  *
  * @module
  */
 
 import * as v from 'valibot';
+import type { KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
+import type { CallOptions, WireClient, WireClientOptions, WireMethods } from '../client/types.ts';
+import { createRedactor, isVaultError, VaultError } from '../errors.ts';
+import { validateBaseUrl } from '../internal/base-url.ts';
+import { DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
+import { createSender } from './attempt.ts';
 import {
   capabilitiesOf,
   createServerProbe,
@@ -22,18 +23,8 @@ import {
   type Identification,
   identifyKey,
   type KeyAnswer,
-  type KeyTransportOption,
-  type ServerCapabilities,
   withKeyRules,
 } from './capabilities.ts';
-import { createSender } from './client/attempt.ts';
-import { createAutoDialectClient } from './client/auto-dialect.ts';
-import { mergeItemFields, readOneItem } from './client/helpers.ts';
-import { createCallPlanner } from './client/plan.ts';
-import { browserOrigin, explainNetworkFailure, withNetworkReason } from './client/reachability.ts';
-import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './client/types.ts';
-import { createRedactor, isVaultError, VaultError } from './errors.ts';
-import { checkBaseUrl } from './internal/base-url.ts';
 import {
   ENDPOINT_NAMES,
   type EndpointDefinition,
@@ -41,10 +32,11 @@ import {
   type EndpointName,
   type EndpointOutput,
   endpoints,
-} from './legacy/endpoints.ts';
-import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
-import { createTeamPass3Client } from './teampass3/adapter.ts';
-import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
+} from './endpoints.ts';
+import { mergeItemFields, readOneItem } from './helpers.ts';
+import { createCallPlanner } from './plan.ts';
+import { browserOrigin, explainNetworkFailure, withNetworkReason } from './reachability.ts';
+import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './server-info.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -56,47 +48,10 @@ const DEFAULTS = {
 };
 
 /**
- * Creates the wire client of a vault: the Vaultline server, TeamPass 2 (the legacy API) or
- * TeamPass 3, with the options flattened by `vault/options.ts`.
- *
- * With `dialect: 'auto'` (the default) one keyless request before the first call tells the
- * dialect (see `detectDialect`), once per client; pass the stored `dialect` to skip it. Setting
- * `keyTransport` to `query` or `header` means the legacy API. Credentials: `apiKey` for the legacy
- * API; `login` with `password` and `apiKey`, or with `personalAccessToken`, for TeamPass 3.
- *
- * @param options The server, credentials and behaviour, flat.
- * @returns The wire client.
- * @throws {VaultError} `invalid_request` for a base URL that is not http(s), or credentials that
- *   can sign in to no dialect (or not to the one given).
- */
-export function openWireClient(options: WireClientOptions): WireClient {
-  const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
-  const dialect =
-    options.dialect ??
-    (forcedTransport || options.server === 'teampass-compatible' || knownIdentification(options)
-      ? 'legacy'
-      : options.server === 'teampass3'
-        ? 'teampass3'
-        : 'auto');
-  if (dialect === 'legacy') return createLegacyVaultClient(options);
-  const baseUrl = validateBaseUrl(options.baseUrl);
-  if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
-  if (dialect !== 'auto') {
-    throw new VaultError(
-      'invalid_request',
-      `Expected a dialect of auto, legacy or teampass3, received ${JSON.stringify(String(dialect)).slice(0, 40)}.`,
-    );
-  }
-  return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
-    createLegacyVaultClient(options, { identify }),
-  );
-}
-
-/**
  * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
  * sending the key in a header (a stored answer never puts a key in a URL).
  */
-function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
+export function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
   if (options.identification === undefined || options.keyTransport === 'query') return undefined;
   if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
     return undefined;
@@ -380,18 +335,6 @@ function unsupported(method: string, what: string, capability: string): () => Pr
       { endpoint: method },
     );
   };
-}
-
-/**
- * Checks a legacy base URL (`internal/base-url.ts`: no query, fragment or credentials); a URL that
- * already names the API path is cut back to the base.
- *
- * @param baseUrl The URL as given.
- * @returns The base URL without a trailing slash.
- * @throws {VaultError} `invalid_request` for anything else.
- */
-export function validateBaseUrl(baseUrl: string): string {
-  return checkBaseUrl(baseUrl, /\/api(\/index\.php)?$/);
 }
 
 function stripUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {

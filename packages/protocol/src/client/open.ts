@@ -8,9 +8,11 @@
  * @module
  */
 
+import * as v from 'valibot';
 import { VaultError } from '../errors.ts';
 import { validateBaseUrl } from '../internal/base-url.ts';
-import { createLegacyVaultClient, knownIdentification } from '../legacy/client.ts';
+import { createLegacyVaultClient } from '../legacy/client.ts';
+import { type ServerInfo, ServerInfoSchema } from '../legacy/server-info.ts';
 import { createTeamPass3Client } from '../teampass3/adapter.ts';
 import { createAutoDialectClient } from './auto-dialect.ts';
 import type { WireClient, WireClientOptions } from './types.ts';
@@ -30,15 +32,16 @@ import type { WireClient, WireClientOptions } from './types.ts';
  *   can sign in to no dialect (or not to the one given).
  */
 export function openWireClient(options: WireClientOptions): WireClient {
+  const remembered = knownIdentification(options);
   const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
   const dialect =
     options.dialect ??
-    (forcedTransport || options.server === 'teampass-compatible' || knownIdentification(options)
+    (forcedTransport || options.server === 'teampass-compatible' || remembered !== undefined
       ? 'legacy'
       : options.server === 'teampass3'
         ? 'teampass3'
         : 'auto');
-  if (dialect === 'legacy') return createLegacyVaultClient(options);
+  if (dialect === 'legacy') return createLegacyVaultClient(options, { remembered });
   const baseUrl = validateBaseUrl(options.baseUrl);
   if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
   if (dialect !== 'auto') {
@@ -50,4 +53,18 @@ export function openWireClient(options: WireClientOptions): WireClient {
   return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
     createLegacyVaultClient(options, { identify }),
   );
+}
+
+/**
+ * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
+ * sending the key in a header (a stored answer never puts a key in a URL).
+ */
+function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
+  if (options.identification === undefined || options.keyTransport === 'query') return undefined;
+  if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
+    return undefined;
+  const parsed = v.safeParse(ServerInfoSchema, options.identification);
+  if (!parsed.success || !parsed.output.features.includes('bearer-auth')) return undefined;
+  const { login: _keyed, ...keyless } = parsed.output;
+  return keyless;
 }

@@ -9,7 +9,6 @@
  * @module
  */
 
-import * as v from 'valibot';
 import type { KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
 import type { CallOptions, WireClient, WireClientOptions, WireMethods } from '../client/types.ts';
 import { createRedactor, isVaultError, VaultError } from '../errors.ts';
@@ -36,7 +35,7 @@ import {
 import { mergeItemFields, readOneItem } from './helpers.ts';
 import { createCallPlanner } from './plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './reachability.ts';
-import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './server-info.ts';
+import { SERVER_INFO_PATH, type ServerInfo } from './server-info.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -47,24 +46,15 @@ const DEFAULTS = {
   apiPath: '/api/index.php',
 };
 
-/**
- * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
- * sending the key in a header (a stored answer never puts a key in a URL).
- */
-export function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
-  if (options.identification === undefined || options.keyTransport === 'query') return undefined;
-  if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
-    return undefined;
-  const parsed = v.safeParse(ServerInfoSchema, options.identification);
-  if (!parsed.success || !parsed.output.features.includes('bearer-auth')) return undefined;
-  const { login: _keyed, ...keyless } = parsed.output;
-  return keyless;
-}
-
-/** What the dialect detection hands a legacy client it creates. */
+/** What the dialect pick hands a legacy client it creates. */
 export interface LegacyClientContext {
   /** Reads the identification the detection already made (or makes a new one): no second request. */
   identify?: (() => Promise<Identification>) | undefined;
+  /**
+   * A Vaultline server's earlier identification that may stand for a new one (read once, by the
+   * dialect pick, from `identification`): the server is not asked again.
+   */
+  remembered?: ServerInfo | undefined;
 }
 
 /**
@@ -110,7 +100,7 @@ export function createLegacyVaultClient(
     onRequest: settings.onRequest,
   });
   const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
-  const remembered = knownIdentification(options);
+  const { remembered } = context;
   const known =
     options.server === 'teampass-compatible'
       ? { info: undefined }

@@ -15,43 +15,44 @@ import { createLegacyVaultClient } from '../legacy/client.ts';
 import { type ServerInfo, ServerInfoSchema } from '../legacy/server-info.ts';
 import { createTeamPass3Client } from '../teampass3/adapter.ts';
 import { createAutoDialectClient } from './auto-dialect.ts';
-import type { WireClient, WireClientOptions } from './types.ts';
+import type { ClientSettings, WireClient } from './types.ts';
 
 /**
  * Creates the wire client of a vault: the Vaultline server, TeamPass 2 (the legacy API) or
- * TeamPass 3, with the options flattened by `vault/options.ts`.
+ * TeamPass 3, with `createVaultClient`'s settings (`vault/options.ts`).
  *
  * With `dialect: 'auto'` (the default) one keyless request before the first call tells the
  * dialect (see `detectDialect`), once per client; pass the stored `dialect` to skip it. Setting
- * `keyTransport` to `query` or `header` means the legacy API. Credentials: `apiKey` for the legacy
- * API; `login` with `password` and `apiKey`, or with `personalAccessToken`, for TeamPass 3.
+ * `legacy.keyTransport` to `query` or `header` means the legacy API. Credentials: `apiKey` for the
+ * legacy API; `login` with `password` and `apiKey`, or with `personalAccessToken`, for TeamPass 3.
  *
- * @param options The server, credentials and behaviour, flat.
+ * @param settings The server, credentials and behaviour.
  * @returns The wire client.
  * @throws {VaultError} `invalid_request` for a base URL that is not http(s), or credentials that
  *   can sign in to no dialect (or not to the one given).
  */
-export function openWireClient(options: WireClientOptions): WireClient {
-  const remembered = knownIdentification(options);
-  const forcedTransport = options.keyTransport === 'query' || options.keyTransport === 'header';
+export function openWireClient(settings: ClientSettings): WireClient {
+  const remembered = knownIdentification(settings);
+  const { keyTransport } = settings.legacy;
+  const forcedTransport = keyTransport === 'query' || keyTransport === 'header';
   const dialect =
-    options.dialect ??
-    (forcedTransport || options.server === 'teampass-compatible' || remembered !== undefined
+    settings.dialect ??
+    (forcedTransport || settings.server === 'teampass-compatible' || remembered !== undefined
       ? 'legacy'
-      : options.server === 'teampass3'
+      : settings.server === 'teampass3'
         ? 'teampass3'
         : 'auto');
-  if (dialect === 'legacy') return createLegacyVaultClient(options, { remembered });
-  const baseUrl = validateBaseUrl(options.baseUrl);
-  if (dialect === 'teampass3') return createTeamPass3Client({ ...options, baseUrl });
+  if (dialect === 'legacy') return createLegacyVaultClient(settings, { remembered });
+  const baseUrl = validateBaseUrl(settings.baseUrl);
+  if (dialect === 'teampass3') return createTeamPass3Client({ ...settings, baseUrl });
   if (dialect !== 'auto') {
     throw new VaultError(
       'invalid_request',
       `Expected a dialect of auto, legacy or teampass3, received ${JSON.stringify(String(dialect)).slice(0, 40)}.`,
     );
   }
-  return createAutoDialectClient({ ...options, baseUrl }, (identify) =>
-    createLegacyVaultClient(options, { identify }),
+  return createAutoDialectClient({ ...settings, baseUrl }, (identify) =>
+    createLegacyVaultClient(settings, { identify }),
   );
 }
 
@@ -59,11 +60,11 @@ export function openWireClient(options: WireClientOptions): WireClient {
  * A Vaultline server's earlier identification, when it may stand for a new one: well-formed, and
  * sending the key in a header (a stored answer never puts a key in a URL).
  */
-function knownIdentification(options: WireClientOptions): ServerInfo | undefined {
-  if (options.identification === undefined || options.keyTransport === 'query') return undefined;
-  if (options.dialect === 'teampass3' || (options.server !== undefined && options.server !== 'vaultline'))
-    return undefined;
-  const parsed = v.safeParse(ServerInfoSchema, options.identification);
+function knownIdentification(settings: ClientSettings): ServerInfo | undefined {
+  const { identification, dialect, server } = settings;
+  if (identification === undefined || settings.legacy.keyTransport === 'query') return undefined;
+  if (dialect === 'teampass3' || (server !== undefined && server !== 'vaultline')) return undefined;
+  const parsed = v.safeParse(ServerInfoSchema, identification);
   if (!parsed.success || !parsed.output.features.includes('bearer-auth')) return undefined;
   const { login: _keyed, ...keyless } = parsed.output;
   return keyless;

@@ -10,10 +10,10 @@
  */
 
 import type { KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
-import type { CallOptions, WireClient, WireClientOptions, WireMethods } from '../client/types.ts';
+import type { CallOptions, ClientSettings, WireClient, WireMethods } from '../client/types.ts';
 import { createRedactor, isVaultError, VaultError } from '../errors.ts';
 import { validateBaseUrl } from '../internal/base-url.ts';
-import { DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
+import { transportSettingsOf } from '../vault/options.ts';
 import { createSender } from './attempt.ts';
 import {
   capabilitiesOf,
@@ -37,15 +37,6 @@ import { createCallPlanner } from './plan.ts';
 import { browserOrigin, explainNetworkFailure, withNetworkReason } from './reachability.ts';
 import { SERVER_INFO_PATH, type ServerInfo } from './server-info.ts';
 
-const DEFAULTS = {
-  timeoutMs: 10_000,
-  retries: 2,
-  retryDelayMs: 200,
-  maxUrlLength: 8192,
-  maxResponseBytes: 64 * 1024 * 1024,
-  apiPath: '/api/index.php',
-};
-
 /** What the dialect pick hands a legacy client it creates. */
 export interface LegacyClientContext {
   /** Reads the identification the detection already made (or makes a new one): no second request. */
@@ -60,49 +51,34 @@ export interface LegacyClientContext {
 /**
  * Creates a client of a vault that speaks the legacy API (the Vaultline server, TeamPass 2).
  *
- * @param options The server, key and behaviour.
- * @param context What the dialect detection shares with it.
+ * @param settings The client's settings (`vault/options.ts`).
+ * @param context What the dialect pick shares with it.
  * @returns The client.
  */
 export function createLegacyVaultClient(
-  options: WireClientOptions,
+  settings: ClientSettings,
   context: LegacyClientContext = {},
 ): WireClient {
-  const settings = { ...DEFAULTS, ...stripUndefined(options) };
-  const apiKey = options.apiKey ?? '';
+  const apiKey = settings.credentials.apiKey ?? '';
   if (apiKey.length === 0)
     throw new VaultError('invalid_request', 'Expected an API key, received an empty one.');
+  const { fetch, headers, timeoutMs, legacy } = settings;
   const baseUrl = validateBaseUrl(settings.baseUrl);
-  const apiRoot = baseUrl + settings.apiPath.replace(/\/+$/, '');
+  const apiRoot = baseUrl + legacy.apiPath.replace(/\/+$/, '');
   const redact = createRedactor([apiKey]);
-  const fetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
   const planner = createCallPlanner({
     apiRoot,
     apiKey,
-    maxUrlLength: settings.maxUrlLength,
-    context: { folderEncoding: settings.folderEncoding ?? 'blob' },
-    headers: { accept: 'application/json, */*;q=0.5', ...settings.headers },
+    maxUrlLength: legacy.maxUrlLength,
+    context: { folderEncoding: legacy.folderEncoding },
+    headers: { accept: 'application/json, */*;q=0.5', ...headers },
   });
-  const send = createSender({
-    fetch,
-    timeoutMs: settings.timeoutMs,
-    retries: settings.retries,
-    retryDelayMs: settings.retryDelayMs,
-    maxResponseBytes: settings.maxResponseBytes,
-    // 429s are waited out as on TeamPass 3, within the same bounds (read from `session`, where
-    // they were TeamPass 3's own).
-    rateLimit: {
-      retries: options.session?.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
-      maxRetryAfterMs: options.session?.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
-      sleep: options.session?.sleep,
-    },
-    redact,
-    onRequest: settings.onRequest,
-  });
-  const keyOption: KeyTransportOption = settings.keyTransport ?? 'auto';
+  // Retries and 429 waits as on TeamPass 3: the one transport, with the same settings.
+  const send = createSender(transportSettingsOf(settings, redact));
+  const keyOption: KeyTransportOption = legacy.keyTransport;
   const { remembered } = context;
   const known =
-    options.server === 'teampass-compatible'
+    settings.server === 'teampass-compatible'
       ? { info: undefined }
       : remembered === undefined
         ? undefined
@@ -111,8 +87,8 @@ export function createLegacyVaultClient(
   const probe = createServerProbe({
     apiRoot,
     fetch,
-    headers: settings.headers,
-    timeoutMs: settings.timeoutMs,
+    headers,
+    timeoutMs,
     keyTransport: keyOption,
     identify: context.identify,
     // TeamPass 2 identified itself when the connection was made, a Vaultline server's answer was
@@ -166,7 +142,7 @@ export function createLegacyVaultClient(
     }
   }
 
-  let keyAnswer: KeyAnswer | undefined = options.keyAnswer;
+  let keyAnswer: KeyAnswer | undefined = legacy.keyAnswer;
   let keyAnswerPending: Promise<KeyAnswer | undefined> | undefined;
 
   /** What the server says of this key (asked once with it; an unknown answer is asked again next time). */
@@ -174,7 +150,7 @@ export function createLegacyVaultClient(
     if (refresh) keyAnswer = undefined;
     if (keyAnswer !== undefined) return keyAnswer;
     keyAnswerPending ??= identifyKey(
-      { apiRoot, fetch, headers: settings.headers, timeoutMs: settings.timeoutMs },
+      { apiRoot, fetch, headers, timeoutMs },
       (keyOption === 'auto' ? server.keyTransport : keyOption) === 'header'
         ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
         : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
@@ -184,7 +160,7 @@ export function createLegacyVaultClient(
     const learned = await keyAnswerPending;
     if (learned !== undefined) {
       keyAnswer = learned;
-      options.onKeyAnswer?.(learned);
+      legacy.onKeyAnswer?.(learned);
     }
     return learned;
   }
@@ -215,7 +191,7 @@ export function createLegacyVaultClient(
       const diagnosis = await explainNetworkFailure(baseUrl, {
         fetch,
         requestOrigin,
-        timeoutMs: settings.timeoutMs,
+        timeoutMs,
       });
       if (diagnosis) return withNetworkReason(error, diagnosis);
     }
@@ -296,7 +272,8 @@ export function createLegacyVaultClient(
     // user is the login.
     identity: async () => {
       if (disposed) throw new VaultError('aborted', 'The vault client was disposed.');
-      const configured = options.login !== undefined && options.login !== '' ? options.login : undefined;
+      const { login: given } = settings.credentials;
+      const configured = given !== undefined && given !== '' ? given : undefined;
       const server = probe.known() ?? (keyOption === 'auto' ? await probe.get() : undefined);
       const key = server?.server === 'vaultline' ? await askKey(server, false) : undefined;
       const login = configured ?? key?.login;
@@ -324,11 +301,5 @@ function unsupported(method: string, what: string, capability: string): () => Pr
       `${method}: the legacy API has no ${what} (capabilities: ${capability} false); nothing was sent.`,
       { endpoint: method },
     );
-  };
-}
-
-function stripUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
-    [K in keyof T]: Exclude<T[K], undefined>;
   };
 }

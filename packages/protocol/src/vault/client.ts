@@ -15,7 +15,7 @@ import type { CallOptions, WireClient } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import type { Item } from '../legacy/schemas.ts';
 import { searchItems } from '../search.ts';
-import { wireOptionsOf } from './options.ts';
+import { settingsOf } from './options.ts';
 import type {
   ActingOptions,
   ItemPages,
@@ -51,9 +51,9 @@ const asyncDispose: typeof Symbol.asyncDispose =
  * ```
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
-  const settings = wireOptionsOf(options);
+  const settings = settingsOf(options);
   const wire = openWireClient(settings);
-  const configuredLogin = settings.login?.trim() || undefined;
+  const configuredLogin = settings.credentials.login?.trim() || undefined;
   const vault = vaultOver(wire, configuredLogin);
   bindWire(vault, wire);
   return vault;

@@ -60,6 +60,24 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
 }
 
 /**
+ * The domain client over a wire client already held: for servers and tools that speak the legacy
+ * API by hand (`createWireClient`) and hand the same connection to the core's helpers
+ * (`resolveReferences`, `createAccessChecker`), which read the domain client. Disposing of it
+ * disposes of the wire client.
+ *
+ * @param wire The wire client.
+ * @returns The domain client over it.
+ * @example
+ * ```ts
+ * const wire = createWireClient({ baseUrl, auth: apiKey });
+ * const [db] = await resolveReferences(vaultClientOf(wire), ['vaultline://42/password']);
+ * ```
+ */
+export function vaultClientOf(wire: WireClient): VaultClient {
+  return vaultOver(wire, undefined);
+}
+
+/**
  * The domain client over a wire client.
  *
  * @param wire The wire client.
@@ -95,6 +113,7 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
       const read = await wire.readItems({ ids: unique }, options);
       const byId = new Map(read.map((item) => [item.id, item]));
       const missing = unique.filter((id) => !byId.has(id));
+      if (options?.missing === 'omit') return unique.flatMap((id) => byId.get(id) ?? []);
       if (missing.length > 0) {
         throw new VaultError(
           'not_found',

@@ -288,6 +288,16 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@link VaultItems.getMany}. */
+export interface GetManyOptions extends RequestOptions {
+  /**
+   * What an id that is not there (or not visible to the user) does: `fail` (default), the
+   * `not_found` error; `omit`, left out of the answer, for checks that decide on what is there
+   * (the access checker, references).
+   */
+  missing?: 'fail' | 'omit' | undefined;
+}
+
 /** Options of calls that act for a user. */
 export interface ActingOptions extends RequestOptions {
   /**
@@ -328,9 +338,10 @@ export interface VaultItems {
    * Reads several items, in the order asked (an id named twice comes once).
    *
    * @throws {VaultError} `not_found` when any of them is missing or hidden, naming those ids in its
-   *   message and in `missingIds`: the same rule as {@link VaultItems.get}.
+   *   message and in `missingIds`: the same rule as {@link VaultItems.get}; with `missing: 'omit'`,
+   *   those are left out instead.
    */
-  getMany(ids: readonly number[], options?: RequestOptions): Promise<Item[]>;
+  getMany(ids: readonly number[], options?: GetManyOptions): Promise<Item[]>;
   /**
    * Lists the items of a folder (or of several), page by page as the server sends them. A folder
    * the user cannot see lists nothing.

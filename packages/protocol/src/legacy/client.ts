@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
+import type { IdentifyRequest, KeyTransportOption, ServerCapabilities } from '../capabilities.ts';
 import type { CallOptions, ClientSettings, WireClient, WireMethods } from '../client/types.ts';
 import { createRedactor, isVaultError, VaultError } from '../errors.ts';
 import { validateBaseUrl } from '../internal/base-url.ts';
@@ -22,6 +22,7 @@ import {
   type Identification,
   identifyKey,
   type KeyAnswer,
+  type ServerProbe,
   withKeyRules,
 } from './capabilities.ts';
 import {
@@ -120,7 +121,7 @@ export function createLegacyVaultClient(
     if (server === undefined && needsIdentification(definition, input)) server = await probe.get();
     if (keyOption === 'auto' && !server!.detected) {
       // The server did not say what it is: its key goes nowhere, least of all into a URL.
-      throw await explained(unidentifiedError(name, definition, probe.unidentified()));
+      throw await explained(unidentifiedError({ apiRoot, baseUrl }, name, definition, probe.unidentified()));
     }
     const transport = keyOption === 'auto' ? server!.keyTransport : keyOption;
     const plan = planner.plan(name, input, transport, server?.maxIds ?? DEFAULT_MAX_IDS);
@@ -142,28 +143,13 @@ export function createLegacyVaultClient(
     }
   }
 
-  let keyAnswer: KeyAnswer | undefined = legacy.keyAnswer;
-  let keyAnswerPending: Promise<KeyAnswer | undefined> | undefined;
-
-  /** What the server says of this key (asked once with it; an unknown answer is asked again next time). */
-  async function askKey(server: ServerCapabilities, refresh: boolean): Promise<KeyAnswer | undefined> {
-    if (refresh) keyAnswer = undefined;
-    if (keyAnswer !== undefined) return keyAnswer;
-    keyAnswerPending ??= identifyKey(
-      { apiRoot, fetch, headers, timeoutMs },
-      (keyOption === 'auto' ? server.keyTransport : keyOption) === 'header'
-        ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
-        : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
-    ).finally(() => {
-      keyAnswerPending = undefined;
-    });
-    const learned = await keyAnswerPending;
-    if (learned !== undefined) {
-      keyAnswer = learned;
-      legacy.onKeyAnswer?.(learned);
-    }
-    return learned;
-  }
+  const askKey = createKeyAsker({
+    request: { apiRoot, fetch, headers, timeoutMs },
+    apiKey,
+    keyTransport: keyOption,
+    known: legacy.keyAnswer,
+    onKeyAnswer: legacy.onKeyAnswer,
+  });
 
   /**
    * The capabilities this key gets: the identification's, and on a Vaultline server that reports
@@ -196,47 +182,6 @@ export function createLegacyVaultClient(
       if (diagnosis) return withNetworkReason(error, diagnosis);
     }
     return error;
-  }
-
-  /**
-   * The error of a call refused because the keyless identification identified nothing: nothing
-   * was sent with the key.
-   */
-  function unidentifiedError(
-    name: EndpointName,
-    definition: EndpointDefinition,
-    failure: ReturnType<typeof probe.unidentified>,
-  ): VaultError {
-    const url = `${apiRoot}${SERVER_INFO_PATH}`;
-    const reason = failure?.reason ?? 'network';
-    const unsent = 'the key was not sent';
-    const details = { endpoint: name, url, status: failure?.status };
-    const operation = definition.operation;
-    if (failure?.status === undefined) {
-      return reason === 'timeout'
-        ? new VaultError(
-            'timeout',
-            `${operation}: the vault did not answer its identification in time; ${unsent}.`,
-            details,
-          )
-        : new VaultError(
-            'network',
-            `${operation}: could not reach the vault (${failure?.detail ?? 'no answer'}) to identify it; ${unsent}.`,
-            details,
-          );
-    }
-    if (failure.status >= 500 || failure.status === 408 || failure.status === 429) {
-      return new VaultError(
-        failure.status === 429 ? 'rate_limited' : 'server',
-        `${operation}: the vault's identification (${url}) answered ${reason}; ${unsent}. Try again shortly.`,
-        details,
-      );
-    }
-    return new VaultError(
-      'invalid_response',
-      `${operation}: ${url} answered ${reason}, so ${baseUrl} is not the vault's API as given; ${unsent}. Check the URL: the vault's base URL, the part before /api/index.php.`,
-      details,
-    );
   }
 
   const methods = Object.fromEntries(
@@ -289,6 +234,93 @@ export function createLegacyVaultClient(
       disposed = true;
     },
   };
+}
+
+/** What {@link createKeyAsker} needs. */
+interface KeyAskerOptions {
+  /** Where and how `info/version` is asked. */
+  readonly request: IdentifyRequest;
+  /** The key. */
+  readonly apiKey: string;
+  /** The client's key transport option (`auto`: as the identification allows). */
+  readonly keyTransport: KeyTransportOption;
+  /** What the server answered before (`legacy.keyAnswer`): not asked again. */
+  readonly known: KeyAnswer | undefined;
+  /** Told when the server said what this key gets (`legacy.onKeyAnswer`). */
+  readonly onKeyAnswer: ((answer: KeyAnswer) => void) | undefined;
+}
+
+/**
+ * What the server says of this key: asked once with it (concurrent askers share the request); an
+ * unknown answer is asked again next time, `refresh` asks again.
+ */
+function createKeyAsker(
+  options: KeyAskerOptions,
+): (server: ServerCapabilities, refresh: boolean) => Promise<KeyAnswer | undefined> {
+  const { apiKey, keyTransport } = options;
+  let keyAnswer = options.known;
+  let pending: Promise<KeyAnswer | undefined> | undefined;
+  return async (server, refresh) => {
+    if (refresh) keyAnswer = undefined;
+    if (keyAnswer !== undefined) return keyAnswer;
+    pending ??= identifyKey(
+      options.request,
+      (keyTransport === 'auto' ? server.keyTransport : keyTransport) === 'header'
+        ? { headers: { authorization: `Bearer ${apiKey}` }, query: '' }
+        : { headers: {}, query: `?apikey=${encodeURIComponent(apiKey)}` },
+    ).finally(() => {
+      pending = undefined;
+    });
+    const learned = await pending;
+    if (learned !== undefined) {
+      keyAnswer = learned;
+      options.onKeyAnswer?.(learned);
+    }
+    return learned;
+  };
+}
+
+/**
+ * The error of a call refused because the keyless identification identified nothing: nothing
+ * was sent with the key.
+ */
+function unidentifiedError(
+  where: { readonly apiRoot: string; readonly baseUrl: string },
+  name: EndpointName,
+  definition: EndpointDefinition,
+  failure: ReturnType<ServerProbe['unidentified']>,
+): VaultError {
+  const { apiRoot, baseUrl } = where;
+  const url = `${apiRoot}${SERVER_INFO_PATH}`;
+  const reason = failure?.reason ?? 'network';
+  const unsent = 'the key was not sent';
+  const details = { endpoint: name, url, status: failure?.status };
+  const operation = definition.operation;
+  if (failure?.status === undefined) {
+    return reason === 'timeout'
+      ? new VaultError(
+          'timeout',
+          `${operation}: the vault did not answer its identification in time; ${unsent}.`,
+          details,
+        )
+      : new VaultError(
+          'network',
+          `${operation}: could not reach the vault (${failure?.detail ?? 'no answer'}) to identify it; ${unsent}.`,
+          details,
+        );
+  }
+  if (failure.status >= 500 || failure.status === 408 || failure.status === 429) {
+    return new VaultError(
+      failure.status === 429 ? 'rate_limited' : 'server',
+      `${operation}: the vault's identification (${url}) answered ${reason}; ${unsent}. Try again shortly.`,
+      details,
+    );
+  }
+  return new VaultError(
+    'invalid_response',
+    `${operation}: ${url} answered ${reason}, so ${baseUrl} is not the vault's API as given; ${unsent}. Check the URL: the vault's base URL, the part before /api/index.php.`,
+    details,
+  );
 }
 
 const noOtp = unsupported('readOtp', 'one-time codes', 'otp');

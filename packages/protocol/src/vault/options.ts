@@ -50,7 +50,20 @@ export const DEFAULT_SETTINGS = {
     maxRetryAfterMs: DEFAULT_RATE_LIMIT.maxRetryAfterMs,
   },
   legacy: { keyTransport: 'auto', apiPath: '/api/index.php', folderEncoding: 'blob', maxUrlLength: 8192 },
-  teampass3: { refreshMarginMs: 60_000, maxItems: 100_000, pageSize: 500, concurrency: 4 },
+  teampass3: {
+    refreshMarginMs: 60_000,
+    maxItems: 100_000,
+    pageSize: 500,
+    concurrency: 4,
+    keepOtpSecrets: false,
+  },
+  headers: {},
+  dialect: undefined,
+  server: undefined,
+  identification: undefined,
+  onDetected: undefined,
+  onRequest: undefined,
+  requestOrigin: undefined,
 } as const;
 
 /**
@@ -62,44 +75,27 @@ export const DEFAULT_SETTINGS = {
  * @throws {VaultError} `invalid_request` for an `auth` that is neither a key nor credentials.
  */
 export function settingsOf(options: VaultClientOptions): ClientSettings {
-  const { retry = {}, legacy = {}, teampass3 = {}, clock = {} } = options;
+  const { auth, ...rest } = options;
   const defaults = DEFAULT_SETTINGS;
+  const teampass3 = { ...defaults.teampass3, tokenCache: undefined, ...given(options.teampass3) };
   return {
+    ...defaults,
+    ...given(rest),
     baseUrl: options.baseUrl,
-    credentials: credentialsOf(options.auth),
-    dialect: options.dialect,
-    server: options.server,
-    identification: options.identification,
-    onDetected: options.onDetected,
+    credentials: credentialsOf(auth),
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
-    headers: options.headers ?? {},
-    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
-    maxResponseBytes: options.maxResponseBytes ?? defaults.maxResponseBytes,
-    retry: {
-      retries: retry.retries ?? defaults.retry.retries,
-      delayMs: retry.delayMs ?? defaults.retry.delayMs,
-      rateLimitRetries: retry.rateLimitRetries ?? defaults.retry.rateLimitRetries,
-      maxRetryAfterMs: retry.maxRetryAfterMs ?? defaults.retry.maxRetryAfterMs,
-    },
-    onRequest: options.onRequest,
-    requestOrigin: options.requestOrigin,
-    legacy: {
-      keyTransport: legacy.keyTransport ?? defaults.legacy.keyTransport,
-      apiPath: legacy.apiPath ?? defaults.legacy.apiPath,
-      folderEncoding: legacy.folderEncoding ?? defaults.legacy.folderEncoding,
-      maxUrlLength: legacy.maxUrlLength ?? defaults.legacy.maxUrlLength,
-      keyAnswer: legacy.keyAnswer,
-      onKeyAnswer: legacy.onKeyAnswer,
-    },
-    teampass3: {
-      tokenCache: teampass3.tokenCache,
-      refreshMarginMs: teampass3.refreshMarginMs ?? defaults.teampass3.refreshMarginMs,
-      maxItems: teampass3.maxItems ?? defaults.teampass3.maxItems,
-      pageSize: teampass3.pageSize ?? defaults.teampass3.pageSize,
-      concurrency: Math.max(1, teampass3.concurrency ?? defaults.teampass3.concurrency),
-      keepOtpSecrets: teampass3.keepOtpSecrets === true,
-    },
-    clock: { now: clock.now ?? Date.now, sleep: clock.sleep },
+    retry: { ...defaults.retry, ...given(options.retry) },
+    legacy: { ...defaults.legacy, keyAnswer: undefined, onKeyAnswer: undefined, ...given(options.legacy) },
+    teampass3: { ...teampass3, concurrency: Math.max(1, teampass3.concurrency) },
+    clock: { now: Date.now, sleep: undefined, ...given(options.clock) },
+  };
+}
+
+/** The fields of options that are set: a field set to `undefined` leaves its default in place. */
+function given<T extends object>(options: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  if (options === undefined) return {};
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }
 

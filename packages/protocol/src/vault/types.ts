@@ -17,7 +17,6 @@ import type { FolderCreate, FolderUpdate } from '../legacy/segments.ts';
 import type { ServerInfo } from '../legacy/server-info.ts';
 import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
-import type { TeamPass3TokenCache } from '../teampass3/session/types.ts';
 import type { RequestEvent } from '../transport/transport.ts';
 
 /** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
@@ -28,10 +27,14 @@ export type DialectOption = 'auto' | Dialect;
  * SecretStorage), so that a command normally signs in not at all: `{ get(), set(token | undefined) }`.
  * The client reads it once before it would sign in (a token of another login, or one about to
  * expire, is not used), writes every new token, and clears it when the server refuses it or on
- * `dispose()`. The token is a secret: keep it where the password is kept. (The session's own type,
- * under the name apps use.)
+ * `dispose()`. The token is a secret: keep it where the password is kept.
  */
-export type TokenCache = TeamPass3TokenCache;
+export interface TokenCache {
+  /** The token kept, if any. */
+  get(): string | undefined | Promise<string | undefined>;
+  /** Keeps a token, or forgets it (`undefined`). */
+  set(token: string | undefined): void | Promise<void>;
+}
 
 /**
  * What to do where the server's find/item matches labels only (TeamPass, older Vaultline servers):

@@ -7,6 +7,7 @@
 
 import type { ClientSettings } from '../../client/types.ts';
 import type { Redactor } from '../../errors.ts';
+import type { TokenCache } from '../../vault/types.ts';
 import type { TeamPass3CallerOptions } from '../caller.ts';
 import type {
   TeamPass3EndpointName,
@@ -36,14 +37,10 @@ export type TeamPass3Credentials =
 /**
  * Where a short-lived process keeps its token between runs (the OS keychain, SecretStorage). The
  * session reads it once before it would sign in, writes every new token, and clears it when the
- * token is refused or the session is disposed.
+ * token is refused or the session is disposed. (`createVaultClient`'s `TokenCache`, by the
+ * session's name.)
  */
-export interface TeamPass3TokenCache {
-  /** The token kept, if any. */
-  get(): string | undefined | Promise<string | undefined>;
-  /** Keeps a token, or forgets it (`undefined`). */
-  set(token: string | undefined): void | Promise<void>;
-}
+export type TeamPass3TokenCache = TokenCache;
 
 /** A token held, with its claims. */
 export interface HeldToken {

@@ -17,6 +17,7 @@ import {
   startTeamPass3Fake,
   type TeamPass3Fake,
 } from '@vaultline/protocol/testing';
+import { vaultClientOf } from '@vaultline/protocol/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateMasterKey } from '../src/cli/rotate-master-key.ts';
 import { importVault } from '../src/import/import-vault.ts';
@@ -176,7 +177,8 @@ describe('an import from TeamPass 3 carries TOTP secrets and custom fields', () 
 
   it('resolves vaultline://<id>/otp on the Vaultline server', async () => {
     const id = fake.items().find((item) => item.password === 'pw-github')!.id;
-    const [resolved] = await resolveReferences(suite.admin, [`vaultline://${id}/otp`]);
+    // The suite holds a wire client; the core's helpers read the domain client over it.
+    const [resolved] = await resolveReferences(vaultClientOf(suite.admin), [`vaultline://${id}/otp`]);
     expect(resolved).toMatchObject({ ok: true });
     expect((resolved as { value: string }).value).toMatch(/^[0-9]{6}$/);
   });

@@ -44,11 +44,21 @@
  */
 
 import { LRUCache } from 'lru-cache';
-import type { CallOptions, WireClient } from './client/types.ts';
 import type { Folder } from './legacy/schemas.ts';
 import { type AccessType, type Permissions, permissionsOf, type RightDefinition } from './rights.ts';
-import type { VaultClient } from './vault/types.ts';
-import { asWire } from './vault/wire-of.ts';
+import type { RequestOptions, VaultFolders, VaultItems } from './vault/types.ts';
+
+/**
+ * What the checker reads of a vault: a login's folders (`folders.list({ login })`, no secrets) and
+ * items by id (`items.getMany`). A `VaultClient` is one; a wire client held by hand becomes one
+ * with `vaultClientOf` (`@vaultline/protocol/wire`).
+ */
+export interface AccessSource {
+  /** The folders a login may access. */
+  readonly folders: Pick<VaultFolders, 'list'>;
+  /** Items by id. */
+  readonly items: Pick<VaultItems, 'getMany'>;
+}
 
 /** What the checker keeps of one user: the folder records, no passwords. */
 export interface UserAccess {
@@ -90,7 +100,7 @@ export interface AccessChecker {
    * @param login The vault login.
    * @returns The user's folders.
    */
-  load(login: string, options?: CallOptions): Promise<UserAccess>;
+  load(login: string, options?: RequestOptions): Promise<UserAccess>;
   /**
    * The folders a user may access, whole records in the vault's order (read/userfolders, no
    * passwords): what a tree shows.
@@ -98,7 +108,7 @@ export interface AccessChecker {
    * @param login The vault login.
    * @returns The folders.
    */
-  folders(login: string, options?: CallOptions): Promise<Folder[]>;
+  folders(login: string, options?: RequestOptions): Promise<Folder[]>;
   /**
    * The user's right on a folder (`none` for a folder they cannot access), with what it allows
    * and its words ("read only").
@@ -107,7 +117,7 @@ export interface AccessChecker {
    * @param folderId The folder.
    * @returns The row of the rights table.
    */
-  rightOn(login: string, folderId: number, options?: CallOptions): Promise<RightDefinition>;
+  rightOn(login: string, folderId: number, options?: RequestOptions): Promise<RightDefinition>;
   /**
    * Tells whether a user may read an item: its folder (given, or read with the item) is among
    * the user's folders with a right that allows reading. Unknown items are denied.
@@ -116,7 +126,7 @@ export interface AccessChecker {
    * @param item The item: an id, or an id and the folder a vault read gave.
    * @returns Whether the user may read it.
    */
-  canRead(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
+  canRead(login: string, item: ItemRef | number, options?: RequestOptions): Promise<boolean>;
   /**
    * Tells whether a user may add an item to a folder (the core's rights table: `W`, `ND`, `NE`,
    * `NDNE`).
@@ -125,7 +135,7 @@ export interface AccessChecker {
    * @param folderId The folder.
    * @returns Whether the user may add items there.
    */
-  canAdd(login: string, folderId: number, options?: CallOptions): Promise<boolean>;
+  canAdd(login: string, folderId: number, options?: RequestOptions): Promise<boolean>;
   /**
    * Tells whether a user may edit an item: its folder's right allows editing (`W`, `ND`).
    *
@@ -133,7 +143,7 @@ export interface AccessChecker {
    * @param item The item.
    * @returns Whether the user may edit it.
    */
-  canWrite(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
+  canWrite(login: string, item: ItemRef | number, options?: RequestOptions): Promise<boolean>;
   /**
    * Tells whether a user may delete an item: its folder's right allows deleting (`W`, `NE`).
    *
@@ -141,7 +151,7 @@ export interface AccessChecker {
    * @param item The item.
    * @returns Whether the user may delete it.
    */
-  canDelete(login: string, item: ItemRef | number, options?: CallOptions): Promise<boolean>;
+  canDelete(login: string, item: ItemRef | number, options?: RequestOptions): Promise<boolean>;
   /**
    * Keeps only the items a user may read. Items without a folder are read in one read/items call.
    *
@@ -149,7 +159,11 @@ export interface AccessChecker {
    * @param items The items.
    * @returns The readable ones, in order.
    */
-  filterReadable<T extends ItemRef>(login: string, items: readonly T[], options?: CallOptions): Promise<T[]>;
+  filterReadable<T extends ItemRef>(
+    login: string,
+    items: readonly T[],
+    options?: RequestOptions,
+  ): Promise<T[]>;
   /**
    * Forgets cached rights: of one user, or of everyone. A load already in flight still answers
    * the calls waiting for it; calls made after this read the rights afresh.
@@ -184,16 +198,12 @@ interface FolderEntry {
  * if (await access.canWrite('alice', { id: 42, folderId: 3 })) await vault.updateItemFields(42, { url });
  * ```
  */
-export function createAccessChecker(
-  source: VaultClient | Pick<WireClient, 'readUserFolders' | 'readItems'>,
-  options: AccessCheckerOptions = {},
-): AccessChecker {
-  const client = asWire(source);
+export function createAccessChecker(client: AccessSource, options: AccessCheckerOptions = {}): AccessChecker {
   const ttl = options.ttlMs ?? 30_000;
   const max = options.maxUsers ?? 1000;
   const now = options.now ?? Date.now;
 
-  const folderCache = new LRUCache<string, FolderEntry, CallOptions | undefined>({
+  const folderCache = new LRUCache<string, FolderEntry, RequestOptions | undefined>({
     max,
     ttl,
     ttlResolution: 0,
@@ -203,7 +213,7 @@ export function createAccessChecker(
     // load's answer, which is not put back in the cache; the next caller reads again.
     ignoreFetchAbort: true,
     fetchMethod: async (login, _stale, { context }) => {
-      const list = await client.readUserFolders({ login }, context);
+      const list = await client.folders.list({ login, signal: context?.signal });
       const anywhere = new Set<Permission>();
       for (const folder of list) {
         const granted = permissionsOf(folder.accessType);
@@ -213,7 +223,7 @@ export function createAccessChecker(
     },
   });
 
-  async function folderEntry(login: string, callOptions?: CallOptions): Promise<FolderEntry> {
+  async function folderEntry(login: string, callOptions?: RequestOptions): Promise<FolderEntry> {
     return (await folderCache.fetch(login, { context: callOptions }))!;
   }
 
@@ -222,18 +232,18 @@ export function createAccessChecker(
   }
 
   /**
-   * The folders of items whose caller gave none: one read/items call for all of them (the
-   * client splits it by the server's limits). Only ids and folder ids are kept: the rest of the
+   * The folders of items whose caller gave none: one `items.getMany` for all of them (one
+   * read/items call, split by the server's limits), what is not there left out. Only ids and folder ids are kept: the rest of the
    * records, passwords included, is dropped here.
    */
   async function foldersOf(
     refs: readonly ItemRef[],
-    callOptions?: CallOptions,
+    callOptions?: RequestOptions,
   ): Promise<ReadonlyMap<number, number>> {
     const ids = [...new Set(refs.filter((ref) => ref.folderId === undefined).map((ref) => ref.id))];
     if (ids.length === 0) return new Map();
     const wanted = new Set(ids);
-    const records = await client.readItems({ ids }, callOptions);
+    const records = await client.items.getMany(ids, { signal: callOptions?.signal, missing: 'omit' });
     const found = new Map<number, number>();
     for (const record of records) if (wanted.has(record.id)) found.set(record.id, record.folderId);
     return found;
@@ -248,7 +258,7 @@ export function createAccessChecker(
     login: string,
     ref: ItemRef | number,
     permission: Permission,
-    callOptions?: CallOptions,
+    callOptions?: RequestOptions,
   ): Promise<boolean> {
     const item = typeof ref === 'number' ? { id: ref } : ref;
     const entry = await folderEntry(login, callOptions);

@@ -15,19 +15,17 @@
 
 import * as v from 'valibot';
 import {
-  capabilitiesOf,
   type Dialect,
-  type Identification,
   type IdentifyRequest,
   type KeylessAnswer,
-  readIdentification,
   requestKeyless,
   type ServerCapabilities,
-  teampass3Capabilities,
 } from './capabilities.ts';
 import { baseOfPath } from './internal/base-url.ts';
 import { createCachedProbe } from './internal/cached-probe.ts';
+import { capabilitiesOf, type Identification, readIdentification } from './legacy/capabilities.ts';
 import { SERVER_INFO_PATH } from './legacy/server-info.ts';
+import { teampass3Capabilities } from './teampass3/capabilities.ts';
 import { teampass3Endpoints } from './teampass3/endpoints.ts';
 import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
 

@@ -30,14 +30,11 @@ export {
   type CredentialsNeeded,
   DIALECTS,
   type Dialect,
-  type KeyAnswer,
-  type KeyRules,
   type KeyTransport,
   type KeyTransportOption,
   SERVER_KINDS,
   type ServerCapabilities,
   type ServerKind,
-  teampassCapabilities,
 } from './capabilities.ts';
 export { memoryTokenCache } from './client/token-cache.ts';
 export { type DetectDialectOptions, type DialectDetection, detectDialect } from './dialect.ts';
@@ -57,6 +54,7 @@ export {
   withTokensRedacted,
 } from './errors.ts';
 export { EXIT, type ExitCode } from './exit-codes.ts';
+export { type KeyAnswer, type KeyRules, teampassCapabilities } from './legacy/capabilities.ts';
 export { decodeId, type FolderEncoding, type ItemWrite, parseId } from './legacy/codec.ts';
 export type { DownloadedFile, FileUpload } from './legacy/endpoints.ts';
 export type { FileInfo, Folder, FoundItem, Item, ItemCustomField, ItemOtpSecret } from './legacy/schemas.ts';

@@ -136,5 +136,6 @@ export {
   TEAMPASS3_CALLS_PER_MINUTE,
   teamPass3MinuteEstimate,
 } from './teampass3/rate-limit.ts';
+export { vaultClientOf } from './vault/client.ts';
 export { createWireClient } from './vault/wire-client.ts';
 export { wireOf } from './vault/wire-of.ts';

@@ -5,18 +5,23 @@ import type { WireClient } from '../src/client/types.ts';
 import { VaultError } from '../src/errors.ts';
 import { ACCESS_TYPES, RIGHTS } from '../src/rights.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
+import { vaultClientOf } from '../src/vault/client.ts';
+import type { VaultClient } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'tpAccessKey0123456789abcdefghijklmnopqr';
 
 let server: ReplayServer;
 let vault: WireClient;
+/** The same connection as the domain client the checker reads. */
+let domain: VaultClient;
 /** Right → the folder and item created for it. */
 const seeded = new Map<string, { folderId: number; itemId: number; password: string }>();
 
 beforeAll(async () => {
   server = await startReplayServer({ apiKey: KEY });
   vault = createWireClient({ baseUrl: server.url, auth: KEY, retry: { retries: 0 } });
+  domain = vaultClientOf(vault);
   const rights: Record<string, string> = {};
   for (const right of [...ACCESS_TYPES, 'SUPERUSER']) {
     const { id: folderId } = await vault.addFolder({ folder: { title: `folder ${right}` } });
@@ -58,7 +63,7 @@ describe('createAccessChecker', () => {
   it.each(ACCESS_TYPES.map((right) => [right, RIGHTS[right]] as const))(
     'on a %s folder: %o, from the folder rights and the named item only',
     async (right, allowed) => {
-      const checker = createAccessChecker(vault);
+      const checker = createAccessChecker(domain);
       const { itemId, folderId } = seed(right);
       expect(await checker.canRead('bob', itemId)).toBe(allowed.read);
       expect(await checker.canAdd('bob', folderId)).toBe(allowed.add);
@@ -71,7 +76,7 @@ describe('createAccessChecker', () => {
   );
 
   it('offers an NE user add and delete but not edit', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const { itemId, folderId } = seed('NE');
     expect(await checker.canAdd('bob', folderId)).toBe(true);
     expect(await checker.canDelete('bob', itemId)).toBe(true);
@@ -80,7 +85,7 @@ describe('createAccessChecker', () => {
   });
 
   it('decides on the folder a read gave without reading anything but the folder rights', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const w = seed('W');
     const r = seed('R');
     expect(await checker.canWrite('bob', { id: w.itemId, folderId: w.folderId })).toBe(true);
@@ -91,7 +96,7 @@ describe('createAccessChecker', () => {
   });
 
   it('grants nothing, reading included, on a right it does not know (read/userpw would list the item)', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const { itemId, folderId } = seed('SUPERUSER');
     expect((await checker.load('bob')).folders.get(folderId)?.accessType).toBe('none');
     expect(await checker.canRead('bob', itemId)).toBe(false);
@@ -104,7 +109,7 @@ describe('createAccessChecker', () => {
   });
 
   it('keeps forbidden items forbidden, denies unknown ids and unknown users', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const hidden = seed('hidden');
     expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
     expect(await checker.canRead('bob', { id: hidden.itemId, folderId: hidden.folderId })).toBe(false);
@@ -122,7 +127,7 @@ describe('createAccessChecker', () => {
   });
 
   it("denies items of a personal folder (TeamPass 2 names them in neither read) without reading the user's list", async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const { id: personal } = await vault.addFolder({ folder: { title: 'personal of bob' } });
     // TeamPass's personal folders: flagged, titled with the owner's user id, in no role.
     Object.assign(server.folders.get(String(personal))!, { personal: '1', title: '7' });
@@ -139,7 +144,7 @@ describe('createAccessChecker', () => {
   });
 
   it('denies items of a role folder that read/userfolders leaves out (title "0"), though read/userpw lists them', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const { id: folder } = await vault.addFolder({ folder: { title: 'will be 0' } });
     const { id: itemId } = await vault.addItem({
       item: { label: 'in a folder titled 0', password: 'zero-pw', folderId: folder },
@@ -159,7 +164,7 @@ describe('createAccessChecker', () => {
   });
 
   it("trusts the item's own record over nothing: a bare id is placed by reading that item", async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const readOnly = seed('R');
     const writable = seed('W');
     expect(await checker.canWrite('bob', readOnly.itemId)).toBe(false);
@@ -168,7 +173,7 @@ describe('createAccessChecker', () => {
   });
 
   it('filters readable items, keeping order, reading only the items that come without a folder, in one call', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const refs = [
       { id: seed('hidden').itemId, tag: 'hidden' },
       { id: seed('R').itemId, tag: 'R' },
@@ -194,7 +199,7 @@ describe('createAccessChecker', () => {
 
   it('reads no item for a user whose folders grant nothing', async () => {
     server.users.set('readless', { rights: { [String(seed('SUPERUSER').folderId)]: 'SUPERUSER' } });
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     expect(await checker.canRead('readless', seed('W').itemId)).toBe(false);
     expect(await checker.filterReadable('readless', [{ id: seed('W').itemId }])).toEqual([]);
     expect(seen()).toEqual(['userfolders/readless']);
@@ -202,7 +207,7 @@ describe('createAccessChecker', () => {
 
   it('fails closed when the vault answers garbage (TeamPass SQL text for a user without roles)', async () => {
     server.users.set('norole', { rights: {} });
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const error = await checker.canRead('norole', 1).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(VaultError);
     expect((error as VaultError).code).toBe('invalid_response');
@@ -210,7 +215,7 @@ describe('createAccessChecker', () => {
 
   it('keeps rights for the TTL, reloads after it, and on invalidate', async () => {
     let clock = 1_000_000;
-    const checker = createAccessChecker(vault, { ttlMs: 5_000, now: () => clock });
+    const checker = createAccessChecker(domain, { ttlMs: 5_000, now: () => clock });
     const folders = () => seen().filter((op) => op.startsWith('userfolders/')).length;
     const w = { id: 1, folderId: seed('W').folderId };
     await checker.canRead('bob', w);
@@ -237,7 +242,7 @@ describe('createAccessChecker', () => {
 
   it('sees a new grant only after the TTL or invalidate', async () => {
     let clock = 1_000_000;
-    const checker = createAccessChecker(vault, { ttlMs: 1_000, now: () => clock });
+    const checker = createAccessChecker(domain, { ttlMs: 1_000, now: () => clock });
     const hidden = seed('hidden');
     expect(await checker.canRead('bob', hidden.itemId)).toBe(false);
     server.users.get('bob')!.rights[String(hidden.folderId)] = 'R';
@@ -251,14 +256,14 @@ describe('createAccessChecker', () => {
   });
 
   it('uses the default TTL of 30 s with the real clock', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     await checker.rightOn('bob', 1);
     await checker.rightOn('bob', 1);
     expect(server.requests).toHaveLength(1);
   });
 
   it('deduplicates concurrent loads of one user', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const results = await Promise.all([
       checker.canRead('bob', { id: seed('R').itemId, folderId: seed('R').folderId }),
       checker.canWrite('bob', { id: seed('W').itemId, folderId: seed('W').folderId }),
@@ -271,7 +276,7 @@ describe('createAccessChecker', () => {
   });
 
   it('never fails callers when rights are invalidated while they load (no "deleted")', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     // Each load takes a while, so invalidations land while loads are under way.
     server.fault({
       match: (request) => request.url.includes('/read/userfolders/'),
@@ -307,14 +312,14 @@ describe('createAccessChecker', () => {
   });
 
   it('does not cache a failed load', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     server.fault({ reply: { status: 503, body: '' }, times: 1 });
     await expect(checker.load('bob')).rejects.toMatchObject({ code: 'server' });
     expect(await checker.canRead('bob', seed('R').itemId)).toBe(true);
   });
 
   it('never keeps a password, not even of the items it read to place them', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const access = await checker.load('bob');
     expect(
       await checker.filterReadable(
@@ -333,7 +338,7 @@ describe('createAccessChecker', () => {
   });
 
   it('gives the folders whole, in the vault order, and the right on each', async () => {
-    const checker = createAccessChecker(vault);
+    const checker = createAccessChecker(domain);
     const folders = await checker.folders('bob');
     expect(folders.map((folder) => folder.accessType)).toEqual([...ACCESS_TYPES, 'none']);
     expect(folders[0]?.raw).toMatchObject({ title: 'folder W' });
@@ -350,7 +355,7 @@ describe('createAccessChecker', () => {
   });
 
   it('keeps at most maxUsers users', async () => {
-    const checker = createAccessChecker(vault, { maxUsers: 1 });
+    const checker = createAccessChecker(domain, { maxUsers: 1 });
     await checker.folders('bob');
     await checker.folders('alice');
     await checker.folders('bob');

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capabilitiesOf, createServerProbe, identifyServer, type KeyAnswer } from '../src/capabilities.ts';
 import { isVaultError, VaultError } from '../src/errors.ts';
+import {
+  capabilitiesOf,
+  createServerProbe,
+  identifyServer,
+  type KeyAnswer,
+} from '../src/legacy/capabilities.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSender, type PreparedRequest } from '../src/client/attempt.ts';
-import { mergeItemFields, readOneItem } from '../src/client/helpers.ts';
 import { createRedactor, REDACTED } from '../src/errors.ts';
+import { createSender, type PreparedRequest } from '../src/legacy/attempt.ts';
+import { mergeItemFields, readOneItem } from '../src/legacy/helpers.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const KEY = 'partsK3yA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p';
 
-describe('client/attempt and client/helpers against the replay server', () => {
+describe('legacy/attempt and legacy/helpers against the replay server', () => {
   let server: ReplayServer;
   beforeAll(async () => {
     server = await startReplayServer({ apiKey: KEY });

@@ -22,6 +22,7 @@ import {
   startTeamPass3Fake,
   type TeamPass3Fake,
 } from '../src/testing.ts';
+import { vaultClientOf } from '../src/vault/client.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 import { browserFetch } from './browser-fetch.ts';
 
@@ -61,9 +62,13 @@ async function useEverything(vault: ReturnType<typeof createWireClient>): Promis
   await attempt(() => vault.updateItemFields(1, { login: 'svc' }));
   await attempt(() => vault.deleteItems({ ids: [1] }));
   await attempt(async () => {
-    const [result] = await resolveReferences(vault, [parseReference('vaultline://1/password')], {
-      login: 'alice',
-    });
+    const [result] = await resolveReferences(
+      vaultClientOf(vault),
+      [parseReference('vaultline://1/password')],
+      {
+        login: 'alice',
+      },
+    );
     if (result && !result.ok) throw result.error;
   });
   await attempt(() => vault.capabilities());

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessChecker } from '../src/access.ts';
-import type { WireClient } from '../src/client/types.ts';
 import { VaultError } from '../src/errors.ts';
 import { checkReferences } from '../src/references/check-references.ts';
 import { formatReference } from '../src/references/reference.ts';
@@ -15,12 +14,13 @@ import {
   type StoredItem,
   startReplayServer,
 } from '../src/testing/teampass-replay-server.ts';
-import { createWireClient } from '../src/vault/wire-client.ts';
+import { createVaultClient } from '../src/vault/client.ts';
+import type { VaultClient } from '../src/vault/types.ts';
 
 const KEY = 'tpRefsKey0123456789abcdefghijklmnopqrstu';
 
 let server: ReplayServer;
-let vault: WireClient;
+let vault: VaultClient;
 
 function item(id: string, label: string, folder: string, pw: string): StoredItem {
   return {
@@ -39,7 +39,7 @@ function item(id: string, label: string, folder: string, pw: string): StoredItem
 
 beforeAll(async () => {
   server = await startReplayServer({ apiKey: KEY });
-  vault = createWireClient({ baseUrl: server.url, auth: KEY, retry: { retries: 0 } });
+  vault = createVaultClient({ baseUrl: server.url, auth: KEY, retry: { retries: 0 } });
   // Seeded: Team (1) > Staging (2); db (10, Team), cache (11, Staging), personal (12, no password).
   server.folders.set('3', {
     id: '3',
@@ -368,7 +368,7 @@ describe('resolveReferences', () => {
   });
 
   it('throws the client error when the vault cannot be read, without the key', async () => {
-    const wrong = createWireClient({
+    const wrong = createVaultClient({
       baseUrl: server.url,
       auth: 'wrong-key-0123456789',
       retry: { retries: 0 },
@@ -376,7 +376,7 @@ describe('resolveReferences', () => {
     const error = await resolveReferences(wrong, ['vaultline://10/password']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VaultError);
     expect(String((error as VaultError).message)).not.toContain('wrong-key-0123456789');
-    const down = createWireClient({ baseUrl: 'http://127.0.0.1:9', auth: KEY, retry: { retries: 0 } });
+    const down = createVaultClient({ baseUrl: 'http://127.0.0.1:9', auth: KEY, retry: { retries: 0 } });
     const network = await resolveReferences(down, ['vaultline://10/password']).catch((e: unknown) => e);
     expect((network as VaultError).code).toBe('network');
   });

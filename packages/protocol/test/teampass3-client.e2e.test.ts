@@ -14,6 +14,7 @@ import { isVaultError, VaultError } from '../src/errors.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
+import { vaultClientOf } from '../src/vault/client.ts';
 import type { TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
@@ -514,19 +515,19 @@ describe('the VaultClient over TeamPass 3: rights', () => {
   it('runs the access checker unchanged for the signed-in login', async () => {
     fake.setApiFlags('alice', { delete: false });
     const alice = client();
-    const access = createAccessChecker(alice);
+    const access = createAccessChecker(vaultClientOf(alice));
     expect(await access.canRead('alice', { id: 1, folderId: 1 })).toBe(true);
     expect(await access.canWrite('alice', { id: 1, folderId: 1 })).toBe(true);
     expect(await access.canDelete('alice', { id: 1, folderId: 1 })).toBe(false);
     expect(await access.canAdd('alice', 3)).toBe(false);
     expect((await access.rightOn('alice', 1)).words).toBe('edit, no delete');
-    const bobAccess = createAccessChecker(client({}, BOB));
+    const bobAccess = createAccessChecker(vaultClientOf(client({}, BOB)));
     expect(await bobAccess.canRead('bob', 2)).toBe(false);
     expect(await bobAccess.filterReadable('bob', [{ id: 1 }, { id: 2 }, { id: 5 }])).toEqual([
       { id: 1 },
       { id: 5 },
     ]);
-    const other = await failure(createAccessChecker(alice).folders('bob'));
+    const other = await failure(createAccessChecker(vaultClientOf(alice)).folders('bob'));
     expect(other.code).toBe('unsupported');
   });
 });

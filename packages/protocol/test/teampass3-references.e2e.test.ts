@@ -16,6 +16,7 @@ import {
 import { searchItems } from '../src/search.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import { vaultClientOf } from '../src/vault/client.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = { login: 'alice', password: 'Al1ce-pw', apiKey: 'aliceKeyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
@@ -87,7 +88,7 @@ describe('references on TeamPass 3', () => {
   it('resolves ids, paths 20 folders deep and hostile titles for the signed-in login', async () => {
     const login = (await alice.identity()).login!;
     const results = await resolveReferences(
-      alice,
+      vaultClientOf(alice),
       [
         'vaultline://1/password',
         'vaultline://3/login',
@@ -109,7 +110,10 @@ describe('references on TeamPass 3', () => {
   });
 
   it('resolves otp to the current code, with the seconds it stays valid', async () => {
-    const [code, none] = await resolveReferences(alice, ['vaultline://1/otp', 'vaultline://2/otp']);
+    const [code, none] = await resolveReferences(vaultClientOf(alice), [
+      'vaultline://1/otp',
+      'vaultline://2/otp',
+    ]);
     const expected = totpAt(normalizeTotp(SECRET, 'sha1', 6, 30), Math.floor(fake.clock.now() / 1000));
     expect(ok(code)).toMatchObject({ value: expected.code, secondsLeft: expected.expiresIn });
     // Item 2 says it has no TOTP secret: no call is made for it.
@@ -121,9 +125,13 @@ describe('references on TeamPass 3', () => {
   });
 
   it('checks otp references without reading a code when values are not asked for', async () => {
-    const [code, none] = await resolveReferences(alice, ['vaultline://1/otp', 'vaultline://2/otp'], {
-      values: false,
-    });
+    const [code, none] = await resolveReferences(
+      vaultClientOf(alice),
+      ['vaultline://1/otp', 'vaultline://2/otp'],
+      {
+        values: false,
+      },
+    );
     expect(ok(code)).toMatchObject({ value: '', secondsLeft: undefined, item: { id: 1, label: 'db' } });
     expect(none).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(fake.requests.filter((r) => r.url.includes('/item/getOtp'))).toHaveLength(0);
@@ -131,7 +139,7 @@ describe('references on TeamPass 3', () => {
 
   it('says attachments are unsupported, and keeps "not found or not permitted" per reference', async () => {
     const results = await resolveReferences(
-      bob,
+      vaultClientOf(bob),
       ['vaultline://1/file:notes.txt', 'vaultline://2/password', 'vaultline://1/password'],
       { login: 'bob' },
     );
@@ -143,7 +151,7 @@ describe('references on TeamPass 3', () => {
 
   it("refuses to act for another login than the signed-in one, by the server's rules", async () => {
     await expect(
-      resolveReferences(alice, ['vaultline://Shared/db/password'], { login: 'bob' }),
+      resolveReferences(vaultClientOf(alice), ['vaultline://Shared/db/password'], { login: 'bob' }),
     ).rejects.toMatchObject({ code: 'unsupported' });
   });
 });
@@ -155,7 +163,7 @@ describe('accented text on TeamPass 3 (stored as M&uuml;ller)', () => {
 
   it('resolves id and path references to the text as typed', async () => {
     const results = await resolveReferences(
-      alice,
+      vaultClientOf(alice),
       [
         'vaultline://13/login',
         formatReference({

@@ -5,15 +5,16 @@
  */
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRedactor, isVaultError, VaultError } from '../src/errors.ts';
+import { createRedactor, isVaultError, type Redactor, VaultError } from '../src/errors.ts';
 import { createTeamPass3Caller, type TeamPass3RequestEvent } from '../src/teampass3/caller.ts';
 import {
   createTeamPass3Session,
   type TeamPass3Credentials,
   type TeamPass3Session,
-  type TeamPass3SessionOptions,
 } from '../src/teampass3/session.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
+import { settingsOf } from '../src/vault/options.ts';
+import type { VaultClientOptions } from '../src/vault/types.ts';
 
 const ALICE = {
   login: 'alice',
@@ -101,20 +102,17 @@ afterEach(() => {
   events.length = 0;
 });
 
-function session(
-  overrides: Partial<TeamPass3SessionOptions> = {},
-  credentials: TeamPass3Credentials = ALICE,
-) {
-  const created = createTeamPass3Session({
+function session(overrides: Partial<VaultClientOptions> = {}, credentials: TeamPass3Credentials = ALICE) {
+  const settings = settingsOf({
     baseUrl: fake.url,
-    credentials,
-    now: () => fake.clock.now(),
-    // Waiting out a 429 moves the fake's clock instead of the test's.
-    sleep: async (ms) => fake.clock.advance(ms),
-    onRequest: (event) => events.push(event),
-    retries: 0,
+    auth: credentials,
+    onRequest: (event) => events.push(event as TeamPass3RequestEvent),
     ...overrides,
+    retry: { retries: 0, ...overrides.retry },
+    // Waiting out a 429 moves the fake's clock instead of the test's.
+    clock: { now: () => fake.clock.now(), sleep: async (ms) => fake.clock.advance(ms), ...overrides.clock },
   });
+  const created = createTeamPass3Session({ ...settings, credentials });
   sessions.push(created);
   return created;
 }
@@ -165,7 +163,7 @@ describe('a TeamPass 3 session', () => {
   });
 
   it('signs in once again when the token expired, and retries the call once', async () => {
-    const alice = session({ refreshMarginMs: 0 });
+    const alice = session({ teampass3: { refreshMarginMs: 0 } });
     await alice.call('allTags', {});
     fake.clock.advance(61 * 60_000);
     await expect(alice.call('getItem', { id: 2 })).resolves.toHaveLength(1);
@@ -266,12 +264,13 @@ describe('a TeamPass 3 session', () => {
     // TeamPass's Retry-After names the end of the minute, but the weighted previous minute may
     // still hold the caller back then: it can take two waits.
     const alice = session({
-      sleep: async (ms) => {
-        waits.push(ms);
-        fake.clock.advance(ms);
+      clock: {
+        sleep: async (ms) => {
+          waits.push(ms);
+          fake.clock.advance(ms);
+        },
       },
-      rateLimitRetries: 4,
-      maxRetryAfterMs: 60_000,
+      retry: { rateLimitRetries: 4, maxRetryAfterMs: 60_000 },
     });
     atSecond(30);
     fake.configure({ rateLimitPerMinute: 3 });
@@ -283,7 +282,10 @@ describe('a TeamPass 3 session', () => {
 
   it('fails with rate_limited after a bounded number of waits in a 429 storm', async () => {
     const waits: number[] = [];
-    const alice = session({ sleep: async (ms) => void waits.push(ms), rateLimitRetries: 2 });
+    const alice = session({
+      clock: { sleep: async (ms) => void waits.push(ms) },
+      retry: { rateLimitRetries: 2 },
+    });
     atSecond(45);
     await alice.call('allTags', {});
     fake.configure({ rateLimitPerMinute: 1 });
@@ -297,7 +299,10 @@ describe('a TeamPass 3 session', () => {
 
   it('does not wait longer than maxRetryAfterMs', async () => {
     const waits: number[] = [];
-    const alice = session({ sleep: async (ms) => void waits.push(ms), maxRetryAfterMs: 0 });
+    const alice = session({
+      clock: { sleep: async (ms) => void waits.push(ms) },
+      retry: { maxRetryAfterMs: 0 },
+    });
     await alice.call('allTags', {});
     fake.configure({ rateLimitPerMinute: 1 });
     const error = await failure(alice.call('allTags', {}));
@@ -455,10 +460,10 @@ describe('a TeamPass 3 session', () => {
         stored = token;
       },
     };
-    const first = session({ tokenCache: cache });
+    const first = session({ teampass3: { tokenCache: cache } });
     await first.call('allTags', {});
     expect(stored).toBeDefined();
-    const second = session({ tokenCache: cache });
+    const second = session({ teampass3: { tokenCache: cache } });
     await second.call('allTags', {});
     expect(second.signIns).toBe(0);
     expect(fake.signIns('alice')).toBe(1);
@@ -479,9 +484,9 @@ describe('a TeamPass 3 session', () => {
         stored = token;
       },
     };
-    await session({ tokenCache: cache }).call('allTags', {});
+    await session({ teampass3: { tokenCache: cache } }).call('allTags', {});
     fake.revokeSessions('alice');
-    const later = session({ tokenCache: cache });
+    const later = session({ teampass3: { tokenCache: cache } });
     await expect(later.call('allTags', {})).resolves.toContain('db');
     expect(later.signIns).toBe(1);
     expect(fake.signIns('alice')).toBe(2);
@@ -496,8 +501,8 @@ describe('a TeamPass 3 session', () => {
         stored = token;
       },
     };
-    await session({ tokenCache: cache }, BOB).call('allTags', {});
-    const alice = session({ tokenCache: cache });
+    await session({ teampass3: { tokenCache: cache } }, BOB).call('allTags', {});
+    const alice = session({ teampass3: { tokenCache: cache } });
     await alice.call('allTags', {});
     expect(alice.signIns).toBe(1);
     expect((await alice.user()).login).toBe('alice');
@@ -549,9 +554,14 @@ describe('a TeamPass 3 session', () => {
   });
 });
 
+/** A caller with `createVaultClient`'s settings, as the adapter makes it. */
+function callerAt(options: Omit<VaultClientOptions, 'auth'>, redact: Redactor = (t) => t) {
+  return createTeamPass3Caller({ ...settingsOf({ ...options, auth: BOB }), redact });
+}
+
 describe('the TeamPass 3 caller', () => {
   it('calls operations with a token it is given', async () => {
-    const caller = createTeamPass3Caller({ baseUrl: `${fake.url}/api/index.php`, redact: (t) => t });
+    const caller = callerAt({ baseUrl: `${fake.url}/api/index.php` });
     const { token } = await caller.call('authorize', {
       login: 'bob',
       password: BOB.password,
@@ -562,17 +572,11 @@ describe('the TeamPass 3 caller', () => {
   });
 
   it('reports network failures and timeouts as such', async () => {
-    const closed = createTeamPass3Caller({
-      baseUrl: 'http://127.0.0.1:9',
-      redact: (t) => t,
-      retries: 1,
-      retryDelayMs: 1,
-    });
+    const closed = callerAt({ baseUrl: 'http://127.0.0.1:9', retry: { retries: 1, delayMs: 1 } });
     const error = await failure(closed.call('openApi', {}));
     expect(error.code).toBe('network');
-    const stalled = createTeamPass3Caller({
+    const stalled = callerAt({
       baseUrl: fake.url,
-      redact: (t) => t,
       timeoutMs: 50,
       fetch: (_input, init) =>
         new Promise((_, reject) =>
@@ -583,27 +587,29 @@ describe('the TeamPass 3 caller', () => {
   });
 
   it('reports a timeout as such through a real redactor (fetch rejects with a DOMException, whose code is a number)', async () => {
-    const stalled = createTeamPass3Caller({
-      baseUrl: fake.url,
-      redact: createRedactor(['a-secret']),
-      timeoutMs: 50,
-      fetch: (_input, init) =>
-        new Promise((_, reject) =>
-          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
-        ),
-    });
+    const stalled = callerAt(
+      {
+        baseUrl: fake.url,
+        timeoutMs: 50,
+        fetch: (_input, init) =>
+          new Promise((_, reject) =>
+            init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+          ),
+      },
+      createRedactor(['a-secret']),
+    );
     const error = await failure(stalled.call('openApi', {}));
     expect(error.code).toBe('timeout');
     expect(error.message).toBe('openapi.json: the vault did not answer within 50 ms.');
   });
 
   it('refuses answers larger than the limit', async () => {
-    const small = createTeamPass3Caller({ baseUrl: fake.url, redact: (t) => t, maxResponseBytes: 100 });
+    const small = callerAt({ baseUrl: fake.url, maxResponseBytes: 100 });
     expect((await failure(small.call('openApi', {}))).code).toBe('too_large');
   });
 
   it('reads the keyless OpenAPI document of a TeamPass 3 server', async () => {
-    const caller = createTeamPass3Caller({ baseUrl: fake.url, redact: (t) => t });
+    const caller = callerAt({ baseUrl: fake.url });
     expect((await caller.call('openApi', {})).info.title).toBe('TeamPass REST API');
   });
 });
@@ -630,8 +636,8 @@ describe('secrets', () => {
     fake.clock.advance(120_000); // an empty rate-limit window
     fake.configure({ rateLimitPerMinute: 1 });
     await alice.call('allTags', {});
-    scan.push(await failure(session({ maxRetryAfterMs: 0 }).call('allTags', {})));
-    scan.push(await failure(session({ rateLimitRetries: 0 }).call('allTags', {})));
+    scan.push(await failure(session({ retry: { maxRetryAfterMs: 0 } }).call('allTags', {})));
+    scan.push(await failure(session({ retry: { rateLimitRetries: 0 } }).call('allTags', {})));
     const pat = session({}, { login: 'alice', personalAccessToken: token });
     fake.configure({ rateLimitPerMinute: 0 });
     await pat.call('allTags', {});
@@ -648,7 +654,10 @@ describe('secrets', () => {
     scan.push(await failure(session({ fetch: echoing }).call('allTags', {})));
     scan.push(
       await failure(
-        session({ fetch: echoing, retries: 0 }, { ...ALICE, password: 'wrong pass' }).call('allTags', {}),
+        session({ fetch: echoing, retry: { retries: 0 } }, { ...ALICE, password: 'wrong pass' }).call(
+          'allTags',
+          {},
+        ),
       ),
     );
     const echoed = scan.at(-2) as VaultError;

@@ -7,7 +7,6 @@
  * @module
  */
 
-import type { Identification } from '../capabilities.ts';
 import {
   capabilitiesOfDetection,
   createDialectProbe,
@@ -16,42 +15,43 @@ import {
 } from '../dialect.ts';
 import { createRedactor, type Redactor, VaultError, withTokensRedacted } from '../errors.ts';
 import { untilAborted } from '../internal/abort.ts';
+import type { Identification } from '../legacy/capabilities.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
 import { secretsOf } from '../vault/options.ts';
-import type { CallOptions, WireClient, WireClientOptions, WireMethods } from './types.ts';
+import type { VaultCredentials } from '../vault/types.ts';
+import type { CallOptions, ClientSettings, WireClient, WireMethods } from './types.ts';
 
 /**
  * A redactor for every secret a client may hold: the API key, the password, the personal access
  * token, and any session token.
  *
- * @param options The client options.
+ * @param credentials The client's credentials.
  * @returns The redactor.
  */
-export function clientRedactor(
-  options: Pick<WireClientOptions, 'apiKey' | 'password' | 'personalAccessToken'>,
-): Redactor {
-  const secrets = createRedactor(secretsOf(options));
+export function clientRedactor(credentials: VaultCredentials): Redactor {
+  const secrets = createRedactor(secretsOf(credentials));
   return (text) => withTokensRedacted(secrets(text));
 }
 
 /**
  * Creates the client of `dialect: 'auto'`.
  *
- * @param options The client options (the base URL already checked).
+ * @param settings The client's settings (the base URL already checked).
  * @param createLegacy Creates the legacy client, whose identification reads the detection's.
  * @returns The client.
  * @throws {VaultError} `invalid_request` when the credentials can sign in to no dialect.
  */
 export function createAutoDialectClient(
-  options: WireClientOptions,
+  settings: ClientSettings,
   createLegacy: (identify: () => Promise<Identification>) => WireClient,
 ): WireClient {
-  const found = teampass3CredentialsOf(options);
-  const legacyReady = typeof options.apiKey === 'string' && options.apiKey !== '';
+  const { credentials } = settings;
+  const found = teampass3CredentialsOf(credentials);
+  const legacyReady = typeof credentials.apiKey === 'string' && credentials.apiKey !== '';
   const teampass3Ready = 'credentials' in found;
-  const signInSecrets = Boolean(options.password || options.personalAccessToken);
+  const signInSecrets = Boolean(credentials.password || credentials.personalAccessToken);
   if (!legacyReady && !teampass3Ready) {
     throw new VaultError(
       'invalid_request',
@@ -62,16 +62,24 @@ export function createAutoDialectClient(
   }
   // When the server cannot be told, the credentials say which API was meant.
   const fallback = signInSecrets && teampass3Ready ? 'teampass3' : 'legacy';
-  const detecting = createDialectProbe(identifyRequestOf(options));
+  const detecting = createDialectProbe(
+    identifyRequestOf({
+      baseUrl: settings.baseUrl,
+      apiPath: settings.legacy.apiPath,
+      fetch: settings.fetch,
+      headers: settings.headers,
+      timeoutMs: settings.timeoutMs,
+    }),
+  );
   let told = false;
   const probe: typeof detecting = {
     ...detecting,
     async get(refresh) {
       const detection = await detecting.get(refresh);
-      if (!told && detection.dialect !== undefined && options.onDetected) {
+      if (!told && detection.dialect !== undefined && settings.onDetected) {
         told = true;
         const { identification } = detection;
-        options.onDetected({
+        settings.onDetected({
           dialect: detection.dialect,
           server: capabilitiesOfDetection(detection).server,
           identification:
@@ -81,7 +89,7 @@ export function createAutoDialectClient(
       return detection;
     },
   };
-  const redact = clientRedactor(options);
+  const redact = clientRedactor(credentials);
   let legacy: WireClient | undefined;
   let teampass3: WireClient | undefined;
   let disposed = false;
@@ -91,7 +99,7 @@ export function createAutoDialectClient(
     if (!legacyReady) {
       throw new VaultError(
         'unauthorized',
-        `${options.baseUrl} speaks the legacy API (${detection.evidence}), which needs an API key; none was given.`,
+        `${settings.baseUrl} speaks the legacy API (${detection.evidence}), which needs an API key; none was given.`,
       );
     }
     legacy = createLegacy(async () => (await probe.get()).identification);
@@ -103,10 +111,10 @@ export function createAutoDialectClient(
     if (!('credentials' in found)) {
       throw new VaultError(
         'unauthorized',
-        `${options.baseUrl} is a TeamPass 3 server (${detection.evidence}): signing in needs the login and password with the user's API key, or a personal access token; missing ${found.missing}.`,
+        `${settings.baseUrl} is a TeamPass 3 server (${detection.evidence}): signing in needs the login and password with the user's API key, or a personal access token; missing ${found.missing}.`,
       );
     }
-    teampass3 = createTeamPass3Client(options, { detected: detection.dialect !== undefined });
+    teampass3 = createTeamPass3Client(settings, { detected: detection.dialect !== undefined });
     return teampass3;
   }
 
@@ -139,7 +147,7 @@ export function createAutoDialectClient(
 
   return {
     ...methods,
-    baseUrl: options.baseUrl,
+    baseUrl: settings.baseUrl,
     redact,
     async capabilities(capabilityOptions) {
       const refresh = capabilityOptions?.refresh ?? false;
@@ -149,7 +157,7 @@ export function createAutoDialectClient(
         const capabilities = capabilitiesOfDetection({ ...detection, dialect: 'teampass3' });
         return {
           ...capabilities,
-          maxResults: options.session?.maxItems ?? capabilities.maxResults,
+          maxResults: settings.teampass3.maxItems,
           detected: detection.dialect !== undefined,
         };
       }

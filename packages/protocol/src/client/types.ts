@@ -1,13 +1,14 @@
 /**
- * The client's types, shared by `create-client.ts` and the files of `client/`: the options, the
- * client's interface, per-call options and the redacted request record. Inner files import these
- * from here, never from `create-client.ts`.
+ * The wire client's types, shared by both dialects' implementations (`legacy/client.ts`,
+ * `teampass3/adapter.ts`) and the dialect pick (`client/open.ts`): the options, the client's
+ * interface and per-call options.
  *
  * @module
  */
 
-import type { KeyAnswer, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
+import type { KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
+import type { KeyAnswer } from '../legacy/capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import type { Item } from '../legacy/schemas.ts';
@@ -17,121 +18,71 @@ import type {
   DetectedServer,
   DialectOption,
   OtpCode,
+  RetryOptions,
   TokenCache,
   UrlMatch,
+  VaultCredentials,
   VaultIdentity,
 } from '../vault/types.ts';
 
-/** How a client with sign-in sessions (TeamPass 3) keeps them; every field has a sensible default. */
-export interface SessionSettings {
-  /** Sign in again when fewer than this many ms remain before the token expires. Default 60 000 (at most a quarter of its lifetime). */
-  refreshMarginMs?: number | undefined;
-  /** The longest single wait on a 429, in ms; a longer `Retry-After` fails at once with `rate_limited`. Default 30 000. */
-  maxRetryAfterMs?: number | undefined;
-  /** How many 429s one call waits out before failing with `rate_limited`. Default 2. */
-  rateLimitRetries?: number | undefined;
-  /** The most records one paged read gathers (a folder's items, a search). Default 100 000. */
-  maxItems?: number | undefined;
-  /** Records asked per page. Default 500 (TeamPass 3's cap). */
-  pageSize?: number | undefined;
-  /** Pages, or single-id reads, sent at once. Default 4. */
-  concurrency?: number | undefined;
-  /** The clock, in ms since the epoch. Default `Date.now`. */
-  now?: (() => number) | undefined;
-  /** How to wait out a 429. Default a timer. */
-  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
-}
-
-/** The wire client's options, flat: `createVaultClient`'s options as `vault/options.ts` maps them. */
-export interface WireClientOptions {
-  /** The server's base URL, e.g. `https://vault.example.com` (the part before `/api/index.php`). */
-  baseUrl: string;
-  /**
-   * The API key: the legacy API's key, or on TeamPass 3 the user's personal API key (sent only in
-   * the sign-in body, with the password). Never reported anywhere.
-   */
-  apiKey?: string | undefined;
-  /**
-   * The login to sign in as, on servers with per-user sign-in (TeamPass 3). Unused by the legacy
-   * API, whose key acts for nobody in particular.
-   */
-  login?: string | undefined;
-  /** The user's password, on servers with per-user sign-in (TeamPass 3): a secret like the key. */
-  password?: string | undefined;
-  /**
-   * A personal access token, instead of the password and API key, where a TeamPass 3 site
-   * enables them: a secret like the key.
-   */
-  personalAccessToken?: string | undefined;
-  /**
-   * Which dialect to speak. `auto` (default): one keyless request before the first call tells
-   * (see `detectDialect`), kept for the client's lifetime. `legacy` or `teampass3`: as stored from
-   * an earlier detection (`capabilities().dialect`), so that short-lived processes send no probe.
-   * Setting {@link WireClientOptions.keyTransport} to `query` or `header` means `legacy`.
-   */
-  dialect?: DialectOption | undefined;
-  /**
-   * What kind of server an earlier detection found (`capabilities().server`, or `detectDialect`'s
-   * `capabilities.server`), stored with the connection beside the dialect. `teampass-compatible`
-   * (TeamPass 2, which identified itself by its answer) means the legacy dialect with the key in
-   * the query, as TeamPass requires, and no identification request (TeamPass answers it with its
-   * missing-key error, an HTTP 500 in its logs, at the start of every short-lived process);
-   * `teampass3` means the `teampass3` dialect; `vaultline` changes nothing (its identification
-   * says what it offers, and is asked).
-   */
-  server?: ServerKind | undefined;
-  /** What `info/version` asked with this key answered before (`LegacyOptions.keyAnswer`). */
-  keyAnswer?: KeyAnswer | undefined;
-  /** Told when the server said what this key gets (`LegacyOptions.onKeyAnswer`). */
-  onKeyAnswer?: ((answer: KeyAnswer) => void) | undefined;
-  /** A Vaultline server's earlier keyless identification (`VaultClientOptions.identification`). */
-  identification?: ServerInfo | undefined;
-  /** Told once when `dialect: 'auto'` detected the server (`VaultClientOptions.onDetected`). */
-  onDetected?: ((found: DetectedServer) => void) | undefined;
-  /** Where the session token is kept between processes (TeamPass 3); the client signs in when it has none. */
-  tokenCache?: TokenCache | undefined;
-  /** How sign-in sessions are kept (TeamPass 3). */
-  session?: SessionSettings | undefined;
-  /**
-   * How the legacy API's key travels. `query`: `?apikey=` first in the query (what TeamPass
-   * requires). `header`: `Authorization: Bearer <key>`, so that proxies and access logs never see
-   * it (a Vaultline server). `auto` (default): identifies the server once (a keyless
-   * `GET …/info/version`) before the first call, and uses the header when the server says
-   * `bearer-auth`, the query otherwise.
-   */
-  keyTransport?: KeyTransportOption | undefined;
-  /** The `fetch` to use; the global one by default. */
-  fetch?: typeof globalThis.fetch | undefined;
-  /** Time allowed for one attempt, headers and body, in ms. Default 10 000. An attempt that ran out of time is not retried. */
-  timeoutMs?: number | undefined;
-  /** How many times a read is retried on network errors and 5xx. Writes are never retried. Default 2. */
-  retries?: number | undefined;
-  /** The first retry's delay in ms; doubled on each retry. Default 200. */
-  retryDelayMs?: number | undefined;
-  /** The longest URL sent, in bytes. Id lists are split to stay below; writes fail with `too_large`. Default 8192. */
-  maxUrlLength?: number | undefined;
-  /** The largest response body read, in bytes. Default 64 MiB. */
-  maxResponseBytes?: number | undefined;
-  /** How folder values travel; `blob` (what TeamPass requires) by default. */
-  folderEncoding?: FolderEncoding | undefined;
-  /** The path of the API under the base URL. Default `/api/index.php`. */
-  apiPath?: string | undefined;
-  /** Extra request headers (e.g. a proxy's). */
-  headers?: Readonly<Record<string, string>> | undefined;
-  /** Called after every HTTP exchange with a redacted record of it: for request logs. */
-  onRequest?: ((event: RequestEvent) => void) | undefined;
-  /**
-   * The origin requests are sent from when a browser sends them (and holds them to CORS):
-   * `globalThis.origin` by default, `undefined` outside browsers. A request to another origin that
-   * gets no answer is then explained: {@link VaultError.reason} `cors` when the server runs but does
-   * not allow this origin, `mixed-content` or `unreachable`.
-   */
-  requestOrigin?: string | undefined;
-  /**
-   * For a migration only (`vaultline-server import`): items read from TeamPass 3 keep their TOTP
-   * profile in {@link Item.otpSecret}, which is otherwise never kept. An app never sets it.
-   */
-  keepOtpSecrets?: boolean | undefined;
+/**
+ * `createVaultClient`'s options as every layer under it reads them (`vault/options.ts`
+ * `settingsOf`): the public shape, by the public names, with the credentials read from `auth` and
+ * every default applied once. A setting has one name from `VaultClientOptions` down to where it
+ * is used: `teampass3.concurrency`, `retry.delayMs`, `legacy.maxUrlLength`.
+ */
+export interface ClientSettings {
+  /** The server's base URL, as given (each dialect checks it). */
+  readonly baseUrl: string;
+  /** The credentials of `auth`. */
+  readonly credentials: VaultCredentials;
+  /** `VaultClientOptions.dialect`; `undefined` when not given (the pick decides). */
+  readonly dialect: DialectOption | undefined;
+  /** `VaultClientOptions.server`. */
+  readonly server: ServerKind | undefined;
+  /** `VaultClientOptions.identification`. */
+  readonly identification: ServerInfo | undefined;
+  /** `VaultClientOptions.onDetected`. */
+  readonly onDetected: ((found: DetectedServer) => void) | undefined;
+  /** The `fetch` to use: the global one unless given. */
+  readonly fetch: typeof globalThis.fetch;
+  /** Extra request headers; none unless given. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Time allowed for one attempt, in ms. */
+  readonly timeoutMs: number;
+  /** The largest response body read, in bytes. */
+  readonly maxResponseBytes: number;
+  /** How failed reads and 429s are tried again. */
+  readonly retry: {
+    readonly [K in keyof RetryOptions]-?: Exclude<RetryOptions[K], undefined>;
+  };
+  /** `VaultClientOptions.onRequest`. */
+  readonly onRequest: ((event: RequestEvent) => void) | undefined;
+  /** `VaultClientOptions.requestOrigin`; the legacy client reads the browser's when not given. */
+  readonly requestOrigin: string | undefined;
+  /** What only the legacy API reads. */
+  readonly legacy: {
+    readonly keyTransport: KeyTransportOption;
+    readonly apiPath: string;
+    readonly folderEncoding: FolderEncoding;
+    readonly maxUrlLength: number;
+    readonly keyAnswer: KeyAnswer | undefined;
+    readonly onKeyAnswer: ((answer: KeyAnswer) => void) | undefined;
+  };
+  /** What only TeamPass 3 reads. */
+  readonly teampass3: {
+    readonly tokenCache: TokenCache | undefined;
+    readonly refreshMarginMs: number;
+    readonly maxItems: number;
+    readonly pageSize: number;
+    readonly concurrency: number;
+    readonly keepOtpSecrets: boolean;
+  };
+  /** The clock and timer: `now` in ms since the epoch; `sleep` waits out a 429 (a timer unless given). */
+  readonly clock: {
+    readonly now: () => number;
+    readonly sleep: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  };
 }
 
 /** Per-call options. */

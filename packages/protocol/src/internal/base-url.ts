@@ -41,6 +41,18 @@ export function checkBaseUrl(baseUrl: string, apiPath: RegExp): string {
   return baseOfPath(`${url.origin}${url.pathname}`, apiPath);
 }
 
+/**
+ * Checks a base URL as both dialects take it ({@link checkBaseUrl}: no query, fragment or credentials); a URL that
+ * already names the API path is cut back to the base.
+ *
+ * @param baseUrl The URL as given.
+ * @returns The base URL without a trailing slash.
+ * @throws {VaultError} `invalid_request` for anything else.
+ */
+export function validateBaseUrl(baseUrl: string): string {
+  return checkBaseUrl(baseUrl, /\/api(\/index\.php)?$/);
+}
+
 /** The web app's page at the end of a path: `/index.php`, what a browser shows for TeamPass. */
 const WEB_PAGE = /\/index\.php\/?$/;
 

@@ -7,31 +7,32 @@
  */
 
 import { type AccessChecker, createAccessChecker, type UserAccess } from '../access.ts';
-import type { CallOptions, WireClient } from '../client/types.ts';
 import { isVaultError } from '../errors.ts';
 import type { FileInfo, Item } from '../legacy/schemas.ts';
 import { permissionsOf } from '../rights.ts';
 import { foldLabel } from '../text.ts';
-import type { VaultClient } from '../vault/types.ts';
-import { asWire } from '../vault/wire-of.ts';
+import type { RequestOptions, VaultClient, VaultFiles, VaultFolders, VaultItems } from '../vault/types.ts';
 import { fieldText, formatReference, parseReference, type Reference } from './reference.ts';
 import { VaultReferenceError } from './reference-error.ts';
 
 /**
- * The client calls resolution uses: never read/userpw (see the access checker); `readOtp` for
- * `otp` fields (without it they are `unsupported`).
+ * What resolution reads of a vault: items by id and by folder, a login's folders (never its item
+ * list, read/userpw: see the access checker), attachments, one-time codes; and, where given, who
+ * the client acts as and what the server enforces. A `VaultClient` is one; a wire client held by
+ * hand becomes one with `vaultClientOf` (`@vaultline/protocol/wire`).
  */
-export type ReferenceClient =
-  | VaultClient
-  | (Pick<WireClient, 'readItems' | 'readFolders' | 'readUserFolders' | 'listFiles' | 'downloadFile'> &
-      Partial<Pick<WireClient, 'readOtp' | 'identity'>>);
-
-/** The wire calls resolution makes. */
-type ReferenceWire = Pick<
-  WireClient,
-  'readItems' | 'readFolders' | 'readUserFolders' | 'listFiles' | 'downloadFile'
-> &
-  Partial<Pick<WireClient, 'readOtp' | 'identity'>>;
+export interface ReferenceClient {
+  /** Items by id (`getMany`), the items of folders (`list`), one-time codes (`otp`). */
+  readonly items: Pick<VaultItems, 'getMany' | 'list' | 'otp'>;
+  /** A login's folders. */
+  readonly folders: Pick<VaultFolders, 'list'>;
+  /** An item's attachments. */
+  readonly files: Pick<VaultFiles, 'list' | 'download'>;
+  /** Who the client acts as: the login references act for when none is given. */
+  readonly identity?: VaultClient['identity'] | undefined;
+  /** What the server can do: whether it enforces the rights of the login it acts as. */
+  readonly capabilities?: VaultClient['capabilities'] | undefined;
+}
 
 /** Options of {@link resolveReferences}. */
 export interface ResolveReferencesOptions {
@@ -140,16 +141,15 @@ interface Entry {
  * ```
  */
 export async function resolveReferences(
-  source: ReferenceClient,
+  client: ReferenceClient,
   references: readonly (Reference | string)[],
   options: ResolveReferencesOptions = {},
 ): Promise<ResolvedReference[]> {
-  const client: ReferenceWire = asWire(source);
   const entries = references.map(toEntry);
-  const callOptions: CallOptions = { signal: options.signal };
+  const callOptions: RequestOptions = { signal: options.signal };
   const own =
-    options.login === undefined && 'identity' in source && typeof source.identity === 'function'
-      ? await source.identity(callOptions)
+    options.login === undefined && client.identity !== undefined
+      ? await client.identity(callOptions)
       : undefined;
   const login = options.login ?? own?.login;
   const checker = login === undefined ? undefined : (options.checker ?? createAccessChecker(client));
@@ -158,9 +158,8 @@ export async function resolveReferences(
   const enforced =
     own?.enforced === true ||
     (own?.userId !== undefined &&
-      'capabilities' in source &&
-      typeof source.capabilities === 'function' &&
-      (await source.capabilities()).enforcedRights);
+      client.capabilities !== undefined &&
+      (await client.capabilities()).enforcedRights);
 
   const ids = new Set<number>();
   const paths: Entry[] = [];
@@ -178,7 +177,7 @@ export async function resolveReferences(
   }
 
   const [byId, access] = await Promise.all([
-    ids.size > 0 ? client.readItems({ ids: [...ids] }, callOptions) : ([] as Item[]),
+    ids.size > 0 ? client.items.getMany([...ids], { ...callOptions, missing: 'omit' }) : ([] as Item[]),
     checker !== undefined && login !== undefined && (paths.length > 0 || !enforced)
       ? checker.load(login, callOptions)
       : undefined,
@@ -244,10 +243,10 @@ function joinPath(titles: readonly string[], fold: boolean): string {
  * exactly, or else after folding (case, accents, spaces: {@link foldLabel}).
  */
 async function resolvePaths(
-  client: ReferenceWire,
+  client: ReferenceClient,
   entries: Entry[],
   access: UserAccess,
-  callOptions: CallOptions,
+  callOptions: RequestOptions,
 ): Promise<void> {
   const folderIds = new Set<number>();
   for (const entry of entries) {
@@ -257,7 +256,7 @@ async function resolvePaths(
       if (foldLabel(folder.title) === last && permissionsOf(folder.accessType).read) folderIds.add(folder.id);
     }
   }
-  const items = folderIds.size > 0 ? await client.readFolders({ ids: [...folderIds] }, callOptions) : [];
+  const items = folderIds.size > 0 ? await client.items.list([...folderIds], callOptions).all() : [];
   for (const entry of entries) {
     const reference = entry.reference as Extract<Reference, { kind: 'path' }>;
     const exactPath = joinPath(reference.folders, false);
@@ -304,24 +303,16 @@ interface FileResult {
  * `values`, an item whose record says it has one is taken as it is, without a call.
  */
 async function readOtps(
-  client: ReferenceWire,
+  client: ReferenceClient,
   entries: Entry[],
-  callOptions: CallOptions,
+  callOptions: RequestOptions,
   values: boolean,
 ): Promise<Map<number, FileResult>> {
   const results = new Map<number, FileResult>();
   const wanted = new Map<number, number[]>();
   entries.forEach((entry, index) => {
     if (!entry.item || entry.error || entry.reference?.field !== 'otp') return;
-    if (!client.readOtp) {
-      results.set(index, {
-        error: new VaultReferenceError(
-          'unsupported',
-          entry.text,
-          `${entry.text}: this vault has no one-time codes.`,
-        ),
-      });
-    } else if (entry.item.otp === false) {
+    if (entry.item.otp === false) {
       results.set(index, { error: noOtp(entry.text, entry.item.id) });
     } else if (!values && entry.item.otp === true) {
       results.set(index, {});
@@ -329,12 +320,11 @@ async function readOtps(
       wanted.set(entry.item.id, [...(wanted.get(entry.item.id) ?? []), index]);
     }
   });
-  const readOtp = client.readOtp;
-  if (wanted.size === 0 || !readOtp) return results;
+  if (wanted.size === 0) return results;
   await Promise.all(
     [...wanted].map(async ([itemId, indexes]) => {
       try {
-        const code = await readOtp({ id: itemId }, callOptions);
+        const code = await client.items.otp(itemId, callOptions);
         for (const index of indexes)
           results.set(index, { otp: { code: code.code, secondsLeft: code.secondsLeft } });
       } catch (error) {
@@ -366,9 +356,9 @@ function noOtp(text: string, itemId: number): VaultReferenceError {
  * without `values`: the listing says the file exists).
  */
 async function readFiles(
-  client: ReferenceWire,
+  client: ReferenceClient,
   entries: Entry[],
-  callOptions: CallOptions,
+  callOptions: RequestOptions,
   values: boolean,
 ): Promise<Map<number, FileResult>> {
   const wanted = new Map<number, number[]>();
@@ -385,7 +375,7 @@ async function readFiles(
   try {
     await Promise.all(
       [...wanted.keys()].map(async (itemId) => {
-        listings.set(itemId, await notFoundAsEmpty(client.listFiles({ itemId }, callOptions)));
+        listings.set(itemId, await notFoundAsEmpty(client.files.list(itemId, callOptions)));
       }),
     );
   } catch (error) {
@@ -436,7 +426,7 @@ async function readFiles(
         if (!downloads.has(fileId)) {
           downloads.set(
             fileId,
-            client.downloadFile({ id: fileId }, callOptions).then(
+            client.files.download(fileId, callOptions).then(
               (file) => file.bytes,
               (error: unknown) => {
                 if (isVaultError(error, 'not_found')) return undefined;

@@ -14,12 +14,13 @@
  * @module
  */
 
-import { type ServerCapabilities, teampass3Capabilities } from '../capabilities.ts';
-import type { CallOptions, WireClient, WireClientOptions, WireMethods } from '../client/types.ts';
+import type { ServerCapabilities } from '../capabilities.ts';
+import type { CallOptions, ClientSettings, WireClient, WireMethods } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { generatePassword } from '../password-generator.ts';
-import type { VaultIdentity } from '../vault/types.ts';
+import type { VaultCredentials, VaultIdentity } from '../vault/types.ts';
+import { teampass3Capabilities } from './capabilities.ts';
 import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './client/context.ts';
 import {
   addFolder,
@@ -41,12 +42,7 @@ import {
 } from './client/items.ts';
 import { findByUrl, findItems, readTags } from './client/search.ts';
 import { decodeTeamPassEntities } from './html.ts';
-import {
-  createTeamPass3Session,
-  type TeamPass3Credentials,
-  type TeamPass3Session,
-  type TeamPass3SessionOptions,
-} from './session.ts';
+import { createTeamPass3Session, type TeamPass3Credentials, type TeamPass3Session } from './session.ts';
 
 export {
   COMPLEXITY_TO_TEAMPASS3,
@@ -68,7 +64,7 @@ export interface TeamPass3ClientContext {
  * @returns The credentials, or a sentence naming what is missing.
  */
 export function teampass3CredentialsOf(
-  options: Pick<WireClientOptions, 'login' | 'password' | 'apiKey' | 'personalAccessToken'>,
+  options: VaultCredentials,
 ): { credentials: TeamPass3Credentials } | { missing: string } {
   const login = options.login?.trim() ?? '';
   if (login === '') return { missing: 'a login' };
@@ -79,35 +75,6 @@ export function teampass3CredentialsOf(
   if (!options.password) return { missing: 'a password (the API key alone cannot sign in)' };
   if (!options.apiKey) return { missing: "the user's personal API key (with the password)" };
   return { credentials: { login, password: options.password, apiKey: options.apiKey } };
-}
-
-/** The session's options from the client's: the transport's as they are, the `session` settings by name. */
-function sessionOptionsOf(
-  options: WireClientOptions,
-  credentials: TeamPass3Credentials,
-): TeamPass3SessionOptions {
-  const settings = options.session ?? {};
-  return {
-    baseUrl: options.baseUrl,
-    apiPath: options.apiPath,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    retries: options.retries,
-    retryDelayMs: options.retryDelayMs,
-    maxResponseBytes: options.maxResponseBytes,
-    headers: options.headers,
-    onRequest: options.onRequest,
-    credentials,
-    tokenCache: options.tokenCache,
-    refreshMarginMs: settings.refreshMarginMs,
-    maxRetryAfterMs: settings.maxRetryAfterMs,
-    rateLimitRetries: settings.rateLimitRetries,
-    maxItems: settings.maxItems,
-    pageSize: settings.pageSize,
-    pageConcurrency: settings.concurrency,
-    now: settings.now,
-    sleep: settings.sleep,
-  };
 }
 
 /** The legacy operations' table over TeamPass 3: each entry one operation of `client/`. */
@@ -147,17 +114,17 @@ function methodsOf(state: TeamPass3ClientState): WireMethods {
 /**
  * Creates the `WireClient` of a TeamPass 3 server. Nothing is sent until the first call.
  *
- * @param options The client options: `login` with `password` and `apiKey`, or with
- *   `personalAccessToken`; `tokenCache` and `session` settings.
+ * @param settings The client's settings: `credentials` (`login` with `password` and `apiKey`, or
+ *   with `personalAccessToken`), the `teampass3` settings.
  * @param context What a detection learnt.
  * @returns The client.
  * @throws {VaultError} `invalid_request` when the credentials cannot sign in.
  */
 export function createTeamPass3Client(
-  options: WireClientOptions,
+  settings: ClientSettings,
   context: TeamPass3ClientContext = {},
 ): WireClient {
-  const found = teampass3CredentialsOf(options);
+  const found = teampass3CredentialsOf(settings.credentials);
   if ('missing' in found) {
     throw new VaultError(
       'invalid_request',
@@ -165,10 +132,10 @@ export function createTeamPass3Client(
     );
   }
   const { credentials } = found;
-  const session: TeamPass3Session = createTeamPass3Session(sessionOptionsOf(options, credentials));
-  const state: TeamPass3ClientState = { session, credentials, keepOtp: options.keepOtpSecrets === true };
+  const session: TeamPass3Session = createTeamPass3Session({ ...settings, credentials });
+  const state: TeamPass3ClientState = { session, credentials, keepOtp: settings.teampass3.keepOtpSecrets };
   const capabilities: ServerCapabilities = teampass3Capabilities({
-    maxResults: options.session?.maxItems ?? 100_000,
+    maxResults: settings.teampass3.maxItems,
     detected: context.detected ?? true,
   });
   const methods = methodsOf(state);

@@ -17,8 +17,8 @@
 import * as v from 'valibot';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
-import type { RequestEvent } from '../transport/transport.ts';
-import { createTransport, DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
+import { createTransport } from '../transport/transport.ts';
+import { transportSettingsOf } from '../vault/options.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
   Origin,
@@ -47,14 +47,6 @@ export type {
   TeamPass3Success,
 } from './caller/types.ts';
 
-const DEFAULTS = {
-  apiPath: '/api/index.php',
-  timeoutMs: 10_000,
-  retries: 2,
-  retryDelayMs: 200,
-  maxResponseBytes: 64 * 1024 * 1024,
-};
-
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
 
 /** TeamPass's own JSON answers are final; a gateway's 502/503/504 page is worth another try. */
@@ -80,23 +72,9 @@ function retryable(response: Response): boolean {
  */
 export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass3Caller {
   const baseUrl = validateTeamPass3BaseUrl(options.baseUrl);
-  const apiRoot = baseUrl + (options.apiPath ?? DEFAULTS.apiPath).replace(/\/+$/, '');
+  const apiRoot = baseUrl + options.legacy.apiPath.replace(/\/+$/, '');
   const { redact } = options;
-  const transport = createTransport({
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
-    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-    retries: options.retries ?? DEFAULTS.retries,
-    retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-    rateLimit: {
-      retries: options.rateLimitRetries ?? DEFAULT_RATE_LIMIT.retries,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RATE_LIMIT.maxRetryAfterMs,
-      sleep: options.sleep,
-    },
-    redact,
-    // Every event of this caller names an operation of TeamPass 3's table.
-    onRequest: options.onRequest as ((event: RequestEvent) => void) | undefined,
-  });
+  const transport = createTransport(transportSettingsOf(options, redact));
 
   async function send<K extends TeamPass3EndpointName>(
     name: K,

@@ -74,10 +74,9 @@ function secretRedaction(credentials: TeamPass3Credentials): {
  * @returns The session.
  * @example
  * ```ts
- * const session = createTeamPass3Session({
- *   baseUrl: 'https://teampass.example.com',
- *   credentials: { login: 'alice', password, apiKey },
- * });
+ * const credentials = { login: 'alice', password, apiKey };
+ * const settings = settingsOf({ baseUrl: 'https://teampass.example.com', auth: credentials });
+ * const session = createTeamPass3Session({ ...settings, credentials });
  * const folders = await session.call('writableFolders', {});
  * const { items } = await session.readAll('itemsInFolders', { folders: folders.map((f) => f.id) });
  * await session.dispose();
@@ -86,22 +85,23 @@ function secretRedaction(credentials: TeamPass3Credentials): {
 export function createTeamPass3Session(options: TeamPass3SessionOptions): TeamPass3Session {
   const { credentials } = options;
   checkCredentials(credentials);
-  const now = options.now ?? Date.now;
+  const { teampass3 } = options;
+  const { now } = options.clock;
   const { redact, remember } = secretRedaction(credentials);
   const caller = createTeamPass3Caller({ ...options, redact });
   const tokens = createTokenKeeper({
     caller,
     credentials,
-    tokenCache: options.tokenCache,
+    tokenCache: teampass3.tokenCache,
     now,
-    marginMs: options.refreshMarginMs ?? 60_000,
+    marginMs: teampass3.refreshMarginMs,
     remember,
   });
   const send = createSessionSend(caller, tokens);
   const limits = {
-    maxItems: options.maxItems ?? 100_000,
-    pageSize: options.pageSize ?? 500,
-    concurrency: Math.max(1, options.pageConcurrency ?? 4),
+    maxItems: teampass3.maxItems,
+    pageSize: teampass3.pageSize,
+    concurrency: teampass3.concurrency,
   };
 
   return {

@@ -5,7 +5,7 @@
  * never), a 429 waited out for as long as `Retry-After` says within a bound, cancellation, the
  * errors of a call that got no answer, and the redacted request events. What a dialect's answers
  * mean (the legacy API's `{"err":…}` bodies, TeamPass 3's problem+json, their wordings) is the
- * reader's business: `client/attempt.ts` for the legacy API, `teampass3/caller.ts` for TeamPass 3.
+ * reader's business: `legacy/attempt.ts` for the legacy API, `teampass3/caller.ts` for TeamPass 3.
  *
  * What ofetch does itself: the retries of reads (`retry`, `retryDelay`, `retryStatusCodes`, with
  * `onResponseError` letting a dialect keep an answer from being retried). What it cannot do, done

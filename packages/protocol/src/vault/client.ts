@@ -1,7 +1,9 @@
 /**
  * `createVaultClient`: the client a developer meets, in the domain's words, over the wire client
- * of whichever dialect answers (`create-client.ts`). Each method says what it does for the user;
- * which operations of which dialect carry it out is the wire client's business.
+ * of whichever dialect answers (`client/open.ts`). Each method says what it does for the user;
+ * which operations of which dialect carry it out is the wire client's business. This file
+ * composes the resources, each a file of its own: `items.ts`, `folders.ts`, `files.ts`, over the
+ * context they share (`context.ts`).
  *
  * One not-found rule: what is named by id (`items.get`, `items.getMany`, `items.update`,
  * `items.delete`, `files.download`) and is not there, or not visible to the user, is `not_found`;
@@ -10,22 +12,14 @@
  * @module
  */
 
-import type { CallOptions, WireClient } from '../client/types.ts';
-import { openWireClient } from '../create-client.ts';
-import { VaultError } from '../errors.ts';
-import type { Item } from '../legacy/schemas.ts';
-import { searchItems } from '../search.ts';
-import { wireOptionsOf } from './options.ts';
-import type {
-  ActingOptions,
-  ItemPages,
-  VaultClient,
-  VaultClientOptions,
-  VaultFiles,
-  VaultFolders,
-  VaultIdentity,
-  VaultItems,
-} from './types.ts';
+import { openWireClient } from '../client/open.ts';
+import type { WireClient } from '../client/types.ts';
+import { createVaultContext } from './context.ts';
+import { vaultFiles } from './files.ts';
+import { vaultFolders } from './folders.ts';
+import { vaultItems } from './items.ts';
+import { settingsOf } from './options.ts';
+import type { VaultClient, VaultClientOptions } from './types.ts';
 import { bindWire } from './wire-of.ts';
 
 /** `Symbol.asyncDispose`, where the runtime has it (Node, current browsers), else its registered stand-in. */
@@ -51,12 +45,30 @@ const asyncDispose: typeof Symbol.asyncDispose =
  * ```
  */
 export function createVaultClient(options: VaultClientOptions): VaultClient {
-  const settings = wireOptionsOf(options);
+  const settings = settingsOf(options);
   const wire = openWireClient(settings);
-  const configuredLogin = settings.login?.trim() || undefined;
+  const configuredLogin = settings.credentials.login?.trim() || undefined;
   const vault = vaultOver(wire, configuredLogin);
   bindWire(vault, wire);
   return vault;
+}
+
+/**
+ * The domain client over a wire client already held: for servers and tools that speak the legacy
+ * API by hand (`createWireClient`) and hand the same connection to the core's helpers
+ * (`resolveReferences`, `createAccessChecker`), which read the domain client. Disposing of it
+ * disposes of the wire client.
+ *
+ * @param wire The wire client.
+ * @returns The domain client over it.
+ * @example
+ * ```ts
+ * const wire = createWireClient({ baseUrl, auth: apiKey });
+ * const [db] = await resolveReferences(vaultClientOf(wire), ['vaultline://42/password']);
+ * ```
+ */
+export function vaultClientOf(wire: WireClient): VaultClient {
+  return vaultOver(wire, undefined);
 }
 
 /**
@@ -67,111 +79,17 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
  * @returns The client.
  */
 function vaultOver(wire: WireClient, configuredLogin: string | undefined): VaultClient {
-  /** Who the client acts as: the signed-in user (TeamPass 3), or the configured login (legacy API). */
-  async function identity(options?: CallOptions): Promise<VaultIdentity> {
-    const signedIn = await wire.identity(options);
-    return { ...signedIn, login: signedIn.login ?? configuredLogin };
-  }
-
-  /** Who a call acts for: the one it names, else {@link identity}'s login. */
-  async function actingLogin(options: ActingOptions | undefined, operation: string): Promise<string> {
-    if (options?.login !== undefined) return options.login;
-    const { login } = await identity(options);
-    if (login === undefined) {
-      throw new VaultError(
-        'invalid_request',
-        `${operation}: the API key acts for nobody in particular; name the login to act for (auth.login, or the call's login option). Nothing was sent.`,
-        { endpoint: operation },
-      );
-    }
-    return login;
-  }
-
-  const items: VaultItems = {
-    get: (id, options) => wire.getItem(id, options),
-    async getMany(ids, options) {
-      const unique = [...new Set(ids)];
-      if (unique.length === 0) return [];
-      const read = await wire.readItems({ ids: unique }, options);
-      const byId = new Map(read.map((item) => [item.id, item]));
-      const missing = unique.filter((id) => !byId.has(id));
-      if (missing.length > 0) {
-        throw new VaultError(
-          'not_found',
-          `${missing.length === 1 ? 'Item' : 'Items'} ${missing.join(', ')}: not found, or not visible to this user.`,
-          { endpoint: 'readItems', missingIds: missing },
-        );
-      }
-      return unique.map((id) => byId.get(id)!);
-    },
-    list(folderIds, options) {
-      const ids = typeof folderIds === 'number' ? [folderIds] : [...folderIds];
-      // Iterating reads a page as the caller asks for it; all() reads the pages a few at a time.
-      return pagesOf(wire.itemPages(ids, options), () => wire.readFolders({ ids }, options));
-    },
-    async search(text, options = {}) {
-      const folderIds =
-        options.folderIds ??
-        (await wire.readUserFolders({ login: await actingLogin(options, 'search') }, options))
-          .filter((folder) => folder.accessType !== 'none')
-          .map((folder) => folder.id);
-      return searchItems(wire, { folderIds, text }, { fallback: options.fallback, signal: options.signal });
-    },
-    findByUrl: (url, options) => wire.findByUrl({ url }, options),
-    async create(item, options) {
-      const { id } = await wire.addItem({ item }, options);
-      return { id };
-    },
-    async update(id, changes, options) {
-      await wire.updateItemFields(id, changes, options);
-    },
-    async delete(ids, options) {
-      await wire.deleteItems({ ids: typeof ids === 'number' ? [ids] : [...ids] }, options);
-    },
-    otp: (id, options) => wire.readOtp({ id }, options),
-    tags: (options) => wire.readTags(options),
-  };
-
-  const folders: VaultFolders = {
-    async list(options) {
-      return wire.readUserFolders({ login: await actingLogin(options, 'folders.list') }, options);
-    },
-    async create(folder, options) {
-      const { id } = await wire.addFolder({ folder }, options);
-      return { id };
-    },
-    async update(id, changes, options) {
-      await wire.updateFolder({ id, folder: changes }, options);
-    },
-    async delete(ids, options) {
-      await wire.deleteFolders({ ids: typeof ids === 'number' ? [ids] : [...ids] }, options);
-    },
-  };
-
-  const files: VaultFiles = {
-    list: (itemId, options) => wire.listFiles({ itemId }, options),
-    download: (fileId, options) => wire.downloadFile({ id: fileId }, options),
-    async upload(itemId, file, options) {
-      const { id } = await wire.addFile({ ...file, itemId }, options);
-      return { id };
-    },
-  };
-
+  const context = createVaultContext(wire, configuredLogin);
   const dispose = (options?: { signOut?: boolean | undefined }) => wire.dispose(options);
   return {
     baseUrl: wire.baseUrl,
     redact: wire.redact,
-    items,
-    folders,
-    files,
+    items: vaultItems(context),
+    folders: vaultFolders(context),
+    files: vaultFiles(context),
     capabilities: (options) => wire.capabilities(options),
-    identity,
+    identity: context.identity,
     dispose,
     [asyncDispose]: () => dispose(),
   };
-}
-
-/** A folder listing's pages, and `all()` to gather them at once. */
-function pagesOf(pages: AsyncIterable<Item[]>, all: () => Promise<Item[]>): ItemPages {
-  return { [Symbol.asyncIterator]: () => pages[Symbol.asyncIterator](), all };
 }

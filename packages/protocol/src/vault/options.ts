@@ -1,13 +1,14 @@
 /**
- * `createVaultClient`'s options as the dialects' implementations read them: credentials from
- * `auth`, the `legacy` and `teampass3` options where each dialect looks, the retry settings
- * where the transport looks. One place maps the public shape onto the inner one.
+ * `createVaultClient`'s options as every layer under it reads them: the same shape, by the same
+ * names, with the credentials read from `auth` and the defaults applied once (`settingsOf`), and
+ * what the one transport reads of them (`transportSettingsOf`).
  *
  * @module
  */
 
-import type { WireClientOptions } from '../client/types.ts';
-import { VaultError } from '../errors.ts';
+import type { ClientSettings } from '../client/types.ts';
+import { type Redactor, VaultError } from '../errors.ts';
+import { DEFAULT_RATE_LIMIT, type TransportSettings } from '../transport/transport.ts';
 import type { VaultAuth, VaultClientOptions, VaultCredentials } from './types.ts';
 
 /**
@@ -38,50 +39,94 @@ export function secretsOf(credentials: VaultCredentials): string[] {
   );
 }
 
+/** The defaults of `VaultClientOptions`, in one place (the README's options table says the same). */
+export const DEFAULT_SETTINGS = {
+  timeoutMs: 10_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  retry: {
+    retries: 2,
+    delayMs: 200,
+    rateLimitRetries: DEFAULT_RATE_LIMIT.retries,
+    maxRetryAfterMs: DEFAULT_RATE_LIMIT.maxRetryAfterMs,
+  },
+  legacy: { keyTransport: 'auto', apiPath: '/api/index.php', folderEncoding: 'blob', maxUrlLength: 8192 },
+  teampass3: {
+    refreshMarginMs: 60_000,
+    maxItems: 100_000,
+    pageSize: 500,
+    concurrency: 4,
+    keepOtpSecrets: false,
+  },
+  headers: {},
+  dialect: undefined,
+  server: undefined,
+  identification: undefined,
+  onDetected: undefined,
+  onRequest: undefined,
+  requestOrigin: undefined,
+} as const;
+
 /**
- * The inner settings of the public options.
+ * The settings every layer under `createVaultClient` reads: the public options by their own
+ * names, with the credentials read from `auth` and the defaults applied, once.
  *
  * @param options The public options.
- * @returns What the dialects' implementations read.
+ * @returns The settings.
+ * @throws {VaultError} `invalid_request` for an `auth` that is neither a key nor credentials.
  */
-export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
-  const { apiKey, login, password, personalAccessToken } = credentialsOf(options.auth);
-  const { retry, legacy, teampass3, clock } = options;
+export function settingsOf(options: VaultClientOptions): ClientSettings {
+  const { auth, ...rest } = options;
+  const defaults = DEFAULT_SETTINGS;
+  const teampass3 = { ...defaults.teampass3, tokenCache: undefined, ...given(options.teampass3) };
   return {
+    ...defaults,
+    ...given(rest),
     baseUrl: options.baseUrl,
-    apiKey,
-    login,
-    password,
-    personalAccessToken,
-    dialect: options.dialect,
-    server: options.server,
-    identification: options.identification,
-    onDetected: options.onDetected,
-    fetch: options.fetch,
-    headers: options.headers,
-    timeoutMs: options.timeoutMs,
-    maxResponseBytes: options.maxResponseBytes,
-    onRequest: options.onRequest,
-    requestOrigin: options.requestOrigin,
-    retries: retry?.retries,
-    retryDelayMs: retry?.delayMs,
-    keyTransport: legacy?.keyTransport,
-    apiPath: legacy?.apiPath,
-    folderEncoding: legacy?.folderEncoding,
-    maxUrlLength: legacy?.maxUrlLength,
-    keyAnswer: legacy?.keyAnswer,
-    onKeyAnswer: legacy?.onKeyAnswer,
-    tokenCache: teampass3?.tokenCache,
-    keepOtpSecrets: teampass3?.keepOtpSecrets,
-    session: {
-      refreshMarginMs: teampass3?.refreshMarginMs,
-      maxItems: teampass3?.maxItems,
-      pageSize: teampass3?.pageSize,
-      concurrency: teampass3?.concurrency,
-      maxRetryAfterMs: retry?.maxRetryAfterMs,
-      rateLimitRetries: retry?.rateLimitRetries,
-      now: clock?.now,
-      sleep: clock?.sleep,
+    credentials: credentialsOf(auth),
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    retry: { ...defaults.retry, ...given(options.retry) },
+    legacy: { ...defaults.legacy, keyAnswer: undefined, onKeyAnswer: undefined, ...given(options.legacy) },
+    teampass3: { ...teampass3, concurrency: Math.max(1, teampass3.concurrency) },
+    clock: { now: Date.now, sleep: undefined, ...given(options.clock) },
+  };
+}
+
+/** The fields of options that are set: a field set to `undefined` leaves its default in place. */
+function given<T extends object>(options: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  if (options === undefined) return {};
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+/**
+ * What the one transport reads (`transport/transport.ts`), from the settings: the same for both
+ * dialects.
+ *
+ * @param settings The client's settings.
+ * @param redact Removes the client's secrets from anything reported.
+ * @returns The transport's settings.
+ */
+export function transportSettingsOf(
+  settings: Pick<
+    ClientSettings,
+    'fetch' | 'timeoutMs' | 'retry' | 'maxResponseBytes' | 'clock' | 'onRequest'
+  >,
+  redact: Redactor,
+): TransportSettings {
+  const { retry } = settings;
+  return {
+    fetch: settings.fetch,
+    timeoutMs: settings.timeoutMs,
+    retries: retry.retries,
+    retryDelayMs: retry.delayMs,
+    maxResponseBytes: settings.maxResponseBytes,
+    rateLimit: {
+      retries: retry.rateLimitRetries,
+      maxRetryAfterMs: retry.maxRetryAfterMs,
+      sleep: settings.clock.sleep,
     },
+    redact,
+    onRequest: settings.onRequest,
   };
 }

@@ -7,14 +7,9 @@
  * @module
  */
 
-import type {
-  Dialect,
-  KeyAnswer,
-  KeyTransportOption,
-  ServerCapabilities,
-  ServerKind,
-} from '../capabilities.ts';
+import type { Dialect, KeyTransportOption, ServerCapabilities, ServerKind } from '../capabilities.ts';
 import type { Redactor } from '../errors.ts';
+import type { KeyAnswer } from '../legacy/capabilities.ts';
 import type { FolderEncoding, ItemWrite } from '../legacy/codec.ts';
 import type { DownloadedFile, FileUpload } from '../legacy/endpoints.ts';
 import type { FileInfo, Folder, Item } from '../legacy/schemas.ts';
@@ -22,7 +17,6 @@ import type { FolderCreate, FolderUpdate } from '../legacy/segments.ts';
 import type { ServerInfo } from '../legacy/server-info.ts';
 import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
-import type { TeamPass3TokenCache } from '../teampass3/session/types.ts';
 import type { RequestEvent } from '../transport/transport.ts';
 
 /** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
@@ -33,10 +27,14 @@ export type DialectOption = 'auto' | Dialect;
  * SecretStorage), so that a command normally signs in not at all: `{ get(), set(token | undefined) }`.
  * The client reads it once before it would sign in (a token of another login, or one about to
  * expire, is not used), writes every new token, and clears it when the server refuses it or on
- * `dispose()`. The token is a secret: keep it where the password is kept. (The session's own type,
- * under the name apps use.)
+ * `dispose()`. The token is a secret: keep it where the password is kept.
  */
-export type TokenCache = TeamPass3TokenCache;
+export interface TokenCache {
+  /** The token kept, if any. */
+  get(): string | undefined | Promise<string | undefined>;
+  /** Keeps a token, or forgets it (`undefined`). */
+  set(token: string | undefined): void | Promise<void>;
+}
 
 /**
  * What to do where the server's find/item matches labels only (TeamPass, older Vaultline servers):
@@ -293,6 +291,16 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@link VaultItems.getMany}. */
+export interface GetManyOptions extends RequestOptions {
+  /**
+   * What an id that is not there (or not visible to the user) does: `fail` (default), the
+   * `not_found` error; `omit`, left out of the answer, for checks that decide on what is there
+   * (the access checker, references).
+   */
+  missing?: 'fail' | 'omit' | undefined;
+}
+
 /** Options of calls that act for a user. */
 export interface ActingOptions extends RequestOptions {
   /**
@@ -333,9 +341,10 @@ export interface VaultItems {
    * Reads several items, in the order asked (an id named twice comes once).
    *
    * @throws {VaultError} `not_found` when any of them is missing or hidden, naming those ids in its
-   *   message and in `missingIds`: the same rule as {@link VaultItems.get}.
+   *   message and in `missingIds`: the same rule as {@link VaultItems.get}; with `missing: 'omit'`,
+   *   those are left out instead.
    */
-  getMany(ids: readonly number[], options?: RequestOptions): Promise<Item[]>;
+  getMany(ids: readonly number[], options?: GetManyOptions): Promise<Item[]>;
   /**
    * Lists the items of a folder (or of several), page by page as the server sends them. A folder
    * the user cannot see lists nothing.

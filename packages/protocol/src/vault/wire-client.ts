@@ -5,9 +5,9 @@
  * @module
  */
 
+import { openWireClient } from '../client/open.ts';
 import type { WireClient } from '../client/types.ts';
-import { openWireClient } from '../create-client.ts';
-import { wireOptionsOf } from './options.ts';
+import { settingsOf } from './options.ts';
 import type { VaultClientOptions } from './types.ts';
 
 /**
@@ -24,5 +24,5 @@ import type { VaultClientOptions } from './types.ts';
  * ```
  */
 export function createWireClient(options: VaultClientOptions): WireClient {
-  return openWireClient(wireOptionsOf(options));
+  return openWireClient(settingsOf(options));
 }

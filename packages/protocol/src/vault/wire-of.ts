@@ -1,7 +1,8 @@
 /**
- * The wire client under a `VaultClient`: the core's own helpers (search, references, the access
- * checker) and tools that speak the legacy API by hand reach the operations by their wire names
- * through it, with the same session, cache and credentials.
+ * The wire client under a `VaultClient`, for tools that speak the legacy API by hand: an escape
+ * hatch to the operations by their wire names, over the same session, cache and credentials. The
+ * core itself never uses it: its helpers read the domain client (`vaultClientOf` goes the other
+ * way, from a wire client held by hand to the domain client).
  *
  * @module
  */
@@ -37,15 +38,4 @@ export function wireOf(vault: VaultClient): WireClient {
   const wire = wires.get(vault);
   if (wire === undefined) throw new TypeError('Expected a client made by createVaultClient.');
   return wire;
-}
-
-/**
- * The wire client of a `VaultClient`, or a wire client (or part of one) as given: what the core's
- * helpers accept, so that code holding either can use them.
- *
- * @param client The client.
- * @returns Its wire client.
- */
-export function asWire<T extends object>(client: VaultClient | T): T | WireClient {
-  return wires.get(client) ?? (client as T);
 }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { ClientSettings } from '../../client/types.ts';
 import type { Redactor, VaultError } from '../../errors.ts';
 import type {
   TeamPass3EndpointDefinition,
@@ -28,34 +29,23 @@ export interface TeamPass3RequestEvent {
   errorCode: string | undefined;
 }
 
-/** Options of {@link createTeamPass3Caller}. */
-export interface TeamPass3CallerOptions {
-  /** The server's base URL (the part before `/api/index.php`); a URL naming the API path is accepted. */
-  baseUrl: string;
-  /** The API's path under the base URL. Default `/api/index.php`. */
-  apiPath?: string | undefined;
-  /** The `fetch` under ofetch; the global one by default. */
-  fetch?: typeof globalThis.fetch | undefined;
-  /** Time allowed for one attempt, headers and body, in ms. Default 10 000. */
-  timeoutMs?: number | undefined;
-  /** How many times a read is retried on network errors and 502/503/504 without a problem body. Default 2. */
-  retries?: number | undefined;
-  /** The first retry's delay in ms, doubled on each retry. Default 200. */
-  retryDelayMs?: number | undefined;
-  /** The largest answer read, in bytes. Default 64 MiB. */
-  maxResponseBytes?: number | undefined;
-  /** The longest single wait on a 429, in ms; a longer `Retry-After` fails at once. Default 30 000. */
-  maxRetryAfterMs?: number | undefined;
-  /** How many 429s a call waits out before failing with `rate_limited`. Default 2. */
-  rateLimitRetries?: number | undefined;
-  /** How to wait out a 429. Default a timer. */
-  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
-  /** Extra request headers (a proxy's). */
-  headers?: Readonly<Record<string, string>> | undefined;
+/**
+ * Options of {@link createTeamPass3Caller}: the client's settings it reads, by their names in
+ * `createVaultClient`'s options (`vault/options.ts` `settingsOf` applies the defaults), and the
+ * redactor.
+ */
+export interface TeamPass3CallerOptions
+  extends Pick<
+    ClientSettings,
+    'baseUrl' | 'fetch' | 'headers' | 'timeoutMs' | 'maxResponseBytes' | 'retry' | 'onRequest' | 'clock'
+  > {
+  /**
+   * The API's path under the base URL (`legacy.apiPath`, which TeamPass 3 reads too). The base URL
+   * may name it already.
+   */
+  readonly legacy: Pick<ClientSettings['legacy'], 'apiPath'>;
   /** Removes secrets from everything reported. */
-  redact: Redactor;
-  /** Receives a redacted record of every exchange. */
-  onRequest?: ((event: TeamPass3RequestEvent) => void) | undefined;
+  readonly redact: Redactor;
 }
 
 /** Per-call options. */

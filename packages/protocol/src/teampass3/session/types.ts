@@ -5,7 +5,9 @@
  * @module
  */
 
+import type { ClientSettings } from '../../client/types.ts';
 import type { Redactor } from '../../errors.ts';
+import type { TokenCache } from '../../vault/types.ts';
 import type { TeamPass3CallerOptions } from '../caller.ts';
 import type {
   TeamPass3EndpointName,
@@ -35,14 +37,10 @@ export type TeamPass3Credentials =
 /**
  * Where a short-lived process keeps its token between runs (the OS keychain, SecretStorage). The
  * session reads it once before it would sign in, writes every new token, and clears it when the
- * token is refused or the session is disposed.
+ * token is refused or the session is disposed. (`createVaultClient`'s `TokenCache`, by the
+ * session's name.)
  */
-export interface TeamPass3TokenCache {
-  /** The token kept, if any. */
-  get(): string | undefined | Promise<string | undefined>;
-  /** Keeps a token, or forgets it (`undefined`). */
-  set(token: string | undefined): void | Promise<void>;
-}
+export type TeamPass3TokenCache = TokenCache;
 
 /** A token held, with its claims. */
 export interface HeldToken {
@@ -52,25 +50,24 @@ export interface HeldToken {
   skewMs: number;
 }
 
-/** Options of `createTeamPass3Session`. */
+/**
+ * Options of `createTeamPass3Session`: the caller's, the credentials, and the `teampass3` settings
+ * by their names in `createVaultClient`'s options.
+ */
 export interface TeamPass3SessionOptions extends Omit<TeamPass3CallerOptions, 'redact'> {
   /** How to sign in. */
-  credentials: TeamPass3Credentials;
-  /** A token kept between processes. */
-  tokenCache?: TeamPass3TokenCache | undefined;
+  readonly credentials: TeamPass3Credentials;
   /**
-   * Sign in again when fewer than this many ms remain before `exp`. Default 60 000, and at most a
-   * quarter of the token's lifetime (TeamPass allows one-minute tokens).
+   * The session's settings: `tokenCache` (a token kept between processes), `refreshMarginMs` (sign
+   * in again when fewer than this many ms remain before `exp`, and at most a quarter of the token's
+   * lifetime: TeamPass allows one-minute tokens), `maxItems` (the most records a paged read
+   * returns), `pageSize` (records asked per page), `concurrency` (pages, or single-id reads, sent
+   * at once).
    */
-  refreshMarginMs?: number | undefined;
-  /** The most records a paged read returns. Default 100 000. */
-  maxItems?: number | undefined;
-  /** Records asked per page. Default 500 (TeamPass's cap). */
-  pageSize?: number | undefined;
-  /** Pages read at once after the first. Default 4. */
-  pageConcurrency?: number | undefined;
-  /** The clock, in ms since the epoch. Default `Date.now`. */
-  now?: (() => number) | undefined;
+  readonly teampass3: Pick<
+    ClientSettings['teampass3'],
+    'tokenCache' | 'refreshMarginMs' | 'maxItems' | 'pageSize' | 'concurrency'
+  >;
 }
 
 /** Per-call options. */

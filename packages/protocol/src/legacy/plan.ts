@@ -10,15 +10,15 @@
 
 import type { KeyTransport } from '../capabilities.ts';
 import { REDACTED, VaultError } from '../errors.ts';
+import type { PreparedRequest } from './attempt.ts';
 import {
   type EndpointDefinition,
   type EndpointName,
   endpoints,
   type FileUpload,
   fillPath,
-} from '../legacy/endpoints.ts';
-import type { EncodeContext } from '../legacy/segments.ts';
-import type { PreparedRequest } from './attempt.ts';
+} from './endpoints.ts';
+import type { EncodeContext } from './segments.ts';
 
 /** What {@link createCallPlanner} needs. */
 export interface PlannerSettings {

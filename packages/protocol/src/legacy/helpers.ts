@@ -5,10 +5,10 @@
  * @module
  */
 
+import type { CallOptions, WireMethods } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
-import type { ItemWrite } from '../legacy/codec.ts';
-import type { Item } from '../legacy/schemas.ts';
-import type { CallOptions, WireMethods } from './types.ts';
+import type { ItemWrite } from './codec.ts';
+import type { Item } from './schemas.ts';
 
 /**
  * Reads one item.

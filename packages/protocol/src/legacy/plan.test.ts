@@ -25,7 +25,7 @@ function thrown(fn: () => unknown): VaultError {
   throw new Error('expected a throw');
 }
 
-describe('client/plan: planning of calls', () => {
+describe('legacy/plan: planning of calls', () => {
   it('puts the key first in the query, or in the header, and never in the display URL', () => {
     const [query] = planner().plan('readItems', { ids: [1, 2] }, 'query').requests;
     expect(query).toEqual({

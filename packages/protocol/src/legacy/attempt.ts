@@ -7,15 +7,10 @@
  * @module
  */
 
+import type { CallOptions } from '../client/types.ts';
 import { errorAnswer, excerptOf, interpretJson, type ResponseOrigin } from '../internal/response.ts';
-import {
-  type DownloadedFile,
-  type EndpointDefinition,
-  type EndpointName,
-  endpoints,
-} from '../legacy/endpoints.ts';
 import { type Answer, createTransport, type TransportSettings } from '../transport/transport.ts';
-import type { CallOptions } from './types.ts';
+import { type DownloadedFile, type EndpointDefinition, type EndpointName, endpoints } from './endpoints.ts';
 
 /** A request ready to send: its URL, the same URL redacted for reports, and its headers. */
 export interface PreparedRequest {

@@ -151,8 +151,25 @@ export {
   replaceUnsafeCharacters,
 } from './text.ts';
 export type { RequestEvent } from './transport/transport.ts';
-export { createVaultClient } from './vault/client.ts';
-export { secretsOf } from './vault/options.ts';
+export { actingLoginOf, createVaultClient } from './vault/client.ts';
+export {
+  type ApiKeyCredentials,
+  CREDENTIAL_KIND_LIST,
+  CREDENTIAL_KINDS,
+  CREDENTIAL_SECRETS,
+  type CredentialFields,
+  type CredentialKind,
+  type CredentialSecret,
+  credentialsFrom,
+  credentialsOf,
+  fieldsOf,
+  type KindlessCredentials,
+  type PasswordCredentials,
+  type PersonalAccessTokenCredentials,
+  secretsOf,
+  type VaultAuth,
+  type VaultCredentials,
+} from './vault/credentials.ts';
 export type {
   ActingOptions,
   DetectedServer,
@@ -169,10 +186,8 @@ export type {
   TeamPass3Options,
   TokenCache,
   UrlMatch,
-  VaultAuth,
   VaultClient,
   VaultClientOptions,
-  VaultCredentials,
   VaultFiles,
   VaultFolders,
   VaultIdentity,

@@ -14,7 +14,7 @@ import { isVaultError, VaultError } from '../src/errors.ts';
 import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
-import type { TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
+import type { TokenCache, VaultAuth, VaultClientOptions } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = {
@@ -120,10 +120,7 @@ afterEach(() => {
   events.length = 0;
 });
 
-function client(
-  overrides: Partial<VaultClientOptions> = {},
-  credentials: VaultCredentials = ALICE,
-): WireClient {
+function client(overrides: Partial<VaultClientOptions> = {}, credentials: VaultAuth = ALICE): WireClient {
   const created = createWireClient({
     baseUrl: fake.url,
     auth: credentials,

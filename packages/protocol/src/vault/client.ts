@@ -60,6 +60,27 @@ export function createVaultClient(options: VaultClientOptions): VaultClient {
 }
 
 /**
+ * The login a call acts for, by the one rule of every app: the login the call names, else the
+ * client's (`identity().login`): the signed-in user where the vault signs users in (TeamPass 3),
+ * else the credentials' `login` (who a legacy key acts for).
+ *
+ * @param client The client.
+ * @param options The call's options: its `login`, its signal.
+ * @returns The login, or `undefined` when there is none (a legacy key given no login).
+ * @example
+ * ```ts
+ * const login = await actingLoginOf(vault);
+ * if (login === undefined) throw new Error('Name the login to act for.');
+ * ```
+ */
+export async function actingLoginOf(
+  client: Pick<VaultClient, 'identity'>,
+  options?: ActingOptions,
+): Promise<string | undefined> {
+  return options?.login ?? (await client.identity(options)).login;
+}
+
+/**
  * The domain client over a wire client.
  *
  * @param wire The wire client.
@@ -73,10 +94,9 @@ function vaultOver(wire: WireClient, configuredLogin: string | undefined): Vault
     return { ...signedIn, login: signedIn.login ?? configuredLogin };
   }
 
-  /** Who a call acts for: the one it names, else {@link identity}'s login. */
+  /** Who a call acts for, by {@link actingLoginOf}; an error when nobody. */
   async function actingLogin(options: ActingOptions | undefined, operation: string): Promise<string> {
-    if (options?.login !== undefined) return options.login;
-    const { login } = await identity(options);
+    const login = await actingLoginOf({ identity }, options);
     if (login === undefined) {
       throw new VaultError(
         'invalid_request',

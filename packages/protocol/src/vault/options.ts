@@ -7,36 +7,10 @@
  */
 
 import type { WireClientOptions } from '../client/types.ts';
-import { VaultError } from '../errors.ts';
-import type { VaultAuth, VaultClientOptions, VaultCredentials } from './types.ts';
+import { credentialsOf, fieldsOf } from './credentials.ts';
+import type { VaultClientOptions } from './types.ts';
 
-/**
- * The credentials of an `auth` option: a string is an API key.
- *
- * @param auth The option.
- * @returns The credentials.
- * @throws {VaultError} `invalid_request` for anything but a string or an object.
- */
-export function credentialsOf(auth: VaultAuth | undefined): VaultCredentials {
-  if (typeof auth === 'string') return { apiKey: auth };
-  if (typeof auth === 'object' && auth !== null) return auth;
-  throw new VaultError(
-    'invalid_request',
-    'Expected auth to be an API key or { apiKey, login, password, personalAccessToken }, received none.',
-  );
-}
-
-/**
- * The secrets of credentials, never the login: what a log redacts while the credentials are held.
- *
- * @param credentials The credentials.
- * @returns The password, the API key and the personal access token that are set.
- */
-export function secretsOf(credentials: VaultCredentials): string[] {
-  return [credentials.password, credentials.apiKey, credentials.personalAccessToken].filter(
-    (secret): secret is string => typeof secret === 'string' && secret !== '',
-  );
-}
+export { credentialsOf, secretsOf } from './credentials.ts';
 
 /**
  * The inner settings of the public options.
@@ -45,7 +19,7 @@ export function secretsOf(credentials: VaultCredentials): string[] {
  * @returns What the dialects' implementations read.
  */
 export function wireOptionsOf(options: VaultClientOptions): WireClientOptions {
-  const { apiKey, login, password, personalAccessToken } = credentialsOf(options.auth);
+  const { apiKey, login, password, personalAccessToken } = fieldsOf(credentialsOf(options.auth));
   const { retry, legacy, teampass3, clock } = options;
   return {
     baseUrl: options.baseUrl,

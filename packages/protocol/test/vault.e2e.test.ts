@@ -205,13 +205,12 @@ describe('the vault client', () => {
       { kind: 'api-key', apiKey: KEY, password: 'Al1ce-pw' },
       { kind: 'personal-access-token', personalAccessToken: 'tok-123' },
     ]) {
-      const error = (() => {
-        try {
-          attempt(auth)();
-        } catch (thrown) {
-          return thrown;
-        }
-      })();
+      let error: unknown;
+      try {
+        attempt(auth)();
+      } catch (thrown) {
+        error = thrown;
+      }
       expect(isVaultError(error, 'invalid_request')).toBe(true);
       const said = JSON.stringify({ message: (error as Error).message, ...(error as object) });
       for (const secret of ['Al1ce-pw', KEY, 'tok-123']) expect(said).not.toContain(secret);

@@ -218,7 +218,7 @@ describe('the VaultClient over TeamPass 3: detection', () => {
     expect(fake.signIns()).toBe(0);
     expect(() =>
       createWireClient({ baseUrl: fake.url, auth: { login: 'alice' }, dialect: 'teampass3' }),
-    ).toThrow(/missing a password and the API key, or a personal access token/);
+    ).toThrow(/or a login with a personal access token: missing apiKey/);
   });
 });
 

@@ -112,8 +112,15 @@ export interface KindlessCredentials extends CredentialFields {
 /** `createVaultClient`'s `auth`: an API key, or {@link VaultCredentials}. */
 export type VaultAuth = string | VaultCredentials | KindlessCredentials;
 
-/** The kind the deprecated kindless credentials sign in with. */
-function kindOf(fields: CredentialFields): CredentialKind {
+/**
+ * The kind fields sign in with, by the one rule that reads kindless credentials: a personal
+ * access token with a login, else a password with a login, else an API key; without an API key,
+ * the token's or the password's kind (which then lacks its login).
+ *
+ * @param fields What was gathered.
+ * @returns The kind.
+ */
+export function credentialKindOf(fields: CredentialFields): CredentialKind {
   const login = fields.login?.trim();
   if (fields.personalAccessToken && login) return 'personal-access-token';
   if (fields.password && login) return 'password';
@@ -143,7 +150,7 @@ export function credentialsOf(auth: VaultAuth | undefined): VaultCredentials {
     );
   }
   const given = auth as CredentialFields & { kind?: unknown };
-  if (given.kind === undefined) return pick(kindOf(given), given, false);
+  if (given.kind === undefined) return kindless(given);
   if (!isKind(given.kind)) {
     throw new VaultError(
       'invalid_request',
@@ -151,6 +158,19 @@ export function credentialsOf(auth: VaultAuth | undefined): VaultCredentials {
     );
   }
   return pick(given.kind, given, true);
+}
+
+/** The deprecated kindless credentials, read by {@link credentialKindOf}; a failure says every way. */
+function kindless(fields: CredentialFields): VaultCredentials {
+  const kind = credentialKindOf(fields);
+  const { missing } = problemsOf(kind, fields, false);
+  if (missing.length > 0) {
+    throw new VaultError(
+      'invalid_request',
+      `Expected auth to be an API key, a login with its password and the user's API key, or a login with a personal access token: missing ${missing.join(', ')}.`,
+    );
+  }
+  return pick(kind, fields, false);
 }
 
 /**
@@ -165,29 +185,46 @@ export function credentialsFrom(kind: CredentialKind, fields: CredentialFields):
   return pick(kind, fields, false);
 }
 
+/** What a kind needs that fields lack and, with `strict`, the secrets they hold that it has no place for. */
+function problemsOf(
+  kind: CredentialKind,
+  fields: CredentialFields,
+  strict: boolean,
+): { missing: string[]; foreign: CredentialSecret[] } {
+  const needed = CREDENTIAL_SECRETS[kind];
+  const loginMissing = SIGNS_IN[kind] && loginOf(fields) === undefined;
+  return {
+    missing: [
+      ...(loginMissing ? ['login'] : []),
+      ...needed.filter((field) => typeof fields[field] !== 'string' || fields[field] === ''),
+    ],
+    foreign: strict
+      ? (['apiKey', 'password', 'personalAccessToken'] as const).filter(
+          (field) => !needed.includes(field) && fields[field] !== undefined,
+        )
+      : [],
+  };
+}
+
+/** The login of fields, when it says one. */
+const loginOf = (fields: CredentialFields): string | undefined =>
+  typeof fields.login === 'string' && fields.login.trim() !== '' ? fields.login : undefined;
+
 /** The fields of a kind, checked; with `strict`, another secret is an error too. */
 function pick(kind: CredentialKind, fields: CredentialFields, strict: boolean): VaultCredentials {
-  const needed = CREDENTIAL_SECRETS[kind];
-  const login = typeof fields.login === 'string' && fields.login.trim() !== '' ? fields.login : undefined;
-  const missing: string[] = [
-    ...(SIGNS_IN[kind] && login === undefined ? ['login'] : []),
-    ...needed.filter((field) => typeof fields[field] !== 'string' || fields[field] === ''),
-  ];
-  const foreign = strict
-    ? (['apiKey', 'password', 'personalAccessToken'] as const).filter(
-        (field) => !needed.includes(field) && fields[field] !== undefined,
-      )
-    : [];
+  const { missing, foreign } = problemsOf(kind, fields, strict);
   if (missing.length > 0 || foreign.length > 0) {
     const problems = [
       ...(missing.length > 0 ? [`missing ${missing.join(', ')}`] : []),
       ...(foreign.length > 0 ? [`${foreign.join(', ')} has no place in them`] : []),
     ];
+    const needs = [...(SIGNS_IN[kind] ? ['login'] : []), ...CREDENTIAL_SECRETS[kind]].join(', ');
     throw new VaultError(
       'invalid_request',
-      `Expected ${kind} credentials (${CREDENTIAL_KINDS[kind]}: ${[...(SIGNS_IN[kind] ? ['login'] : []), ...needed].join(', ')}): ${problems.join('; ')}.`,
+      `Expected ${kind} credentials (${CREDENTIAL_KINDS[kind]}: ${needs}): ${problems.join('; ')}.`,
     );
   }
+  const login = loginOf(fields);
   if (kind === 'api-key') return { kind, apiKey: fields.apiKey!, ...(login === undefined ? {} : { login }) };
   if (kind === 'password') return { kind, login: login!, password: fields.password!, apiKey: fields.apiKey! };
   return { kind, login: login!, personalAccessToken: fields.personalAccessToken! };

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import type { AccessType } from '@vaultline/protocol';
+import type { AccessType, CredentialKind } from '@vaultline/protocol';
 import type { ApiProfile } from '@vaultline/protocol/wire';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
@@ -84,7 +84,7 @@ export interface VaultAdmin {
     name: string;
     url: string;
     login: string;
-    method: upstream.UpstreamMethod;
+    method: CredentialKind;
     secrets: upstream.UpstreamSecrets;
   }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
   /**
@@ -95,7 +95,7 @@ export interface VaultAdmin {
     name: string;
     url: string;
     login: string;
-    method: upstream.UpstreamMethod;
+    method: CredentialKind;
     secrets: upstream.UpstreamSecrets;
   }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
   listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;

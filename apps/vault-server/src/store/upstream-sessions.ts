@@ -104,10 +104,10 @@ export function upstreamClient(
   options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
 ): WireClient {
   // A TeamPass 2 key acts for nobody in particular: the account has no login to pass.
-  const auth = credentialsFrom(account.method, {
-    ...account.secrets,
-    login: account.method === 'api-key' ? undefined : account.login,
-  });
+  const auth = credentialsFrom(
+    { ...account.secrets, login: account.method === 'api-key' ? undefined : account.login },
+    account.method,
+  );
   return createWireClient({
     baseUrl: url,
     auth,

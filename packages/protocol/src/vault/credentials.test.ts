@@ -61,13 +61,18 @@ describe('credentials', () => {
 
   it('makes credentials of a kind from gathered fields, leaving the others out', () => {
     const fields = { login: 'alice', password: 'pw', apiKey: 'key', personalAccessToken: 'tok' };
-    expect(credentialsFrom('password', fields)).toEqual({
+    expect(credentialsFrom(fields, 'password')).toEqual({
       kind: 'password',
       login: 'alice',
       password: 'pw',
       apiKey: 'key',
     });
-    expect(credentialsFrom('api-key', fields)).toEqual({ kind: 'api-key', apiKey: 'key', login: 'alice' });
-    expect(() => credentialsFrom('password', { login: 'alice', password: 'pw' })).toThrow(/missing apiKey/);
+    expect(credentialsFrom(fields, 'api-key')).toEqual({ kind: 'api-key', apiKey: 'key', login: 'alice' });
+    expect(() => credentialsFrom({ login: 'alice', password: 'pw' }, 'password')).toThrow(/missing apiKey/);
+    expect(credentialsFrom(fields)).toEqual({
+      kind: 'personal-access-token',
+      login: 'alice',
+      personalAccessToken: 'tok',
+    });
   });
 });

@@ -174,14 +174,18 @@ function kindless(fields: CredentialFields): VaultCredentials {
 }
 
 /**
- * Credentials of a kind from the fields an app gathered: that kind's fields, the others left out.
+ * Credentials of a kind from the fields an app gathered (environment variables, a form, a store):
+ * that kind's fields, the others left out.
  *
- * @param kind How they sign in.
  * @param fields What was gathered.
+ * @param kind How they sign in; by default what they can sign in with ({@link credentialKindOf}).
  * @returns The credentials.
  * @throws {VaultError} `invalid_request` when a field the kind needs is missing or empty.
  */
-export function credentialsFrom(kind: CredentialKind, fields: CredentialFields): VaultCredentials {
+export function credentialsFrom(
+  fields: CredentialFields,
+  kind: CredentialKind = credentialKindOf(fields),
+): VaultCredentials {
   return pick(kind, fields, false);
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CREDENTIAL_KINDS, type CredentialFields, type CredentialKind } from '@vaultline/protocol';
+import { CREDENTIAL_KIND_LIST, type CredentialFields, type CredentialKind } from '@vaultline/protocol';
 import type { Database, Queryable } from '@vaultline/store';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from './actor.ts';
@@ -56,7 +56,7 @@ export function kindOfMethod(method: string): CredentialKind {
   );
   if (kind === undefined)
     throw invalid(
-      `Expected a sign-in method of ${Object.keys(CREDENTIAL_KINDS).join(', ')}, received ${JSON.stringify(String(method).slice(0, 40))}.`,
+      `Expected a sign-in method of ${CREDENTIAL_KIND_LIST.join(', ')}, received ${JSON.stringify(String(method).slice(0, 40))}.`,
     );
   return kind;
 }

@@ -239,16 +239,20 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       revoke: (role, folderId) => changed(directory.revoke(openDb, actor, role, folderId)),
       createKey: (key) => keys.createKey(openDb, actor, key, resolvePaths),
       listKeys: () => keys.listKeys(openDb),
-      async addUpstreamAccount({ url, ...account }) {
-        upstream.checkAccountName(account.name);
+      async addUpstreamAccount({ url, ...given }) {
+        upstream.checkAccountName(given.name);
+        // A caller of an earlier version may say `token`: read once, here.
+        const account = { ...given, method: upstream.kindOfMethod(given.method) };
         const dialect = await verifyUpstreamAccount(url, account);
         const id = await changed(
           upstream.addAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
         );
         return { id, dialect };
       },
-      async updateUpstreamAccount({ url, ...account }) {
-        upstream.checkAccountName(account.name);
+      async updateUpstreamAccount({ url, ...given }) {
+        upstream.checkAccountName(given.name);
+        // A caller of an earlier version may say `token`: read once, here.
+        const account = { ...given, method: upstream.kindOfMethod(given.method) };
         const dialect = await verifyUpstreamAccount(url, account);
         const id = await changed(
           upstream.updateAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),

@@ -145,7 +145,7 @@ export async function addAccount(
     const [row] = await tx.query<{ id: number }>(
       `INSERT INTO upstream_accounts (name, url, dialect, login, method, credentials)
          VALUES ($1, $2, $3, $4, $5, '\\x') RETURNING id`,
-      [name, account.url, account.dialect, account.login, methodColumnOf(kindOfMethod(account.method))],
+      [name, account.url, account.dialect, account.login, methodColumnOf(account.method)],
     );
     const id = Number(row!.id);
     await tx.query('UPDATE upstream_accounts SET credentials = $2 WHERE id = $1', [
@@ -185,7 +185,7 @@ export async function updateAccount(
         account.url,
         account.dialect,
         account.login,
-        methodColumnOf(kindOfMethod(account.method)),
+        methodColumnOf(account.method),
         sealSecrets(box, id, account.secrets),
       ],
     );

@@ -10,10 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIALECTS, EXIT, SERVER_KINDS } from '@vaultline/protocol';
+import { CREDENTIAL_KIND_LIST, DIALECTS, EXIT, SERVER_KINDS } from '@vaultline/protocol';
 import * as v from 'valibot';
 
-import { SIGN_INS, STORES } from './constants.ts';
+import { STORES } from './constants.ts';
 import { CliError } from './errors.ts';
 
 const ConnectionSchema = v.object({
@@ -29,7 +29,7 @@ const ConnectionSchema = v.object({
   /** `query` when `connect --key-in-url` said so: the key goes in the URL, unasked. */
   keyTransport: v.optional(v.literal('query')),
   /** How `connect` signed in: which secrets later commands look for. */
-  signIn: v.optional(v.picklist(SIGN_INS)),
+  signIn: v.optional(v.picklist(CREDENTIAL_KIND_LIST)),
   /** Where `connect` kept the secrets it was given (the OS keychain when absent). */
   store: v.optional(v.picklist(STORES)),
 });

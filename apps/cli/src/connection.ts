@@ -10,13 +10,17 @@
  */
 
 import {
+  actingLoginOf,
+  type CredentialFields,
+  type CredentialKind,
   createVaultClient,
+  credentialKindOf,
+  credentialsFrom,
   type Dialect,
   EXIT,
   isVaultError,
   type Redactor,
   type VaultClient,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import { configPath, readConfig } from './config.ts';
 import {
@@ -26,9 +30,8 @@ import {
   SECRET_KINDS,
   SECRET_WORDS,
   type SecretKind,
-  SIGN_IN_SECRETS,
-  type SignIn,
   type Store,
+  signInSecrets,
 } from './constants.ts';
 import { type CliEnvironment, secretVariable } from './env.ts';
 import { CliError } from './errors.ts';
@@ -104,7 +107,7 @@ export async function openConnection(
   const chosen = name ?? DEFAULT_CONNECTION;
   const isDefault = chosen === DEFAULT_CONNECTION;
   const useEnv = isDefault && env.url !== undefined;
-  const credentials: VaultCredentials = {};
+  const credentials: CredentialFields = {};
   for (const kind of SECRET_KINDS) {
     const value = env.secretFor(kind, chosen);
     if (value !== undefined) credentials[SECRET_FIELDS[kind]] = value;
@@ -132,19 +135,14 @@ export async function openConnection(
     );
   }
   const login = (isDefault ? env.login : undefined) ?? oidcLogin ?? (useEnv ? undefined : stored?.login);
-  // The way connect signed in says which secrets to look for; without it, what the environment has.
-  const signIn: SignIn =
-    stored?.signIn ??
-    (credentials.personalAccessToken
-      ? 'personal-access-token'
-      : credentials.password
-        ? 'password'
-        : 'api-key');
+  // The way connect signed in says which secrets to look for; without it, what the environment
+  // has, by the core's rule.
+  const signIn: CredentialKind = stored?.signIn ?? credentialKindOf({ ...credentials, login });
   const store: Store = stored?.store ?? 'keychain';
   const fromKeychain = new Set<SecretKind>();
   let keychainError: CliError | undefined;
   const lacking = () =>
-    SIGN_IN_SECRETS[signIn].filter((kind) => credentials[SECRET_FIELDS[kind]] === undefined);
+    signInSecrets(signIn).filter((kind) => credentials[SECRET_FIELDS[kind]] === undefined);
   if (store === 'keychain') {
     for (const kind of lacking()) {
       if (keychainError) break;
@@ -229,7 +227,8 @@ export async function openConnection(
   try {
     client = createVaultClient({
       baseUrl: url,
-      auth: { ...credentials, login },
+      // The way it signs in, or what the secrets found can do (a connection's own way may lack them).
+      auth: credentialsFrom({ ...credentials, login }, lacking().length === 0 ? signIn : undefined),
       dialect,
       // What connect learned of the server, with the dialect it was learned with.
       server:
@@ -274,7 +273,7 @@ export async function openConnection(
     tokenCache,
     expiresAt,
     async actingLogin(what) {
-      const acting = (await opened.identity()).login;
+      const acting = await actingLoginOf(opened);
       if (acting !== undefined) return acting;
       throw new CliError(
         'no_login',
@@ -301,7 +300,7 @@ export async function openConnection(
  */
 export function secretQuestion(
   kind: SecretKind,
-  signIn: SignIn,
+  signIn: CredentialKind,
   url: string,
   login: string | undefined,
 ): string {
@@ -322,7 +321,7 @@ export function secretQuestion(
  * @param credentials The connection's credentials.
  * @returns The sealing credentials, or `undefined` when nothing signs in.
  */
-export function sealingCredentials(credentials: VaultCredentials): VaultCredentials | undefined {
+export function sealingCredentials(credentials: CredentialFields): CredentialFields | undefined {
   const { personalAccessToken, password, apiKey } = credentials;
   if (personalAccessToken) return { personalAccessToken };
   return password && apiKey ? { password, apiKey } : undefined;
@@ -386,7 +385,7 @@ function missingSecrets(options: {
   name: string;
   url: string;
   login: string | undefined;
-  signIn: SignIn;
+  signIn: CredentialKind;
   missing: readonly SecretKind[];
   stored: boolean;
   store: Store;

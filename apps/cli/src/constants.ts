@@ -1,4 +1,4 @@
-import type { VaultCredentials } from '@vaultline/protocol';
+import { CREDENTIAL_SECRETS, type CredentialKind, type CredentialSecret } from '@vaultline/protocol';
 
 /**
  * The names a user or a script sees: environment variables, files. One place, so the README's
@@ -41,12 +41,19 @@ export const SECRET_KINDS = ['api-key', 'password', 'personal-access-token'] as 
 /** One of {@link SECRET_KINDS}. */
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
-/** The field of the core's `VaultCredentials` each secret fills. */
+/** The field of the core's credentials each secret fills. */
 export const SECRET_FIELDS = {
   'api-key': 'apiKey',
   password: 'password',
   'personal-access-token': 'personalAccessToken',
-} as const satisfies Readonly<Record<SecretKind, Exclude<keyof VaultCredentials, 'login'>>>;
+} as const satisfies Readonly<Record<SecretKind, CredentialSecret>>;
+
+/** The secret that fills each field of the core's credentials. */
+const SECRET_OF_FIELD = {
+  apiKey: 'api-key',
+  password: 'password',
+  personalAccessToken: 'personal-access-token',
+} as const satisfies Readonly<Record<CredentialSecret, SecretKind>>;
 
 /** The environment variable of each secret (for the default connection; `_<NAME>` for a named one). */
 export const SECRET_VARIABLES: Readonly<Record<SecretKind, string>> = {
@@ -63,21 +70,14 @@ export const SECRET_WORDS: Readonly<Record<SecretKind, string>> = {
 };
 
 /**
- * How a connection signs in, and the secrets each way needs: an API key alone (the legacy API),
- * a password with the user's API key, or a personal access token (TeamPass 3). `connect` stores
- * the way it checked; the capabilities' `credentials` decide it.
+ * The secrets a way of signing in (the core's `CredentialKind`, what `connect` stores as the
+ * connection's `signIn`) needs, by their names here: the core's `CREDENTIAL_SECRETS`.
+ *
+ * @param kind How the connection signs in.
+ * @returns Its secrets.
  */
-export const SIGN_IN_SECRETS = {
-  'api-key': ['api-key'],
-  password: ['password', 'api-key'],
-  'personal-access-token': ['personal-access-token'],
-} as const satisfies Record<string, readonly SecretKind[]>;
-
-/** One way of signing in. */
-export type SignIn = keyof typeof SIGN_IN_SECRETS;
-
-/** The ways of signing in, for the config file's schema. */
-export const SIGN_INS = ['api-key', 'password', 'personal-access-token'] as const satisfies readonly SignIn[];
+export const signInSecrets = (kind: CredentialKind): readonly SecretKind[] =>
+  CREDENTIAL_SECRETS[kind].map((field) => SECRET_OF_FIELD[field]);
 
 /**
  * Where `connect` keeps the secrets that were typed or piped: the OS keychain; a file sealed with

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { VaultCredentials } from '@vaultline/protocol';
+import type { CredentialFields } from '@vaultline/protocol';
 import {
   privateDir,
   readPrivateFile,
@@ -111,7 +111,7 @@ async function machineKey(env: Pick<CliEnvironment, 'stateDir'>): Promise<Buffer
 export type SecretsFileRead =
   | { readonly status: 'absent' }
   | { readonly status: 'unreadable'; readonly path: string }
-  | { readonly status: 'ok'; readonly credentials: VaultCredentials };
+  | { readonly status: 'ok'; readonly credentials: CredentialFields };
 
 /**
  * Reads a connection's secrets.
@@ -138,7 +138,7 @@ export async function readSecretsFile(
       return (await exists(path)) ? { status: 'unreadable', path } : { status: 'absent' };
     }
     const secrets = v.parse(SecretsSchema, JSON.parse(file.text));
-    const credentials: VaultCredentials = {};
+    const credentials: CredentialFields = {};
     for (const kind of SECRET_KINDS)
       if (secrets[kind] !== undefined) credentials[SECRET_FIELDS[kind]] = secrets[kind];
     return { status: 'ok', credentials };
@@ -161,7 +161,7 @@ export async function writeSecretsFile(
   env: Pick<CliEnvironment, 'configDir' | 'stateDir'>,
   url: string,
   login: string | undefined,
-  credentials: VaultCredentials,
+  credentials: CredentialFields,
 ): Promise<string> {
   const secrets: Partial<Record<(typeof SECRET_KINDS)[number], string>> = {};
   for (const kind of SECRET_KINDS) {

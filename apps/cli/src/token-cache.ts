@@ -24,7 +24,7 @@
  * @module
  */
 
-import { DIALECTS, type Dialect, type TokenCache, type VaultCredentials } from '@vaultline/protocol';
+import { type CredentialFields, DIALECTS, type Dialect, type TokenCache } from '@vaultline/protocol';
 import { type SealedCacheCodec, sealedCache } from '@vaultline/sealer/node';
 import * as v from 'valibot';
 import { deleteSecret, readSecret, storeSecret } from './keychain.ts';
@@ -78,7 +78,7 @@ export interface FileTokenCacheOptions {
    * The credentials the token is sealed with: those that signed in, the personal access token or
    * the password with the API key.
    */
-  credentials: VaultCredentials;
+  credentials: CredentialFields;
   /** The dialect to record with a token, asked when one is written. */
   dialect?: (() => Promise<Dialect | undefined>) | undefined;
   /** Told once when the cache cannot be used (a directory others may write, a full disk). */
@@ -98,7 +98,7 @@ export function tokenFilePath(dir: string, url: string, login: string): string {
 }
 
 /** The key material of the credentials that signed in. */
-function materialOf(credentials: VaultCredentials): string {
+function materialOf(credentials: CredentialFields): string {
   const { personalAccessToken, password, apiKey } = credentials;
   if (personalAccessToken) return JSON.stringify(['personal-access-token', personalAccessToken]);
   if (password && apiKey) return JSON.stringify(['password', password, apiKey]);

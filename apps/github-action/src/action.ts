@@ -15,6 +15,7 @@ import * as core from '@actions/core';
 import {
   createRedactor,
   createVaultClient,
+  credentialsFrom,
   exchangeOidcToken,
   fillEnvironment,
   findEnvironmentReferences,
@@ -23,7 +24,6 @@ import {
   type Reference,
   resolveReferences,
   type VaultClient,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import { parseMaxAge, resolveWithFallback, valueCache } from '@vaultline/value-cache';
 
@@ -144,7 +144,8 @@ async function resolveStep(env: NodeJS.ProcessEnv, setRedact: (redact: Redactor)
 
   let client: VaultClient;
   try {
-    const auth: VaultCredentials = { apiKey, login, password, personalAccessToken };
+    // The inputs given say the kind, by the core's rule.
+    const auth = credentialsFrom({ apiKey, login, password, personalAccessToken });
     client = createVaultClient({ baseUrl: url, auth });
   } catch (error) {
     throw new ActionError((error as Error).message);

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import type { AccessType } from '@vaultline/protocol';
+import type { AccessType, CredentialKind } from '@vaultline/protocol';
 import type { ApiProfile } from '@vaultline/protocol/wire';
 import { type Database, openPglite, openPostgres } from '@vaultline/store';
 import { loadMasterKeys, masterKeyPath } from './crypto/master-key.ts';
@@ -84,7 +84,7 @@ export interface VaultAdmin {
     name: string;
     url: string;
     login: string;
-    method: upstream.UpstreamMethod;
+    method: CredentialKind;
     secrets: upstream.UpstreamSecrets;
   }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
   /**
@@ -95,7 +95,7 @@ export interface VaultAdmin {
     name: string;
     url: string;
     login: string;
-    method: upstream.UpstreamMethod;
+    method: CredentialKind;
     secrets: upstream.UpstreamSecrets;
   }): Promise<{ id: number; dialect: upstream.UpstreamDialect }>;
   listUpstreamAccounts(): Promise<upstream.UpstreamAccountInfo[]>;
@@ -239,16 +239,20 @@ export async function openVault(options: VaultOptions): Promise<Vault> {
       revoke: (role, folderId) => changed(directory.revoke(openDb, actor, role, folderId)),
       createKey: (key) => keys.createKey(openDb, actor, key, resolvePaths),
       listKeys: () => keys.listKeys(openDb),
-      async addUpstreamAccount({ url, ...account }) {
-        upstream.checkAccountName(account.name);
+      async addUpstreamAccount({ url, ...given }) {
+        upstream.checkAccountName(given.name);
+        // A caller of an earlier version may say `token`: read once, here.
+        const account = { ...given, method: upstream.kindOfMethod(given.method) };
         const dialect = await verifyUpstreamAccount(url, account);
         const id = await changed(
           upstream.addAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),
         );
         return { id, dialect };
       },
-      async updateUpstreamAccount({ url, ...account }) {
-        upstream.checkAccountName(account.name);
+      async updateUpstreamAccount({ url, ...given }) {
+        upstream.checkAccountName(given.name);
+        // A caller of an earlier version may say `token`: read once, here.
+        const account = { ...given, method: upstream.kindOfMethod(given.method) };
         const dialect = await verifyUpstreamAccount(url, account);
         const id = await changed(
           upstream.updateAccount(openDb, box, actor, { ...account, url: url.replace(/\/+$/, ''), dialect }),

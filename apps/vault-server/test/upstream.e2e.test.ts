@@ -432,7 +432,7 @@ describe('upstream mode in front of TeamPass 3', () => {
       name: 'ci-token',
       url: fake.url,
       login: ALICE.login,
-      method: 'token',
+      method: 'personal-access-token',
       secrets: { personalAccessToken: token },
     });
     const key = await admin().createKey({
@@ -442,6 +442,23 @@ describe('upstream mode in front of TeamPass 3', () => {
     keys.viaToken = key;
     expect(ids((await api(vault, key, '/read/items/1;2')).json)).toEqual([1]);
     expect(JSON.stringify(await admin().listUpstreamAccounts())).not.toContain(token);
+    // The row keeps the column's spelling (as earlier servers wrote it), read as the core's kind.
+    const [row] = await vault.server.vault.db.query<{ method: string }>(
+      'SELECT method FROM upstream_accounts WHERE name = $1',
+      ['ci-token'],
+    );
+    expect(row!.method).toBe('token');
+    const listed = (await admin().listUpstreamAccounts()).find((account) => account.name === 'ci-token');
+    expect(listed!.method).toBe('personal-access-token');
+    // A caller of an earlier version says `token`: the same account, registered again.
+    await admin().updateUpstreamAccount({
+      name: 'ci-token',
+      url: fake.url,
+      login: ALICE.login,
+      method: 'token' as never,
+      secrets: { personalAccessToken: token },
+    });
+    expect(ids((await api(vault, key, '/read/items/1;2')).json)).toEqual([1]);
   });
 
   it('sends an account credentials only to the TeamPass they were registered for', async () => {

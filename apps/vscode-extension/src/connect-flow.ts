@@ -1,8 +1,9 @@
 import {
+  type CredentialFields,
+  type CredentialKind,
   type CredentialsNeeded,
   type DialectDetection,
   detectDialect,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionSettings, ConnectionStore } from './connections.ts';
@@ -13,11 +14,8 @@ export interface ConnectAnswers {
   /** Name, URL, login, and the dialect the URL's server was detected to speak (when it answered). */
   settings: ConnectionSettings;
   /** What the server signs in with, as typed (the login is in the settings). */
-  credentials: VaultCredentials;
+  credentials: CredentialFields;
 }
-
-/** How a user signs in where the server has per-user sign-in. */
-export type SignInMethod = 'password' | 'token';
 
 /** What detection learnt of a URL, for the steps that follow it. */
 export interface ServerProfile {
@@ -67,6 +65,9 @@ interface AskState {
 
 /** Whether the server signs each user in (password and API key, or a personal access token). */
 const signsIn = (state: AskState) => state.profile?.credentials === 'password';
+/** Whether the user chose to sign in with a personal access token. */
+const byToken = (state: AskState) =>
+  state.values.method === ('personal-access-token' satisfies CredentialKind);
 /** The login, for the prompts. */
 const loginOf = (state: AskState) => state.values.login.trim() || '<login>';
 
@@ -150,7 +151,7 @@ const DIALOG_STEPS: readonly DialogStep[] = [
       value: state.values.method,
       items: [
         {
-          value: 'password',
+          value: 'password' satisfies CredentialKind,
           label: vscode.l10n.t('$(key) Password and API key'),
           detail: vscode.l10n.t(
             "{0}'s password, and the personal API key of their profile page.",
@@ -158,7 +159,7 @@ const DIALOG_STEPS: readonly DialogStep[] = [
           ),
         },
         {
-          value: 'token',
+          value: 'personal-access-token' satisfies CredentialKind,
           label: vscode.l10n.t('$(shield) Personal access token'),
           detail: vscode.l10n.t(
             'Where the site allows them (single sign-on accounts): a token created in the profile.',
@@ -169,7 +170,7 @@ const DIALOG_STEPS: readonly DialogStep[] = [
   },
   {
     key: 'password',
-    when: (state) => signsIn(state) && state.values.method !== 'token',
+    when: (state) => signsIn(state) && !byToken(state),
     asTyped: true,
     asks: (state) => ({
       kind: 'input',
@@ -184,7 +185,7 @@ const DIALOG_STEPS: readonly DialogStep[] = [
   },
   {
     key: 'personalAccessToken',
-    when: (state) => signsIn(state) && state.values.method === 'token',
+    when: (state) => signsIn(state) && byToken(state),
     asks: (state) => ({
       kind: 'input',
       prompt: vscode.l10n.t(
@@ -198,7 +199,7 @@ const DIALOG_STEPS: readonly DialogStep[] = [
   },
   {
     key: 'apiKey',
-    when: (state) => !signsIn(state) || state.values.method !== 'token',
+    when: (state) => !signsIn(state) || !byToken(state),
     asks: (state) => ({
       kind: 'input',
       prompt: signsIn(state)
@@ -303,7 +304,7 @@ export class ConnectFlow implements vscode.Disposable {
       name: start.name ?? '',
       url: start.url ?? '',
       login: start.login ?? '',
-      method: 'password',
+      method: 'password' satisfies CredentialKind,
       password: '',
       // Retry after a refused sign-in: the key typed then, not asked again from nothing.
       apiKey: start === this.draft ? (this.draftApiKey ?? '') : '',
@@ -349,9 +350,9 @@ export class ConnectFlow implements vscode.Disposable {
       login: values.login.trim(),
       ...(detection?.detected ? { dialect: detection.dialect } : {}),
     };
-    const credentials: VaultCredentials = !signsIn(state)
+    const credentials: CredentialFields = !signsIn(state)
       ? { apiKey: values.apiKey }
-      : values.method === 'token'
+      : byToken(state)
         ? { personalAccessToken: values.personalAccessToken }
         : { password: values.password, apiKey: values.apiKey };
     return { settings, credentials };

@@ -1,15 +1,17 @@
 import {
   type AccessChecker,
+  actingLoginOf,
+  type CredentialFields,
   createAccessChecker,
   createRedactor,
   createVaultClient,
+  credentialsFrom,
   DIALECTS,
   type Dialect,
   isVaultError,
   secretsOf,
   type TokenCache,
   type VaultClient,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import {
@@ -146,7 +148,7 @@ export class ConnectionStore implements vscode.Disposable {
     try {
       client = createVaultClient({
         baseUrl: settings.url,
-        auth: { ...credentials, login: settings.login },
+        auth: credentialsFrom({ ...credentials, login: settings.login }),
         dialect: settings.dialect ?? 'auto',
         teampass3: { tokenCache: this.tokenCache(name) },
         timeoutMs,
@@ -172,7 +174,13 @@ export class ConnectionStore implements vscode.Disposable {
       access,
       actingLogin: () => {
         if (!acting) {
-          const pending = client.identity().then(({ login }) => login ?? settings.login);
+          const pending = actingLoginOf(client).then((login) => {
+            if (login !== undefined) return login;
+            throw new UserFacingError(
+              vscode.l10n.t('no login to act for. Run "Vaultline: Connect to a Vault" again.'),
+              { needsConnect: true },
+            );
+          });
           acting = pending;
           // A failure (the vault down, the sign-in refused) is not kept: the next call asks again.
           pending.catch(() => {
@@ -199,7 +207,7 @@ export class ConnectionStore implements vscode.Disposable {
    */
   async save(
     settings: ConnectionSettings,
-    credentials: VaultCredentials,
+    credentials: CredentialFields,
     options: SaveOptions = {},
   ): Promise<void> {
     // Every log line is redacted of these secrets from now on, whatever client logs them.
@@ -242,7 +250,7 @@ export class ConnectionStore implements vscode.Disposable {
    * The secrets a connection signs in with, from SecretStorage (for the assistant's server
    * process); its login is in its settings.
    */
-  async credentials(name: string): Promise<VaultCredentials> {
+  async credentials(name: string): Promise<CredentialFields> {
     const [apiKey, password, personalAccessToken] = await Promise.all([
       this.secrets.get(SECRET_KEYS.apiKey + name),
       this.secrets.get(SECRET_KEYS.password + name),

@@ -25,6 +25,7 @@ import {
 } from './conformance/types.ts';
 import { ENDPOINT_NAMES, type EndpointName, endpoints } from './legacy/endpoints.ts';
 import type { RequestEvent } from './transport/transport.ts';
+import { credentialsFrom } from './vault/credentials.ts';
 import { createWireClient } from './vault/wire-client.ts';
 
 export { formatFindings } from './conformance/report.ts';
@@ -50,12 +51,12 @@ async function startRun(options: ConformanceOptions): Promise<Run> {
   const events: RequestEvent[] = [];
   const client: WireClient = createWireClient({
     baseUrl: options.baseUrl,
-    auth: {
+    auth: credentialsFrom({
       apiKey: options.apiKey,
       login: options.login,
       password: options.password,
       personalAccessToken: options.personalAccessToken,
-    },
+    }),
     dialect: options.dialect,
     fetch: options.fetch,
     retry: { retries: 0 },

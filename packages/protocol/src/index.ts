@@ -149,8 +149,25 @@ export {
   replaceUnsafeCharacters,
 } from './text.ts';
 export type { RequestEvent } from './transport/transport.ts';
-export { createVaultClient } from './vault/client.ts';
-export { secretsOf } from './vault/options.ts';
+export { actingLoginOf, createVaultClient } from './vault/client.ts';
+export {
+  type ApiKeyCredentials,
+  CREDENTIAL_KIND_LIST,
+  CREDENTIAL_KINDS,
+  CREDENTIAL_SECRETS,
+  type CredentialFields,
+  type CredentialKind,
+  type CredentialSecret,
+  credentialKindOf,
+  credentialsFrom,
+  credentialsOf,
+  type KindlessCredentials,
+  type PasswordCredentials,
+  type PersonalAccessTokenCredentials,
+  secretsOf,
+  type VaultAuth,
+  type VaultCredentials,
+} from './vault/credentials.ts';
 export type {
   ActingOptions,
   DetectedServer,
@@ -167,10 +184,8 @@ export type {
   TeamPass3Options,
   TokenCache,
   UrlMatch,
-  VaultAuth,
   VaultClient,
   VaultClientOptions,
-  VaultCredentials,
   VaultFiles,
   VaultFolders,
   VaultIdentity,

@@ -250,8 +250,12 @@ describe('createVaultClient with dialect auto', () => {
   it('refuses credentials that can sign in to no dialect before sending anything', () => {
     expect(() =>
       createWireClient({ baseUrl: teampass3.url, auth: { login: 'alice', password: 'x' } }),
-    ).toThrow(/missing the user's personal API key/);
-    expect(() => createWireClient({ baseUrl: teampass3.url, auth: {} })).toThrow(/Expected an API key/);
+    ).toThrow(
+      /Expected auth to be an API key, a login with its password and the user's API key, or a login with a personal access token: missing apiKey/,
+    );
+    expect(() => createWireClient({ baseUrl: teampass3.url, auth: {} })).toThrow(
+      /Expected auth to be an API key.*: missing apiKey/,
+    );
     expect(() => createWireClient({ baseUrl: teampass3.url, auth: KEY, dialect: 'other' as never })).toThrow(
       /dialect of auto, legacy or teampass3/,
     );

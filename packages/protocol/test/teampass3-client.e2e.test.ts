@@ -15,7 +15,7 @@ import { normalizeTotp, totpAt } from '../src/testing/teampass3/totp.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
 import type { RequestEvent } from '../src/transport/transport.ts';
 import { vaultClientOf } from '../src/vault/client.ts';
-import type { TokenCache, VaultClientOptions, VaultCredentials } from '../src/vault/types.ts';
+import type { TokenCache, VaultAuth, VaultClientOptions } from '../src/vault/types.ts';
 import { createWireClient } from '../src/vault/wire-client.ts';
 
 const ALICE = {
@@ -121,10 +121,7 @@ afterEach(() => {
   events.length = 0;
 });
 
-function client(
-  overrides: Partial<VaultClientOptions> = {},
-  credentials: VaultCredentials = ALICE,
-): WireClient {
+function client(overrides: Partial<VaultClientOptions> = {}, credentials: VaultAuth = ALICE): WireClient {
   const created = createWireClient({
     baseUrl: fake.url,
     auth: credentials,
@@ -222,7 +219,7 @@ describe('the VaultClient over TeamPass 3: detection', () => {
     expect(fake.signIns()).toBe(0);
     expect(() =>
       createWireClient({ baseUrl: fake.url, auth: { login: 'alice' }, dialect: 'teampass3' }),
-    ).toThrow(/missing a password and the API key, or a personal access token/);
+    ).toThrow(/or a login with a personal access token: missing apiKey/);
   });
 });
 

@@ -10,7 +10,7 @@ import { isVaultError, type VaultError } from '../src/errors.ts';
 import { resolveReferences } from '../src/references/resolve-references.ts';
 import { type ReplayServer, startReplayServer } from '../src/testing/teampass-replay-server.ts';
 import { startTeamPass3Fake, type TeamPass3Fake } from '../src/testing.ts';
-import { createVaultClient } from '../src/vault/client.ts';
+import { actingLoginOf, createVaultClient } from '../src/vault/client.ts';
 import type { VaultClient, VaultClientOptions } from '../src/vault/types.ts';
 import { wireOf } from '../src/vault/wire-of.ts';
 
@@ -50,8 +50,12 @@ type Server = 'TeamPass 2' | 'TeamPass 3';
 
 function optionsFor(server: Server): VaultClientOptions {
   return server === 'TeamPass 2'
-    ? { baseUrl: teampass2.url, auth: { apiKey: KEY, login: 'alice' }, retry: { retries: 0 } }
-    : { baseUrl: teampass3.url, auth: ALICE, retry: { retries: 0 } };
+    ? {
+        baseUrl: teampass2.url,
+        auth: { kind: 'api-key', apiKey: KEY, login: 'alice' },
+        retry: { retries: 0 },
+      }
+    : { baseUrl: teampass3.url, auth: { kind: 'password', ...ALICE }, retry: { retries: 0 } };
 }
 
 async function failure(promise: Promise<unknown>): Promise<VaultError> {
@@ -72,6 +76,16 @@ describe.each<Server>(['TeamPass 2', 'TeamPass 3'])('the vault client on %s', (s
 
   it('acts as the login it was given, or signed in as', async () => {
     expect((await vault.identity()).login).toBe('alice');
+    expect(await actingLoginOf(vault)).toBe('alice');
+    expect(await actingLoginOf(vault, { login: 'bob' })).toBe('bob');
+  });
+
+  it('still takes the credentials of earlier versions, without a kind', async () => {
+    const { auth, ...rest } = optionsFor(server);
+    const { kind: _kind, ...kindless } = auth as Exclude<typeof auth, string>;
+    await using old = createVaultClient({ ...rest, auth: kindless });
+    expect((await old.identity()).login).toBe('alice');
+    expect((await old.items.get(10)).label).toBe('db');
   });
 
   it('gets one item, and says not_found for one that is not there', async () => {
@@ -164,5 +178,42 @@ describe('the vault client', () => {
     expect(() => createVaultClient({ baseUrl: teampass2.url, auth: undefined as never })).toThrow(
       /Expected auth to be an API key/,
     );
+  });
+
+  it('acts for nobody with a legacy key given no login', async () => {
+    await using vault = createVaultClient({ baseUrl: teampass2.url, auth: { kind: 'api-key', apiKey: KEY } });
+    expect(await actingLoginOf(vault)).toBeUndefined();
+  });
+
+  it('refuses credentials whose fields do not fit their kind, saying no secret', () => {
+    const attempt = (auth: unknown) => () =>
+      createVaultClient({ baseUrl: teampass3.url, auth: auth as never });
+    expect(attempt({ kind: 'password', login: 'alice', password: 'Al1ce-pw' })).toThrow(
+      'Expected password credentials (password and API key: login, password, apiKey): missing apiKey.',
+    );
+    expect(attempt({ kind: 'api-key', apiKey: KEY, password: 'Al1ce-pw' })).toThrow(
+      /password has no place in them/,
+    );
+    expect(attempt({ kind: 'personal-access-token', personalAccessToken: 'tok-123' })).toThrow(
+      /missing login/,
+    );
+    expect(attempt({ kind: 'oauth', token: 't' })).toThrow(
+      /Expected auth\.kind to be one of api-key, password/,
+    );
+    for (const auth of [
+      { kind: 'password', login: 'alice', password: 'Al1ce-pw' },
+      { kind: 'api-key', apiKey: KEY, password: 'Al1ce-pw' },
+      { kind: 'personal-access-token', personalAccessToken: 'tok-123' },
+    ]) {
+      let error: unknown;
+      try {
+        attempt(auth)();
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(isVaultError(error, 'invalid_request')).toBe(true);
+      const said = JSON.stringify({ message: (error as Error).message, ...(error as object) });
+      for (const secret of ['Al1ce-pw', KEY, 'tok-123']) expect(said).not.toContain(secret);
+    }
   });
 });

@@ -12,7 +12,12 @@ const link = (slackUser: string, version = 'v1'): LinkedAccount => ({
   version,
   linkedAt: 0,
   refusedAt: undefined,
-  credentials: { password: `pw-of-${slackUser}-${version}`, apiKey: `key-of-${slackUser}` },
+  credentials: {
+    kind: 'password',
+    login: slackUser.toLowerCase(),
+    password: `pw-of-${slackUser}-${version}`,
+    apiKey: `key-of-${slackUser}`,
+  },
 });
 
 function setup(max = 2) {

@@ -12,11 +12,11 @@ describe('parseLinkForm', () => {
       parseLinkForm('password', form({ login: ' alice ', password: ' pw with spaces ', apiKey: ' k1 ' })),
     ).toEqual({
       ok: true,
-      credentials: { login: 'alice', password: ' pw with spaces ', apiKey: 'k1' },
+      credentials: { kind: 'password', login: 'alice', password: ' pw with spaces ', apiKey: 'k1' },
     });
     expect(parseLinkForm('both', form({ login: 'alice', token: 'f'.repeat(64) }))).toEqual({
       ok: true,
-      credentials: { login: 'alice', personalAccessToken: 'f'.repeat(64) },
+      credentials: { kind: 'personal-access-token', login: 'alice', personalAccessToken: 'f'.repeat(64) },
     });
     // A token where only passwords are asked for is not read.
     expect(parseLinkForm('password', form({ login: 'alice', token: 't' }))).toMatchObject({ ok: false });

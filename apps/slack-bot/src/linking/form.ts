@@ -1,6 +1,6 @@
-import type { VaultCredentials } from '@vaultline/protocol';
 import { LINK_INPUT_MAX } from '../constants.ts';
 import type { Deps } from '../deps.ts';
+import type { LinkCredentials } from './links.ts';
 
 /** The input blocks of the link form; each input's action id is {@link INPUT}. */
 export const LINK_BLOCKS = {
@@ -30,7 +30,7 @@ type FormErrors = Partial<Record<(typeof LINK_BLOCKS)[keyof typeof LINK_BLOCKS],
 export function parseLinkForm(
   asked: Asked,
   read: (block: string) => string,
-): { ok: true; credentials: VaultCredentials & { login: string } } | { ok: false; errors: FormErrors } {
+): { ok: true; credentials: LinkCredentials } | { ok: false; errors: FormErrors } {
   const login = read(LINK_BLOCKS.login).trim();
   const password = read(LINK_BLOCKS.password);
   const apiKey = read(LINK_BLOCKS.apiKey).trim();
@@ -66,6 +66,8 @@ export function parseLinkForm(
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {
     ok: true,
-    credentials: byToken ? { login, personalAccessToken: token } : { login, password, apiKey },
+    credentials: byToken
+      ? { kind: 'personal-access-token', login, personalAccessToken: token }
+      : { kind: 'password', login, password, apiKey },
   };
 }

@@ -40,7 +40,8 @@ export async function linkBlocks(deps: Deps, user: string, identity: AccountIden
     text: plain(LINK_BUTTON),
   };
   if (identity.ok) {
-    const how = identity.link?.method === 'token' ? 'a personal access token' : 'password and API key';
+    const how =
+      identity.link?.method === 'personal-access-token' ? 'a personal access token' : 'password and API key';
     const since = identity.link ? `, since ${new Date(identity.link.linkedAt).toISOString()}` : '';
     blocks.push(
       {

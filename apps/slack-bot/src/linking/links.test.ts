@@ -42,15 +42,15 @@ describe('createLinkStore', () => {
       link: {
         login: 'alice',
         method: 'password',
-        credentials: { login: 'alice', password: 'Alice-Pw-1', apiKey: 'alice-key-1' },
+        credentials: { kind: 'password', login: 'alice', password: 'Alice-Pw-1', apiKey: 'alice-key-1' },
       },
     });
     expect(await links.get('UBOB')).toMatchObject({
       state: 'linked',
       link: {
         login: 'bob',
-        method: 'token',
-        credentials: { login: 'bob', personalAccessToken: 'bob-token-1' },
+        method: 'personal-access-token',
+        credentials: { kind: 'personal-access-token', login: 'bob', personalAccessToken: 'bob-token-1' },
       },
     });
   });
@@ -60,7 +60,7 @@ describe('createLinkStore', () => {
     const { link } = await links.save({
       slackUser: 'UALICE',
       slackTeam: 'T1',
-      credentials: { login: 'alice', password: 'Alice-Pw-2', apiKey: 'alice-key-2' },
+      credentials: { kind: 'password', login: 'alice', password: 'Alice-Pw-2', apiKey: 'alice-key-2' },
       token: undefined,
     });
     expect(link).toMatchObject({ login: 'alice', method: 'password' });

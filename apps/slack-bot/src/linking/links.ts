@@ -1,21 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import type { TokenCache, VaultCredentials } from '@vaultline/protocol';
+import type { PasswordCredentials, PersonalAccessTokenCredentials, TokenCache } from '@vaultline/protocol';
 import type { Database } from '@vaultline/store';
 import * as v from 'valibot';
 import type { Sealer } from './sealer.ts';
 
-/** How an account was linked: the kind of credentials, never the credentials. */
-export type LinkMethod = 'password' | 'token';
+/** What a link signs in with: a login with its password and API key, or with a personal access token. */
+export type LinkCredentials = PasswordCredentials | PersonalAccessTokenCredentials;
+
+/** How an account was linked: the kind of its credentials (the core's), never the credentials. */
+export type LinkMethod = LinkCredentials['kind'];
 
 /**
- * How credentials sign in: with a personal access token, or with the password and API key.
- *
- * @param credentials What a person linked.
- * @returns The method.
+ * How the `method` column and the audit's outcomes (`linked:token`) spell each kind: as the core
+ * does, but `token` for a personal access token, as rows and records written before say it.
+ * Written, never read: a link's kind is read from its credentials.
  */
-export function linkMethodOf(credentials: VaultCredentials): LinkMethod {
-  return credentials.personalAccessToken !== undefined ? 'token' : 'password';
-}
+export const METHOD_WORDS = {
+  password: 'password',
+  'personal-access-token': 'token',
+} as const satisfies Readonly<Record<LinkMethod, string>>;
 
 /** A linked account as the bot uses it. Its credentials are secrets: never logged, shown or audited. */
 export interface LinkedAccount {
@@ -30,7 +33,7 @@ export interface LinkedAccount {
   /** When the vault refused the credentials; the bot does not sign in with them again. */
   refusedAt: number | undefined;
   /** What the client signs in with: {@link LinkedAccount.login}, and the password and API key or the token. */
-  credentials: VaultCredentials;
+  credentials: LinkCredentials;
 }
 
 /** What the store holds for a Slack user. */
@@ -45,7 +48,7 @@ export interface NewLink {
   slackUser: string;
   slackTeam: string | undefined;
   /** The credentials the vault accepted, with the login as the vault names the signed-in user. */
-  credentials: VaultCredentials & { login: string };
+  credentials: LinkCredentials;
   /** The session token the check signed in for, kept so that the first command needs no sign-in. */
   token: string | undefined;
 }
@@ -106,12 +109,17 @@ const StoredCredentialsSchema = v.union([
 type StoredCredentials = v.InferOutput<typeof StoredCredentialsSchema>;
 
 /** The stored form of credentials: the token, or the password with the API key. */
-function storedOf(credentials: VaultCredentials): StoredCredentials {
-  const { password, apiKey, personalAccessToken } = credentials;
-  if (personalAccessToken !== undefined) return { personalAccessToken };
-  if (password === undefined || apiKey === undefined)
-    throw new Error('a link holds a password and an API key, or a personal access token');
-  return { password, apiKey };
+function storedOf(credentials: LinkCredentials): StoredCredentials {
+  if (credentials.kind === 'personal-access-token')
+    return { personalAccessToken: credentials.personalAccessToken };
+  return { password: credentials.password, apiKey: credentials.apiKey };
+}
+
+/** The credentials of a stored row, with its login. */
+function credentialsOfRow(login: string, stored: StoredCredentials): LinkCredentials {
+  return 'personalAccessToken' in stored
+    ? { kind: 'personal-access-token', login, ...stored }
+    : { kind: 'password', login, ...stored };
 }
 
 /** What a sealed field belongs to: its purpose, the Slack user, the link, and for credentials the login. */
@@ -139,14 +147,14 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
       stored = undefined;
     }
     if (!stored) return { state: 'unreadable', login: row.login };
-    const credentials: VaultCredentials = { login: row.login, ...stored };
+    const credentials = credentialsOfRow(row.login, stored);
     return {
       state: 'linked',
       link: {
         slackUser: row.slack_user,
         slackTeam: row.slack_team ?? undefined,
         login: row.login,
-        method: linkMethodOf(credentials),
+        method: credentials.kind,
         version: row.version,
         linkedAt: Number(row.linked_at),
         refusedAt: row.refused_at === null ? undefined : Number(row.refused_at),
@@ -168,7 +176,7 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
       const version = randomBytes(12).toString('base64url');
       const at = now();
       const login = link.credentials.login;
-      const method = linkMethodOf(link.credentials);
+      const method = link.credentials.kind;
       const keys = { slack_user: link.slackUser, version, login };
       const credentials = sealer.seal(JSON.stringify(storedOf(link.credentials)), credentialsContext(keys));
       const token =
@@ -189,7 +197,7 @@ export function createLinkStore(db: Database, sealer: Sealer, now: () => number 
             link.slackUser,
             link.slackTeam ?? null,
             login,
-            method,
+            METHOD_WORDS[method],
             credentials,
             token,
             sealer.keyId,

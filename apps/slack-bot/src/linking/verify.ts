@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { types, webApi } from '@slack/bolt';
-import { isVaultError, secretsOf, type VaultCredentials } from '@vaultline/protocol';
+import { isVaultError, secretsOf } from '@vaultline/protocol';
 import { publishHome } from '../bot/home.ts';
 import { AUDIT_EVENTS, COMMAND } from '../constants.ts';
 import type { Deps } from '../deps.ts';
 import { friendlyMessage, UNEXPECTED_ERROR_MESSAGE } from '../error-messages.ts';
 import { escapeText } from '../escape.ts';
 import { errorFields } from '../safe-error.ts';
-import { linkMethodOf } from './links.ts';
+import { type LinkCredentials, METHOD_WORDS } from './links.ts';
 import { linkModal, statusModal } from './modal.ts';
 import { pauseText, tellLinkAdmins } from './sign-in-budget.ts';
 
@@ -45,7 +45,7 @@ const LOGIN_SHAPE = /^[\p{L}\p{N}._@+-]{1,100}$/u;
 export async function verifyAndLink(
   deps: Deps,
   who: { user: string; team: string | undefined; client: webApi.WebClient; externalId: string },
-  credentials: VaultCredentials & { login: string },
+  credentials: LinkCredentials,
 ): Promise<void> {
   const linking = deps.linking;
   if (!linking) return;
@@ -54,7 +54,7 @@ export async function verifyAndLink(
   // Its keyed reference names the login targeted in the audit and the admins' messages.
   const target = linking.signIns.loginRef(login);
   const base = { slackUser: who.user, slackTeam: who.team, channel: undefined, login: undefined, target };
-  const method = linkMethodOf(credentials);
+  const method = credentials.kind;
   const secrets = secretsOf(credentials);
   const typedSecrets = secrets.map((value) => value.trim());
   const refill = LOGIN_SHAPE.test(login) && !typedSecrets.includes(login) ? login : undefined;
@@ -147,7 +147,7 @@ export async function verifyAndLink(
       event: AUDIT_EVENTS.accountLinked,
       ...base,
       login: linkedLogin,
-      outcome: `${previous ? 'relinked' : 'linked'}:${method}`,
+      outcome: `${previous ? 'relinked' : 'linked'}:${METHOD_WORDS[method]}`,
     });
     await show(
       statusModal(

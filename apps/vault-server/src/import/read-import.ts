@@ -12,6 +12,7 @@ import {
   ACCESS_TYPES,
   type AccessType,
   createVaultClient,
+  credentialsFrom,
   type DownloadedFile,
   type FileInfo,
   type Folder,
@@ -347,12 +348,12 @@ export async function readImport(db: Queryable, options: ImportOptions): Promise
   const logins = [...new Set(options.logins)];
   const client = createVaultClient({
     baseUrl: options.from.replace(/[?#].*$/, '').replace(/\/+$/, ''),
-    auth: {
+    auth: credentialsFrom({
       apiKey: options.apiKey,
       // A source that signs in per user (TeamPass 3) signs in as the one login given.
       login: logins.length === 1 ? logins[0] : undefined,
       password: options.password,
-    },
+    }),
     timeoutMs: 60_000,
     fetch: options.fetch,
     // TOTP secrets travel from the source into this vault's sealed column, nowhere else.

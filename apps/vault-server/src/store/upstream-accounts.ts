@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { VaultCredentials } from '@vaultline/protocol';
+import { CREDENTIAL_KIND_LIST, type CredentialFields, type CredentialKind } from '@vaultline/protocol';
 import type { Database, Queryable } from '@vaultline/store';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Actor } from './actor.ts';
@@ -18,14 +18,54 @@ import { auditWrite } from './write-audit.ts';
 /** Which API the upstream speaks: `legacy` (TeamPass 2) or `teampass3`. */
 export type UpstreamDialect = 'legacy' | 'teampass3';
 
-/** How an account signs in: an API key (TeamPass 2), a password with an API key, or a personal access token (TeamPass 3). */
-export type UpstreamMethod = 'api-key' | 'password' | 'token';
+/**
+ * How the `method` column spells each way of signing in (the core's `CredentialKind`): as the
+ * kind, but `token` for a personal access token. The column and its check predate the core's
+ * kinds; rows keep that spelling, read and written here only.
+ */
+const METHOD_COLUMN = {
+  'api-key': 'api-key',
+  password: 'password',
+  'personal-access-token': 'token',
+} as const satisfies Readonly<Record<CredentialKind, string>>;
+
+/** A value of the `method` column. */
+export type MethodColumn = (typeof METHOD_COLUMN)[CredentialKind];
 
 /**
- * The secrets of an account, the core's credentials without the login (kept in its own column):
- * never logged, never listed.
+ * The `method` column's value of a kind: what `upstream list` shows too.
+ *
+ * @param kind How the account signs in.
+ * @returns The stored spelling.
  */
-export type UpstreamSecrets = Readonly<Omit<VaultCredentials, 'login'>>;
+export function methodColumnOf(kind: CredentialKind): MethodColumn {
+  return METHOD_COLUMN[kind];
+}
+
+/**
+ * The kind of a `method`: the column's spelling (`token`) or the core's kind, as callers of
+ * earlier versions and rows say it.
+ *
+ * @param method The stored or given spelling.
+ * @returns The kind.
+ * @throws {VaultServerError} `invalid_request` for anything else.
+ */
+export function kindOfMethod(method: string): CredentialKind {
+  const kind = (Object.keys(METHOD_COLUMN) as CredentialKind[]).find(
+    (candidate) => candidate === method || METHOD_COLUMN[candidate] === method,
+  );
+  if (kind === undefined)
+    throw invalid(
+      `Expected a sign-in method of ${CREDENTIAL_KIND_LIST.join(', ')}, received ${JSON.stringify(String(method).slice(0, 40))}.`,
+    );
+  return kind;
+}
+
+/**
+ * The secrets of an account, the core's credential fields without the login (kept in its own
+ * column): never logged, never listed.
+ */
+export type UpstreamSecrets = Readonly<Omit<CredentialFields, 'login'>>;
 
 /** An account as the server uses it: who, how, and its opened secrets. */
 export interface UpstreamAccount {
@@ -36,7 +76,8 @@ export interface UpstreamAccount {
   readonly dialect: UpstreamDialect;
   /** The TeamPass 3 login; empty on TeamPass 2, whose key acts for nobody in particular. */
   readonly login: string;
-  readonly method: UpstreamMethod;
+  /** How it signs in. */
+  readonly method: CredentialKind;
   readonly secrets: UpstreamSecrets;
 }
 
@@ -51,7 +92,7 @@ export interface UpstreamAccountInfo extends Omit<UpstreamAccount, 'secrets'> {
 
 /** The columns both reads of an account select, and what they say. */
 const ACCOUNT_COLUMNS = 'a.id, a.name, a.url, a.dialect, a.login, a.method';
-type AccountRow = Omit<UpstreamAccount, 'secrets'>;
+type AccountRow = Omit<UpstreamAccount, 'secrets' | 'method'> & { method: string };
 
 /** An account's fields from its row (PostgreSQL may answer ids as text). */
 function accountOf(row: AccountRow): Omit<UpstreamAccount, 'secrets'> {
@@ -61,7 +102,7 @@ function accountOf(row: AccountRow): Omit<UpstreamAccount, 'secrets'> {
     url: row.url,
     dialect: row.dialect,
     login: row.login,
-    method: row.method,
+    method: kindOfMethod(row.method),
   };
 }
 
@@ -104,7 +145,7 @@ export async function addAccount(
     const [row] = await tx.query<{ id: number }>(
       `INSERT INTO upstream_accounts (name, url, dialect, login, method, credentials)
          VALUES ($1, $2, $3, $4, $5, '\\x') RETURNING id`,
-      [name, account.url, account.dialect, account.login, account.method],
+      [name, account.url, account.dialect, account.login, methodColumnOf(account.method)],
     );
     const id = Number(row!.id);
     await tx.query('UPDATE upstream_accounts SET credentials = $2 WHERE id = $1', [
@@ -144,7 +185,7 @@ export async function updateAccount(
         account.url,
         account.dialect,
         account.login,
-        account.method,
+        methodColumnOf(account.method),
         sealSecrets(box, id, account.secrets),
       ],
     );

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { type VaultCredentials, VaultError } from '@vaultline/protocol';
+import { type CredentialKind, credentialsFrom, VaultError } from '@vaultline/protocol';
 import { createWireClient, type WireClient } from '@vaultline/protocol/wire';
 import { type Limiter, memoryTokenBucket } from '@vaultline/rate-limit';
 import type { Queryable } from '@vaultline/store';
@@ -19,12 +19,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { RateLimitedError, UpstreamRefusalError, VaultServerError } from '../errors.ts';
 import { loggableError } from '../logger.ts';
 import { invalid } from './errors.ts';
-import {
-  openAccount,
-  type UpstreamAccount,
-  type UpstreamDialect,
-  type UpstreamMethod,
-} from './upstream-accounts.ts';
+import { openAccount, type UpstreamAccount, type UpstreamDialect } from './upstream-accounts.ts';
 import { currentUpstreamCaller } from './upstream-caller.ts';
 import {
   type AccountGuard,
@@ -103,18 +98,16 @@ export function upstreamClient(
   account: {
     dialect: 'legacy' | 'teampass3' | 'auto';
     login: string;
-    method: UpstreamMethod;
+    method: CredentialKind;
     secrets: UpstreamAccount['secrets'];
   },
   options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
 ): WireClient {
-  const { secrets } = account;
-  const auth: VaultCredentials =
-    account.method === 'api-key'
-      ? { apiKey: secrets.apiKey }
-      : account.method === 'token'
-        ? { login: account.login, personalAccessToken: secrets.personalAccessToken }
-        : { login: account.login, password: secrets.password, apiKey: secrets.apiKey };
+  // A TeamPass 2 key acts for nobody in particular: the account has no login to pass.
+  const auth = credentialsFrom(
+    { ...account.secrets, login: account.method === 'api-key' ? undefined : account.login },
+    account.method,
+  );
   return createWireClient({
     baseUrl: url,
     auth,
@@ -383,7 +376,7 @@ function withinDeadline<T>(work: Promise<T>): Promise<T> {
  */
 export async function verifyUpstreamAccount(
   url: string,
-  account: { login: string; method: UpstreamMethod; secrets: UpstreamAccount['secrets'] },
+  account: { login: string; method: CredentialKind; secrets: UpstreamAccount['secrets'] },
   options: { timeoutMs?: number | undefined; fetch?: typeof globalThis.fetch | undefined } = {},
 ): Promise<UpstreamDialect> {
   let client: WireClient | undefined;

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { VaultCredentials } from '@vaultline/protocol';
+import type { CredentialFields } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import type { ConnectionSettings, ConnectionStore } from '../connections.ts';
 import { CONFIG, CONFIG_SECTION } from '../constants.ts';
@@ -141,7 +141,7 @@ function commandOf(value: unknown): [string, ...string[]] {
 }
 
 /** The environment of a server process: only what this connection signs in with. */
-function credentialEnv(credentials: VaultCredentials): Record<string, string> {
+function credentialEnv(credentials: CredentialFields): Record<string, string> {
   const env: Record<string, string> = {};
   if (credentials.personalAccessToken) env[ENV.personalAccessToken] = credentials.personalAccessToken;
   if (credentials.apiKey) env[ENV.apiKey] = credentials.apiKey;

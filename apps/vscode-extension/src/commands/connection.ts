@@ -1,10 +1,11 @@
 import {
+  type CredentialFields,
   createRedactor,
   createVaultClient,
+  credentialsFrom,
   memoryTokenCache,
   secretsOf,
   type VaultClient,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import * as vscode from 'vscode';
 import { ConnectFlow } from '../connect-flow.ts';
@@ -48,7 +49,7 @@ export interface DisconnectOptions {
 async function connectTo(
   services: CommandServices,
   settings: ConnectionSettings,
-  credentials: VaultCredentials,
+  credentials: CredentialFields,
   saveUnverified: boolean,
 ): Promise<boolean> {
   const { log, connections, notifier, context, connectFlow } = services;
@@ -65,7 +66,7 @@ async function connectTo(
     try {
       probe = createVaultClient({
         baseUrl: url,
-        auth: { ...credentials, login },
+        auth: credentialsFrom({ ...credentials, login }),
         dialect: settings.dialect ?? 'auto',
         teampass3: { tokenCache: session },
         retry: { retries: 0 },
@@ -164,7 +165,7 @@ export const connectionCommands: CommandGroup = (services) => [
     if (args.reconnect !== undefined) start = connections.list().find((c) => c.name === args.reconnect) ?? {};
     else if (args.retry === true || !scripted) start = connectFlow.prefill ?? {};
     let settings: ConnectionSettings;
-    let credentials: VaultCredentials;
+    let credentials: CredentialFields;
     if (scripted) {
       const url = (args.url ?? '').trim();
       // What the server speaks is stored with the connection, so that no window probes again.

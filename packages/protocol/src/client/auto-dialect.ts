@@ -19,8 +19,8 @@ import type { Identification } from '../legacy/capabilities.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { ENDPOINT_NAMES } from '../legacy/endpoints.ts';
 import { createTeamPass3Client, teampass3CredentialsOf } from '../teampass3/adapter.ts';
-import { secretsOf } from '../vault/options.ts';
-import type { VaultCredentials } from '../vault/types.ts';
+import type { CredentialFields } from '../vault/credentials.ts';
+import { secretsOf } from '../vault/credentials.ts';
 import type { CallOptions, ClientSettings, WireClient, WireMethods } from './types.ts';
 
 /**
@@ -30,7 +30,7 @@ import type { CallOptions, ClientSettings, WireClient, WireMethods } from './typ
  * @param credentials The client's credentials.
  * @returns The redactor.
  */
-export function clientRedactor(credentials: VaultCredentials): Redactor {
+export function clientRedactor(credentials: CredentialFields): Redactor {
   const secrets = createRedactor(secretsOf(credentials));
   return (text) => withTokensRedacted(secrets(text));
 }

@@ -14,6 +14,7 @@ import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endp
 import type { Item } from '../legacy/schemas.ts';
 import type { ServerInfo } from '../legacy/server-info.ts';
 import type { RequestEvent } from '../transport/transport.ts';
+import type { CredentialFields } from '../vault/credentials.ts';
 import type {
   DetectedServer,
   DialectOption,
@@ -21,7 +22,6 @@ import type {
   RetryOptions,
   TokenCache,
   UrlMatch,
-  VaultCredentials,
   VaultIdentity,
 } from '../vault/types.ts';
 
@@ -34,8 +34,8 @@ import type {
 export interface ClientSettings {
   /** The server's base URL, as given (each dialect checks it). */
   readonly baseUrl: string;
-  /** The credentials of `auth`. */
-  readonly credentials: VaultCredentials;
+  /** The fields of `auth`'s credentials, checked against their kind (`vault/credentials.ts`). */
+  readonly credentials: CredentialFields;
   /** `VaultClientOptions.dialect`; `undefined` when not given (the pick decides). */
   readonly dialect: DialectOption | undefined;
   /** `VaultClientOptions.server`. */

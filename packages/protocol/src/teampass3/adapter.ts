@@ -19,7 +19,8 @@ import type { CallOptions, ClientSettings, WireClient, WireMethods } from '../cl
 import { VaultError } from '../errors.ts';
 import type { EndpointInput, EndpointName, EndpointOutput } from '../legacy/endpoints.ts';
 import { generatePassword } from '../password-generator.ts';
-import type { VaultCredentials, VaultIdentity } from '../vault/types.ts';
+import type { CredentialFields } from '../vault/credentials.ts';
+import type { VaultIdentity } from '../vault/types.ts';
 import { teampass3Capabilities } from './capabilities.ts';
 import { signalOf, type TeamPass3ClientState, type TeamPass3Operation } from './client/context.ts';
 import {
@@ -64,7 +65,7 @@ export interface TeamPass3ClientContext {
  * @returns The credentials, or a sentence naming what is missing.
  */
 export function teampass3CredentialsOf(
-  options: VaultCredentials,
+  options: CredentialFields,
 ): { credentials: TeamPass3Credentials } | { missing: string } {
   const login = options.login?.trim() ?? '';
   if (login === '') return { missing: 'a login' };

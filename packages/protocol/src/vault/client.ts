@@ -15,6 +15,9 @@
 import { openWireClient } from '../client/open.ts';
 import type { WireClient } from '../client/types.ts';
 import { createVaultContext } from './context.ts';
+
+export { actingLoginOf } from './context.ts';
+
 import { vaultFiles } from './files.ts';
 import { vaultFolders } from './folders.ts';
 import { vaultItems } from './items.ts';

@@ -7,7 +7,7 @@
 
 import type { CallOptions, WireClient } from '../client/types.ts';
 import { VaultError } from '../errors.ts';
-import type { ActingOptions, VaultIdentity } from './types.ts';
+import type { ActingOptions, VaultClient, VaultIdentity } from './types.ts';
 
 /** What each resource of the domain client is made of. */
 export interface VaultContext {
@@ -24,6 +24,27 @@ export interface VaultContext {
 }
 
 /**
+ * The login a call acts for, by the one rule of every app: the login the call names, else the
+ * client's (`identity().login`): the signed-in user where the vault signs users in (TeamPass 3),
+ * else the credentials' `login` (who a legacy key acts for).
+ *
+ * @param client The client.
+ * @param options The call's options: its `login`, its signal.
+ * @returns The login, or `undefined` when there is none (a legacy key given no login).
+ * @example
+ * ```ts
+ * const login = await actingLoginOf(vault);
+ * if (login === undefined) throw new Error('Name the login to act for.');
+ * ```
+ */
+export async function actingLoginOf(
+  client: Pick<VaultClient, 'identity'>,
+  options?: ActingOptions,
+): Promise<string | undefined> {
+  return options?.login ?? (await client.identity(options)).login;
+}
+
+/**
  * The context of a domain client over a wire client.
  *
  * @param wire The wire client.
@@ -37,8 +58,7 @@ export function createVaultContext(wire: WireClient, configuredLogin: string | u
   }
 
   async function actingLogin(options: ActingOptions | undefined, operation: string): Promise<string> {
-    if (options?.login !== undefined) return options.login;
-    const { login } = await identity(options);
+    const login = await actingLoginOf({ identity }, options);
     if (login === undefined) {
       throw new VaultError(
         'invalid_request',

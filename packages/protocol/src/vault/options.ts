@@ -7,37 +7,12 @@
  */
 
 import type { ClientSettings } from '../client/types.ts';
-import { type Redactor, VaultError } from '../errors.ts';
+import type { Redactor } from '../errors.ts';
 import { DEFAULT_RATE_LIMIT, type TransportSettings } from '../transport/transport.ts';
-import type { VaultAuth, VaultClientOptions, VaultCredentials } from './types.ts';
+import { credentialsOf, fieldsOf } from './credentials.ts';
+import type { VaultClientOptions } from './types.ts';
 
-/**
- * The credentials of an `auth` option: a string is an API key.
- *
- * @param auth The option.
- * @returns The credentials.
- * @throws {VaultError} `invalid_request` for anything but a string or an object.
- */
-export function credentialsOf(auth: VaultAuth | undefined): VaultCredentials {
-  if (typeof auth === 'string') return { apiKey: auth };
-  if (typeof auth === 'object' && auth !== null) return auth;
-  throw new VaultError(
-    'invalid_request',
-    'Expected auth to be an API key or { apiKey, login, password, personalAccessToken }, received none.',
-  );
-}
-
-/**
- * The secrets of credentials, never the login: what a log redacts while the credentials are held.
- *
- * @param credentials The credentials.
- * @returns The password, the API key and the personal access token that are set.
- */
-export function secretsOf(credentials: VaultCredentials): string[] {
-  return [credentials.password, credentials.apiKey, credentials.personalAccessToken].filter(
-    (secret): secret is string => typeof secret === 'string' && secret !== '',
-  );
-}
+export { credentialsOf, secretsOf } from './credentials.ts';
 
 /** The defaults of `VaultClientOptions`, in one place (the README's options table says the same). */
 export const DEFAULT_SETTINGS = {
@@ -82,7 +57,7 @@ export function settingsOf(options: VaultClientOptions): ClientSettings {
     ...defaults,
     ...given(rest),
     baseUrl: options.baseUrl,
-    credentials: credentialsOf(auth),
+    credentials: fieldsOf(credentialsOf(auth)),
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     retry: { ...defaults.retry, ...given(options.retry) },
     legacy: { ...defaults.legacy, keyAnswer: undefined, onKeyAnswer: undefined, ...given(options.legacy) },

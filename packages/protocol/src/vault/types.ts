@@ -18,6 +18,18 @@ import type { ServerInfo } from '../legacy/server-info.ts';
 import type { SearchHit } from '../match-words.ts';
 import type { ApiPermissions } from '../rights.ts';
 import type { RequestEvent } from '../transport/transport.ts';
+import type { VaultAuth } from './credentials.ts';
+
+export type {
+  ApiKeyCredentials,
+  CredentialFields,
+  CredentialKind,
+  KindlessCredentials,
+  PasswordCredentials,
+  PersonalAccessTokenCredentials,
+  VaultAuth,
+  VaultCredentials,
+} from './credentials.ts';
 
 /** Which dialect a client speaks: detected once (`auto`, the default), or as stored from an earlier detection. */
 export type DialectOption = 'auto' | Dialect;
@@ -130,31 +142,6 @@ export interface VaultIdentity {
    */
   enforced?: boolean | undefined;
 }
-
-/**
- * What a client signs in with: the one credentials type of every app. Which fields a server
- * needs depends on its dialect:
- *
- * - the legacy API (TeamPass 2, the Vaultline server): `apiKey`; `login` names the person the app
- *   acts for (folders listed, searches and references resolved as that user);
- * - TeamPass 3: `login` with `password` and the user's `apiKey`, or `login` with a
- *   `personalAccessToken`; every call runs as that user.
- *
- * Every field but `login` is a secret: never logged, never in an error.
- */
-export interface VaultCredentials {
-  /** The API key: the legacy API's key, or on TeamPass 3 the user's personal API key. */
-  apiKey?: string | undefined;
-  /** The login: the user signed in as (TeamPass 3), or acted for (legacy API). */
-  login?: string | undefined;
-  /** The user's password (TeamPass 3). */
-  password?: string | undefined;
-  /** A personal access token, instead of the password and API key, where TeamPass 3 enables them. */
-  personalAccessToken?: string | undefined;
-}
-
-/** `createVaultClient`'s `auth`: an API key, or {@link VaultCredentials}. */
-export type VaultAuth = string | VaultCredentials;
 
 /** How failed reads are tried again; every field has a default. */
 export interface RetryOptions {

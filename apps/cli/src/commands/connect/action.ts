@@ -6,15 +6,17 @@
 
 import { rm } from 'node:fs/promises';
 import {
+  type CredentialFields,
+  type CredentialKind,
   type CredentialsNeeded,
   createVaultClient,
+  credentialsFrom,
   type DialectDetection,
   detectDialect,
   EXIT,
   memoryTokenCache,
   teampassCapabilities,
   type VaultClient,
-  type VaultCredentials,
 } from '@vaultline/protocol';
 import { configPath, readConfig, writeConfig } from '../../config.ts';
 import { explainFailure, openConnection, sealingCredentials, secretQuestion } from '../../connection.ts';
@@ -24,9 +26,8 @@ import {
   SECRET_KINDS,
   SECRET_WORDS,
   type SecretKind,
-  SIGN_IN_SECRETS,
-  type SignIn,
   type Store,
+  signInSecrets,
 } from '../../constants.ts';
 import { type CommandContext, warnTo } from '../../context.ts';
 import { type CliEnvironment, secretVariable } from '../../env.ts';
@@ -71,7 +72,7 @@ function chooseSignIn(
   options: ConnectOptions,
   env: CliEnvironment,
   url: string,
-): SignIn {
+): CredentialKind {
   if (options.patStdin && (options.passwordStdin || options.keyStdin))
     throw new CliError(
       'usage',
@@ -98,13 +99,13 @@ function chooseSignIn(
 
 /** The secrets, and which of them were typed or piped (those are stored in the keychain). */
 async function gatherSecrets(
-  signIn: SignIn,
+  signIn: CredentialKind,
   options: ConnectOptions,
   env: CliEnvironment,
   url: string,
-): Promise<{ credentials: VaultCredentials; given: SecretKind[] }> {
-  const kinds = SIGN_IN_SECRETS[signIn];
-  const credentials: VaultCredentials = { login: options.login };
+): Promise<{ credentials: CredentialFields; given: SecretKind[] }> {
+  const kinds = signInSecrets(signIn);
+  const credentials: CredentialFields = { login: options.login };
   const given: SecretKind[] = [];
   const question = (kind: SecretKind) => secretQuestion(kind, signIn, url, options.login);
   const piped = kinds.filter((kind) => fromStdin(options, kind));
@@ -233,11 +234,11 @@ interface ConnectFlow {
   readonly verification: ReturnType<typeof memoryTokenCache>;
   /** Which API the vault speaks (a detected one). */
   detection?: Extract<DialectDetection, { detected: true }>;
-  signIn?: SignIn;
+  signIn?: CredentialKind;
   /** Where typed or piped secrets go: `--store`, else the keychain unless a step chooses. */
   store: Store;
   /** The login with the secrets: piped, typed or from the environment. */
-  credentials?: VaultCredentials;
+  credentials?: CredentialFields;
   /** The secrets typed or piped (the ones kept); the others come from the environment. */
   given?: SecretKind[];
   /** The client that signed in once. */
@@ -260,7 +261,7 @@ interface ConnectStep {
 
 /** The secrets to be typed or piped here (not read from the environment). */
 const toGive = (flow: ConnectFlow): SecretKind[] =>
-  SIGN_IN_SECRETS[flow.signIn!].filter(
+  signInSecrets(flow.signIn!).filter(
     (kind) => fromStdin(flow.options, kind) || flow.env.secretFor(kind, flow.options.name) === undefined,
   );
 
@@ -272,7 +273,7 @@ async function check(flow: ConnectFlow): Promise<void> {
   try {
     client = createVaultClient({
       baseUrl: url,
-      auth: credentials,
+      auth: credentialsFrom(credentials, flow.signIn),
       dialect: detection!.dialect,
       server: detection!.capabilities.server,
       legacy: { keyTransport: options.keyInUrl ? 'query' : undefined },
@@ -331,7 +332,7 @@ async function keepSecrets(flow: ConnectFlow): Promise<void> {
     }
     if (flow.stored.length > 0) output.err(`Stored the ${listed(flow.stored)} in the OS keychain.`);
   } else if (store === 'file' && given.length > 0) {
-    const kept: VaultCredentials = {};
+    const kept: CredentialFields = {};
     for (const kind of given) kept[SECRET_FIELDS[kind]] = credentials[SECRET_FIELDS[kind]]!;
     const path = await writeSecretsFile(env, target.url, target.login, kept);
     output.err(
@@ -435,9 +436,9 @@ const CONNECT_STEPS: readonly ConnectStep[] = [
   { settles: 'the typed or piped secrets, kept where the store says', run: keepSecrets },
   {
     settles: 'the secrets from the environment: said not to be stored',
-    when: (flow) => SIGN_IN_SECRETS[flow.signIn!].some((kind) => !flow.given!.includes(kind)),
+    when: (flow) => signInSecrets(flow.signIn!).some((kind) => !flow.given!.includes(kind)),
     run: (flow) => {
-      const fromEnv = SIGN_IN_SECRETS[flow.signIn!].filter((kind) => !flow.given!.includes(kind));
+      const fromEnv = signInSecrets(flow.signIn!).filter((kind) => !flow.given!.includes(kind));
       flow.output.err(
         `The ${listed(fromEnv)} ${fromEnv.length === 1 ? 'was' : 'were'} not stored: later commands read ${fromEnv.length === 1 ? 'it' : 'them'} from ${fromEnv.map((kind) => secretVariable(kind, flow.options.name)).join(' and ')}.`,
       );

@@ -7,8 +7,9 @@
  */
 
 import { resolve } from 'node:path';
+import type { CredentialKind } from '@vaultline/protocol';
 import { Command, Option } from 'commander';
-import type { UpstreamSecrets } from '../../store/upstream-accounts.ts';
+import { methodColumnOf, type UpstreamSecrets } from '../../store/upstream-accounts.ts';
 import { type CliContext, config, withAdmin } from '../context.ts';
 import { list } from '../output.ts';
 import { readSecrets } from '../read-secret.ts';
@@ -33,7 +34,7 @@ export function upstreamCommand(context: CliContext): Command {
     if (url === undefined)
       throw new Error('Expected --url or VAULTLINE_UPSTREAM_URL: the TeamPass to sign in to.');
     const login = options.login ?? '';
-    let method: 'api-key' | 'password' | 'token';
+    let method: CredentialKind;
     let secrets: UpstreamSecrets;
     if (login === '') {
       if (options.token) throw new Error('--token needs --login (a TeamPass 3 user).');
@@ -41,7 +42,7 @@ export function upstreamCommand(context: CliContext): Command {
       const [apiKey] = await readSecrets(process.stdin, ['TeamPass 2 API key: ']);
       secrets = { apiKey };
     } else if (options.token) {
-      method = 'token';
+      method = 'personal-access-token';
       const [personalAccessToken] = await readSecrets(process.stdin, ['Personal access token: ']);
       secrets = { personalAccessToken };
     } else {
@@ -107,7 +108,7 @@ export function upstreamCommand(context: CliContext): Command {
           url: a.url,
           dialect: a.dialect,
           login: a.login || '(api key)',
-          signs_in_with: a.method,
+          signs_in_with: methodColumnOf(a.method),
           keys: a.keys,
           trust_policies: a.trustPolicies.join(', '),
           created: a.createdAt,

@@ -5,7 +5,7 @@
  * legacy client below, or the TeamPass 3 adapter (`teampass3/adapter.ts`).
  *
  * The legacy client: one method per row of the endpoint table, derived, over the one transport
- * of both dialects (`transport/transport.ts`: ofetch, retries, 429s, time and body limits). This
+ * of both dialects (`transport/transport.ts`: HTTP, retries, 429s, time and body limits). This
  * file is the wiring; each concern lives in a file of its own: `client/attempt.ts` (the legacy
  * API's reading of an answer), `client/plan.ts` (paths, the key, batching and URL limits),
  * `client/helpers.ts` (read-merge-write), `client/types.ts` (the client's types), `capabilities.ts` (what the server can do),
@@ -44,7 +44,7 @@ import {
 } from './legacy/endpoints.ts';
 import { SERVER_INFO_PATH, type ServerInfo, ServerInfoSchema } from './legacy/server-info.ts';
 import { createTeamPass3Client } from './teampass3/adapter.ts';
-import { DEFAULT_RATE_LIMIT } from './transport/transport.ts';
+import { DEFAULT_RATE_LIMIT, platformFetch } from './transport/transport.ts';
 
 const DEFAULTS = {
   timeoutMs: 10_000,
@@ -130,7 +130,7 @@ export function createLegacyVaultClient(
   const baseUrl = validateBaseUrl(settings.baseUrl);
   const apiRoot = baseUrl + settings.apiPath.replace(/\/+$/, '');
   const redact = createRedactor([apiKey]);
-  const fetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
+  const fetch = settings.fetch ?? platformFetch;
   const planner = createCallPlanner({
     apiRoot,
     apiKey,

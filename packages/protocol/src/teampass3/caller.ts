@@ -18,7 +18,7 @@ import * as v from 'valibot';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
 import type { RequestEvent } from '../transport/transport.ts';
-import { createTransport, DEFAULT_RATE_LIMIT } from '../transport/transport.ts';
+import { type Answer, createTransport, DEFAULT_RATE_LIMIT, platformFetch } from '../transport/transport.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
   Origin,
@@ -58,7 +58,7 @@ const DEFAULTS = {
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
 
 /** TeamPass's own JSON answers are final; a gateway's 502/503/504 page is worth another try. */
-function retryable(response: Response): boolean {
+function retryable(response: Pick<Answer, 'status' | 'headers'>): boolean {
   return (
     response.status !== 500 &&
     response.status !== 408 &&
@@ -83,7 +83,7 @@ export function createTeamPass3Caller(options: TeamPass3CallerOptions): TeamPass
   const apiRoot = baseUrl + (options.apiPath ?? DEFAULTS.apiPath).replace(/\/+$/, '');
   const { redact } = options;
   const transport = createTransport({
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: options.fetch ?? platformFetch,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
     retries: options.retries ?? DEFAULTS.retries,
     retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,

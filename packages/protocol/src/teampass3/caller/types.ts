@@ -34,7 +34,7 @@ export interface TeamPass3CallerOptions {
   baseUrl: string;
   /** The API's path under the base URL. Default `/api/index.php`. */
   apiPath?: string | undefined;
-  /** The `fetch` under ofetch; the global one by default. */
+  /** The `fetch` to send with; by default Node's HTTP client on Node, the global `fetch` elsewhere. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Time allowed for one attempt, headers and body, in ms. Default 10 000. */
   timeoutMs?: number | undefined;

@@ -72,8 +72,9 @@ await build({
   target: 'node22.12',
   sourcemap: true,
   external: ['@napi-rs/keyring'],
-  // ofetch's "node" entry wraps node-fetch-native, which loads node:http, https and http2 (about
-  // 60 ms at start); Node 24 has fetch, so take its standard entry, listed under "worker".
+  // The standard entries of packages that list one under "worker" (it was for ofetch, whose
+  // "node" entry loaded node:http, https and http2 at start; the core no longer uses ofetch, and
+  // loads node:http itself, with node:https only for an https URL).
   conditions: ['worker'],
   // commander is CommonJS: give the bundle a require for its node: built-ins.
   banner: {

@@ -15,8 +15,9 @@
  * - The signal ends the exchange, headers or body, with its reason.
  *
  * Modules are taken with `process.getBuiltinModule` (Node 22.3), which bundlers do not follow: a
- * browser build of the core never sees `node:http`, and `node:https` (TLS, tens of ms to load) is
- * loaded only for an `https` URL.
+ * browser build of the core never sees `node:http` (the modules are named without their `node:`
+ * prefix, so the VS Code extension's web build, which refuses any `node:` name, holds none), and
+ * `node:https` (TLS, tens of ms to load) is loaded only for an `https` URL.
  *
  * @see https://nodejs.org/api/process.html#processgetbuiltinmoduleid
  * @module
@@ -55,7 +56,7 @@ export function nodeBuiltins(): GetBuiltinModule | undefined {
  * @returns The exchange.
  */
 export function nodeExchange(load: GetBuiltinModule, fallback: Exchange): Exchange {
-  const client = (url: URL) => load(url.protocol === 'https:' ? 'node:https' : 'node:http') as typeof Http;
+  const client = (url: URL) => load(url.protocol === 'https:' ? 'https' : 'http') as typeof Http;
   return async (request) => {
     if (request.body !== undefined && typeof request.body !== 'string') return fallback(request);
     let url = new URL(request.url);
@@ -162,7 +163,7 @@ function decoded(
   const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'deflate' && encoding !== 'br')
     return response;
-  const zlib = load('node:zlib') as typeof Zlib;
+  const zlib = load('zlib') as typeof Zlib;
   // Lenient flushes, as fetch: a body cut short at a block boundary still decodes what came.
   const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   const decoder =

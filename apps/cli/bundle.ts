@@ -57,6 +57,27 @@ function protocolEntryPerImporter(): Plugin {
   };
 }
 
+/**
+ * commander imports node:child_process at load, for executable subcommands (`git-style`), which
+ * this program has none of; loading it costs about 20 ms of CPU at every start. This plugin gives
+ * commander a `childProcess` that takes the module on first use instead.
+ */
+function lazyChildProcessInCommander(): Plugin {
+  const IMPORT = "import childProcess from 'node:child_process';";
+  const LAZY =
+    "const childProcess = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };";
+  return {
+    name: 'lazy-child-process-in-commander',
+    setup(plugin) {
+      plugin.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, ({ path }) => {
+        const source = readFileSync(path, 'utf8');
+        if (!source.includes(IMPORT)) throw new Error(`${path}: commander no longer imports ${IMPORT}`);
+        return { contents: source.replace(IMPORT, LAZY), loader: 'js' };
+      });
+    },
+  };
+}
+
 // Chunks are named by their hash: drop the last build's, so that none is left over (or packed).
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -72,13 +93,14 @@ await build({
   target: 'node22.12',
   sourcemap: true,
   external: ['@napi-rs/keyring'],
-  // ofetch's "node" entry wraps node-fetch-native, which loads node:http, https and http2 (about
-  // 60 ms at start); Node 24 has fetch, so take its standard entry, listed under "worker".
+  // The standard entries of packages that list one under "worker" (it was for ofetch, whose
+  // "node" entry loaded node:http, https and http2 at start; the core no longer uses ofetch, and
+  // loads node:http itself, with node:https only for an https URL).
   conditions: ['worker'],
   // commander is CommonJS: give the bundle a require for its node: built-ins.
   banner: {
     js: "import { createRequire as __vaultlineRequire } from 'node:module';\nconst require = __vaultlineRequire(import.meta.url);",
   },
-  plugins: [protocolEntryPerImporter()],
+  plugins: [protocolEntryPerImporter(), lazyChildProcessInCommander()],
   logLevel: 'warning',
 });

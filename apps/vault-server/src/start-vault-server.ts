@@ -20,7 +20,7 @@ import { upstreamPace } from './store/upstream-guard.ts';
 import { createUpstreamSessions } from './store/upstream-sessions.ts';
 import { createUpstreamStore } from './store/upstream-store.ts';
 import { createLocalStore, type VaultStore } from './store/vault-store.ts';
-import { openVault, UPSTREAM_PGLITE_SETTINGS, type Vault } from './vault.ts';
+import { LOCAL_PGLITE_SETTINGS, openVault, UPSTREAM_PGLITE_SETTINGS, type Vault } from './vault.ts';
 
 /** Options of {@link startVaultServer}: any configuration value, plus where logs go. */
 export type StartVaultServerOptions = {
@@ -72,7 +72,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     cacheTtlMs: config.cacheTtlMs,
     createMasterKey: createMasterKey ?? true,
     log: logger,
-    pgliteSettings: config.upstreamUrl === undefined ? undefined : UPSTREAM_PGLITE_SETTINGS,
+    pgliteSettings: config.upstreamUrl === undefined ? LOCAL_PGLITE_SETTINGS : UPSTREAM_PGLITE_SETTINGS,
   });
   if (vault.attachments.upgraded > 0) {
     logger.info({ count: vault.attachments.upgraded }, 'attachments rewritten in the chunked format');

@@ -28,6 +28,7 @@ import { SERVER_INFO_PATH } from './legacy/server-info.ts';
 import { teampass3Capabilities } from './teampass3/capabilities.ts';
 import { teampass3Endpoints } from './teampass3/endpoints.ts';
 import { TeamPass3OpenApiSchema, TeamPass3ProblemSchema } from './teampass3/schemas.ts';
+import { platformFetch } from './transport/exchange.ts';
 
 /** The title of TeamPass 3's OpenAPI document. */
 export const TEAMPASS3_API_TITLE = 'TeamPass REST API';
@@ -138,7 +139,7 @@ export function identifyRequestOf(options: DetectDialectOptions): IdentifyReques
   const base = baseOfPath(options.baseUrl.replace(/[?#].*$/, ''), /\/api(\/index\.php)?(\/v1)?$/);
   return {
     apiRoot: base + (options.apiPath ?? '/api/index.php').replace(/\/+$/, ''),
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: options.fetch ?? platformFetch,
     headers: options.headers,
     timeoutMs: options.timeoutMs ?? 10_000,
   };

@@ -306,9 +306,16 @@ const scenarios: Scenario[] = [
     code: 'aborted',
     name: 'a caller abort',
     run: (vault) => {
-      server.fault({ reply: { delayMs: 4_000, body: '[]' }, times: 1 });
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 20);
+      // Cancelled once the server holds the request: cancelled before it left (after a fixed
+      // delay, on a loaded machine), it would leave its fault to the next scenario.
+      server.fault({
+        reply: () => {
+          setImmediate(() => controller.abort());
+          return { delayMs: 4_000, body: '[]' };
+        },
+        times: 1,
+      });
       return vault.readItems({ ids: [1] }, { signal: controller.signal });
     },
     http: true,

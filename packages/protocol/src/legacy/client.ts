@@ -1,6 +1,6 @@
 /**
  * The legacy client: one method per row of the endpoint table, derived, over the one transport
- * of both dialects (`transport/transport.ts`: ofetch, retries, 429s, time and body limits). This
+ * of both dialects (`transport/transport.ts`: HTTP, retries, 429s, time and body limits). This
  * file is the wiring; each concern lives in a file of its own beside it: `attempt.ts` (the legacy
  * API's reading of an answer), `plan.ts` (paths, the key, batching and URL limits), `helpers.ts`
  * (read-merge-write), `capabilities.ts` (what the server can do), `reachability.ts` (why a browser

@@ -17,7 +17,7 @@
 import * as v from 'valibot';
 import { VaultError } from '../errors.ts';
 import { checkBaseUrl } from '../internal/base-url.ts';
-import { createTransport } from '../transport/transport.ts';
+import { type Answer, createTransport } from '../transport/transport.ts';
 import { transportSettingsOf } from '../vault/options.ts';
 import { failure, interpret, invalidInput } from './caller/answers.ts';
 import type {
@@ -50,7 +50,7 @@ export type {
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.5';
 
 /** TeamPass's own JSON answers are final; a gateway's 502/503/504 page is worth another try. */
-function retryable(response: Response): boolean {
+function retryable(response: Pick<Answer, 'status' | 'headers'>): boolean {
   return (
     response.status !== 500 &&
     response.status !== 408 &&

@@ -1,31 +1,32 @@
 /**
- * The one transport under both dialects: sends one request over ofetch and hands its answer to
- * the dialect's reader. It owns what both dialects share: the time limit (headers and body), the
- * body size limit, retries of reads on network errors and gateway answers with backoff (writes
- * never), a 429 waited out for as long as `Retry-After` says within a bound, cancellation, the
- * errors of a call that got no answer, and the redacted request events. What a dialect's answers
- * mean (the legacy API's `{"err":…}` bodies, TeamPass 3's problem+json, their wordings) is the
- * reader's business: `legacy/attempt.ts` for the legacy API, `teampass3/caller.ts` for TeamPass 3.
+ * The one transport under both dialects: sends one request and hands its answer to the dialect's
+ * reader. It owns what both dialects share: the time limit (headers and body), the body size
+ * limit, retries of reads on network errors and gateway answers with backoff (writes never), a
+ * 429 waited out for as long as `Retry-After` says within a bound, cancellation, the errors of a
+ * call that got no answer, and the redacted request events. What a dialect's answers mean (the
+ * legacy API's `{"err":…}` bodies, TeamPass 3's problem+json, their wordings) is the reader's
+ * business: `legacy/attempt.ts` for the legacy API, `teampass3/caller.ts` for TeamPass 3.
  *
- * What ofetch does itself: the retries of reads (`retry`, `retryDelay`, `retryStatusCodes`, with
- * `onResponseError` letting a dialect keep an answer from being retried). What it cannot do, done
- * here: its `timeout` stops at the headers and is off whenever a signal is passed (so one timer
- * per attempt covers headers and body, and is restarted by `retryDelay`); it reads bodies whole
- * without a limit (so bodies are read here, counted); and its retry decides on the status alone,
- * with a delay that no signal cuts short and no upper bound, while a 429 must wait as long as the
- * server says, only up to a bound, abortably, and be counted apart from network retries (so 429s
- * are waited out here, around ofetch).
+ * Each exchange goes over `exchange.ts`: a `fetch` in browsers or when the caller passes one, and
+ * Node's HTTP client on Node otherwise (`node-exchange.ts`: Node's `fetch` costs about as much CPU
+ * to load as Node's own start, and more per request). Retries are this module's own loop (it
+ * once used ofetch's, which decides on the status alone, with a delay that no signal cuts short,
+ * and needs the fetch globals): one timer per attempt covers the headers and the body, the
+ * backoff between attempts is abortable, and a 429 is waited out apart from network retries.
  *
  * @module
  */
 
-import { createFetch, type FetchContext, FetchError } from 'ofetch';
 import { type Redactor, VaultError } from '../errors.ts';
 import { sleep as abortableSleep } from '../internal/abort.ts';
 import { parseRetryAfter } from '../internal/retry-after.ts';
 import { innermost, thrownWords } from '../internal/thrown.ts';
 import type { EndpointName } from '../legacy/endpoints.ts';
 import type { TeamPass3EndpointName } from '../teampass3/endpoints.ts';
+import { type Exchange, fetchExchange, type HeaderLookup, platformFetch, type Reply } from './exchange.ts';
+import { nodeBuiltins, nodeExchange } from './node-exchange.ts';
+
+export { type HeaderLookup, platformFetch } from './exchange.ts';
 
 /** A redacted record of one call, for request logs: never a key, password or token, never a write's values. */
 export interface RequestEvent {
@@ -55,8 +56,11 @@ export interface RateLimitPolicy {
 
 /** What {@link createTransport} needs: the same settings for both dialects. */
 export interface TransportSettings {
-  /** The `fetch` under ofetch. */
-  fetch: typeof globalThis.fetch;
+  /**
+   * The `fetch` to send with. Absent, or {@link platformFetch}: Node's HTTP client on Node, the
+   * global `fetch` elsewhere.
+   */
+  fetch?: typeof globalThis.fetch | undefined;
   /** Time allowed for one attempt, headers and body, in ms. */
   timeoutMs: number;
   /** How many times a read is retried on network errors and gateway answers. */
@@ -102,7 +106,7 @@ export interface Answer {
   /** The HTTP status. */
   readonly status: number;
   /** The response headers. */
-  readonly headers: Headers;
+  readonly headers: HeaderLookup;
   /** The body. */
   readonly bytes: Uint8Array;
 }
@@ -120,7 +124,7 @@ export interface AnswerReader<T> {
    * Whether a read's 408/500/502/503/504 answer may be retried; all may when absent (TeamPass 3
    * keeps its own problem+json answers from being retried).
    */
-  retryable?: ((response: Response) => boolean) | undefined;
+  retryable?: ((response: Pick<Answer, 'status' | 'headers'>) => boolean) | undefined;
 }
 
 /** Sends requests. */
@@ -146,6 +150,14 @@ export const DEFAULT_RATE_LIMIT: RateLimitPolicy = { retries: 2, maxRetryAfterMs
 /** The wait of a 429 that does not say how long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 1000;
 
+/** The exchange of some settings: the `fetch` given, else Node's HTTP client where there is one. */
+function exchangeOf(fetch: typeof globalThis.fetch | undefined): Exchange {
+  const viaFetch = fetchExchange(fetch ?? platformFetch);
+  if (fetch !== undefined && fetch !== platformFetch) return viaFetch;
+  const load = nodeBuiltins();
+  return load ? nodeExchange(load, viaFetch) : viaFetch;
+}
+
 /**
  * Creates a transport.
  *
@@ -153,7 +165,7 @@ const DEFAULT_RATE_LIMIT_WAIT_MS = 1000;
  * @returns The transport.
  */
 export function createTransport(settings: TransportSettings): Transport {
-  const $fetch = createFetch({ fetch: settings.fetch });
+  const exchange = exchangeOf(settings.fetch);
   const { onRequest, timeoutMs, retryDelayMs, maxResponseBytes } = settings;
   const rateLimit = settings.rateLimit ?? DEFAULT_RATE_LIMIT;
   const wait = rateLimit.sleep ?? abortableSleep;
@@ -175,49 +187,55 @@ export function createTransport(settings: TransportSettings): Transport {
     });
   }
 
+  /**
+   * One call's exchanges up to an answer worth reading: reads are retried on network errors and
+   * gateway answers (as the reader allows), with backoff. Each attempt has its own time limit.
+   */
+  async function attempts(request: TransportRequest, reader: AnswerReader<unknown>): Promise<Answer> {
+    const retries = request.read ? settings.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      const timer = new AttemptTimer(timeoutMs, request.signal);
+      const left = retries - attempt;
+      try {
+        let reply: Reply;
+        try {
+          reply = await exchange({
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: request.body,
+            redirect: request.redirect ?? 'follow',
+            signal: timer.signal,
+          });
+        } catch (error) {
+          // An attempt that ran out of time, or was cancelled, is not retried.
+          if (left <= 0 || timer.signal.aborted) throw error;
+          timer.stop();
+          await pause(retryDelayMs, attempt, request.signal);
+          continue;
+        }
+        if (left > 0 && RETRY_STATUSES.includes(reply.status) && (reader.retryable?.(reply) ?? true)) {
+          // Let go of the body now, so its connection is freed.
+          reply.discard();
+          timer.stop();
+          await pause(retryDelayMs, attempt, request.signal);
+          continue;
+        }
+        const bytes = await readBody(reply, maxResponseBytes, request, timer);
+        return { status: reply.status, headers: reply.headers, bytes };
+      } finally {
+        timer.stop();
+      }
+    }
+  }
+
   async function send<T>(request: TransportRequest, reader: AnswerReader<T>): Promise<T> {
     let waits = 0;
     for (;;) {
       const started = onRequest ? Date.now() : 0;
       let answer: Answer;
       try {
-        // One exchange: ofetch with its retries, then the body within the limits.
-        const retries = request.read ? settings.retries : 0;
-        const timer = new AttemptTimer(timeoutMs, request.signal);
-        try {
-          let response: Response;
-          try {
-            response = await $fetch.raw(request.url, {
-              method: request.method,
-              headers: request.headers,
-              body: request.body,
-              redirect: request.redirect ?? 'follow',
-              // Answers hold secrets: a browser must not keep them in its disk cache.
-              cache: 'no-store',
-              responseType: 'stream',
-              retry: retries > 0 ? retries : false,
-              retryStatusCodes: RETRY_STATUSES,
-              retryDelay: (context: FetchContext) => {
-                timer.restart();
-                return backoff(retryDelayMs, retries, context.options.retry);
-              },
-              signal: timer.signal,
-              // An attempt that ran out of time is not retried: its signal stays aborted.
-              onRequestError: (context: FetchContext) => {
-                if (timer.expired) context.options.retry = false;
-              },
-              onResponseError: (context: FetchContext) => beforeRetry(context, reader),
-            });
-          } catch (error) {
-            // Statuses ≥ 400 arrive as FetchError with the response: read them like any other.
-            if (error instanceof FetchError && error.response) response = error.response;
-            else throw error;
-          }
-          const bytes = await readBody(response, maxResponseBytes, request, timer);
-          answer = { status: response.status, headers: response.headers, bytes };
-        } finally {
-          timer.stop();
-        }
+        answer = await attempts(request, reader);
       } catch (error) {
         const failure = error instanceof VaultError ? error : fromThrown(error, request, settings);
         report(request, started, undefined, failure.code);
@@ -254,24 +272,12 @@ export function createTransport(settings: TransportSettings): Transport {
 }
 
 /**
- * Before ofetch retries an answer: lets the dialect keep it (its own error answers are not
- * retried), and lets go of the body of one that is retried, so its socket is freed now.
+ * The wait before a retry: the base delay doubled on each retry, with a little jitter. A
+ * cancellation ends it; the next attempt then fails as cancelled.
  */
-function beforeRetry(context: FetchContext, reader: AnswerReader<unknown>): void {
-  const response = context.response;
-  const left = context.options.retry;
-  if (!response || typeof left !== 'number' || left <= 0 || !RETRY_STATUSES.includes(response.status)) return;
-  if (reader.retryable && !reader.retryable(response)) {
-    context.options.retry = false;
-    return;
-  }
-  response.body?.cancel().catch(() => {});
-}
-
-function backoff(baseMs: number, retries: number, remaining: unknown): number {
-  const left = typeof remaining === 'number' ? remaining : retries;
-  const attempt = Math.max(0, retries - left);
-  return baseMs * 2 ** attempt + Math.floor(Math.random() * baseMs * 0.25);
+async function pause(baseMs: number, attempt: number, signal: AbortSignal | undefined): Promise<void> {
+  const ms = baseMs * 2 ** attempt + Math.floor(Math.random() * baseMs * 0.25);
+  if (ms > 0) await abortableSleep(ms, signal).catch(() => {});
 }
 
 /** The `rate_limited` error of a 429 not waited out, saying why. */
@@ -299,10 +305,8 @@ function notWaited(
 }
 
 /**
- * One timer per attempt, covering the headers and the body: ofetch's own timeout stops at the
- * headers (and is off when a signal is passed), and a signal that stays armed through the body
- * lets it be read with `arrayBuffer()`, far cheaper than a stream reader, and still be cut off.
- * Restarted before each retry.
+ * One timer per attempt, covering the headers and the body: a signal that stays armed through the
+ * body lets it be read whole and still be cut off.
  */
 class AttemptTimer {
   /** Whether the attempt ran out of time. */
@@ -339,58 +343,28 @@ class AttemptTimer {
   }
 }
 
-/** Reads a body, at most `maxBytes` of it: whole when its length is declared, counted otherwise. */
+/** Reads a body, at most `maxBytes` of it. */
 async function readBody(
-  response: Response,
+  reply: Reply,
   maxBytes: number,
   request: TransportRequest,
   timer: AttemptTimer,
 ): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge(declared, maxBytes, request, response.status);
-  }
-  if (!response.body) return new Uint8Array(0);
+  let read: Awaited<ReturnType<Reply['read']>>;
   try {
-    if (declared >= 0) return new Uint8Array(await response.arrayBuffer());
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > maxBytes) throw tooLarge(total, maxBytes, request, response.status);
-        chunks.push(value);
-      }
-    } catch (error) {
-      await reader.cancel().catch(() => {});
-      throw error;
-    }
-    return concat(chunks, total);
+    read = await reply.read(maxBytes);
   } catch (error) {
     if (timer.expired) {
       throw new VaultError(
         'timeout',
         `${request.operation}: the body did not arrive within ${timer.timeoutMs} ms.`,
-        { endpoint: request.endpoint, url: request.displayUrl, status: response.status },
+        { endpoint: request.endpoint, url: request.displayUrl, status: reply.status },
       );
     }
     throw error;
   }
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  if ('tooLarge' in read) throw tooLarge(read.tooLarge, maxBytes, request, reply.status);
+  return read.bytes;
 }
 
 function tooLarge(size: number, maxBytes: number, request: TransportRequest, status: number): VaultError {

@@ -8,7 +8,7 @@
 
 import type { ClientSettings } from '../client/types.ts';
 import type { Redactor } from '../errors.ts';
-import { DEFAULT_RATE_LIMIT, type TransportSettings } from '../transport/transport.ts';
+import { DEFAULT_RATE_LIMIT, platformFetch, type TransportSettings } from '../transport/transport.ts';
 import { credentialsOf, fieldsOf } from './credentials.ts';
 import type { VaultClientOptions } from './types.ts';
 
@@ -58,7 +58,7 @@ export function settingsOf(options: VaultClientOptions): ClientSettings {
     ...given(rest),
     baseUrl: options.baseUrl,
     credentials: fieldsOf(credentialsOf(auth)),
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: options.fetch ?? platformFetch,
     retry: { ...defaults.retry, ...given(options.retry) },
     legacy: { ...defaults.legacy, keyAnswer: undefined, onKeyAnswer: undefined, ...given(options.legacy) },
     teampass3: { ...teampass3, concurrency: Math.max(1, teampass3.concurrency) },

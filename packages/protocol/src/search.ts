@@ -118,7 +118,7 @@ export function planSearch(
  * Searches items by words on any server of the API: the items of the searched folders where every
  * word of the text is found in the label, login, URL or folder path, ranked.
  *
- * @param client The vault client.
+ * @param client The wire operations it reads (the domain client's `items.search` passes its own).
  * @param query The folders and the text.
  * @param options The server's capabilities (read from the client when absent) and the fallback.
  * @returns The matching items, ranked, and how they were found.
@@ -126,7 +126,7 @@ export function planSearch(
  *   {@link MAX_SEARCH_LENGTH} characters; the client's errors otherwise.
  * @example
  * ```ts
- * const { items, truncated } = await searchItems(vault, { folderIds: [1, 2], text: 'prod db' });
+ * const { items, truncated } = await searchItems(wire, { folderIds: [1, 2], text: 'prod db' });
  * ```
  */
 export async function searchItems(

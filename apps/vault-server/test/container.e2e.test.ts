@@ -206,22 +206,29 @@ describe('the server image, built and run with podman', () => {
     // The build stage's output, made here: the server and its production dependencies.
     const context = join(work, 'context');
     await mkdir(context);
-    await run(
-      'pnpm',
-      [
-        '--filter',
-        '@vaultline/vault-server',
-        'deploy',
-        '--prod',
-        '--legacy',
-        // From the store the workspace's install filled: never the registry (the resolution of
-        // other platforms' optional packages would otherwise ask it, and retry without end when
-        // it cannot be reached).
-        '--offline',
-        join(context, 'out'),
-      ],
-      { cwd: ROOT, signal },
-    );
+    // From the store the workspace's install filled: never the registry where pnpm's metadata cache
+    // answers (the resolution of other platforms' optional packages would otherwise ask it, and
+    // retry without end when it cannot be reached). A fresh machine's install from the lockfile
+    // leaves that cache empty: then the registry is asked once for what is missing.
+    const deploy = (network: '--offline' | '--prefer-offline') =>
+      run(
+        'pnpm',
+        [
+          '--filter',
+          '@vaultline/vault-server',
+          'deploy',
+          '--prod',
+          '--legacy',
+          network,
+          join(context, 'out'),
+        ],
+        { cwd: ROOT, signal },
+      );
+    await deploy('--offline').catch(async (error: unknown) => {
+      if (!String((error as Error).message).includes('ERR_PNPM_NO_OFFLINE_META')) throw error;
+      await rm(join(context, 'out'), { recursive: true, force: true });
+      await deploy('--prefer-offline');
+    });
     // The Containerfile's runtime stages, as they are, after a build stage holding that output.
     const text = await readFile(CONTAINERFILE, 'utf8');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Containerfile's variable, not JavaScript's.

@@ -136,6 +136,9 @@ function pacedDownload(
 ): Promise<{ status: number; received: number; complete: boolean }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
+    // Once the answer's head arrived, a reset of the socket ends the download, short: the request's
+    // error (ECONNRESET) may come before the answer's 'aborted', whichever Node emits first.
+    let finish: ((complete: boolean) => void) | undefined;
     const req = request(
       {
         host: target.hostname,
@@ -158,12 +161,13 @@ function pacedDownload(
           clearInterval(pace);
           resolve({ status: res.statusCode ?? 0, received, complete });
         };
+        finish = done;
         res.on('end', () => done(true));
         res.on('aborted', () => done(false));
         res.on('error', () => done(false));
       },
     );
-    req.on('error', reject);
+    req.on('error', (error) => (finish ? finish(false) : reject(error)));
     req.end();
   });
 }
